@@ -1,0 +1,53 @@
+// guaranteedUpdate on top of get/create/update/delete: read, let the caller
+// decide, compare-and-swap, and retry from the value the conflict returned.
+// Shared by every backend so the retry rules are written once.
+
+import { ConflictError, NotFoundError, StorageError } from "./errors.js";
+import {
+  DELETE,
+  type GuaranteedUpdateOptions,
+  type GuaranteedUpdateResult,
+  type KeyValue,
+  type Storage,
+  type UpdateDecision,
+} from "./storage.js";
+
+const DEFAULT_MAX_RETRIES = 100;
+
+export async function guaranteedUpdate(
+  store: Pick<Storage, "get" | "create" | "update" | "delete">,
+  key: string,
+  tryUpdate: (current: KeyValue | undefined) => UpdateDecision | Promise<UpdateDecision>,
+  options: GuaranteedUpdateOptions = {},
+): Promise<GuaranteedUpdateResult> {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  let current = (await store.get(key)).kv;
+  for (let attempt = 0; ; attempt++) {
+    if (current === undefined && !options.allowCreate) throw new NotFoundError(key);
+    const decision = await tryUpdate(current);
+    if (decision === undefined) return { kv: current, changed: false };
+    try {
+      if (decision === DELETE) {
+        if (current === undefined) return { kv: undefined, changed: false };
+        await store.delete(key, { expectedModRevision: current.modRevision });
+        return { kv: undefined, changed: true };
+      }
+      const kv =
+        current === undefined
+          ? await store.create(key, decision)
+          : await store.update(key, decision, current.modRevision);
+      return { kv, changed: true };
+    } catch (err) {
+      if (attempt >= maxRetries || !isRetryable(err)) throw err;
+      // A conflict usually carries the winner's value; otherwise read again.
+      current = err instanceof ConflictError && err.current !== undefined ? err.current : (await store.get(key)).kv;
+    }
+  }
+}
+
+function isRetryable(err: unknown): boolean {
+  return (
+    err instanceof StorageError &&
+    (err.code === "Conflict" || err.code === "AlreadyExists" || err.code === "NotFound")
+  );
+}
