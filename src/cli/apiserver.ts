@@ -1,0 +1,74 @@
+// `orch apiserver`: the resource API over HTTPS (seed 000). Declares the flags
+// the API server takes; run() is a placeholder the API server work replaces.
+
+import { baseFlags, flag, formatDuration, secureServingFlags } from "../component/index.js";
+import { defineCommand, printPlan } from "./command.js";
+
+const GENERIC = "Generic flags";
+const STORAGE = "Storage flags";
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
+
+/** The API server's flags; `orch server` takes the same ones. */
+export const apiserverFlags = {
+  "data-dir": flag.string({
+    section: GENERIC,
+    default: "./.orch",
+    description: "Directory for orch's state: the embedded store, the generated CA and certificates, and admin.kubeconfig.",
+  }),
+  "api-group-suffix": flag.string({
+    section: GENERIC,
+    default: "orch.io",
+    description:
+      "Suffix of the product-derived names (API groups, label and annotation keys, the Protobuf media type); " +
+      "k8s.io presents upstream's names to unmodified upstream clients.",
+    check: (v) => (DNS_SUBDOMAIN.test(v) ? undefined : "must be a DNS subdomain such as orch.io"),
+  }),
+  "storage-backend": flag.oneOf({
+    section: STORAGE,
+    choices: ["lmdb", "etcd"],
+    default: "lmdb",
+    description: "The storage backend: lmdb (embedded, under --data-dir) or etcd (at --etcd-servers).",
+  }),
+  "etcd-servers": flag.strings({
+    section: STORAGE,
+    description: "List of etcd servers to connect with (scheme://ip:port), comma separated; for --storage-backend=etcd.",
+  }),
+  "compaction-interval": flag.duration({
+    section: STORAGE,
+    default: "5m",
+    check: (ms) => (ms < 0 ? "must not be negative" : undefined),
+    description: "The interval of compaction requests. If 0, the compaction request from the API server is disabled.",
+  }),
+  ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
+  ...baseFlags(),
+} as const;
+
+export const command = defineCommand({
+  name: "apiserver",
+  summary: "the resource API server (HTTPS, port 6443)",
+  description:
+    "The orch API server validates and configures data for the API objects (pods, services, nodes and the rest), " +
+    "stores them, and serves the resource API, watches included, over HTTPS.",
+  flags: apiserverFlags,
+  validate(flags) {
+    if (flags.get("storage-backend") === "etcd" && flags.get("etcd-servers").length === 0) {
+      return "--etcd-servers must be specified with --storage-backend=etcd";
+    }
+    return undefined;
+  },
+  run(flags, context) {
+    const backend = flags.get("storage-backend");
+    const interval = flags.get("compaction-interval");
+    return printPlan(context, {
+      what: "the resource API server",
+      actions: [
+        `serve the resource API over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")}`,
+        backend === "lmdb"
+          ? `store objects in the embedded lmdb store under ${flags.get("data-dir")}`
+          : `store objects in etcd at ${flags.get("etcd-servers").join(", ")}`,
+        interval > 0 ? `compact storage history every ${formatDuration(interval)}` : "never compact storage history",
+        `name API groups *.${flags.get("api-group-suffix")}`,
+      ],
+    });
+  },
+});

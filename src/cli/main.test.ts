@@ -1,0 +1,191 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { FlagSet, packageRoot, type FlagDecls } from "../component/index.js";
+import { commands, main } from "./main.js";
+
+const root = packageRoot();
+const bin = join(root, "bin", "orch.js");
+const run = promisify(execFile);
+
+/** Runs the real launcher; resolves with status and output, whatever the status. */
+async function orch(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd: root });
+    return { status: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { status: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+/** Runs main() in this process with captured output. */
+async function inProcess(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const status = await main(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } });
+  return { status, stdout, stderr };
+}
+
+const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager"];
+
+test("orch with no arguments or --help lists every subcommand", async () => {
+  assert.deepEqual(commands.map((c) => c.name), NAMES);
+  for (const args of [[], ["--help"], ["-h"], ["help"]]) {
+    const r = await inProcess(...args);
+    assert.equal(r.status, 0);
+    for (const name of NAMES) assert.match(r.stdout, new RegExp(`^ {2}${name} +\\S`, "m"), `${args.join(" ")}: ${name}`);
+  }
+});
+
+test("orch --version prints the package version", async () => {
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+  const r = await orch("--version");
+  assert.deepEqual([r.status, r.stdout], [0, `orch v${version}\n`]);
+});
+
+test("an unknown subcommand or top-level flag exits 2", async () => {
+  const a = await inProcess("frobnicate");
+  assert.equal(a.status, 2);
+  assert.match(a.stderr, /^orch: unknown command "frobnicate"/);
+  const b = await inProcess("--bogus");
+  assert.equal(b.status, 2);
+  assert.match(b.stderr, /^orch: unknown flag: --bogus/);
+});
+
+test("orch apiserver --bogus exits 2 naming the flag", async () => {
+  const r = await orch("apiserver", "--bogus");
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^orch apiserver: unknown flag: --bogus$/m);
+  assert.equal(r.stdout, "");
+});
+
+test("orch apiserver --help exits 0 and lists its flags", async () => {
+  const r = await orch("apiserver", "--help");
+  assert.equal(r.status, 0);
+  for (const f of ["--data-dir string", "--bind-address string", "--secure-port int", "--storage-backend string", "--etcd-servers strings",
+    "--compaction-interval duration", "--feature-gates mapStringBool", "--api-group-suffix string", "-v, --v Level"]) {
+    assert.ok(r.stdout.includes(f), `missing ${f}`);
+  }
+  assert.match(r.stdout, /\(default "\.\/\.orch"\)/);
+  assert.match(r.stdout, /\(default 5m0s\)/);
+});
+
+test("every subcommand answers --help, rejects unknown flags, and runs", async () => {
+  await Promise.all(NAMES.map(async (name) => {
+    const help = await orch(name, "--help");
+    assert.equal(help.status, 0, `${name} --help: ${help.stderr}`);
+    assert.match(help.stdout, new RegExp(`Usage:\\n {2}orch ${name} \\[flags\\]\\n`));
+    assert.match(help.stdout, /--feature-gates/);
+    assert.match(help.stdout, /-v, --v/);
+    assert.match(help.stdout, /--bind-address/);
+    const bogus = await orch(name, "--bogus");
+    assert.equal(bogus.status, 2, `${name} --bogus`);
+    assert.match(bogus.stderr, new RegExp(`^orch ${name}: unknown flag: --bogus$`, "m"));
+    const plain = await inProcess(name);
+    assert.equal(plain.status, 0, `${name}: ${plain.stderr}`);
+    assert.match(plain.stdout, new RegExp(`^orch ${name}: `));
+  }));
+});
+
+test("bad values exit 2 naming the flag and the value", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["apiserver", "--secure-port=abc"], /invalid argument "abc" for "--secure-port" flag/],
+    [["apiserver", "--secure-port", "70000"], /invalid argument "70000" for "--secure-port" flag: must be at most 65535/],
+    [["apiserver", "--compaction-interval=5x"], /invalid argument "5x" for "--compaction-interval" flag/],
+    [["apiserver", "--storage-backend=sqlite"], /invalid argument "sqlite" for "--storage-backend" flag: must be one of lmdb, etcd/],
+    [["apiserver", "--storage-backend=etcd"], /--etcd-servers must be specified with --storage-backend=etcd/],
+    [["apiserver", "--api-group-suffix=Not_A_Domain"], /invalid argument "Not_A_Domain" for "--api-group-suffix" flag/],
+    [["apiserver", "extra"], /unexpected argument "extra": orch apiserver takes no arguments/],
+    [["scheduler", "--feature-gates=Nope=true"], /unrecognized feature gate: Nope/],
+    [["nodeagent", "--feature-gates=NodeAgentPSI=false"], /cannot set feature gate NodeAgentPSI to false, feature is locked to true/],
+    [["nodeagent", "-v", "x"], /invalid argument "x" for "-v, --v" flag/],
+    [["proxy", "--metrics-bind-address=10249"], /invalid argument "10249" for "--metrics-bind-address" flag: must be host:port/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await inProcess(...args);
+    assert.equal(r.status, 2, args.join(" "));
+    assert.match(r.stderr, message, args.join(" "));
+    assert.match(r.stderr, new RegExp(`Run 'orch ${args[0]} --help' for usage`));
+  }
+});
+
+test("flags reach run(): the plan reflects them", async () => {
+  const r = await inProcess("apiserver", "--storage-backend", "etcd", "--etcd-servers=http://a:2379,http://b:2379", "--etcd-servers", "http://c:2379",
+    "--compaction-interval=1h30m", "--secure-port=7443", "--feature-gates=NativeHistograms=true", "-v=4");
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /HTTPS on 127\.0\.0\.1:7443/);
+  assert.match(r.stdout, /etcd at http:\/\/a:2379, http:\/\/b:2379, http:\/\/c:2379/);
+  assert.match(r.stdout, /every 1h30m0s/);
+  assert.match(r.stdout, /feature gates: NativeHistograms=true/);
+  const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true");
+  assert.equal(ga.status, 0);
+  assert.match(ga.stderr, /orch nodeagent: warning: Setting GA feature gate NodeSwap=true/);
+});
+
+test("each component has its upstream default port and the common flags", () => {
+  const want: Record<string, [string, number | string]> = {
+    server: ["secure-port", 6443],
+    apiserver: ["secure-port", 6443],
+    "controller-manager": ["secure-port", 10257],
+    scheduler: ["secure-port", 10259],
+    nodeagent: ["port", 10250],
+    proxy: ["metrics-bind-address", "127.0.0.1:10249"],
+    "cloud-controller-manager": ["secure-port", 10258],
+  };
+  for (const command of commands) {
+    const outcome = new FlagSet({ command: command.name, flags: command.flags as FlagDecls }).parse([]);
+    assert.ok(!outcome.help);
+    const values = outcome.flags.values as Readonly<Record<string, unknown>>;
+    const [flagName, port] = want[command.name] as [string, number | string];
+    assert.equal(values[flagName], port, command.name);
+    for (const common of ["bind-address", "feature-gates", "v"]) assert.ok(common in values, `${command.name} lacks --${common}`);
+    for (const entry of outcome.flags.list()) assert.ok(entry.description.length > 0, `${command.name} --${entry.name} needs a description`);
+  }
+});
+
+test("the apiserver flags the storage work needs have their defaults", () => {
+  const apiserver = commands.find((c) => c.name === "apiserver");
+  assert.ok(apiserver);
+  const outcome = new FlagSet({ command: "a", flags: apiserver.flags }).parse([]);
+  assert.ok(!outcome.help);
+  assert.deepEqual(
+    Object.fromEntries(outcome.flags.list().map((e) => [e.name, e.text])),
+    {
+      "api-group-suffix": "orch.io",
+      "bind-address": "127.0.0.1",
+      "compaction-interval": "5m0s",
+      "data-dir": "./.orch",
+      "etcd-servers": "[]",
+      "feature-gates": "",
+      "secure-port": "6443",
+      "storage-backend": "lmdb",
+      v: "0",
+    },
+  );
+});
+
+test("bin/orch.js without a build says to build first", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-bin-"));
+  try {
+    mkdirSync(join(dir, "bin"));
+    copyFileSync(bin, join(dir, "bin", "orch.js"));
+    const r = await run(process.execPath, [join(dir, "bin", "orch.js"), "--help"]).then(
+      () => ({ status: 0, stderr: "" }),
+      (err: { code: number; stderr: string }) => ({ status: err.code, stderr: err.stderr }),
+    );
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /run npm run build first/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("docs/cli.md describes every subcommand", () => {
+  const docs = readFileSync(join(root, "docs", "cli.md"), "utf8");
+  for (const name of NAMES) assert.match(docs, new RegExp(`orch ${name}\\b`), name);
+});
