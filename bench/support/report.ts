@@ -1,0 +1,84 @@
+// Shared benchmark plumbing: repeated runs, medians, a printed table and
+// `--json` output. Every benchmark states what it compares against.
+
+export interface Metric {
+  /** What was measured, e.g. "durable writes/s, 32 writers". */
+  name: string;
+  unit: string;
+  /** Better when higher (throughput) or lower (latency, time). */
+  better: "higher" | "lower";
+  /** Target for this machine, if the issue sets one. */
+  target?: number;
+}
+
+export interface Report {
+  title: string;
+  comparedWith: string;
+  runs: number;
+  metrics: Metric[];
+  /** column (e.g. backend) → metric name → samples, one per run */
+  samples: Record<string, Record<string, number[]>>;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function parseArgs(argv: string[]): { json: boolean; runs: number; only: string[] } {
+  const json = argv.includes("--json");
+  const runsArg = argv.find((a) => a.startsWith("--runs="));
+  const onlyArg = argv.find((a) => a.startsWith("--only="));
+  return {
+    json,
+    runs: runsArg === undefined ? 3 : Math.max(1, Number(runsArg.slice("--runs=".length))),
+    only: onlyArg === undefined ? [] : onlyArg.slice("--only=".length).split(","),
+  };
+}
+
+function format(n: number): string {
+  if (!Number.isFinite(n)) return "-";
+  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString("en-US");
+  return n.toFixed(2);
+}
+
+export function printReport(report: Report, json: boolean): void {
+  const columns = Object.keys(report.samples);
+  const medians = (column: string, metric: string) => median(report.samples[column]?.[metric] ?? []);
+  if (json) {
+    const out = {
+      title: report.title,
+      comparedWith: report.comparedWith,
+      runs: report.runs,
+      results: report.metrics.map((m) => ({
+        ...m,
+        median: Object.fromEntries(columns.map((c) => [c, medians(c, m.name)])),
+        samples: Object.fromEntries(columns.map((c) => [c, report.samples[c]?.[m.name] ?? []])),
+      })),
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    return;
+  }
+  const header = ["metric", "unit", ...columns, "target"];
+  const rows = report.metrics.map((m) => [
+    m.name,
+    m.unit,
+    ...columns.map((c) => format(medians(c, m.name))),
+    m.target === undefined ? "" : `${m.better === "higher" ? "≥" : "<"} ${format(m.target)}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  console.log(`${report.title}`);
+  console.log(`compared with: ${report.comparedWith}; medians of ${report.runs} runs`);
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) console.log(line(r));
+}

@@ -1,0 +1,53 @@
+// The naming table: every name derived from the product's identity, in one
+// place. The seeds replace upstream's names with orch's; --api-group-suffix
+// picks the table, so the same server can present upstream's names
+// (k8s.io, kubernetes.io, kube-system, ...) to unmodified upstream clients.
+
+export interface Naming {
+  /** API group suffix: "orch.io" (upstream "k8s.io"). */
+  readonly groupSuffix: string;
+  /** Domain of well-known label, annotation and taint keys: "orch.io" (upstream "kubernetes.io"). */
+  readonly keyDomain: string;
+  /** Group of Table, PartialObjectMetadata and friends. */
+  readonly metaGroup: string;
+  readonly coordinationGroup: string;
+  readonly discoveryGroup: string;
+  readonly systemNamespace: string;
+  readonly publicNamespace: string;
+  readonly nodeLeaseNamespace: string;
+  readonly protobufMediaType: string;
+  readonly metricPrefix: string;
+  readonly agentName: string;
+  /** Annotation on the bookmark that ends a streaming list's initial events. */
+  readonly initialEventsEndAnnotation: string;
+}
+
+/** Media types and parameters are accepted in both spellings, always. */
+export const META_GROUPS: readonly string[] = ["meta.orch.io", "meta.k8s.io"];
+export const PROTOBUF_MEDIA_TYPES: readonly string[] = ["application/vnd.orch.protobuf", "application/vnd.kubernetes.protobuf"];
+
+export const DEFAULT_GROUP_SUFFIX = "orch.io";
+
+export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
+  const upstream = groupSuffix === "k8s.io";
+  const product = upstream ? "kube" : groupSuffix.split(".")[0]!;
+  return Object.freeze({
+    groupSuffix,
+    keyDomain: upstream ? "kubernetes.io" : groupSuffix,
+    metaGroup: `meta.${groupSuffix}`,
+    coordinationGroup: `coordination.${groupSuffix}`,
+    discoveryGroup: `apidiscovery.${groupSuffix}`,
+    systemNamespace: `${product}-system`,
+    publicNamespace: `${product}-public`,
+    nodeLeaseNamespace: `${product}-node-lease`,
+    protobufMediaType: upstream ? "application/vnd.kubernetes.protobuf" : `application/vnd.${product}.protobuf`,
+    metricPrefix: upstream ? "kubernetes_" : `${product}_`,
+    agentName: upstream ? "kubelet" : "nodeagent",
+    initialEventsEndAnnotation: `${groupSuffix}/initial-events-end`,
+  });
+}
+
+/** Names accepted by --api-group-suffix: a DNS subdomain with at least two labels. */
+export function isValidGroupSuffix(suffix: string): boolean {
+  return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(suffix) && suffix.length <= 253;
+}

@@ -1,0 +1,161 @@
+// First-start credentials: a CA, a serving certificate for localhost,
+// 127.0.0.1 and the host name, and an admin bearer token, kept in the data
+// folder so a restart with the same folder keeps everything. Keys are ECDSA
+// P-256 (fast to make with WebCrypto; Go's TLS stack, and so kubectl, takes them).
+
+import { webcrypto, X509Certificate as NodeX509 } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+// @peculiar/x509 resolves its ASN.1 schemas through tsyringe, which needs the Reflect metadata polyfill.
+import "reflect-metadata";
+import * as x509 from "@peculiar/x509";
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Credentials {
+  caCertPem: string;
+  serverCertPem: string;
+  serverKeyPem: string;
+  adminToken: string;
+}
+
+export const PKI_FILES = {
+  caCert: "ca.crt",
+  caKey: "ca.key",
+  serverCert: "apiserver.crt",
+  serverKey: "apiserver.key",
+  adminToken: "admin.token",
+} as const;
+
+/** The names the serving certificate covers: loopback, the host name, and any extra names asked for. */
+export function servingNames(extra: string[] = []): { dns: string[]; ips: string[] } {
+  const dns = new Set(["localhost", hostname()]);
+  const ips = new Set(["127.0.0.1", "::1"]);
+  for (const name of extra) (/^[\d.]+$|:/.test(name) ? ips : dns).add(name);
+  return { dns: [...dns], ips: [...ips] };
+}
+
+/** Load the credentials under `dir`, creating whatever is missing (and a new serving cert when names changed or it expires soon). */
+export async function ensureCredentials(dir: string, extraNames: string[] = []): Promise<Credentials> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = (name: string) => join(dir, name);
+
+  let ca: { cert: string; key: string };
+  if (existsSync(path(PKI_FILES.caCert)) && existsSync(path(PKI_FILES.caKey))) {
+    ca = { cert: readFileSync(path(PKI_FILES.caCert), "utf8"), key: readFileSync(path(PKI_FILES.caKey), "utf8") };
+  } else {
+    ca = await makeCa();
+    writeSecret(path(PKI_FILES.caKey), ca.key);
+    writeFileSync(path(PKI_FILES.caCert), ca.cert, { mode: 0o644 });
+  }
+
+  const names = servingNames(extraNames);
+  let server: { cert: string; key: string } | undefined;
+  if (existsSync(path(PKI_FILES.serverCert)) && existsSync(path(PKI_FILES.serverKey))) {
+    const cert = readFileSync(path(PKI_FILES.serverCert), "utf8");
+    if (stillServes(cert, ca.cert, names)) server = { cert, key: readFileSync(path(PKI_FILES.serverKey), "utf8") };
+  }
+  if (server === undefined) {
+    server = await makeServingCert(ca, names);
+    writeSecret(path(PKI_FILES.serverKey), server.key);
+    writeFileSync(path(PKI_FILES.serverCert), server.cert, { mode: 0o644 });
+  }
+
+  let adminToken: string;
+  if (existsSync(path(PKI_FILES.adminToken))) {
+    adminToken = readFileSync(path(PKI_FILES.adminToken), "utf8").trim();
+  } else {
+    adminToken = Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    writeSecret(path(PKI_FILES.adminToken), adminToken + "\n");
+  }
+  return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken };
+}
+
+function writeSecret(file: string, content: string): void {
+  writeFileSync(file, content, { mode: 0o600 });
+}
+
+async function exportKey(key: CryptoKey): Promise<string> {
+  const der = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", key));
+  return `-----BEGIN PRIVATE KEY-----\n${der.toString("base64").replace(/(.{64})/g, "$1\n").trimEnd()}\n-----END PRIVATE KEY-----\n`;
+}
+
+async function importKey(pem: string): Promise<CryptoKey> {
+  const der = Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ""), "base64");
+  return webcrypto.subtle.importKey("pkcs8", der, ALG, false, ["sign"]);
+}
+
+function serial(): string {
+  // Positive 16-byte serial: clear the top bit.
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+  bytes[0]! &= 0x7f;
+  return Buffer.from(bytes).toString("hex");
+}
+
+async function makeCa(): Promise<{ cert: string; key: string }> {
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: `CN=orch-ca-${Math.floor(now / 1000)}`,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + 3650 * DAY_MS),
+    signingAlgorithm: ALG,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { cert: cert.toString("pem") + "\n", key: await exportKey(keys.privateKey) };
+}
+
+async function makeServingCert(
+  ca: { cert: string; key: string },
+  names: { dns: string[]; ips: string[] },
+): Promise<{ cert: string; key: string }> {
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const caCert = new x509.X509Certificate(ca.cert);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: "CN=orch-apiserver",
+    issuer: caCert.subject,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + 365 * DAY_MS),
+    signingAlgorithm: ALG,
+    publicKey: keys.publicKey,
+    signingKey: await importKey(ca.key),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension([
+        ...names.dns.map((value) => ({ type: "dns" as const, value })),
+        ...names.ips.map((value) => ({ type: "ip" as const, value })),
+      ]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  return { cert: cert.toString("pem") + "\n", key: await exportKey(keys.privateKey) };
+}
+
+/** A serving cert is kept while it is signed by our CA, covers every name, and has more than 30 days left. */
+function stillServes(certPem: string, caPem: string, names: { dns: string[]; ips: string[] }): boolean {
+  try {
+    const cert = new NodeX509(certPem);
+    if (!cert.verify(new NodeX509(caPem).publicKey)) return false;
+    if (new Date(cert.validTo).getTime() - Date.now() < 30 * DAY_MS) return false;
+    return names.dns.every((n) => cert.checkHost(n) !== undefined) && names.ips.every((ip) => cert.checkIP(ip) !== undefined);
+  } catch {
+    return false;
+  }
+}
