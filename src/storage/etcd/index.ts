@@ -1,0 +1,6 @@
+// The etcd storage backend: open it with openEtcdStorage; everything else in
+// this folder is internal. Tests and benchmarks start real etcd processes with
+// ./testing/etcd-server.ts.
+
+export { openEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from "./etcd-storage.js";
+export type { EtcdLogger } from "./connection.js";

@@ -1,0 +1,338 @@
+// One storage Watch over etcd's Watch stream. Events are queued in revision
+// order for the consumer; a broken stream is re-created from the last revision
+// delivered, so a leader change or an etcd restart is invisible to the
+// consumer, except that a compacted resume point ends the watch with CompactedError.
+//
+// One gRPC stream per watch, not one multiplexed stream: each watch then
+// resumes on its own from its own revision, its progress answers (which etcd
+// broadcasts to every watcher of a stream, with watch_id -1) need no fan-out,
+// and a slow consumer's backpressure (HTTP/2 flow control, below) stalls only
+// its own stream. Streams share the endpoint's one HTTP/2 connection, so a
+// stream costs little; orch opens about one watch per resource type.
+
+import type { ClientDuplexStream } from "@grpc/grpc-js";
+import { CompactedError, StorageUnavailableError } from "../errors.js";
+import type { KeyValue, Watch, WatchEvent } from "../storage.js";
+import { describe, type EtcdConnection } from "./connection.js";
+import { etcdMethods, type MvccKeyValue, type WatchRequest, type WatchResponse } from "./rpc.js";
+
+export interface EtcdWatchOptions {
+  connection: EtcdConnection;
+  /** The etcd key range, store prefix included. */
+  key: Buffer;
+  rangeEnd: Buffer;
+  /** Deliver events after this revision (0: from now). */
+  fromRevision: number;
+  signal: AbortSignal | undefined;
+  /** Turns an etcd key-value into ours (strips the store prefix). */
+  toKeyValue: (kv: MvccKeyValue) => KeyValue;
+  /** etcd revealed its compacted revision. */
+  onCompacted: (revision: number) => void;
+  /** Whether this etcd orders progress answers after pending events (see #onProgressAnswer). */
+  progressIsOrdered: () => boolean;
+  /** Give up (StorageUnavailableError) after failing to re-create the stream for this long. */
+  resumeTimeoutMs: number;
+  onClose: (watch: EtcdWatch) => void;
+}
+
+// Backpressure: stop reading the stream above HIGH queued events, read again below LOW.
+const HIGH_WATER = 4096;
+const LOW_WATER = 1024;
+// etcd moves watchers that replay history to the live set every 100 ms; a
+// progress answer is not believed before a watcher had time to get there.
+const SYNC_PERIOD_MS = 110;
+const MAX_PROGRESS_CONFIRMATIONS = 5;
+
+export class EtcdWatch implements Watch {
+  readonly #options: EtcdWatchOptions;
+  #queue: WatchEvent[] = [];
+  #head = 0;
+  #wake: (() => void) | undefined;
+  #error: unknown;
+  #closed = false;
+
+  /** Every event up to this revision is in the queue: the resume point. */
+  #last: number;
+  #stream: ClientDuplexStream<WatchRequest, WatchResponse> | undefined;
+  #endpoint = 0;
+  #paused = false;
+  #createdAt = 0;
+  /** True once the watcher is known to stream live events rather than replay history. */
+  #synced = false;
+  #createdRevision = 0;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryDelayMs = 50;
+  #failingSince = 0;
+
+  // Progress requests: one in flight at a time; a request made meanwhile is queued behind it.
+  #progressInFlight = false;
+  #progressQueued = false;
+  /** An answer not yet believed: its revision, and rounds spent confirming it. */
+  #progressPending: { revision: number; rounds: number; lastAtSend: number } | undefined;
+  #progressTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: EtcdWatchOptions) {
+    this.#options = options;
+    this.#last = options.fromRevision;
+    if (options.signal?.aborted) {
+      this.close();
+      return;
+    }
+    options.signal?.addEventListener("abort", () => this.close(), { once: true });
+    // Open now, not on first next(): writes made right after watch() returns must be seen.
+    this.#connect();
+  }
+
+  requestProgress(): void {
+    if (this.#closed) return;
+    if (this.#progressInFlight || this.#progressPending !== undefined) {
+      this.#progressQueued = true;
+      return;
+    }
+    this.#sendProgressRequest();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue = [];
+    this.#head = 0;
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#progressTimer);
+    this.#dropStream();
+    this.#options.onClose(this);
+    this.#wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    for (;;) {
+      if (this.#head < this.#queue.length) {
+        const event = this.#queue[this.#head]!;
+        this.#queue[this.#head++] = undefined as unknown as WatchEvent;
+        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+          this.#queue = this.#queue.slice(this.#head);
+          this.#head = 0;
+        }
+        if (this.#paused && this.#queue.length - this.#head < LOW_WATER) {
+          this.#paused = false;
+          this.#stream?.resume();
+        }
+        yield event;
+        continue;
+      }
+      if (this.#error !== undefined) {
+        const err = this.#error;
+        this.#error = undefined;
+        this.close();
+        throw err;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+
+  #connect(): void {
+    if (this.#closed) return;
+    let opened: { stream: ClientDuplexStream<WatchRequest, WatchResponse>; endpoint: number };
+    try {
+      opened = this.#options.connection.openStream(etcdMethods().watch);
+    } catch (err) {
+      this.#fail(err);
+      return;
+    }
+    const { stream, endpoint } = opened;
+    this.#stream = stream;
+    this.#endpoint = endpoint;
+    this.#paused = false;
+    this.#synced = false;
+    this.#createdRevision = 0;
+    stream.on("data", (response: WatchResponse) => {
+      if (this.#stream === stream) this.#onResponse(response);
+    });
+    stream.on("error", (err: Error) => {
+      if (this.#stream === stream) this.#onBroken(err);
+    });
+    stream.on("end", () => {
+      if (this.#stream === stream) this.#onBroken(new Error("etcd closed the watch stream"));
+    });
+    stream.write({
+      create_request: {
+        key: this.#options.key,
+        range_end: this.#options.rangeEnd,
+        // etcd's start_revision is inclusive; ours is "after". 0 means "from now" in both.
+        start_revision: this.#last === 0 ? 0 : this.#last + 1,
+        progress_notify: true,
+        prev_kv: true,
+      },
+    });
+  }
+
+  #onResponse(response: WatchResponse): void {
+    if (this.#closed) return;
+    this.#options.connection.streamAlive(this.#endpoint);
+    const headerRevision = response.header?.revision ?? 0;
+
+    if (response.canceled) {
+      if (response.compact_revision > 0) {
+        this.#options.onCompacted(response.compact_revision);
+        this.#fail(new CompactedError(this.#last, response.compact_revision));
+      } else {
+        // etcd cancels for reasons of its own (a member lost its leader, ...): start over elsewhere.
+        this.#onBroken(new Error(`etcd cancelled the watch: ${response.cancel_reason || "no reason given"}`));
+      }
+      return;
+    }
+
+    if (response.created) {
+      this.#createdAt = Date.now();
+      this.#createdRevision = headerRevision;
+      // A watch from "now" starts after the revision current at creation: that is where to resume.
+      if (this.#last === 0) this.#last = headerRevision;
+      // Asking for revision > current means no history to replay: live at once.
+      this.#synced = this.#last >= headerRevision;
+      this.#failingSince = 0;
+      this.#retryDelayMs = 50;
+      // A progress request sent on the broken stream was lost with it.
+      if (this.#progressInFlight) this.#sendProgressRequest();
+      return;
+    }
+
+    if (response.events.length > 0) {
+      // Events at or below the resume point were delivered before a reconnect.
+      const floor = this.#last;
+      for (const event of response.events) {
+        if (event.kv === null) continue;
+        const revision = event.kv.mod_revision;
+        if (revision <= floor) continue;
+        this.#push(this.#toWatchEvent(event.type, event.kv, event.prev_kv, revision));
+        if (revision > this.#last) this.#last = revision;
+      }
+      if (this.#last >= this.#createdRevision) this.#synced = true;
+      return;
+    }
+
+    // No events, not created, not cancelled: a progress notification.
+    if (response.watch_id === -1) {
+      this.#onProgressAnswer(headerRevision);
+    } else {
+      // etcd's periodic notification travels with the watcher's events, in
+      // order, and only once the watcher is live: it is safe to resume after it.
+      if (headerRevision > this.#last) this.#last = headerRevision;
+      this.#synced = true;
+    }
+  }
+
+  /**
+   * An answer to our WatchProgressRequest. etcd ≥ 3.4.31 / 3.5.13 sends it
+   * only after every event up to its revision. Older servers (Debian's
+   * 3.4.23) answer on a separate path that can overtake events still queued
+   * for the stream, or still being replayed; there we believe an answer only
+   * when our own events already reach its revision, or after a further
+   * round trip during which no event arrived and the watcher had time to be live.
+   */
+  #onProgressAnswer(revision: number): void {
+    this.#progressInFlight = false;
+    const pending = this.#progressPending;
+    if (this.#last >= revision || this.#options.progressIsOrdered()) {
+      this.#deliverProgress(Math.max(revision, this.#last));
+      return;
+    }
+    if (pending !== undefined) {
+      const quiet = this.#last === pending.lastAtSend;
+      if ((quiet && this.#synced) || pending.rounds >= MAX_PROGRESS_CONFIRMATIONS) {
+        this.#deliverProgress(Math.max(pending.revision, this.#last));
+        return;
+      }
+      // Events arrived meanwhile (or the watcher may still replay): confirm once more, against the older answer.
+      pending.rounds++;
+      pending.lastAtSend = this.#last;
+    } else {
+      this.#progressPending = { revision, rounds: 1, lastAtSend: this.#last };
+    }
+    const replaying = !this.#synced;
+    const delay = replaying ? Math.max(0, this.#createdAt + SYNC_PERIOD_MS - Date.now()) : 0;
+    if (replaying && delay === 0) this.#synced = true; // a full sync period passed since creation
+    clearTimeout(this.#progressTimer);
+    this.#progressTimer = setTimeout(() => this.#sendProgressRequest(), delay);
+    this.#progressTimer.unref();
+  }
+
+  #deliverProgress(revision: number): void {
+    this.#progressPending = undefined;
+    this.#push({ type: "progress", revision });
+    if (this.#progressQueued) {
+      this.#progressQueued = false;
+      this.#sendProgressRequest();
+    }
+  }
+
+  #sendProgressRequest(): void {
+    if (this.#closed) return;
+    this.#progressInFlight = true;
+    if (this.#progressPending !== undefined) this.#progressPending.lastAtSend = this.#last;
+    // Without a stream the request is re-sent when the next one is created.
+    if (this.#stream !== undefined && this.#createdRevision > 0) this.#stream.write({ progress_request: {} });
+  }
+
+  #toWatchEvent(type: "PUT" | "DELETE", kv: MvccKeyValue, prev: MvccKeyValue | null, revision: number): WatchEvent {
+    const toKv = this.#options.toKeyValue;
+    // prev_kv is absent when the previous version was compacted away; only then is a delete without it possible.
+    const prevKv = prev === null || prev.mod_revision === 0 ? undefined : toKv(prev);
+    if (type === "DELETE") {
+      const key = toKv(kv).key;
+      return { type: "delete", key, prevKv: prevKv ?? { key, value: new Uint8Array(0), createRevision: 0, modRevision: 0 }, revision };
+    }
+    return { type: "put", kv: toKv(kv), prevKv, revision };
+  }
+
+  #push(event: WatchEvent): void {
+    this.#queue.push(event);
+    if (!this.#paused && this.#queue.length - this.#head >= HIGH_WATER && this.#stream !== undefined) {
+      // Stop reading: HTTP/2 flow control then holds etcd back instead of our memory growing.
+      this.#paused = true;
+      this.#stream.pause();
+    }
+    this.#wake?.();
+  }
+
+  #onBroken(err: unknown): void {
+    if (this.#closed) return;
+    this.#dropStream();
+    this.#options.connection.streamFailed(this.#endpoint, err);
+    const now = Date.now();
+    if (this.#failingSince === 0) this.#failingSince = now;
+    if (now - this.#failingSince >= this.#options.resumeTimeoutMs) {
+      this.#fail(
+        new StorageUnavailableError(
+          `etcd watch could not be resumed from revision ${this.#last} for ${this.#options.resumeTimeoutMs} ms: ${describe(err)}`,
+          err,
+        ),
+      );
+      return;
+    }
+    const delay = this.#retryDelayMs * (0.5 + Math.random());
+    this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, 2000);
+    this.#retryTimer = setTimeout(() => this.#connect(), delay);
+  }
+
+  #dropStream(): void {
+    const stream = this.#stream;
+    this.#stream = undefined;
+    if (stream === undefined) return;
+    // Keep an error listener: cancel() makes grpc-js emit a CANCELLED error we do not care about.
+    stream.removeAllListeners("data");
+    stream.on("error", () => {});
+    stream.cancel();
+  }
+
+  /** End the watch with an error, after the events already queued. */
+  #fail(err: unknown): void {
+    if (this.#closed) return;
+    this.#error = err;
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#progressTimer);
+    this.#dropStream();
+    this.#wake?.();
+  }
+}
