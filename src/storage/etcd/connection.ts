@@ -38,7 +38,7 @@ export interface CallOptions {
   mutation: boolean;
 }
 
-type Verdict = "not-sent" | "retry" | "ambiguous" | "answer";
+type Verdict = "not-sent" | "ambiguous" | "answer";
 
 // etcd asks for its "require leader" behaviour with this metadata: a member
 // that lost its leader then fails calls at once ("no leader") and cancels our
@@ -148,7 +148,8 @@ export class EtcdConnection {
    * grpc.ServiceError etcd answered, or StorageUnavailableError.
    */
   async call<Req, Res>(method: Method<Req, Res>, request: Req, options: CallOptions, deadline?: number): Promise<Res> {
-    const end = deadline ?? Date.now() + this.#options.requestTimeoutMs;
+    const start = Date.now();
+    const end = deadline ?? start + this.#options.requestTimeoutMs;
     let backoffMs = 50;
     let attempts = 0;
     let lastError: unknown;
@@ -197,7 +198,7 @@ export class EtcdConnection {
     }
     this.#markUnhealthy(lastError);
     throw new StorageUnavailableError(
-      `etcd unavailable at ${this.#options.endpoints.join(",")} after ${this.#options.requestTimeoutMs} ms: ${describe(lastError)}`,
+      `etcd unavailable at ${this.#options.endpoints.join(",")} (gave up after ${Date.now() - start} ms): ${describe(lastError)}`,
       lastError,
     );
   }

@@ -82,7 +82,6 @@ export async function openEtcdStorage(options: EtcdStorageOptions): Promise<Etcd
 const DEFAULT_DIAL_TIMEOUT_MS = 5000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const DEFAULT_WATCH_RESUME_TIMEOUT_MS = 60_000;
-const EMPTY = Buffer.alloc(0);
 /** etcd's range_end meaning "every key from `key` on". */
 const ALL_FROM = Buffer.from([0]);
 
@@ -117,7 +116,12 @@ class EtcdStorageImpl implements EtcdStorage {
   }
 
   async checkHealth(timeoutMs = DEFAULT_DIAL_TIMEOUT_MS): Promise<void> {
-    await this.#connection.status(Date.now() + timeoutMs);
+    try {
+      await this.#connection.status(Date.now() + timeoutMs);
+    } catch (err) {
+      if (err instanceof StorageUnavailableError) throw err;
+      throw new StorageUnavailableError(`etcd: status check failed: ${describe(err)}`, err);
+    }
   }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
@@ -129,7 +133,7 @@ class EtcdStorageImpl implements EtcdStorage {
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
     const revision = options.revision ?? 0;
-    const [from, end] = this.#range_(prefix);
+    const [from, end] = this.#keyRange(prefix);
     let key = from;
     if (options.startKey !== undefined) {
       // A start key before the prefix must not widen the range beyond it.
@@ -148,7 +152,7 @@ class EtcdStorageImpl implements EtcdStorage {
   }
 
   async count(prefix: string): Promise<number> {
-    const [key, range_end] = this.#range_(prefix);
+    const [key, range_end] = this.#keyRange(prefix);
     const res = await this.#range({ key, range_end, count_only: true }, 0);
     return res.count;
   }
@@ -246,7 +250,7 @@ class EtcdStorageImpl implements EtcdStorage {
   }
 
   watch(prefix: string, options: WatchOptions): Watch {
-    const [key, rangeEnd] = this.#range_(prefix);
+    const [key, rangeEnd] = this.#keyRange(prefix);
     const watch = new EtcdWatch({
       connection: this.#connection,
       key,
@@ -412,7 +416,7 @@ class EtcdStorageImpl implements EtcdStorage {
   }
 
   /** The etcd range [key, end) of every key under `prefix`. */
-  #range_(prefix: string): [Buffer, Buffer] {
+  #keyRange(prefix: string): [Buffer, Buffer] {
     const key = this.#key(prefix);
     if (key.length === 0) return [ALL_FROM, ALL_FROM];
     return [key, bytesPrefixEnd(key)];

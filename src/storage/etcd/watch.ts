@@ -105,6 +105,15 @@ export class EtcdWatch implements Watch {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    try {
+      yield* this.#events();
+    } finally {
+      // Leaving a for-await loop early (break, throw) ends the watch: nobody reads it any more.
+      this.close();
+    }
+  }
+
+  async *#events(): AsyncGenerator<WatchEvent> {
     for (;;) {
       if (this.#head < this.#queue.length) {
         const event = this.#queue[this.#head]!;
@@ -123,7 +132,6 @@ export class EtcdWatch implements Watch {
       if (this.#error !== undefined) {
         const err = this.#error;
         this.#error = undefined;
-        this.close();
         throw err;
       }
       if (this.#closed) return;
@@ -312,7 +320,7 @@ export class EtcdWatch implements Watch {
       return;
     }
     const delay = this.#retryDelayMs * (0.5 + Math.random());
-    this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, 2000);
+    this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, 1000);
     this.#retryTimer = setTimeout(() => this.#connect(), delay);
   }
 
