@@ -1,8 +1,9 @@
 // `orch apiserver`: the resource API over HTTPS (seed 000). Declares the flags
 // the API server takes; run() is a placeholder the API server work replaces.
 
-import { baseFlags, flag, formatDuration, secureServingFlags } from "../component/index.js";
-import { defineCommand, printPlan } from "./command.js";
+import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { defineCommand } from "./command.js";
+import { runStore } from "./store-process.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -57,18 +58,6 @@ export const command = defineCommand({
     return undefined;
   },
   run(flags, context) {
-    const backend = flags.get("storage-backend");
-    const interval = flags.get("compaction-interval");
-    return printPlan(context, {
-      what: "the resource API server",
-      actions: [
-        `serve the resource API over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")}`,
-        backend === "lmdb"
-          ? `store objects in the embedded lmdb store under ${flags.get("data-dir")}`
-          : `store objects in etcd at ${flags.get("etcd-servers").join(", ")}`,
-        interval > 0 ? `compact storage history every ${formatDuration(interval)}` : "never compact storage history",
-        `name API groups *.${flags.get("api-group-suffix")}`,
-      ],
-    });
+    return runStore(flags, context);
   },
 });

@@ -2,9 +2,9 @@
 // node agent, proxy and cloud controllers, each still its own module with its
 // own endpoints. Takes the API server's flags; run() is a placeholder.
 
-import { formatDuration } from "../component/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
-import { defineCommand, printPlan } from "./command.js";
+import { defineCommand } from "./command.js";
+import { runStore } from "./store-process.js";
 
 /** The components `orch server` starts, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager"] as const;
@@ -19,18 +19,6 @@ export const command = defineCommand({
   flags: apiserverFlags,
   validate: (flags) => apiserver.validate?.(flags),
   run(flags, context) {
-    const interval = flags.get("compaction-interval");
-    return printPlan(context, {
-      what: "the all-in-one server",
-      actions: [
-        `start ${ALL_IN_ONE.join(", ")} in this process`,
-        `serve the resource API over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")}`,
-        flags.get("storage-backend") === "lmdb"
-          ? `store objects in the embedded lmdb store under ${flags.get("data-dir")}`
-          : `store objects in etcd at ${flags.get("etcd-servers").join(", ")}`,
-        interval > 0 ? `compact storage history every ${formatDuration(interval)}` : "never compact storage history",
-        `write the admin kubeconfig to ${flags.get("data-dir")}/admin.kubeconfig`,
-      ],
-    });
+    return runStore(flags, context);
   },
 });

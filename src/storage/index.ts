@@ -1,0 +1,41 @@
+// The storage layer's front door: open the configured backend. etcd is
+// loaded only when asked for, so an lmdb-only process never loads gRPC.
+
+import { LmdbStorage } from "./lmdb/index.js";
+import type { Storage } from "./storage.js";
+
+export * from "./storage.js";
+export * from "./errors.js";
+export { startCompactor, type Compactor } from "./compactor.js";
+
+export interface StorageConfig {
+  backend: "lmdb" | "etcd";
+  /** lmdb: the folder holding store.mdb. */
+  dataDir: string;
+  /** etcd: client URLs. */
+  etcdServers?: string[];
+  /** etcd: prefix for every key (lets several clusters share one etcd). */
+  etcdPrefix?: string;
+  log?: (line: string) => void;
+}
+
+/** A store plus a cheap health probe for /readyz. */
+export interface OpenedStorage {
+  store: Storage;
+  healthy(): boolean;
+}
+
+export async function openStorage(config: StorageConfig): Promise<OpenedStorage> {
+  if (config.backend === "lmdb") {
+    const store = await LmdbStorage.open({ dataDir: config.dataDir });
+    return { store, healthy: () => true };
+  }
+  const { openEtcdStorage } = await import("./etcd/index.js");
+  const log = config.log;
+  const store = await openEtcdStorage({
+    endpoints: config.etcdServers ?? [],
+    prefix: config.etcdPrefix ?? "",
+    ...(log === undefined ? {} : { logger: { info: log, warn: log } }),
+  });
+  return { store, healthy: () => store.healthy() };
+}
