@@ -143,6 +143,13 @@ function installExitHook(): void {
   process.on("exit", () => {
     for (const m of live) m.destroySync();
   });
+  // A signal ends the process without "exit" handlers; clean up, then die of the same signal.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      for (const m of live) m.destroySync();
+      process.kill(process.pid, signal);
+    });
+  }
 }
 
 async function startMembers(size: number, options: StartEtcdOptions): Promise<Member[]> {
