@@ -1,0 +1,109 @@
+// A resource type is a declaration, not a code path (STYLE.md): names,
+// scope, schema, served versions, subresources and a strategy. The generic
+// registry store runs the strategy hooks in one fixed order, for every
+// resource alike:
+//   create: defaults → prepareForCreate → validate (generic metadata, then the kind's) → warnings
+//   update: defaults → prepareForUpdate → validateUpdate (generic, then the kind's) → warnings
+// Each API group module (src/api/<group>/) exports `resources(naming)`.
+
+import type { ApiObject, FieldError } from "../machinery/index.js";
+import type { Naming } from "./naming.js";
+import type { SchemaRegistry } from "./schema.js";
+
+export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
+export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+export interface StrategyContext {
+  readonly naming: Naming;
+  /** The request's time, so one request stamps one time everywhere. */
+  readonly now: Date;
+}
+
+/** One column of the kind's Table (seed 000, "Table representation"). */
+export interface TableColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  format?: string;
+  description: string;
+  /** 0: shown by default; 1+: shown with `-o wide`. */
+  priority: number;
+}
+
+export interface TableDefinition<T> {
+  columns: readonly TableColumn[];
+  /** One cell per column, in order; `now` renders ages. */
+  cells(obj: T, now: Date): unknown[];
+}
+
+/** Where the autoscaling/v1 Scale subresource reads and writes (deployments, replicasets, statefulsets). */
+export interface ScaleAccess<T> {
+  specReplicas(obj: T): number;
+  setSpecReplicas(obj: T, replicas: number): void;
+  statusReplicas(obj: T): number;
+  /** The label selector as a string (Scale.status.selector). */
+  selector(obj: T): string;
+}
+
+export interface ResourceDefinition<T extends ApiObject = ApiObject> {
+  /** API group ("" for core), with the naming table's suffix already applied ("coordination.orch.io"). */
+  readonly group: string;
+  /** Served versions; the first is the preferred and the storage version. All share one storage key space. */
+  readonly versions: readonly string[];
+  /** Plural, lower case: the URL segment ("pods"). */
+  readonly resource: string;
+  readonly singular: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  readonly shortNames?: readonly string[];
+  /** e.g. ["all"] so `kubectl get all` includes it. */
+  readonly categories?: readonly string[];
+  /** Verbs on the main resource; default ALL_VERBS. */
+  readonly verbs?: readonly Verb[];
+  /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
+  readonly schema: string;
+  /** Which object names are valid (default "subdomain": DNS-1123 subdomain). */
+  readonly nameRule?: "subdomain" | "label" | "path-segment";
+  /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
+  readonly allowCreateOnUpdate?: boolean;
+
+  readonly subresources?: {
+    /** `status`: updates there change only .status; updates to the main resource leave .status alone. */
+    readonly status?: boolean;
+    readonly scale?: ScaleAccess<T>;
+    /** pods/binding: assign the pod to a node (POST of a Binding). */
+    readonly binding?: (obj: T, target: { kind?: string; name?: string }) => FieldError[];
+  };
+
+  // ---- strategy, in the order the store calls it ----
+  /** Fill defaults (the schema's `default` values are applied generically first). */
+  defaults?(obj: T, ctx: StrategyContext): void;
+  /** Reset what clients may not set on create (e.g. status). */
+  prepareForCreate?(obj: T, ctx: StrategyContext): void;
+  /** Carry over what clients may not change on update. */
+  prepareForUpdate?(obj: T, old: T, ctx: StrategyContext): void;
+  /** The kind's own rules on create; metadata (names, labels, annotations) is checked generically. */
+  validate?(obj: T, ctx: StrategyContext): FieldError[];
+  /** The kind's own rules on update, immutable fields included. */
+  validateUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
+  /** Non-fatal advice returned as `Warning` headers. */
+  warnings?(obj: T): string[];
+
+  /** Upstream's columns for `kubectl get`; default Name and Created At. */
+  readonly table?: TableDefinition<T>;
+  /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
+  readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
+  /** Grace period a delete without one gets (pods: spec.terminationGracePeriodSeconds); default 0 = immediate. */
+  defaultGracePeriodSeconds?(obj: T): number;
+}
+
+/** What each API group module exports. */
+export interface ApiGroupModule {
+  /** Register the group's types (and the meta types they use, once). */
+  registerSchemas(registry: SchemaRegistry): void;
+  resources(naming: Naming): ResourceDefinition[];
+}
+
+/** Identity helper that keeps the kind's type through the declaration. */
+export function defineResource<T extends ApiObject>(def: ResourceDefinition<T>): ResourceDefinition {
+  return def as unknown as ResourceDefinition;
+}
