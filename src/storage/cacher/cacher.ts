@@ -1,0 +1,305 @@
+// The watch cache for one resource (ARCHITECTURE.md, "cacher"): it wraps the
+// storage interface, keeping the current objects of one key prefix and a
+// window of recent events in memory. It serves reads at "Any", "NotOlderThan"
+// and (from snapshots rebuilt out of the event window, gate
+// ListFromCacheSnapshot) "Exact" revisions, and watches from any revision in
+// the window; older watches fall back to the store's own history.
+// Seed 000, "Resource version semantics" and "Watch behavior".
+
+import { CompactedError } from "../errors.js";
+import type { KeyValue, Storage, Watch } from "../storage.js";
+
+/** A decoded object as the cache holds it: immutable, shared by every reader. */
+export interface Cached<T> {
+  readonly key: string;
+  readonly object: T;
+  readonly revision: number;
+  /** Per-encoding memo of serialized bytes, filled by whoever serializes first. */
+  readonly encoded: Map<string, Uint8Array>;
+}
+
+export interface CacheEvent<T> {
+  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+  readonly key: string;
+  /** The object after the event (for DELETED: its last state). */
+  readonly current: Cached<T>;
+  /** The object before the event (MODIFIED, DELETED). */
+  readonly previous: Cached<T> | undefined;
+  readonly revision: number;
+}
+
+export interface CacherOptions<T> {
+  store: Storage;
+  /** Key prefix of the resource, ending in "/". */
+  prefix: string;
+  /** Bytes to object; a throw marks the key as undecodable (logged, skipped). */
+  decode(kv: KeyValue): T;
+  /** How long events stay in the window (seed: snapshots until events are older than 75 s). */
+  windowMs?: number;
+  /** Also bound the window by count. */
+  maxEvents?: number;
+  log?: (line: string) => void;
+}
+
+export type CacheListener<T> = (event: CacheEvent<T>) => void;
+
+interface WindowEntry<T> {
+  event: CacheEvent<T>;
+  at: number;
+}
+
+const DEFAULT_WINDOW_MS = 75_000;
+const DEFAULT_MAX_EVENTS = 100_000;
+const PROGRESS_INTERVAL_MS = 1000;
+
+export class Cacher<T> {
+  readonly prefix: string;
+  readonly #options: CacherOptions<T>;
+  readonly #objects = new Map<string, Cached<T>>();
+  #window: WindowEntry<T>[] = [];
+  #windowHead = 0;
+  /** Every revision ≥ this is reconstructible from #objects and the window. */
+  #windowStart = 0;
+  /** Everything up to this revision has been applied. */
+  #revision = 0;
+  #watch: Watch | undefined;
+  readonly #listeners = new Set<CacheListener<T>>();
+  readonly #progressListeners = new Set<(revision: number) => void>();
+  readonly #waiters: { revision: number; resolve: () => void }[] = [];
+  #ready: Promise<void> | undefined;
+  #progressTimer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: CacherOptions<T>) {
+    this.prefix = options.prefix;
+    this.#options = options;
+  }
+
+  /** Load the prefix and follow it; resolves once the initial state is in memory. */
+  start(): Promise<void> {
+    this.#ready ??= this.#run();
+    return this.#ready;
+  }
+
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** The oldest revision the cache can serve a snapshot or watch for. */
+  get windowStart(): number {
+    return this.#windowStart;
+  }
+
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  async #run(): Promise<void> {
+    const { store, prefix } = this.#options;
+    const listed = await store.list(prefix);
+    for (const kv of listed.items) {
+      const cached = this.#decode(kv);
+      if (cached !== undefined) this.#objects.set(kv.key, cached);
+    }
+    this.#revision = listed.revision;
+    this.#windowStart = listed.revision;
+    void this.#follow(listed.revision);
+    this.#progressTimer = setInterval(() => this.#watch?.requestProgress(), PROGRESS_INTERVAL_MS);
+    this.#progressTimer.unref();
+  }
+
+  /** Apply the store's events forever; on compaction (we fell too far behind) reload from scratch. */
+  async #follow(from: number): Promise<void> {
+    let after = from;
+    while (!this.#stopped) {
+      const watch = this.#options.store.watch(this.#options.prefix, { fromRevision: after });
+      this.#watch = watch;
+      try {
+        for await (const e of watch) {
+          if (e.type === "progress") this.#advance(e.revision);
+          else if (e.type === "put") this.#apply(e.kv.key, this.#decode(e.kv), e.revision);
+          else this.#apply(e.key, undefined, e.revision);
+          after = Math.max(after, e.revision);
+        }
+        if (this.#stopped) return;
+      } catch (err) {
+        if (this.#stopped) return;
+        if (err instanceof CompactedError) {
+          this.#options.log?.(`cacher ${this.#options.prefix}: history compacted under us, reloading`);
+          after = await this.#reload();
+          continue;
+        }
+        this.#options.log?.(`cacher ${this.#options.prefix}: watch failed (${(err as Error).message}), retrying`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
+  /** Replace the state with a fresh list, emitting the differences as events. */
+  async #reload(): Promise<number> {
+    const listed = await this.#options.store.list(this.#options.prefix);
+    const seen = new Set<string>();
+    for (const kv of listed.items) {
+      seen.add(kv.key);
+      const old = this.#objects.get(kv.key);
+      if (old?.revision !== kv.modRevision) this.#apply(kv.key, this.#decode(kv), listed.revision);
+    }
+    for (const key of [...this.#objects.keys()]) if (!seen.has(key)) this.#apply(key, undefined, listed.revision);
+    this.#advance(listed.revision);
+    // Revisions before the reload cannot be reconstructed any more.
+    this.#window = [];
+    this.#windowHead = 0;
+    this.#windowStart = listed.revision;
+    return listed.revision;
+  }
+
+  #decode(kv: KeyValue): Cached<T> | undefined {
+    try {
+      return { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map() };
+    } catch (err) {
+      this.#options.log?.(`cacher: cannot decode ${kv.key} at revision ${kv.modRevision}: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  #apply(key: string, current: Cached<T> | undefined, revision: number): void {
+    const previous = this.#objects.get(key);
+    let event: CacheEvent<T> | undefined;
+    if (current !== undefined) {
+      this.#objects.set(key, current);
+      event = { type: previous === undefined ? "ADDED" : "MODIFIED", key, current, previous, revision };
+    } else if (previous !== undefined) {
+      this.#objects.delete(key);
+      event = { type: "DELETED", key, current: previous, previous, revision };
+    }
+    if (event !== undefined) {
+      this.#window.push({ event, at: Date.now() });
+      this.#trim();
+      for (const listener of this.#listeners) listener(event);
+    }
+    this.#advance(revision);
+  }
+
+  #advance(revision: number): void {
+    if (revision <= this.#revision) return;
+    this.#revision = revision;
+    for (const listener of this.#progressListeners) listener(revision);
+    for (let i = this.#waiters.length - 1; i >= 0; i--) {
+      const waiter = this.#waiters[i]!;
+      if (waiter.revision <= revision) {
+        this.#waiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  #trim(): void {
+    const windowMs = this.#options.windowMs ?? DEFAULT_WINDOW_MS;
+    const maxEvents = this.#options.maxEvents ?? DEFAULT_MAX_EVENTS;
+    const now = Date.now();
+    while (
+      this.#windowHead < this.#window.length &&
+      (now - this.#window[this.#windowHead]!.at > windowMs || this.#window.length - this.#windowHead > maxEvents)
+    ) {
+      this.#windowStart = this.#window[this.#windowHead]!.event.revision;
+      this.#windowHead++;
+    }
+    if (this.#windowHead > 1024 && this.#windowHead * 2 > this.#window.length) {
+      this.#window = this.#window.slice(this.#windowHead);
+      this.#windowHead = 0;
+    }
+  }
+
+  /** Resolve once the cache has applied `revision`; reject after `timeoutMs`. */
+  waitFor(revision: number, timeoutMs: number): Promise<boolean> {
+    if (this.#revision >= revision) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const waiter = {
+        revision,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.#waiters.push(waiter);
+      this.#watch?.requestProgress();
+    });
+  }
+
+  /** A consistent read point: the store's current revision, once the cache has caught up with it. */
+  async consistentRevision(timeoutMs = 3000): Promise<number | undefined> {
+    const revision = await this.#options.store.currentRevision();
+    return (await this.waitFor(revision, timeoutMs)) ? Math.max(revision, this.#revision) : undefined;
+  }
+
+  get(key: string): Cached<T> | undefined {
+    return this.#objects.get(key);
+  }
+
+  /**
+   * Objects under `prefix` (a sub-prefix of the resource's), in key order, as
+   * of `revision` (undefined: now). Returns undefined when `revision` is older
+   * than the window: the caller reads the store instead.
+   */
+  list(prefix: string, revision?: number): Cached<T>[] | undefined {
+    if (revision !== undefined && revision < this.#revision) {
+      if (revision < this.#windowStart) return undefined;
+      return sorted(this.#snapshot(revision, prefix));
+    }
+    const out: Cached<T>[] = [];
+    for (const [key, cached] of this.#objects) if (key.startsWith(prefix)) out.push(cached);
+    return sorted(out);
+  }
+
+  /** State at an older revision: the current state with newer events undone, newest first. */
+  #snapshot(revision: number, prefix: string): Cached<T>[] {
+    const state = new Map<string, Cached<T>>();
+    for (const [key, cached] of this.#objects) if (key.startsWith(prefix)) state.set(key, cached);
+    for (let i = this.#window.length - 1; i >= this.#windowHead; i--) {
+      const { event } = this.#window[i]!;
+      if (event.revision <= revision) break;
+      if (!event.key.startsWith(prefix)) continue;
+      if (event.type === "ADDED") state.delete(event.key);
+      else state.set(event.key, event.previous!);
+    }
+    return [...state.values()];
+  }
+
+  /** Events after `revision` still in the window, oldest first; undefined if the window no longer reaches back that far. */
+  eventsSince(revision: number): CacheEvent<T>[] | undefined {
+    if (revision < this.#windowStart) return undefined;
+    const out: CacheEvent<T>[] = [];
+    for (let i = this.#window.length - 1; i >= this.#windowHead; i--) {
+      const { event } = this.#window[i]!;
+      if (event.revision <= revision) break;
+      out.push(event);
+    }
+    return out.reverse();
+  }
+
+  /** Live events and revision progress; returns the unsubscribe function. */
+  subscribe(listener: CacheListener<T>, onProgress?: (revision: number) => void): () => void {
+    this.#listeners.add(listener);
+    if (onProgress !== undefined) this.#progressListeners.add(onProgress);
+    return () => {
+      this.#listeners.delete(listener);
+      if (onProgress !== undefined) this.#progressListeners.delete(onProgress);
+    };
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#progressTimer);
+    this.#watch?.close();
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve();
+  }
+}
+
+function sorted<T>(items: Cached<T>[]): Cached<T>[] {
+  return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
