@@ -39,8 +39,9 @@ export interface EtcdWatchOptions {
 const HIGH_WATER = 4096;
 const LOW_WATER = 1024;
 // etcd moves watchers that replay history to the live set every 100 ms; a
-// progress answer is not believed before a watcher had time to get there.
-const SYNC_PERIOD_MS = 110;
+// progress answer is not believed before a watcher had time to get there
+// (two periods and a margin, for a busy etcd whose timers run late).
+const SYNC_PERIOD_MS = 250;
 const MAX_PROGRESS_CONFIRMATIONS = 5;
 
 export class EtcdWatch implements Watch {
