@@ -42,7 +42,7 @@ const LOW_WATER = 1024;
 // progress answer is not believed before a watcher had time to get there
 // (two periods and a margin, for a busy etcd whose timers run late).
 const SYNC_PERIOD_MS = 250;
-const MAX_PROGRESS_CONFIRMATIONS = 5;
+const MAX_PROGRESS_CONFIRMATIONS = 10;
 
 export class EtcdWatch implements Watch {
   readonly #options: EtcdWatchOptions;
@@ -66,7 +66,10 @@ export class EtcdWatch implements Watch {
   #failingSince = 0;
 
   // Progress requests: one in flight at a time; a request made meanwhile is queued behind it.
-  #progressInFlight = false;
+  /** Progress requests sent on the current stream whose answers have not arrived. */
+  #progressInFlight = 0;
+  /** Answers still to come that belong to a progress already delivered (events proved it first). */
+  #progressAnswersToSkip = 0;
   #progressQueued = false;
   /** An answer not yet believed: its revision, and rounds spent confirming it. */
   #progressPending: { revision: number; rounds: number; lastAtSend: number } | undefined;
@@ -86,7 +89,7 @@ export class EtcdWatch implements Watch {
 
   requestProgress(): void {
     if (this.#closed) return;
-    if (this.#progressInFlight || this.#progressPending !== undefined) {
+    if (this.#progressInFlight > 0 || this.#progressPending !== undefined) {
       this.#progressQueued = true;
       return;
     }
@@ -203,7 +206,11 @@ export class EtcdWatch implements Watch {
       this.#failingSince = 0;
       this.#retryDelayMs = 50;
       // A progress request sent on the broken stream was lost with it.
-      if (this.#progressInFlight) this.#sendProgressRequest();
+      if (this.#progressInFlight > 0) {
+        this.#progressInFlight = 0;
+        this.#progressAnswersToSkip = 0;
+        this.#sendProgressRequest();
+      }
       return;
     }
 
@@ -218,6 +225,13 @@ export class EtcdWatch implements Watch {
         if (revision > this.#last) this.#last = revision;
       }
       if (this.#last >= this.#createdRevision) this.#synced = true;
+      // Events in order reaching an answer's revision prove it: no need to wait for confirmation.
+      const pending = this.#progressPending;
+      if (pending !== undefined && this.#last >= pending.revision) {
+        clearTimeout(this.#progressTimer);
+        this.#progressAnswersToSkip = this.#progressInFlight;
+        this.#deliverProgress(this.#last);
+      }
       return;
     }
 
@@ -241,7 +255,15 @@ export class EtcdWatch implements Watch {
    * round trip during which no event arrived and the watcher had time to be live.
    */
   #onProgressAnswer(revision: number): void {
-    this.#progressInFlight = false;
+    this.#progressInFlight = Math.max(0, this.#progressInFlight - 1);
+    if (this.#progressAnswersToSkip > 0) {
+      this.#progressAnswersToSkip--;
+      if (this.#progressInFlight === 0 && this.#progressPending === undefined && this.#progressQueued) {
+        this.#progressQueued = false;
+        this.#sendProgressRequest();
+      }
+      return;
+    }
     const pending = this.#progressPending;
     if (this.#last >= revision || this.#options.progressIsOrdered()) {
       this.#deliverProgress(Math.max(revision, this.#last));
@@ -278,7 +300,7 @@ export class EtcdWatch implements Watch {
 
   #sendProgressRequest(): void {
     if (this.#closed) return;
-    this.#progressInFlight = true;
+    this.#progressInFlight++;
     if (this.#progressPending !== undefined) this.#progressPending.lastAtSend = this.#last;
     // Without a stream the request is re-sent when the next one is created.
     if (this.#stream !== undefined && this.#createdRevision > 0) this.#stream.write({ progress_request: {} });
