@@ -34,6 +34,8 @@ export interface CacherOptions<T> {
   prefix: string;
   /** Bytes to object; a throw marks the key as undecodable (logged, skipped). */
   decode(kv: KeyValue): T;
+  /** The object stamped with another revision: a DELETED event carries the last state at the delete's revision. */
+  withRevision?(obj: T, revision: number): T;
   /** How long events stay in the window (seed: snapshots until events are older than 75 s). */
   windowMs?: number;
   /** Also bound the window by count. */
@@ -170,7 +172,10 @@ export class Cacher<T> {
       event = { type: previous === undefined ? "ADDED" : "MODIFIED", key, current, previous, revision };
     } else if (previous !== undefined) {
       this.#objects.delete(key);
-      event = { type: "DELETED", key, current: previous, previous, revision };
+      const stamp = this.#options.withRevision;
+      const last: Cached<T> =
+        stamp === undefined ? previous : { key, object: stamp(previous.object, revision), revision, encoded: new Map() };
+      event = { type: "DELETED", key, current: last, previous, revision };
     }
     if (event !== undefined) {
       this.#window.push({ event, at: Date.now() });

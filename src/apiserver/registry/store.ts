@@ -1,0 +1,577 @@
+// The generic registry store: one implementation of get, list, create,
+// update, delete and deletecollection for every resource, driven by its
+// declaration (src/api/resource.ts). Reads come from the watch cache (or the
+// store, for versions older than the cache window); every write goes through
+// storage.guaranteedUpdate. Seed 000: "Resource version semantics",
+// "Chunked lists", "States and transitions" (two-phase deletion).
+
+import type { ResourceDefinition, StrategyContext } from "../../api/resource.js";
+import type { Naming } from "../../api/naming.js";
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  continueExpired,
+  decideGet,
+  decideList,
+  decodeContinue,
+  encodeContinue,
+  generateName,
+  internalError,
+  invalid,
+  isApiError,
+  listExpired,
+  newUid,
+  notFound,
+  requestEntityTooLarge,
+  serviceUnavailable,
+  tooLargeResourceVersion,
+  formatTimestamp,
+  type ApiObject,
+  type FieldError,
+  type GroupResource,
+  type ListMeta,
+} from "../../machinery/index.js";
+import { DELETE, isStorageError, type KeyValue, type Storage, type UpdateDecision } from "../../storage/index.js";
+import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
+import { compilePredicate, type PredicateParams } from "./predicate.js";
+import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
+import type { SchemaDefaulter } from "./defaults.js";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+/** How long a NotOlderThan/Exact read waits for a future version before 504 (seed 000, "Watch behavior" 6). */
+const FUTURE_VERSION_WAIT_MS = 3000;
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export interface RequestOptions {
+  dryRun?: boolean;
+  now?: Date;
+}
+
+export interface ListParams extends PredicateParams {
+  resourceVersion?: string | undefined;
+  resourceVersionMatch?: string | undefined;
+  limit?: number | undefined;
+  continue?: string | undefined;
+}
+
+export interface ListResult {
+  items: Cached<ApiObject>[];
+  metadata: ListMeta;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number | undefined;
+  preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined } | undefined;
+  propagationPolicy?: string | undefined;
+  orphanDependents?: boolean | undefined;
+  dryRun?: boolean | undefined;
+}
+
+export interface DeleteResult {
+  object: ApiObject;
+  /** False when the object was only marked (finalizers or a grace period remain). */
+  deleted: boolean;
+}
+
+/** Hooks the store needs from the rest of the server. */
+export interface StoreDependencies {
+  storage: Storage;
+  cacher: Cacher<ApiObject>;
+  naming: Naming;
+  defaulter: SchemaDefaulter;
+  /** Namespace lifecycle admission: throws when objects may not be created in `namespace`. */
+  checkNamespace?(namespace: string): Promise<void>;
+  /** ListFromCacheSnapshot: serve Exact reads from the cache's snapshots. */
+  snapshots: boolean;
+  /** ShardedListAndWatch. */
+  sharding: boolean;
+}
+
+export class RegistryStore {
+  readonly def: ResourceDefinition;
+  readonly groupResource: GroupResource;
+  /** `/registry/<group or core>/<resource>/`: every version of the resource shares it. */
+  readonly prefix: string;
+  readonly #deps: StoreDependencies;
+  readonly #storageVersion: string;
+
+  constructor(def: ResourceDefinition, deps: StoreDependencies) {
+    this.def = def;
+    this.groupResource = { group: def.group, resource: def.resource };
+    this.prefix = storagePrefix(def);
+    this.#deps = deps;
+    this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+  }
+
+  get cacher(): Cacher<ApiObject> {
+    return this.#deps.cacher;
+  }
+
+  /** The backing store, for reads older than the cache window. */
+  get storage(): Storage {
+    return this.#deps.storage;
+  }
+
+  /** Key prefix of one namespace (or of everything, for cluster-scoped resources and all-namespace reads). */
+  prefixFor(namespace: string | undefined): string {
+    return this.def.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+  }
+
+  keyFor(namespace: string | undefined, name: string): string {
+    return this.def.namespaced ? `${this.prefix}${namespace ?? ""}/${name}` : `${this.prefix}${name}`;
+  }
+
+  // ---- reads ----
+
+  async get(namespace: string | undefined, name: string, params: { resourceVersion?: string | undefined } = {}): Promise<Cached<ApiObject>> {
+    const key = this.keyFor(namespace, name);
+    const mode = decideGet(params);
+    let found: Cached<ApiObject> | undefined;
+    if (mode.mode === "MostRecent") {
+      const { kv } = await this.#storage((s) => s.get(key), name);
+      found = kv === undefined ? undefined : this.#cached(kv);
+    } else {
+      if (mode.mode === "NotOlderThan") await this.#waitFor(mode.rv);
+      await this.cacher.start();
+      found = this.cacher.get(key);
+    }
+    if (found === undefined) throw notFound(this.groupResource, name);
+    return found;
+  }
+
+  /** Seed 000 "Resource version semantics" (list table) and "Chunked lists". */
+  async list(namespace: string | undefined, params: ListParams): Promise<ListResult> {
+    const predicate = compilePredicate(this.def, params, { sharding: this.#deps.sharding });
+    const prefix = this.prefixFor(namespace);
+    const limit = params.limit !== undefined && params.limit > 0 ? params.limit : 0;
+    const mode = decideList(params, { metaGroup: this.#deps.naming.metaGroup });
+    await this.cacher.start();
+
+    let revision: number;
+    let candidates: Cached<ApiObject>[];
+    let startKey = prefix;
+    switch (mode.mode) {
+      case "MostRecent": {
+        const rv = await this.cacher.consistentRevision();
+        if (rv === undefined) throw serviceUnavailable("the watch cache did not catch up with storage in time; retry");
+        revision = this.cacher.revision;
+        candidates = this.cacher.list(prefix)!;
+        break;
+      }
+      case "Any":
+        revision = this.cacher.revision;
+        candidates = this.cacher.list(prefix)!;
+        break;
+      case "NotOlderThan":
+        await this.#waitFor(mode.rv);
+        revision = this.cacher.revision;
+        candidates = this.cacher.list(prefix)!;
+        break;
+      case "Exact":
+        revision = mode.rv;
+        candidates = await this.#listAt(prefix, mode.rv, () => listExpired());
+        break;
+      case "Continuation": {
+        const token = decodeContinue(mode.token, this.prefix);
+        if (!token.key.startsWith(prefix)) throw badRequest("continue key is not valid: it belongs to another namespace");
+        startKey = token.key;
+        revision = token.resourceVersion > 0 ? token.resourceVersion : this.cacher.revision;
+        candidates =
+          token.resourceVersion > 0
+            ? await this.#listAt(prefix, token.resourceVersion, () => continueExpired())
+            : this.cacher.list(prefix)!;
+        break;
+      }
+    }
+
+    const items: Cached<ApiObject>[] = [];
+    let i = 0;
+    if (startKey !== prefix) while (i < candidates.length && candidates[i]!.key < startKey) i++;
+    let remaining = 0;
+    let more = false;
+    for (; i < candidates.length; i++) {
+      const c = candidates[i]!;
+      if (!predicate.matches(c.object)) continue;
+      if (limit > 0 && items.length >= limit) {
+        more = true;
+        if (!predicate.everything) break;
+        remaining++;
+        continue;
+      }
+      items.push(c);
+    }
+    const metadata: ListMeta = { resourceVersion: String(revision) };
+    if (more) {
+      metadata.continue = encodeContinue(items[items.length - 1]!.key + "\u0000", this.prefix, revision);
+      if (predicate.everything) metadata.remainingItemCount = remaining;
+    }
+    if (predicate.shard !== undefined) metadata.shardInfo = { selector: predicate.shard.toString() };
+    return { items, metadata };
+  }
+
+  /** An Exact read: the cache's snapshot when the window covers it, else the store at that revision. */
+  async #listAt(prefix: string, revision: number, expired: () => Error): Promise<Cached<ApiObject>[]> {
+    if (revision > this.cacher.revision) await this.#waitFor(revision);
+    if (this.#deps.snapshots) {
+      const fromCache = this.cacher.list(prefix, revision);
+      if (fromCache !== undefined) return fromCache;
+    }
+    try {
+      const listed = await this.#deps.storage.list(prefix, { revision });
+      return listed.items.map((kv) => this.#cached(kv));
+    } catch (err) {
+      if (isStorageError(err, "Compacted")) throw expired();
+      throw this.#apiError(err, "");
+    }
+  }
+
+  async #waitFor(revision: number): Promise<void> {
+    await this.cacher.start();
+    if (!(await this.cacher.waitFor(revision, FUTURE_VERSION_WAIT_MS))) {
+      throw tooLargeResourceVersion(revision, this.cacher.revision);
+    }
+  }
+
+  // ---- writes ----
+
+  async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
+    const ctx = this.#context(options);
+    const obj = structuredClone(input);
+    const meta = (obj.metadata ??= {});
+    if (this.def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    for (const field of ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] as const) delete (meta as Record<string, unknown>)[field];
+    meta.uid = newUid();
+    meta.creationTimestamp = formatTimestamp(ctx.now);
+    meta.generation = 1;
+    obj.apiVersion = this.#storageVersion;
+    obj.kind = this.def.kind;
+    this.#defaults(obj, ctx);
+    this.def.prepareForCreate?.(obj, ctx);
+
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
+    this.#validate(obj, [...validateObjectMeta(this.def, obj), ...(this.def.validate?.(obj, ctx) ?? [])]);
+    if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
+
+    for (let attempt = 1; ; attempt++) {
+      const key = this.keyFor(namespace, meta.name!);
+      const bytes = this.#encode(obj, meta.name!);
+      try {
+        if (options.dryRun) {
+          if ((await this.#storage((s) => s.get(key), meta.name!)).kv !== undefined) throw alreadyExists(this.groupResource, meta.name!);
+          return this.#cachedObject(key, obj, 0);
+        }
+        const kv = await this.#storage((s) => s.create(key, bytes), meta.name!);
+        return this.#cached(kv);
+      } catch (err) {
+        if (generated && isApiError(err, "AlreadyExists") && attempt < GENERATE_NAME_ATTEMPTS) {
+          meta.name = generateName(meta.generateName!);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /**
+   * PUT. `subresource: "status"` changes only .status. A stale
+   * metadata.resourceVersion is a 409; a missing object is created where the
+   * declaration allows create-on-update.
+   */
+  async update(
+    namespace: string | undefined,
+    name: string,
+    input: ApiObject,
+    options: RequestOptions & { subresource?: "status" } = {},
+  ): Promise<{ object: Cached<ApiObject>; created: boolean }> {
+    const key = this.keyFor(namespace, name);
+    const wantRv = input.metadata?.resourceVersion;
+    let created = false;
+    const object = await this.#readModifyWrite(key, name, options, (current) => {
+      if (current === undefined) {
+        if (!this.def.allowCreateOnUpdate || options.subresource !== undefined) throw notFound(this.groupResource, name);
+        created = true;
+        return "create";
+      }
+      if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(this.groupResource, name);
+      return structuredClone(input);
+    }, options.subresource);
+    if (created) return { object: await this.create(namespace, input, options), created: true };
+    return { object: object!, created: false };
+  }
+
+  /** A read-modify-write of one object (PATCH, scale, binding, ...): `mutate` gets a private copy of the current object. */
+  async modify(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: ApiObject) => ApiObject,
+    options: RequestOptions & { subresource?: "status" } = {},
+  ): Promise<Cached<ApiObject>> {
+    const key = this.keyFor(namespace, name);
+    const out = await this.#readModifyWrite(key, name, options, (current) => {
+      if (current === undefined) throw notFound(this.groupResource, name);
+      return mutate(structuredClone(current));
+    }, options.subresource);
+    return out!;
+  }
+
+  /**
+   * The one update path: decide the new object from the current one, run the
+   * strategy (defaults → prepareForUpdate → validateUpdate), keep what clients
+   * may not change, bump generation on spec changes, skip no-ops (no new
+   * resourceVersion, no event), and delete once the last finalizer of a
+   * terminating object is gone.
+   */
+  async #readModifyWrite(
+    key: string,
+    name: string,
+    options: RequestOptions,
+    decide: (current: ApiObject | undefined) => ApiObject | "create",
+    subresource: "status" | undefined,
+  ): Promise<Cached<ApiObject> | undefined> {
+    const ctx = this.#context(options);
+    let result: Cached<ApiObject> | undefined;
+    const tryUpdate = (kv: KeyValue | undefined): UpdateDecision => {
+      const current = kv === undefined ? undefined : this.#decode(kv);
+      const decided = decide(current);
+      if (decided === "create" || current === undefined) return undefined;
+      const next = this.#prepareUpdate(decided, current, ctx, subresource);
+      const meta = next.metadata;
+      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
+        result = this.#cachedObject(key, current, kv!.modRevision);
+        return DELETE;
+      }
+      const bytes = this.#encode(next, name);
+      if (Buffer.compare(Buffer.from(bytes), Buffer.from(kv!.value)) === 0) {
+        result = this.#cached(kv!);
+        return undefined;
+      }
+      result = this.#cachedObject(key, next, kv!.modRevision);
+      return bytes;
+    };
+    if (options.dryRun) {
+      const { kv } = await this.#storage((s) => s.get(key), name);
+      tryUpdate(kv);
+      return result;
+    }
+    const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
+    if (out.changed && out.kv !== undefined) return this.#cached(out.kv);
+    return result;
+  }
+
+  #prepareUpdate(input: ApiObject, current: ApiObject, ctx: StrategyContext, subresource: "status" | undefined): ApiObject {
+    let next: ApiObject;
+    if (subresource === "status") {
+      // Only .status moves (upstream's status strategies reset everything else).
+      next = structuredClone(current);
+      if ("status" in input) next.status = input.status;
+      else delete next.status;
+    } else {
+      next = input;
+      next.metadata ??= {};
+      if (this.def.subresources?.status) {
+        if ("status" in current) next.status = structuredClone(current.status);
+        else delete next.status;
+      }
+    }
+    const meta = next.metadata;
+    const old = current.metadata;
+    if (meta.uid !== undefined && meta.uid !== "" && meta.uid !== old.uid) {
+      throw conflict(this.groupResource, old.name ?? "", `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid}`);
+    }
+    next.apiVersion = this.#storageVersion;
+    next.kind = this.def.kind;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    meta.deletionTimestamp = old.deletionTimestamp;
+    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    if (meta.deletionTimestamp === undefined) delete meta.deletionTimestamp;
+    if (meta.deletionGracePeriodSeconds === undefined) delete meta.deletionGracePeriodSeconds;
+    delete meta.resourceVersion;
+    if (this.def.namespaced) meta.namespace = old.namespace;
+    this.#defaults(next, ctx);
+    this.def.prepareForUpdate?.(next, current, ctx);
+    meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
+    this.#validate(next, [
+      ...validateObjectMetaUpdate(this.def, next, current),
+      ...(this.def.validateUpdate?.(next, current, ctx) ?? []),
+    ]);
+    return next;
+  }
+
+  /** Seed 000, "States and transitions": mark, or remove when nothing holds the object. */
+  async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, request: RequestOptions = {}): Promise<DeleteResult> {
+    const policy = deletePolicy(options);
+    const key = this.keyFor(namespace, name);
+    const ctx = this.#context(request);
+    let outcome: DeleteResult | undefined;
+    const tryDelete = (kv: KeyValue | undefined): UpdateDecision => {
+      if (kv === undefined) throw notFound(this.groupResource, name);
+      const current = this.#decode(kv);
+      const pre = options.preconditions;
+      if (pre?.uid && pre.uid !== current.metadata.uid) {
+        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(
+          this.groupResource,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+        );
+      }
+      const next = structuredClone(current);
+      const meta = next.metadata;
+      const finalizers = new Set(meta.finalizers ?? []);
+      if (!meta.deletionTimestamp) {
+        if (policy === "Orphan") finalizers.add("orphan");
+        if (policy === "Foreground") finalizers.add("foregroundDeletion");
+      }
+      const grace = Math.max(0, options.gracePeriodSeconds ?? this.def.defaultGracePeriodSeconds?.(current) ?? 0);
+      const alreadyGrace = meta.deletionGracePeriodSeconds;
+      const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, grace) : grace;
+      if (finalizers.size === 0 && effectiveGrace === 0) {
+        outcome = { object: current, deleted: true };
+        return DELETE;
+      }
+      meta.finalizers = [...finalizers];
+      if (meta.finalizers.length === 0) delete meta.finalizers;
+      if (!meta.deletionTimestamp || effectiveGrace !== alreadyGrace) {
+        meta.deletionTimestamp = formatTimestamp(new Date(ctx.now.getTime() + effectiveGrace * 1000));
+        meta.deletionGracePeriodSeconds = effectiveGrace;
+      }
+      const bytes = this.#encode(next, name);
+      outcome = { object: next, deleted: false };
+      return Buffer.compare(Buffer.from(bytes), Buffer.from(kv.value)) === 0 ? undefined : bytes;
+    };
+    if (options.dryRun || request.dryRun) {
+      tryDelete((await this.#storage((s) => s.get(key), name)).kv);
+      return outcome!;
+    }
+    const out = await this.#storage((s) => s.guaranteedUpdate(key, tryDelete), name);
+    if (!outcome!.deleted && out.kv !== undefined) outcome = { object: this.#cached(out.kv).object, deleted: false };
+    return outcome!;
+  }
+
+  async deleteCollection(
+    namespace: string | undefined,
+    params: ListParams,
+    options: DeleteOptions,
+    request: RequestOptions = {},
+  ): Promise<ListResult> {
+    const listed = await this.list(namespace, { ...params, limit: undefined, continue: undefined });
+    const items: Cached<ApiObject>[] = [];
+    for (const item of listed.items) {
+      try {
+        const result = await this.delete(item.object.metadata.namespace, item.object.metadata.name!, options, request);
+        items.push(this.#cachedObject(item.key, result.object, 0));
+      } catch (err) {
+        if (!isApiError(err, "NotFound")) throw err;
+      }
+    }
+    return { items, metadata: listed.metadata };
+  }
+
+  // ---- encoding ----
+
+  /** The object as stored: JSON without resourceVersion (the revision is the version). */
+  #encode(obj: ApiObject, name: string): Uint8Array {
+    const { resourceVersion: _rv, ...meta } = obj.metadata;
+    const bytes = enc.encode(JSON.stringify({ ...obj, metadata: meta }));
+    if (bytes.length > MAX_OBJECT_BYTES) {
+      throw requestEntityTooLarge(`the object ${JSON.stringify(name)} is ${bytes.length} bytes, over the ${MAX_OBJECT_BYTES}-byte limit`);
+    }
+    return bytes;
+  }
+
+  /** Bytes from storage to an object carrying its resourceVersion (also the cacher's decoder). */
+  decode = (kv: KeyValue): ApiObject => this.#decode(kv);
+
+  #decode(kv: KeyValue): ApiObject {
+    const obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
+    obj.metadata ??= {};
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  #cached(kv: KeyValue): Cached<ApiObject> {
+    return { key: kv.key, object: this.#decode(kv), revision: kv.modRevision, encoded: new Map() };
+  }
+
+  #cachedObject(key: string, obj: ApiObject, revision: number): Cached<ApiObject> {
+    return { key, object: obj, revision, encoded: new Map() };
+  }
+
+  // ---- strategy plumbing ----
+
+  #context(options: RequestOptions): StrategyContext {
+    return { naming: this.#deps.naming, now: options.now ?? new Date() };
+  }
+
+  #defaults(obj: ApiObject, ctx: StrategyContext): void {
+    this.#deps.defaulter.apply(this.def.schema, obj);
+    this.def.defaults?.(obj, ctx);
+  }
+
+  #validate(obj: ApiObject, errs: FieldError[]): void {
+    if (errs.length > 0) throw invalid({ group: this.def.group, kind: this.def.kind }, obj.metadata.name ?? "", errs);
+  }
+
+  /** Run a storage call, turning storage errors into API errors about `name`. */
+  async #storage<R>(call: (s: Storage) => Promise<R>, name: string): Promise<R> {
+    try {
+      return await call(this.#deps.storage);
+    } catch (err) {
+      throw this.#apiError(err, name);
+    }
+  }
+
+  #apiError(err: unknown, name: string): unknown {
+    if (isApiError(err) || !isStorageError(err)) return err;
+    switch (err.code) {
+      case "NotFound":
+        return notFound(this.groupResource, name);
+      case "AlreadyExists":
+        return alreadyExists(this.groupResource, name);
+      case "Conflict":
+        return conflict(this.groupResource, name);
+      case "TooLarge":
+        return requestEntityTooLarge(err.message);
+      case "Compacted":
+        return listExpired();
+      case "FutureRevision":
+        return tooLargeResourceVersion(String((err as { requestedRevision?: number }).requestedRevision ?? ""), "");
+      case "Unavailable":
+        return serviceUnavailable(`storage is unavailable: ${err.message}`);
+      default:
+        return internalError(err);
+    }
+  }
+}
+
+/** Objects are limited to what a storage value can hold. */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+
+export function storagePrefix(def: ResourceDefinition): string {
+  return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+}
+
+/** Everything but metadata and status: a change there bumps metadata.generation. */
+function specChanged(next: ApiObject, current: ApiObject): boolean {
+  const strip = ({ metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest }: ApiObject) => rest;
+  return JSON.stringify(strip(next)) !== JSON.stringify(strip(current));
+}
+
+function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foreground" {
+  const policy = options.propagationPolicy;
+  if (policy !== undefined && options.orphanDependents !== undefined) {
+    throw badRequest("Only one of DeleteOptions.orphanDependents and DeleteOptions.propagationPolicy may be set");
+  }
+  if (policy === undefined) return options.orphanDependents ? "Orphan" : "Background";
+  if (policy !== "Orphan" && policy !== "Background" && policy !== "Foreground") {
+    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  return policy;
+}
