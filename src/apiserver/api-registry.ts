@@ -1,0 +1,49 @@
+// The set of served resources: every API group module's declarations and
+// schemas, indexed by group/version/resource for routing and discovery.
+
+import type { Naming } from "../api/naming.js";
+import type { ApiGroupModule, ResourceDefinition } from "../api/resource.js";
+import { SchemaRegistry } from "../api/schema.js";
+
+export interface GroupInfo {
+  name: string;
+  /** Served versions, preferred first. */
+  versions: string[];
+}
+
+export class ApiRegistry {
+  readonly schemas = new SchemaRegistry();
+  readonly resources: readonly ResourceDefinition[];
+  readonly #byPath = new Map<string, ResourceDefinition>();
+
+  constructor(modules: readonly ApiGroupModule[], naming: Naming) {
+    for (const m of modules) m.registerSchemas(this.schemas);
+    this.resources = modules.flatMap((m) => m.resources(naming));
+    for (const def of this.resources) {
+      for (const version of def.versions) this.#byPath.set(`${def.group}/${version}/${def.resource}`, def);
+    }
+  }
+
+  lookup(group: string, version: string, resource: string): ResourceDefinition | undefined {
+    return this.#byPath.get(`${group}/${version}/${resource}`);
+  }
+
+  find(group: string, resource: string): ResourceDefinition | undefined {
+    return this.resources.find((d) => d.group === group && d.resource === resource);
+  }
+
+  /** Groups in a stable order: core first, then as declared. */
+  groups(): GroupInfo[] {
+    const out = new Map<string, string[]>();
+    for (const def of this.resources) {
+      const versions = out.get(def.group) ?? [];
+      for (const v of def.versions) if (!versions.includes(v)) versions.push(v);
+      out.set(def.group, versions);
+    }
+    return [...out].map(([name, versions]) => ({ name, versions }));
+  }
+
+  resourcesIn(group: string, version: string): ResourceDefinition[] {
+    return this.resources.filter((d) => d.group === group && d.versions.includes(version));
+  }
+}

@@ -1,0 +1,264 @@
+// The verbs on resource paths (seed 000, "Endpoints"): method, name,
+// subresource and `watch` select the verb; the declaration says which verbs
+// exist (405 otherwise); bodies are checked against the path (group,
+// version, kind, namespace, name: 400 on a mismatch) before the registry
+// store sees them. Responses go out through ../http/respond.ts.
+
+import type { ResourceDefinition } from "../../api/resource.js";
+import {
+  badRequest,
+  conflict,
+  formatFieldError,
+  methodNotSupported,
+  notFound,
+  unsupportedMediaType,
+  type ApiObject,
+} from "../../machinery/index.js";
+import { applyMergePatch } from "../../machinery/patch/merge-patch.js";
+import { parseJson, readBody } from "../http/body.js";
+import { negotiate } from "../http/negotiation.js";
+import { sendList, sendObject, sendStatusSuccess, sendWatch, type Outgoing, type Incoming } from "../http/respond.js";
+import type { ResourcePath } from "../routing.js";
+import type { RegistryStore, DeleteOptions } from "../registry/store.js";
+import { WatchStream, type WatchEnv } from "../registry/watch.js";
+
+export interface ResourceRequest {
+  req: Incoming;
+  res: Outgoing;
+  path: ResourcePath;
+  query: URLSearchParams;
+  store: RegistryStore;
+  watchEnv: WatchEnv;
+}
+
+const PATCH_TYPES = ["application/merge-patch+json"];
+
+function groupVersion(def: ResourceDefinition, version: string): string {
+  return def.group === "" ? version : `${def.group}/${version}`;
+}
+
+function allows(def: ResourceDefinition, verb: string): boolean {
+  return def.verbs === undefined || (def.verbs as readonly string[]).includes(verb);
+}
+
+function flag(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  return v === "" || v === "1" || v.toLowerCase() === "true";
+}
+
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be an integer`);
+  return n;
+}
+
+function dryRun(query: URLSearchParams): boolean {
+  const values = query.getAll("dryRun");
+  for (const v of values) {
+    if (v !== "All") throw badRequest(`Invalid dry run value: ${JSON.stringify(v)}; supported values: "All"`);
+  }
+  return values.length > 0;
+}
+
+export async function handleResource(r: ResourceRequest): Promise<void> {
+  const { req, path, store } = r;
+  const def = store.def;
+  if (path.namespace !== undefined && !def.namespaced) throw notFound({ group: def.group, resource: def.resource }, "");
+  const method = (req.method ?? "GET").toUpperCase();
+  const gv = groupVersion(def, path.version);
+  const sub = path.subresource;
+  if (sub !== undefined && !supportsSubresource(def, sub)) throw notFound({ group: def.group, resource: `${def.resource}/${sub}` }, path.name ?? "");
+  const unsupported = (verb: string) => methodNotSupported({ group: def.group, resource: def.resource }, verb);
+
+  if (path.name === undefined) {
+    if (method === "GET") {
+      if (flag(r.query, "watch")) {
+        if (!allows(def, "watch")) throw unsupported("watch");
+        return watch(r, gv);
+      }
+      if (!allows(def, "list")) throw unsupported("list");
+      return list(r, gv);
+    }
+    if (method === "POST") {
+      if (!allows(def, "create")) throw unsupported("create");
+      return create(r, gv);
+    }
+    if (method === "DELETE") {
+      if (!allows(def, "deletecollection")) throw unsupported("deletecollection");
+      return deleteCollection(r, gv);
+    }
+    throw unsupported(method.toLowerCase());
+  }
+
+  switch (method) {
+    case "GET":
+      if (!allows(def, "get")) throw unsupported("get");
+      return sendObject(r.req, r.res, 200, await store.get(path.namespace, path.name, { resourceVersion: r.query.get("resourceVersion") ?? undefined }), def, gv);
+    case "PUT":
+      if (!allows(def, "update") && sub === undefined) throw unsupported("update");
+      return update(r, gv);
+    case "PATCH":
+      if (!allows(def, "patch") && sub === undefined) throw unsupported("patch");
+      return patch(r, gv);
+    case "DELETE":
+      if (!allows(def, "delete")) throw unsupported("delete");
+      return remove(r, gv);
+    case "POST":
+      if (sub === "binding") return bind(r, gv);
+      throw unsupported("create");
+    default:
+      throw unsupported(method.toLowerCase());
+  }
+}
+
+function supportsSubresource(def: ResourceDefinition, sub: string): boolean {
+  return (sub === "status" && !!def.subresources?.status) || (sub === "binding" && !!def.subresources?.binding);
+}
+
+async function list(r: ResourceRequest, gv: string): Promise<void> {
+  const q = r.query;
+  const result = await r.store.list(r.path.namespace, {
+    labelSelector: q.get("labelSelector") ?? undefined,
+    fieldSelector: q.get("fieldSelector") ?? undefined,
+    shardSelector: q.get("shardSelector") ?? undefined,
+    resourceVersion: q.get("resourceVersion") ?? undefined,
+    resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+    limit: intParam(q, "limit"),
+    continue: q.get("continue") ?? undefined,
+  });
+  return sendList(r.req, r.res, result, r.store.def, gv);
+}
+
+async function watch(r: ResourceRequest, gv: string): Promise<void> {
+  const q = r.query;
+  const representation = negotiate(r.req.headers.accept, { list: false });
+  const stream = await WatchStream.open(
+    r.store,
+    r.path.namespace,
+    {
+      labelSelector: q.get("labelSelector") ?? undefined,
+      fieldSelector: q.get("fieldSelector") ?? undefined,
+      shardSelector: q.get("shardSelector") ?? undefined,
+      resourceVersion: q.get("resourceVersion") ?? undefined,
+      resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+      sendInitialEvents: flag(q, "sendInitialEvents"),
+      allowWatchBookmarks: flag(q, "allowWatchBookmarks"),
+      timeoutSeconds: intParam(q, "timeoutSeconds"),
+    },
+    r.watchEnv,
+  );
+  return sendWatch(r.req, r.res, stream, r.store.def, gv, representation, r.watchEnv);
+}
+
+/** Parse a JSON object body and check it against the path. */
+async function readObject(r: ResourceRequest, gv: string): Promise<ApiObject> {
+  const type = (r.req.headers["content-type"] ?? "application/json").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && type !== "") throw unsupportedMediaType(["application/json"]);
+  const body = parseJson(await readBody(r.req));
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the body of the request must be a JSON object");
+  const obj = body as ApiObject;
+  const def = r.store.def;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
+    throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== def.kind) {
+    throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`);
+  }
+  if (obj.metadata !== undefined && (typeof obj.metadata !== "object" || obj.metadata === null || Array.isArray(obj.metadata))) {
+    throw badRequest("metadata must be an object");
+  }
+  obj.metadata ??= {};
+  const ns = obj.metadata.namespace;
+  if (def.namespaced && ns !== undefined && ns !== "" && ns !== r.path.namespace) {
+    throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  if (r.path.name !== undefined && r.path.subresource === undefined && obj.metadata.name !== undefined && obj.metadata.name !== r.path.name) {
+    throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${r.path.name})`);
+  }
+  return obj;
+}
+
+async function create(r: ResourceRequest, gv: string): Promise<void> {
+  const obj = await readObject(r, gv);
+  const created = await r.store.create(r.path.namespace, obj, { dryRun: dryRun(r.query) });
+  return sendObject(r.req, r.res, 201, created, r.store.def, gv);
+}
+
+async function update(r: ResourceRequest, gv: string): Promise<void> {
+  const obj = await readObject(r, gv);
+  obj.metadata.name ??= r.path.name;
+  const subresource = r.path.subresource === "status" ? "status" : undefined;
+  const { object, created } = await r.store.update(r.path.namespace, r.path.name!, obj, { dryRun: dryRun(r.query), subresource });
+  return sendObject(r.req, r.res, created ? 201 : 200, object, r.store.def, gv);
+}
+
+async function patch(r: ResourceRequest, gv: string): Promise<void> {
+  const type = (r.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!PATCH_TYPES.includes(type)) throw unsupportedMediaType(PATCH_TYPES);
+  const patchBody = parseJson(await readBody(r.req));
+  if (typeof patchBody !== "object" || patchBody === null) throw badRequest("a merge patch must be a JSON object");
+  const wantRv = (patchBody as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  const subresource = r.path.subresource === "status" ? "status" : undefined;
+  const gr = { group: r.store.def.group, resource: r.store.def.resource };
+  const out = await r.store.modify(
+    r.path.namespace,
+    r.path.name!,
+    (current) => {
+      const next = applyMergePatch(current, patchBody) as ApiObject;
+      if (typeof next !== "object" || next === null || Array.isArray(next)) throw badRequest("the patch result is not an object");
+      // A patch may be conditional on the resourceVersion it carries (seed 000, "Update mechanisms").
+      if (wantRv !== undefined && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
+      return next;
+    },
+    { dryRun: dryRun(r.query), subresource },
+  );
+  return sendObject(r.req, r.res, 200, out, r.store.def, gv);
+}
+
+async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
+  const body = await readBody(r.req);
+  const fromBody = body.length > 0 ? parseJson(body) : {};
+  if (typeof fromBody !== "object" || fromBody === null || Array.isArray(fromBody)) throw badRequest("DeleteOptions must be a JSON object");
+  const opts = fromBody as DeleteOptions & { dryRun?: unknown };
+  const q = r.query;
+  const grace = intParam(q, "gracePeriodSeconds");
+  const dry = Array.isArray(opts.dryRun) ? opts.dryRun.length > 0 : dryRun(q);
+  return {
+    gracePeriodSeconds: grace ?? opts.gracePeriodSeconds,
+    propagationPolicy: q.get("propagationPolicy") ?? opts.propagationPolicy,
+    orphanDependents: flag(q, "orphanDependents") ?? opts.orphanDependents,
+    preconditions: opts.preconditions,
+    dryRun: dry,
+  };
+}
+
+async function remove(r: ResourceRequest, gv: string): Promise<void> {
+  const options = await deleteOptions(r);
+  const result = await r.store.delete(r.path.namespace, r.path.name!, options);
+  return sendObject(r.req, r.res, result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() }, r.store.def, gv);
+}
+
+async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
+  const options = await deleteOptions(r);
+  const q = r.query;
+  const result = await r.store.deleteCollection(r.path.namespace, {
+    labelSelector: q.get("labelSelector") ?? undefined,
+    fieldSelector: q.get("fieldSelector") ?? undefined,
+  }, options);
+  return sendList(r.req, r.res, result, r.store.def, gv);
+}
+
+async function bind(r: ResourceRequest, _gv: string): Promise<void> {
+  const body = parseJson(await readBody(r.req)) as { target?: { kind?: string; name?: string }; metadata?: { name?: string } };
+  const binder = r.store.def.subresources?.binding;
+  if (binder === undefined) throw notFound({ group: r.store.def.group, resource: `${r.store.def.resource}/binding` }, r.path.name ?? "");
+  await r.store.modify(r.path.namespace, r.path.name!, (pod) => {
+    const errs = binder(pod, body.target ?? {});
+    if (errs.length > 0) throw conflict({ group: "", resource: "pods/binding" }, r.path.name!, errs.map(formatFieldError).join(", "));
+    return pod;
+  });
+  return sendStatusSuccess(r.res, 201);
+}
