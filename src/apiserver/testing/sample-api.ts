@@ -1,0 +1,81 @@
+// A small API group module for testing the server machinery on its own:
+// cluster-scoped `namespaces` and namespaced `widgets` (group
+// samples.orch.io) with a status subresource, a finalizer-friendly shape,
+// a field selector and a table. The real built-in types live in src/api/.
+
+import type { ApiGroupModule, ResourceDefinition } from "../../api/resource.js";
+import { defineResource } from "../../api/resource.js";
+import { f, s, type } from "../../api/schema.js";
+import { field, type ApiObject } from "../../machinery/index.js";
+
+interface Widget extends ApiObject {
+  spec?: { size?: number; color?: string };
+  status?: { phase?: string };
+}
+
+const META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+export const sampleApi: ApiGroupModule = {
+  registerSchemas(registry) {
+    if (registry.get(META) === undefined) {
+      registry.add(
+        type(META, "Standard object metadata.", {
+          name: f(1, s.string(), "Name of the object."),
+          namespace: f(3, s.string(), "Namespace of the object."),
+          labels: f(11, s.map(s.string()), "Labels."),
+          annotations: f(12, s.map(s.string()), "Annotations."),
+        }),
+      );
+    }
+    registry.add(
+      type("io.orch.samples.v1.Widget", "A widget.", {
+        apiVersion: f(0, s.string(), "API version."),
+        kind: f(0, s.string(), "Kind."),
+        metadata: f(1, s.ref(META), "Metadata."),
+        spec: f(2, s.ref("io.orch.samples.v1.WidgetSpec"), "What the widget should be."),
+      }),
+      type("io.orch.samples.v1.WidgetSpec", "Widget spec.", {
+        size: f(1, s.int32(), "Size of the widget.", { default: 1 }),
+        color: f(2, s.string(), "Color of the widget."),
+      }),
+      type("io.orch.samples.v1.Namespace", "A namespace.", { metadata: f(1, s.ref(META), "Metadata.") }),
+    );
+  },
+  resources(): ResourceDefinition[] {
+    return [
+      defineResource({
+        group: "",
+        versions: ["v1"],
+        resource: "namespaces",
+        singular: "namespace",
+        kind: "Namespace",
+        namespaced: false,
+        shortNames: ["ns"],
+        schema: "io.orch.samples.v1.Namespace",
+        nameRule: "label",
+      }),
+      defineResource<Widget>({
+        group: "samples.orch.io",
+        versions: ["v1", "v1beta1"],
+        resource: "widgets",
+        singular: "widget",
+        kind: "Widget",
+        namespaced: true,
+        shortNames: ["wd"],
+        categories: ["all"],
+        schema: "io.orch.samples.v1.Widget",
+        subresources: { status: true },
+        validate: (w) => ((w.spec?.size ?? 0) < 0 ? [field.invalid("spec.size", w.spec?.size, "must be greater than or equal to 0")] : []),
+        fieldSelectors: { "spec.color": (w) => w.spec?.color ?? "" },
+        table: {
+          columns: [
+            { name: "Name", type: "string", format: "name", description: "Name", priority: 0 },
+            { name: "Color", type: "string", description: "Color", priority: 0 },
+            { name: "Size", type: "integer", description: "Size", priority: 0 },
+          ],
+          cells: (w) => [w.metadata.name ?? "", w.spec?.color ?? "<none>", w.spec?.size ?? 0],
+        },
+      }),
+    ];
+  },
+};
