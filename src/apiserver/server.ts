@@ -39,10 +39,14 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
   /** Bookmark cadence on watches that allow them (default 60 s, as upstream's order of magnitude). */
   bookmarkIntervalMs?: number;
+  /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
+  cacheWindowMs?: number;
 }
 
 export interface RunningApiServer {
   url: string;
+  /** Compact the store now and tell the watch caches (what the periodic compactor does). */
+  compact(revision: number): Promise<void>;
   port: number;
   kubeconfigPath: string;
   credentials: Credentials;
@@ -59,11 +63,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
-  const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log });
+  const stores = new Map<string, RegistryStore>();
+  const compacted = (revision: number) => {
+    for (const s of stores.values()) s.cacher.compacted(revision);
+  };
+  const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: compacted });
 
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
-  const stores = new Map<string, RegistryStore>();
   const namespaceStore = () => stores.get("/namespaces");
   const checkNamespace = async (namespace: string) => {
     const namespaces = namespaceStore();
@@ -86,6 +93,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       prefix: `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`,
       decode: (kv) => store.decode(kv),
       withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+      ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
       log,
     });
     store = new RegistryStore(def, {
@@ -179,6 +187,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     credentials,
     storage,
     stores,
+    async compact(revision) {
+      await storage.compact(revision);
+      compacted(revision);
+    },
     async close() {
       ready = false;
       compactor.stop();

@@ -8,6 +8,8 @@ import type { Storage } from "./storage.js";
 export interface CompactorOptions {
   intervalMs: number;
   log?: (message: string) => void;
+  /** Told after each successful compaction (watch caches drop their snapshots older than it). */
+  onCompacted?: (revision: number) => void;
 }
 
 export interface Compactor {
@@ -24,7 +26,10 @@ export function startCompactor(store: Storage, options: CompactorOptions): Compa
     running = (async () => {
       try {
         const current = await store.currentRevision();
-        if (previous > 0) await store.compact(previous);
+        if (previous > 0) {
+          await store.compact(previous);
+          options.onCompacted?.(previous);
+        }
         previous = current;
       } catch (err) {
         // A failed tick is retried at the next one; another replica may have compacted further already.

@@ -9,6 +9,7 @@ import {
   isQualifiedName,
   isValidPathSegmentName,
   isValidPathSegmentPrefix,
+  nameIsDNS1035Label,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   validateAnnotations,
@@ -22,6 +23,7 @@ import {
 const NAME_RULES: Record<NonNullable<ResourceDefinition["nameRule"]>, NameValidator> = {
   subdomain: nameIsDNSSubdomain,
   label: nameIsDNSLabel,
+  "dns1035-label": nameIsDNS1035Label,
   "path-segment": (name, prefix) => (prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name)),
 };
 

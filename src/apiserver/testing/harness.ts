@@ -45,6 +45,7 @@ export async function startTestServer(options: {
   gates?: Record<string, string>;
   storage?: Omit<StorageConfig, "dataDir" | "log">;
   bookmarkIntervalMs?: number;
+  cacheWindowMs?: number;
   dataDir?: string;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
@@ -58,6 +59,7 @@ export async function startTestServer(options: {
     modules: options.modules,
     log: () => {},
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
   });
   const base = {
     host: "127.0.0.1",

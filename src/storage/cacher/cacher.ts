@@ -215,6 +215,14 @@ export class Cacher<T> {
     }
   }
 
+  /**
+   * The store compacted history before `revision`: snapshots and replays older
+   * than it are no longer served (seed 000: snapshots live until compaction).
+   */
+  compacted(revision: number): void {
+    if (revision > this.#windowStart) this.#windowStart = Math.min(revision, this.#revision);
+  }
+
   /** Resolve once the cache has applied `revision`; reject after `timeoutMs`. */
   waitFor(revision: number, timeoutMs: number): Promise<boolean> {
     if (this.#revision >= revision) return Promise.resolve(true);
