@@ -1,0 +1,26 @@
+// The apps/v1 API group: Deployments, ReplicaSets, DaemonSets, StatefulSets
+// and ControllerRevisions. Registers only apps' own types; the core and meta
+// types they reference (PodTemplateSpec, ObjectMeta, ...) come from their modules.
+
+import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
+import type { SchemaRegistry } from "../schema.js";
+import { controllerrevisions } from "./controllerrevisions.js";
+import { daemonsets } from "./daemonsets.js";
+import { deployments } from "./deployments.js";
+import { replicasets } from "./replicasets.js";
+import { APPS_TYPES } from "./schemas.js";
+import { statefulsets } from "./statefulsets.js";
+
+export { APPS_TYPES, APPS_V1 } from "./schemas.js";
+export type { Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision, PodTemplateSpec } from "./types.js";
+
+export const appsModule: ApiGroupModule = {
+  registerSchemas(registry: SchemaRegistry): void {
+    registry.add(...APPS_TYPES);
+  },
+  resources(): ResourceDefinition[] {
+    return [deployments, replicasets, daemonsets, statefulsets, controllerrevisions];
+  },
+};
+
+export default appsModule;
