@@ -61,8 +61,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly verbs?: readonly Verb[];
   /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
   readonly schema: string;
-  /** Which object names are valid (default "subdomain": DNS-1123 subdomain). */
-  readonly nameRule?: "subdomain" | "label" | "path-segment";
+  /** Which object names are valid (default "subdomain": DNS-1123 subdomain; services use "dns1035-label"). */
+  readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment";
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 
@@ -72,6 +72,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly scale?: ScaleAccess<T>;
     /** pods/binding: assign the pod to a node (POST of a Binding). */
     readonly binding?: (obj: T, target: { kind?: string; name?: string }) => FieldError[];
+    /** namespaces/finalize: updates there change only .spec.finalizers. */
+    readonly finalize?: boolean;
   };
 
   // ---- strategy, in the order the store calls it ----
@@ -94,6 +96,10 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
   /** Grace period a delete without one gets (pods: spec.terminationGracePeriodSeconds); default 0 = immediate. */
   defaultGracePeriodSeconds?(obj: T): number;
+  /** Holds on deletion besides metadata.finalizers (namespaces: spec.finalizers); the object stays while any remain. */
+  pendingFinalizers?(obj: T): readonly string[];
+  /** Called when an object is first marked for deletion (namespaces: status.phase = Terminating). */
+  prepareForDelete?(obj: T, ctx: StrategyContext): void;
 }
 
 /** What each API group module exports. */

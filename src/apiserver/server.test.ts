@@ -296,9 +296,9 @@ describe("API server (sample API over lmdb)", () => {
     const res = agg.json.items[0].versions[0].resources[0];
     assert.equal(res.resource, "widgets");
     assert.deepEqual(res.categories, ["all"]);
-    assert.deepEqual(res.subresources.map((s: any) => s.subresource), ["status"]);
+    assert.deepEqual(res.subresources.map((s: any) => s.subresource), ["scale", "status"]);
     const list = (await t.request("GET", "/apis/samples.orch.io/v1")).json;
-    assert.deepEqual(list.resources.map((r: any) => r.name), ["widgets", "widgets/status"]);
+    assert.deepEqual(list.resources.map((r: any) => r.name), ["widgets", "widgets/scale", "widgets/status"]);
 
     const index = (await t.request("GET", "/openapi/v3")).json;
     const url = index.paths["apis/samples.orch.io/v1"].serverRelativeURL;
@@ -355,4 +355,43 @@ describe("sharded list and watch (gate ShardedListAndWatch)", () => {
       }
     });
   }
+});
+
+describe("subresources: scale and finalize", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ modules: [sampleApi] });
+  });
+  after(async () => t.close());
+
+  test("scale: GET, PUT without Content-Type, merge PATCH, validation, stale version", async () => {
+    await t.request("POST", W, { body: widget("sc") });
+    const s0 = await t.request("GET", `${W}/sc/scale`);
+    assert.equal(s0.status, 200, s0.text);
+    assert.deepEqual([s0.json.kind, s0.json.apiVersion, s0.json.spec.replicas, s0.json.status.selector], ["Scale", "autoscaling/v1", 1, "widget=sc"]);
+    const put = await t.request("PUT", `${W}/sc/scale`, { rawBody: JSON.stringify({ ...s0.json, spec: { replicas: 4 } }), headers: { "content-type": "" } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal((await t.request("GET", `${W}/sc`)).json.spec.size, 4);
+    const patched = await t.request("PATCH", `${W}/sc/scale`, { rawBody: '{"spec":{"replicas":2}}', headers: { "content-type": "application/merge-patch+json" } });
+    assert.equal(patched.json.spec.replicas, 2);
+    const negative = await t.request("PATCH", `${W}/sc/scale`, { rawBody: '{"spec":{"replicas":-1}}', headers: { "content-type": "application/merge-patch+json" } });
+    assert.equal(negative.status, 422);
+    const stale = await t.request("PUT", `${W}/sc/scale`, { body: s0.json });
+    assert.equal(stale.status, 409, "the Scale's resourceVersion is a precondition");
+  });
+
+  test("a namespace with spec.finalizers is Terminating until finalize empties them", async () => {
+    const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "fin-ns" }, spec: { finalizers: ["kubernetes"] } };
+    assert.equal((await t.request("POST", "/api/v1/namespaces", { body: ns })).status, 201);
+    const del = await t.request("DELETE", "/api/v1/namespaces/fin-ns");
+    assert.equal(del.status, 202, del.text);
+    assert.equal(del.json.status.phase, "Terminating");
+    const blocked = await t.request("POST", "/apis/samples.orch.io/v1/namespaces/fin-ns/widgets", { body: widget("late") });
+    assert.equal(blocked.status, 403);
+    assert.match(blocked.json.message, /being terminated/);
+    const current = (await t.request("GET", "/api/v1/namespaces/fin-ns")).json;
+    const fin = await t.request("PUT", "/api/v1/namespaces/fin-ns/finalize", { body: { ...current, spec: { finalizers: [] } } });
+    assert.equal(fin.status, 200, fin.text);
+    assert.equal((await t.request("GET", "/api/v1/namespaces/fin-ns")).status, 404, "gone once nothing holds it");
+  });
 });

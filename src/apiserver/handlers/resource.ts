@@ -8,7 +8,9 @@ import type { ResourceDefinition } from "../../api/resource.js";
 import {
   badRequest,
   conflict,
+  field,
   formatFieldError,
+  invalid,
   methodNotSupported,
   notFound,
   unsupportedMediaType,
@@ -17,9 +19,9 @@ import {
 import { applyMergePatch } from "../../machinery/patch/merge-patch.js";
 import { parseJson, readBody } from "../http/body.js";
 import { negotiate } from "../http/negotiation.js";
-import { sendList, sendObject, sendStatusSuccess, sendWatch, type Outgoing, type Incoming } from "../http/respond.js";
+import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, type Outgoing, type Incoming } from "../http/respond.js";
 import type { ResourcePath } from "../routing.js";
-import type { RegistryStore, DeleteOptions } from "../registry/store.js";
+import type { RegistryStore, DeleteOptions, Subresource } from "../registry/store.js";
 import { WatchStream, type WatchEnv } from "../registry/watch.js";
 
 export interface ResourceRequest {
@@ -96,12 +98,18 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   switch (method) {
     case "GET":
       if (!allows(def, "get")) throw unsupported("get");
+      if (sub === "scale") return sendJson(r.res, 200, scaleOf(def, (await store.get(path.namespace, path.name)).object));
+      if (sub === "finalize" || sub === "binding") throw unsupported("get");
       return sendObject(r.req, r.res, 200, await store.get(path.namespace, path.name, { resourceVersion: r.query.get("resourceVersion") ?? undefined }), def, gv);
     case "PUT":
       if (!allows(def, "update") && sub === undefined) throw unsupported("update");
+      if (sub === "scale") return updateScale(r, async () => parseJson(await readBody(r.req)));
+      if (sub === "binding") throw unsupported("update");
       return update(r, gv);
     case "PATCH":
       if (!allows(def, "patch") && sub === undefined) throw unsupported("patch");
+      if (sub === "scale") return patchScale(r);
+      if (sub === "binding" || sub === "finalize") throw unsupported("patch");
       return patch(r, gv);
     case "DELETE":
       if (!allows(def, "delete")) throw unsupported("delete");
@@ -115,7 +123,12 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
 }
 
 function supportsSubresource(def: ResourceDefinition, sub: string): boolean {
-  return (sub === "status" && !!def.subresources?.status) || (sub === "binding" && !!def.subresources?.binding);
+  const subs = def.subresources ?? {};
+  return (sub === "status" && !!subs.status) || (sub === "binding" && !!subs.binding) || (sub === "scale" && !!subs.scale) || (sub === "finalize" && !!subs.finalize);
+}
+
+function subresourceOf(path: ResourcePath): Subresource | undefined {
+  return path.subresource === "status" || path.subresource === "finalize" ? path.subresource : undefined;
 }
 
 async function list(r: ResourceRequest, gv: string): Promise<void> {
@@ -190,7 +203,7 @@ async function create(r: ResourceRequest, gv: string): Promise<void> {
 async function update(r: ResourceRequest, gv: string): Promise<void> {
   const obj = await readObject(r, gv);
   obj.metadata.name ??= r.path.name;
-  const subresource = r.path.subresource === "status" ? "status" : undefined;
+  const subresource = subresourceOf(r.path);
   const { object, created } = await r.store.update(r.path.namespace, r.path.name!, obj, { dryRun: dryRun(r.query), subresource });
   return sendObject(r.req, r.res, created ? 201 : 200, object, r.store.def, gv);
 }
@@ -201,7 +214,7 @@ async function patch(r: ResourceRequest, gv: string): Promise<void> {
   const patchBody = parseJson(await readBody(r.req));
   if (typeof patchBody !== "object" || patchBody === null) throw badRequest("a merge patch must be a JSON object");
   const wantRv = (patchBody as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
-  const subresource = r.path.subresource === "status" ? "status" : undefined;
+  const subresource = subresourceOf(r.path);
   const gr = { group: r.store.def.group, resource: r.store.def.resource };
   const out = await r.store.modify(
     r.path.namespace,
@@ -261,4 +274,47 @@ async function bind(r: ResourceRequest, _gv: string): Promise<void> {
     return pod;
   });
   return sendStatusSuccess(r.res, 201);
+}
+
+// ---- scale (autoscaling/v1 Scale over spec.replicas; KUBECTL.md "scale") ----
+
+function scaleOf(def: ResourceDefinition, obj: ApiObject): Record<string, unknown> {
+  const access = def.subresources!.scale!;
+  const m = obj.metadata;
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: access.specReplicas(obj) },
+    status: { replicas: access.statusReplicas(obj), selector: access.selector(obj) },
+  };
+}
+
+/** Apply a wanted Scale (from PUT, or a patched current Scale) to the object. */
+async function updateScale(r: ResourceRequest, wanted: (current: Record<string, unknown>) => Promise<unknown> | unknown): Promise<void> {
+  const def = r.store.def;
+  const name = r.path.name!;
+  const current = scaleOf(def, (await r.store.get(r.path.namespace, name)).object);
+  const scale = (await wanted(current)) as { kind?: string; spec?: { replicas?: unknown }; metadata?: { resourceVersion?: string } } | null;
+  if (typeof scale !== "object" || scale === null) throw badRequest("the body must be an autoscaling/v1 Scale object");
+  if (scale.kind !== undefined && scale.kind !== "Scale") throw badRequest(`the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`);
+  const replicas = scale.spec?.replicas ?? 0;
+  if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0) {
+    throw invalid({ group: "autoscaling", kind: "Scale" }, name, [field.invalid("spec.replicas", replicas, "must be greater than or equal to 0")]);
+  }
+  const wantRv = scale.metadata?.resourceVersion;
+  const gr = { group: def.group, resource: def.resource };
+  const out = await r.store.modify(r.path.namespace, name, (obj) => {
+    if (wantRv !== undefined && wantRv !== "" && wantRv !== obj.metadata.resourceVersion) throw conflict(gr, name);
+    def.subresources!.scale!.setSpecReplicas(obj, replicas);
+    return obj;
+  }, { dryRun: dryRun(r.query) });
+  return sendJson(r.res, 200, scaleOf(def, out.object));
+}
+
+async function patchScale(r: ResourceRequest): Promise<void> {
+  const type = (r.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!PATCH_TYPES.includes(type)) throw unsupportedMediaType(PATCH_TYPES);
+  const patchBody = parseJson(await readBody(r.req));
+  return updateScale(r, (current) => applyMergePatch(current, patchBody));
 }

@@ -285,7 +285,7 @@ export class RegistryStore {
     namespace: string | undefined,
     name: string,
     input: ApiObject,
-    options: RequestOptions & { subresource?: "status" } = {},
+    options: RequestOptions & { subresource?: Subresource } = {},
   ): Promise<{ object: Cached<ApiObject>; created: boolean }> {
     const key = this.keyFor(namespace, name);
     const wantRv = input.metadata?.resourceVersion;
@@ -308,7 +308,7 @@ export class RegistryStore {
     namespace: string | undefined,
     name: string,
     mutate: (current: ApiObject) => ApiObject,
-    options: RequestOptions & { subresource?: "status" } = {},
+    options: RequestOptions & { subresource?: Subresource } = {},
   ): Promise<Cached<ApiObject>> {
     const key = this.keyFor(namespace, name);
     const out = await this.#readModifyWrite(key, name, options, (current) => {
@@ -330,7 +330,7 @@ export class RegistryStore {
     name: string,
     options: RequestOptions,
     decide: (current: ApiObject | undefined) => ApiObject | "create",
-    subresource: "status" | undefined,
+    subresource: Subresource | undefined,
   ): Promise<Cached<ApiObject> | undefined> {
     const ctx = this.#context(options);
     let result: Cached<ApiObject> | undefined;
@@ -340,7 +340,7 @@ export class RegistryStore {
       if (decided === "create" || current === undefined) return undefined;
       const next = this.#prepareUpdate(decided, current, ctx, subresource);
       const meta = next.metadata;
-      if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
+      if (meta.deletionTimestamp && !this.#held(next) && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
         result = this.#cachedObject(key, current, kv!.modRevision);
         return DELETE;
       }
@@ -362,13 +362,20 @@ export class RegistryStore {
     return result;
   }
 
-  #prepareUpdate(input: ApiObject, current: ApiObject, ctx: StrategyContext, subresource: "status" | undefined): ApiObject {
+  #prepareUpdate(input: ApiObject, current: ApiObject, ctx: StrategyContext, subresource: Subresource | undefined): ApiObject {
     let next: ApiObject;
     if (subresource === "status") {
       // Only .status moves (upstream's status strategies reset everything else).
       next = structuredClone(current);
       if ("status" in input) next.status = input.status;
       else delete next.status;
+    } else if (subresource === "finalize") {
+      // Only .spec.finalizers moves (upstream's namespaces/finalize).
+      next = structuredClone(current);
+      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
+      const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
+      if (finalizers === undefined) delete spec["finalizers"];
+      else spec["finalizers"] = finalizers;
     } else {
       next = input;
       next.metadata ??= {};
@@ -425,19 +432,21 @@ export class RegistryStore {
       const next = structuredClone(current);
       const meta = next.metadata;
       const finalizers = new Set(meta.finalizers ?? []);
-      if (!meta.deletionTimestamp) {
+      const firstDelete = !meta.deletionTimestamp;
+      if (firstDelete) {
         if (policy === "Orphan") finalizers.add("orphan");
         if (policy === "Foreground") finalizers.add("foregroundDeletion");
       }
       const grace = Math.max(0, options.gracePeriodSeconds ?? this.def.defaultGracePeriodSeconds?.(current) ?? 0);
       const alreadyGrace = meta.deletionGracePeriodSeconds;
       const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, grace) : grace;
-      if (finalizers.size === 0 && effectiveGrace === 0) {
+      meta.finalizers = [...finalizers];
+      if (meta.finalizers.length === 0) delete meta.finalizers;
+      if (!this.#held(next) && effectiveGrace === 0) {
         outcome = { object: current, deleted: true };
         return DELETE;
       }
-      meta.finalizers = [...finalizers];
-      if (meta.finalizers.length === 0) delete meta.finalizers;
+      if (firstDelete) this.def.prepareForDelete?.(next, ctx);
       if (!meta.deletionTimestamp || effectiveGrace !== alreadyGrace) {
         meta.deletionTimestamp = formatTimestamp(new Date(ctx.now.getTime() + effectiveGrace * 1000));
         meta.deletionGracePeriodSeconds = effectiveGrace;
@@ -472,6 +481,11 @@ export class RegistryStore {
       }
     }
     return { items, metadata: listed.metadata };
+  }
+
+  /** Something still holds a terminating object: finalizers, or the kind's own holds. */
+  #held(obj: ApiObject): boolean {
+    return (obj.metadata.finalizers ?? []).length > 0 || (this.def.pendingFinalizers?.(obj) ?? []).length > 0;
   }
 
   // ---- encoding ----
@@ -550,6 +564,9 @@ export class RegistryStore {
     }
   }
 }
+
+/** Subresources whose updates change one part of the object only. */
+export type Subresource = "status" | "finalize";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;

@@ -53,6 +53,11 @@ export const sampleApi: ApiGroupModule = {
         shortNames: ["ns"],
         schema: "io.orch.samples.v1.Namespace",
         nameRule: "label",
+        subresources: { finalize: true },
+        pendingFinalizers: (ns) => ((ns as { spec?: { finalizers?: string[] } }).spec?.finalizers ?? []),
+        prepareForDelete: (ns) => {
+          (ns as { status?: unknown }).status = { phase: "Terminating" };
+        },
       }),
       defineResource<Widget>({
         group: "samples.orch.io",
@@ -64,7 +69,17 @@ export const sampleApi: ApiGroupModule = {
         shortNames: ["wd"],
         categories: ["all"],
         schema: "io.orch.samples.v1.Widget",
-        subresources: { status: true },
+        subresources: {
+          status: true,
+          scale: {
+            specReplicas: (w) => w.spec?.size ?? 0,
+            setSpecReplicas: (w, n) => {
+              w.spec = { ...w.spec, size: n };
+            },
+            statusReplicas: (w) => Number((w.status as { size?: number } | undefined)?.size ?? 0),
+            selector: (w) => `widget=${w.metadata.name}`,
+          },
+        },
         validate: (w) => ((w.spec?.size ?? 0) < 0 ? [field.invalid("spec.size", w.spec?.size, "must be greater than or equal to 0")] : []),
         fieldSelectors: { "spec.color": (w) => w.spec?.color ?? "" },
         table: {
