@@ -3,7 +3,7 @@
 
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { defineCommand } from "./command.js";
-import { runStore } from "./store-process.js";
+import { runApiServer } from "./apiserver-process.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -58,6 +58,6 @@ export const command = defineCommand({
     return undefined;
   },
   run(flags, context) {
-    return runStore(flags, context);
+    return runApiServer(flags, context);
   },
 });

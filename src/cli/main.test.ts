@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -128,20 +128,24 @@ test("flags reach run(): the plan reflects them", async () => {
   assert.match(ga.stderr, /orch nodeagent: warning: Setting GA feature gate NodeSwap=true/);
 });
 
-test("orch apiserver opens the store, says when it is ready, and stops cleanly on SIGTERM", async () => {
+test("orch apiserver serves, says when it is ready, writes the kubeconfig, and stops cleanly on SIGTERM", async () => {
   const dir = mkdtempSync(join(tmpdir(), "orch-cli-store-"));
   try {
-    const child = spawn(process.execPath, [bin, "apiserver", "--data-dir", dir, "--compaction-interval=1m"], { cwd: root });
+    const child = spawn(process.execPath, [bin, "apiserver", "--data-dir", dir, "--secure-port=0", "--compaction-interval=1m"], { cwd: root });
     let stderr = "";
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
-      if (stderr.includes("store ready")) child.kill("SIGTERM");
+      if (stderr.includes("ready: serving")) child.kill("SIGTERM");
     });
     const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     assert.equal(status, 0, stderr);
-    assert.match(stderr, /store ready: backend=lmdb .*compaction=1m0s/);
+    assert.match(stderr, /orch apiserver ready: serving https:\/\/127\.0\.0\.1:\d+ \(storage lmdb\)/);
     assert.match(stderr, /stopped/);
+    assert.match(stdout, /kubectl --kubeconfig .*admin\.kubeconfig get namespaces/);
     assert.ok(existsSync(join(dir, "store.mdb")));
+    assert.equal(statSync(join(dir, "admin.kubeconfig")).mode & 0o777, 0o600);
 
     // A damaged store stops start-up with a message naming the file.
     writeFileSync(join(dir, "store.mdb"), "not a database");

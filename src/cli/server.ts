@@ -4,7 +4,7 @@
 
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand } from "./command.js";
-import { runStore } from "./store-process.js";
+import { runApiServer } from "./apiserver-process.js";
 
 /** The components `orch server` starts, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager"] as const;
@@ -19,6 +19,6 @@ export const command = defineCommand({
   flags: apiserverFlags,
   validate: (flags) => apiserver.validate?.(flags),
   run(flags, context) {
-    return runStore(flags, context);
+    return runApiServer(flags, context);
   },
 });

@@ -1,0 +1,43 @@
+// `orch apiserver` (and the API server inside `orch server`): start the
+// resource API with the built-in types, print where it serves and how to
+// reach it with kubectl, and stop cleanly on SIGINT/SIGTERM.
+
+import type { ParsedFlags } from "../component/index.js";
+import { builtinModules } from "../api/index.js";
+import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
+import type { apiserverFlags } from "./apiserver.js";
+import type { RunContext } from "./command.js";
+
+export async function startApiServerFromFlags(flags: ParsedFlags<typeof apiserverFlags>, context: RunContext): Promise<RunningApiServer> {
+  const log = (line: string) => context.stderr.write(`${line}\n`);
+  return startApiServer({
+    dataDir: flags.get("data-dir"),
+    bindAddress: flags.get("bind-address"),
+    securePort: flags.get("secure-port"),
+    storage: { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")] },
+    compactionIntervalMs: flags.get("compaction-interval"),
+    featureGates: context.featureGates,
+    groupSuffix: flags.get("api-group-suffix"),
+    modules: builtinModules(),
+    log,
+  });
+}
+
+/** Wait for SIGINT/SIGTERM (the context's signal). */
+export function untilStopped(context: RunContext): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (context.signal.aborted) resolve();
+    context.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+export async function runApiServer(flags: ParsedFlags<typeof apiserverFlags>, context: RunContext): Promise<number> {
+  const server = await startApiServerFromFlags(flags, context);
+  context.stdout.write(
+    `kubeconfig: ${server.kubeconfigPath}\n` + `try: kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n`,
+  );
+  await untilStopped(context);
+  await server.close();
+  context.stderr.write(`${context.command}: stopped\n`);
+  return 0;
+}
