@@ -35,6 +35,13 @@ export interface Field {
   readonly patchMergeKey?: string;
   /** Default applied on create and update when the field is absent. */
   readonly default?: unknown;
+  /**
+   * Go's embedded structs: JSON flattens them, Protobuf keeps them as a
+   * sub-message. Set, this field lives in Protobuf inside the message at this
+   * field number of the enclosing type (e.g. ConfigMapVolumeSource.name sits in
+   * LocalObjectReference at 1), and `tag` is its number within that message.
+   */
+  readonly embeddedIn?: number;
 }
 
 export interface TypeDef {
