@@ -12,6 +12,7 @@ const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 
 export interface OrchProcess {
   url: string;
+  pid: number;
   dataDir: string;
   kubeconfig: string;
   output(): string;
@@ -43,6 +44,7 @@ export async function startOrch(subcommand: string, args: string[] = [], options
   });
   return {
     url,
+    pid: child.pid!,
     dataDir,
     kubeconfig: join(dataDir, "admin.kubeconfig"),
     output: () => output,
