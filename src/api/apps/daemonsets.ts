@@ -22,7 +22,6 @@ import {
   nonnegative,
   notMoreThan100Percent,
   selectorCell,
-  selectorMatchesTemplate,
   validateIntOrPercent,
   validateLabelSelector,
   validateLongRunningTemplate,
@@ -69,14 +68,14 @@ function validateUpdateStrategy(strategy: DaemonSetSpec["updateStrategy"], path:
 
 export function validateDaemonSetSpec(spec: DaemonSetSpec, path = "spec"): FieldError[] {
   const errs: FieldError[] = [];
-  if (spec.selector === undefined || spec.selector === null) {
-    errs.push(field.required(`${path}.selector`, ""));
-  } else {
-    errs.push(...validateLabelSelector(spec.selector, `${path}.selector`));
-    const selector = asSelector(spec.selector);
-    if (selector !== undefined) errs.push(...selectorMatchesTemplate(selector, spec.template, `${path}.template`));
-    if (isEmptySelector(spec.selector)) errs.push(field.invalid(`${path}.selector`, spec.selector, "empty selector is invalid for daemonset"));
+  // Unlike the other apps kinds, upstream has no "Required" here: a missing
+  // selector selects nothing and fails the template check instead.
+  errs.push(...validateLabelSelector(spec.selector, `${path}.selector`));
+  const selector = asSelector(spec.selector);
+  if (selector !== undefined && !selector.matches(spec.template?.metadata?.labels ?? {})) {
+    errs.push(field.invalid(`${path}.template.metadata.labels`, spec.template?.metadata?.labels ?? null, "`selector` does not match template `labels`"));
   }
+  if (spec.selector && isEmptySelector(spec.selector)) errs.push(field.invalid(`${path}.selector`, spec.selector, "empty selector is invalid for daemonset"));
   errs.push(...validatePodTemplate(spec.template, `${path}.template`));
   errs.push(...validateLongRunningTemplate(spec.template, `${path}.template`, "DaemonSet", "invalid"));
   errs.push(...nonnegative(spec.minReadySeconds, `${path}.minReadySeconds`));
