@@ -42,9 +42,9 @@ test("replicasets: defaults, validation, immutable selector, table, scale", () =
     "spec.selector: Invalid value: {}: empty selector is invalid for deployment",
   ]);
   const moved = structuredClone(rs);
-  specOf(moved)["selector"] = { matchLabels: { app: "web" }, matchExpressions: [{ key: "x", operator: "Exists" }] };
+  specOf(moved)["selector"] = { matchLabels: { app: "web" }, matchExpressions: [{ key: "x", operator: "DoesNotExist" }] };
   assert.deepEqual(update(replicasets, moved, rs), [
-    'spec.selector: Invalid value: {"matchExpressions":[{"key":"x","operator":"Exists"}],"matchLabels":{"app":"web"}}: field is immutable',
+    'spec.selector: Invalid value: {"matchExpressions":[{"key":"x","operator":"DoesNotExist"}],"matchLabels":{"app":"web"}}: field is immutable',
   ]);
   rs["status"] = { replicas: 2, readyReplicas: 1 };
   assert.deepEqual(replicasets.table!.columns.map((c) => c.name), ["Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"]);
