@@ -51,7 +51,8 @@ const TZ_PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
 
 /** Whether the IANA database knows `name` (Go's time.LoadLocation; names are case-sensitive). */
 export function isKnownTimeZone(name: string): boolean {
-  if (name === "UTC") return true;
+  // Go's LoadLocation answers these two without the database ("Local" is rejected separately).
+  if (name === "UTC" || name === "Local") return true;
   try {
     const resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
     // Intl ignores case; the zone files it stands in for do not.
