@@ -1,6 +1,6 @@
 // The apps/v1 API group: Deployments, ReplicaSets, DaemonSets, StatefulSets
-// and ControllerRevisions. Registers only apps' own types; the core and meta
-// types they reference (PodTemplateSpec, ObjectMeta, ...) come from their modules.
+// and ControllerRevisions. Registers apps' own types (and the claim type core
+// lacks); PodTemplateSpec, ObjectMeta and the rest come from core and meta.
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
 import type { SchemaRegistry } from "../schema.js";
@@ -8,6 +8,7 @@ import { controllerrevisions } from "./controllerrevisions.js";
 import { daemonsets } from "./daemonsets.js";
 import { deployments } from "./deployments.js";
 import { replicasets } from "./replicasets.js";
+import { registerPvcSchemas } from "./pvc-schemas.js";
 import { APPS_TYPES } from "./schemas.js";
 import { statefulsets } from "./statefulsets.js";
 
@@ -17,6 +18,8 @@ export type { Deployment, ReplicaSet, DaemonSet, StatefulSet, ControllerRevision
 export const appsModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registry.add(...APPS_TYPES);
+    // StatefulSet claim templates need the claim type, which core does not declare yet.
+    registerPvcSchemas(registry);
   },
   resources(): ResourceDefinition[] {
     return [deployments, replicasets, daemonsets, statefulsets, controllerrevisions];

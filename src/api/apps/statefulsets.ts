@@ -24,7 +24,7 @@ import {
   semanticEqual,
   validateIntOrPercent,
   validateLongRunningTemplate,
-  validatePodTemplate,
+  validateTemplateMetadata,
   validateRequiredSelector,
 } from "./workload.js";
 
@@ -43,6 +43,12 @@ export function defaultStatefulSet(obj: StatefulSet): void {
   spec.replicas ??= 1;
   spec.revisionHistoryLimit ??= 10;
   defaultPodTemplate((spec.template ??= {}));
+  // Claim status is a plain struct upstream, so every template carries phase Pending.
+  for (const claim of spec.volumeClaimTemplates ?? []) {
+    if (typeof claim !== "object" || claim === null) continue;
+    const status = ((claim as { status?: { phase?: string } }).status ??= {});
+    if (!status.phase) status.phase = "Pending";
+  }
 }
 
 const RETENTION = ["Retain", "Delete"];
@@ -105,7 +111,7 @@ export function validateStatefulSetSpec(spec: StatefulSetSpec, path = "spec"): F
     // Upstream checks only the template's metadata here: its volumes are
     // completed by volumeClaimTemplates, so the pod spec alone may not validate.
     if (spec.template === undefined) errs.push(field.required(`${path}.template`, ""));
-    else errs.push(...validatePodTemplate({ metadata: spec.template.metadata ?? {} }, `${path}.template`));
+    else errs.push(...validateTemplateMetadata(spec.template, `${path}.template`));
   }
   errs.push(...validateLongRunningTemplate(spec.template, `${path}.template`, "StatefulSet"));
   return errs;

@@ -1,10 +1,33 @@
 // Test helpers for the workload groups: run a declaration's strategy hooks in
-// the store's order (defaults → prepare → validate) without a store, and
-// render field errors as the API would.
+// the store's order (schema defaults, the kind's defaults → prepare →
+// validate) without a store, and render field errors as the API would.
 
 import { formatFieldError, type ApiObject, type FieldError } from "../../machinery/index.js";
 import { namingFor } from "../naming.js";
 import type { ResourceDefinition, StrategyContext } from "../resource.js";
+import { SchemaRegistry } from "../schema.js";
+import { registerCoreSchemas } from "../core/schemas.js";
+import { SchemaDefaulter } from "../../apiserver/registry/defaults.js";
+import { appsModule } from "./index.js";
+import { batchModule } from "../batch/index.js";
+import { coordinationModule } from "../coordination/index.js";
+import { autoscalingModule } from "../autoscaling/index.js";
+
+/** meta, core and the four groups here, as the API server registers them. */
+export function registry(): SchemaRegistry {
+  const r = new SchemaRegistry();
+  registerCoreSchemas(r);
+  for (const m of [appsModule, batchModule, coordinationModule, autoscalingModule]) m.registerSchemas(r);
+  return r;
+}
+
+const defaulter = new SchemaDefaulter(registry());
+
+/** The store's defaulting: the schema's declared defaults, then the kind's own. */
+function applyDefaults(def: ResourceDefinition, obj: ApiObject, context: StrategyContext): void {
+  defaulter.apply(def.schema, obj);
+  def.defaults?.(obj, context);
+}
 
 export const NOW = new Date("2026-01-02T03:04:05Z");
 export const ctx: StrategyContext = { naming: namingFor(), now: NOW };
@@ -15,7 +38,7 @@ export function create(def: ResourceDefinition, input: object, context: Strategy
   obj.metadata ??= {};
   obj.metadata.uid ??= "11111111-2222-3333-4444-555555555555";
   obj.metadata.creationTimestamp ??= "2026-01-02T03:00:00Z";
-  def.defaults?.(obj, context);
+  applyDefaults(def, obj, context);
   def.prepareForCreate?.(obj, context);
   return { obj, errors: messages(def.validate?.(obj, context) ?? []) };
 }
@@ -23,7 +46,7 @@ export function create(def: ResourceDefinition, input: object, context: Strategy
 /** What the store does on update: defaults → prepareForUpdate → validateUpdate. */
 export function update(def: ResourceDefinition, next: ApiObject, old: ApiObject, context: StrategyContext = ctx): string[] {
   const obj = structuredClone(next);
-  def.defaults?.(obj, context);
+  applyDefaults(def, obj, context);
   def.prepareForUpdate?.(obj, old, context);
   return messages(def.validateUpdate?.(obj, old, context) ?? []);
 }

@@ -15,6 +15,9 @@ import {
   type Selector,
 } from "../../machinery/index.js";
 import type { ScaleAccess } from "../resource.js";
+import { defaultPodSpec } from "../core/pod-defaults.js";
+import { validatePodSpec } from "../core/pod-validation.js";
+import type { PodSpec } from "../core/types.js";
 import type { IntOrString, PodTemplateSpec } from "./types.js";
 
 // ---- numbers ----
@@ -94,30 +97,29 @@ export function selectorMatchesTemplate(selector: Selector, template: PodTemplat
 // ---- pod templates ----
 
 /**
- * Pod defaults for a workload's template. The generic schema defaulter has
- * already filled the core types' declared defaults; upstream additionally
- * defaults restartPolicy to Always in every pod spec, which the workload
- * checks below depend on (a Job without restartPolicy fails on exactly that).
- *
- * CALL SITE for core's pod-spec defaulting: when `src/api/core/` exports it,
- * call it here so templates get every pod default (dnsPolicy, schedulerName, ...).
+ * Pod defaults for a workload's template: core's pod-spec defaults (pull
+ * policy, requests from limits, ...) after the schema's declared ones.
+ * restartPolicy is a schema default too; it is repeated here because the
+ * workload checks below depend on it (a Job without one fails on exactly that).
  */
 export function defaultPodTemplate(template: PodTemplateSpec): void {
   const spec = (template.spec ??= {});
   if (spec.restartPolicy === undefined || spec.restartPolicy === "") spec.restartPolicy = "Always";
+  defaultPodSpec(spec as PodSpec);
 }
 
-/**
- * The template's own rules. Labels and annotations are checked here;
- * CALL SITE for core's pod template validation (containers, volumes, ...)
- * when `src/api/core/` exports it.
- */
-export function validatePodTemplate(template: PodTemplateSpec | undefined, path: string): FieldError[] {
-  if (template === undefined || template === null) return [field.required(path, "")];
+/** The template's metadata: labels and annotations. */
+export function validateTemplateMetadata(template: PodTemplateSpec, path: string): FieldError[] {
   return [
     ...validateLabels(template.metadata?.labels, `${path}.metadata.labels`),
     ...validateAnnotations(template.metadata?.annotations, `${path}.metadata.annotations`),
   ];
+}
+
+/** upstream's ValidatePodTemplateSpec: metadata, then the pod spec with core's rules at `<path>.spec`. */
+export function validatePodTemplate(template: PodTemplateSpec | undefined, path: string): FieldError[] {
+  if (template === undefined || template === null) return [field.required(path, "")];
+  return [...validateTemplateMetadata(template, path), ...validatePodSpec(template.spec as PodSpec | undefined, `${path}.spec`, { template: true })];
 }
 
 /**

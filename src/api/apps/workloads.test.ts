@@ -86,6 +86,8 @@ test("statefulsets: defaults", () => {
   assert.deepEqual(spec["persistentVolumeClaimRetentionPolicy"], { whenDeleted: "Retain", whenScaled: "Retain" });
   assert.equal(spec["revisionHistoryLimit"], 10);
   assert.deepEqual(sts["status"], { replicas: 0, availableReplicas: 0 });
+  const claims = create(statefulsets, obj("StatefulSet", { volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } }] })).obj;
+  assert.deepEqual((specOf(claims)["volumeClaimTemplates"] as { status: unknown }[])[0]!.status, { phase: "Pending" });
   // OnDelete keeps no rollingUpdate block.
   const onDelete = create(statefulsets, obj("StatefulSet", { updateStrategy: { type: "OnDelete" } })).obj;
   assert.deepEqual(specOf(onDelete)["updateStrategy"], { type: "OnDelete" });
