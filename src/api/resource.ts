@@ -87,6 +87,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   validate?(obj: T, ctx: StrategyContext): FieldError[];
   /** The kind's own rules on update, immutable fields included. */
   validateUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
+  /** The kind's rules for writes through the status subresource (default: validateUpdate). */
+  validateStatusUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
   /** Non-fatal advice returned as `Warning` headers. */
   warnings?(obj: T): string[];
 

@@ -237,9 +237,33 @@ export class RegistryStore {
   // ---- writes ----
 
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
+    const generated = !input.metadata?.name && !!input.metadata?.generateName;
+    if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
+    for (let attempt = 1; ; attempt++) {
+      // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
+      const obj = this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
+      const name = obj.metadata.name!;
+      const key = this.keyFor(namespace, name);
+      const bytes = this.#encode(obj, name);
+      try {
+        if (options.dryRun) {
+          if ((await this.#storage((s) => s.get(key), name)).kv !== undefined) throw alreadyExists(this.groupResource, name);
+          return this.#cachedObject(key, obj, 0);
+        }
+        return this.#cached(await this.#storage((s) => s.create(key, bytes), name));
+      } catch (err) {
+        if (generated && isApiError(err, "AlreadyExists") && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** The create pipeline up to storage: server-set metadata, defaults → prepareForCreate → validate. */
+  #prepareCreate(namespace: string | undefined, input: ApiObject, name: string | undefined, options: RequestOptions): ApiObject {
     const ctx = this.#context(options);
     const obj = structuredClone(input);
     const meta = (obj.metadata ??= {});
+    if (name) meta.name = name;
     if (this.def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     for (const field of ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] as const) delete (meta as Record<string, unknown>)[field];
@@ -250,30 +274,8 @@ export class RegistryStore {
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
     this.def.prepareForCreate?.(obj, ctx);
-
-    const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generateName(meta.generateName!);
     this.#validate(obj, [...validateObjectMeta(this.def, obj), ...(this.def.validate?.(obj, ctx) ?? [])]);
-    if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
-
-    for (let attempt = 1; ; attempt++) {
-      const key = this.keyFor(namespace, meta.name!);
-      const bytes = this.#encode(obj, meta.name!);
-      try {
-        if (options.dryRun) {
-          if ((await this.#storage((s) => s.get(key), meta.name!)).kv !== undefined) throw alreadyExists(this.groupResource, meta.name!);
-          return this.#cachedObject(key, obj, 0);
-        }
-        const kv = await this.#storage((s) => s.create(key, bytes), meta.name!);
-        return this.#cached(kv);
-      } catch (err) {
-        if (generated && isApiError(err, "AlreadyExists") && attempt < GENERATE_NAME_ATTEMPTS) {
-          meta.name = generateName(meta.generateName!);
-          continue;
-        }
-        throw err;
-      }
-    }
+    return obj;
   }
 
   /**
@@ -402,10 +404,11 @@ export class RegistryStore {
     this.#defaults(next, ctx);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
-    this.#validate(next, [
-      ...validateObjectMetaUpdate(this.def, next, current),
-      ...(this.def.validateUpdate?.(next, current, ctx) ?? []),
-    ]);
+    const kindErrors =
+      subresource === "status" && this.def.validateStatusUpdate !== undefined
+        ? this.def.validateStatusUpdate(next, current, ctx)
+        : (this.def.validateUpdate?.(next, current, ctx) ?? []);
+    this.#validate(next, [...validateObjectMetaUpdate(this.def, next, current), ...kindErrors]);
     return next;
   }
 
