@@ -1,0 +1,26 @@
+// serviceaccounts: identities for pods. PUT may create (as upstream); the
+// table counts the listed secrets. Token issuing lives elsewhere.
+
+import { defineResource, type ResourceDefinition } from "../resource.js";
+import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { CORE_V1 } from "./schemas.js";
+import type { ServiceAccount } from "./types.js";
+
+export function serviceAccountsResource(): ResourceDefinition {
+  return defineResource<ServiceAccount>({
+    group: "",
+    versions: ["v1"],
+    resource: "serviceaccounts",
+    singular: "serviceaccount",
+    kind: "ServiceAccount",
+    namespaced: true,
+    shortNames: ["sa"],
+    schema: `${CORE_V1}.ServiceAccount`,
+    allowCreateOnUpdate: true,
+
+    table: {
+      columns: [NAME_COLUMN, { name: "Secrets", type: "string", description: "Number of secrets listed.", priority: 0 }, AGE_COLUMN],
+      cells: (sa, now) => [sa.metadata.name ?? "", (sa.secrets ?? []).length, formatAge(sa.metadata.creationTimestamp, now)],
+    },
+  });
+}
