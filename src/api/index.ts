@@ -1,10 +1,12 @@
 // The built-in API: every group module the API server serves by default.
+// core registers the meta and core types the other groups refer to, so it goes first.
 import type { ApiGroupModule } from "./resource.js";
 import { appsModule } from "./apps/index.js";
 import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
 import { coordinationModule } from "./coordination/index.js";
+import { coreModule } from "./core/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [appsModule, batchModule, autoscalingModule, coordinationModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule];
 }

@@ -96,8 +96,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly table?: TableDefinition<T>;
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
-  /** Grace period a delete without one gets (pods: spec.terminationGracePeriodSeconds); default 0 = immediate. */
-  defaultGracePeriodSeconds?(obj: T): number;
+  /**
+   * Graceful deletion (pods only, as upstream): the grace period a delete gets,
+   * given what the request asked for. Kinds without it are deleted at once,
+   * whatever the request says.
+   */
+  gracePeriodSeconds?(obj: T, requested: number | undefined): number;
   /** Holds on deletion besides metadata.finalizers (namespaces: spec.finalizers); the object stays while any remain. */
   pendingFinalizers?(obj: T): readonly string[];
   /** Called when an object is first marked for deletion (namespaces: status.phase = Terminating). */

@@ -195,9 +195,10 @@ test("pods: field selectors and grace period", () => {
     ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"].map(get),
     ["node-1", "Never", "default-scheduler", "", "true", "Pending", "10.0.0.5", ""],
   );
-  assert.equal(pods.defaultGracePeriodSeconds!(p), 30);
-  assert.equal(pods.defaultGracePeriodSeconds!(create(pods, pod()).obj), 0, "unscheduled pods go at once");
+  assert.equal(pods.gracePeriodSeconds!(p, undefined), 30);
+  assert.equal(pods.gracePeriodSeconds!(p, 3), 3, "a scheduled pod takes the requested grace period");
+  assert.equal(pods.gracePeriodSeconds!(create(pods, pod()).obj, 5), 0, "unscheduled pods go at once");
   const done = structuredClone(p) as ApiObject;
   (done as Pod).status!.phase = "Succeeded";
-  assert.equal(pods.defaultGracePeriodSeconds!(done), 0);
+  assert.equal(pods.gracePeriodSeconds!(done, undefined), 0);
 });

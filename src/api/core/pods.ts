@@ -103,9 +103,11 @@ export function podsResource(naming: Naming): ResourceDefinition {
       "status.nominatedNodeName": (p) => p.status?.nominatedNodeName ?? "",
     },
     // Upstream's CheckGracefulDelete: unscheduled or finished pods go at once.
-    defaultGracePeriodSeconds(pod) {
+    gracePeriodSeconds(pod, requested) {
+      // Nothing runs an unscheduled or finished pod, so nothing would ever finish a graceful delete.
       if (!pod.spec?.nodeName) return 0;
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
+      if (requested !== undefined) return Math.max(requested, 0);
       const grace = pod.spec.terminationGracePeriodSeconds;
       return typeof grace === "number" ? Math.max(grace, 0) : 30;
     },

@@ -440,7 +440,7 @@ export class RegistryStore {
         if (policy === "Orphan") finalizers.add("orphan");
         if (policy === "Foreground") finalizers.add("foregroundDeletion");
       }
-      const grace = Math.max(0, options.gracePeriodSeconds ?? this.def.defaultGracePeriodSeconds?.(current) ?? 0);
+      const grace = this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0;
       const alreadyGrace = meta.deletionGracePeriodSeconds;
       const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, grace) : grace;
       meta.finalizers = [...finalizers];
