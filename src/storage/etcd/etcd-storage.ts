@@ -85,6 +85,9 @@ const DEFAULT_WATCH_RESUME_TIMEOUT_MS = 60_000;
 /** etcd's range_end meaning "every key from `key` on". */
 const ALL_FROM = Buffer.from([0]);
 
+/** Read (never written) for the header revision when no prefix is set. */
+const REVISION_PROBE_KEY = Buffer.from("\u0000orch-revision-probe");
+
 const COMPACTED_MESSAGE = "required revision has been compacted";
 const FUTURE_MESSAGE = "required revision is a future revision";
 
@@ -270,7 +273,8 @@ class EtcdStorageImpl implements EtcdStorage {
 
   async currentRevision(): Promise<number> {
     // A linearizable read of one key reports the latest revision in its header.
-    const res = await this.#range({ key: this.#key(""), count_only: true }, 0);
+    // etcd refuses an empty key, so without a prefix read a key nothing uses.
+    const res = await this.#range({ key: this.#prefix.length > 0 ? this.#key("") : REVISION_PROBE_KEY, count_only: true }, 0);
     return res.header.revision;
   }
 

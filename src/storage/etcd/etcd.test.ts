@@ -161,6 +161,19 @@ if (skip !== undefined) {
       }
     });
 
+    test("without a key prefix (as `orch apiserver` runs): revision, stats, reads and writes work", async () => {
+      const s = await openEtcdStorage({ endpoints: etcd.endpoints, logger: recordingLogger() });
+      try {
+        const kv = await s.create(`${uniquePrefix()}/k`, new Uint8Array([1]));
+        assert.ok((await s.currentRevision()) >= kv.modRevision);
+        const stats = await s.stats();
+        assert.ok(stats.keyCount >= 1);
+        assert.ok(stats.revision >= kv.modRevision);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("calls fail over from a dead endpoint to a live one", async () => {
       const logger = recordingLogger();
       const s = await open({ endpoints: ["http://127.0.0.1:9", ...etcd.endpoints], dialTimeoutMs: 500, logger });
