@@ -168,6 +168,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   );
   server.on("sessionError", () => {});
+  // Watch events are small writes that must leave at once: no Nagle delay.
+  server.on("secureConnection", (socket: { setNoDelay(on: boolean): void }) => socket.setNoDelay(true));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.securePort, options.bindAddress, () => resolve());

@@ -21,7 +21,9 @@ export interface OrchProcess {
 
 export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
-  const child: ChildProcess = spawn(process.execPath, [BIN, subcommand, "--data-dir", dataDir, "--secure-port", "0", ...args], {
+  // ORCH_NODE_ARGS passes node flags to the child (e.g. --cpu-prof when profiling a benchmark).
+  const nodeArgs = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, subcommand, "--data-dir", dataDir, "--secure-port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

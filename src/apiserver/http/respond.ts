@@ -130,6 +130,17 @@ function write(res: Outgoing, chunk: Buffer): Promise<void> {
   });
 }
 
+/** A whole watch frame for a cached object, built once and shared by every watcher of that version. */
+function eventFrameBytes(type: string, cached: Cached<ApiObject>, gv: string): Buffer {
+  const memoKey = `frame:${type}:${gv}`;
+  let frame = cached.encoded.get(memoKey) as Buffer | undefined;
+  if (frame === undefined) {
+    frame = eventFrame(type, objectBytes(cached, gv));
+    if (cached.revision > 0) cached.encoded.set(memoKey, frame);
+  }
+  return frame;
+}
+
 function eventFrame(type: string, objectJson: Buffer | string): Buffer {
   return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof objectJson === "string" ? Buffer.from(objectJson) : objectJson, Buffer.from("}\n")]);
 }
@@ -159,7 +170,7 @@ export async function sendWatch(
         }
         frame = eventFrame("BOOKMARK", JSON.stringify({ kind: def.kind, apiVersion: gv, metadata }));
       } else if (rep.as === "object") {
-        frame = eventFrame(event.type, objectBytes(event.object, gv));
+        frame = eventFrameBytes(event.type, event.object, gv);
       } else if (rep.as === "Table") {
         const one = table(def, [withApiVersion(event.object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
         frame = eventFrame(event.type, JSON.stringify(one));
