@@ -1,0 +1,42 @@
+// The client our controllers, scheduler and node agent use to talk to the
+// API server like any user: kubeconfig loading, a REST client over HTTP/2,
+// informers, a rate-limited work queue and leader election on leases.
+
+export { loadKubeconfig, parseKubeconfig, type ClientConfig, type LoadKubeconfigOptions, type ParseKubeconfigOptions } from "./kubeconfig.js";
+export {
+  RestClient,
+  errorFromResponse,
+  type ResourceRef,
+  type RestClientOptions,
+  type LabelSelectorInput,
+  type GetOptions,
+  type ListOptions,
+  type WatchOptions,
+  type WriteOptions,
+  type CreateOptions,
+  type UpdateOptions,
+  type PatchOptions,
+  type PatchType,
+  type DeleteOptions,
+  type DeleteCollectionOptions,
+  type Preconditions,
+  type PropagationPolicy,
+  type Watch,
+  type WatchEvent,
+  type WatchEventType,
+  type DiscoveredResource,
+  type RawRequest,
+  type RawResponse,
+} from "./rest.js";
+export { Informer, keyOf, splitKey, type EventHandlers, type InformerOptions } from "./informer.js";
+export { InformerFactory, type InformerFactoryOptions, type InformerRequest } from "./informer-factory.js";
+export { WorkQueue, runWorkers, type WorkQueueOptions, type ProcessResult, type RunWorkersOptions } from "./workqueue.js";
+export {
+  LeaderElector,
+  leaseResource,
+  defaultIdentity,
+  type LeaderElectionOptions,
+  type Lease,
+  type LeaseSpec,
+} from "./leader-election.js";
+export { ApiError, isApiError } from "../machinery/index.js";

@@ -1,0 +1,181 @@
+// Informers against a real API server: paged initial sync, handlers,
+// late handlers, a relist after the server's history is gone (410), backoff
+// when the server keeps failing, and stopping on the signal.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createSecureServer } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { sampleApi } from "../apiserver/testing/sample-api.js";
+import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
+import type { ApiObject } from "../machinery/index.js";
+import { Informer, keyOf, splitKey } from "./informer.js";
+import { InformerFactory } from "./informer-factory.js";
+import { loadKubeconfig } from "./kubeconfig.js";
+import { RestClient, type ResourceRef } from "./rest.js";
+
+const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
+const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+
+interface Widget extends ApiObject {
+  spec?: { color?: string };
+}
+
+const widget = (namespace: string, name: string, color = "red"): Widget => ({
+  apiVersion: "samples.orch.io/v1",
+  kind: "Widget",
+  metadata: { name, namespace },
+  spec: { color },
+});
+
+async function until(what: string, check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test("keyOf and splitKey", () => {
+  assert.equal(keyOf({ metadata: { namespace: "ns", name: "a" } }), "ns/a");
+  assert.equal(keyOf({ metadata: { name: "node-1" } }), "node-1");
+  assert.deepEqual(splitKey("ns/a"), { namespace: "ns", name: "a" });
+  assert.deepEqual(splitKey("node-1"), { name: "node-1" });
+});
+
+describe("Informer", () => {
+  let t: TestServer;
+  let client: RestClient;
+  before(async () => {
+    // A tiny cache window: resuming from an old version goes to the store's history, which compaction removes.
+    t = await startTestServer({ modules: [sampleApi], cacheWindowMs: 50 });
+    client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
+    for (const ns of ["inf", "other", "relist"]) await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  });
+  after(async () => {
+    client.close();
+    await t.close();
+  });
+
+  test("syncs with a paged list, then add, update and delete reach the handlers and the cache", async () => {
+    for (let i = 0; i < 5; i++) await client.create(WIDGETS, widget("inf", `w${i}`));
+    await client.create(WIDGETS, widget("other", "elsewhere"));
+    const informer = new Informer<Widget>({ client, resource: WIDGETS, namespace: "inf", pageSize: 2 });
+    const events: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => events.push(`add ${o.metadata.name}`),
+      onUpdate: (a, b) => events.push(`update ${a.spec?.color}->${b.spec?.color}`),
+      onDelete: (o) => events.push(`delete ${o.metadata.name}`),
+    });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    assert.equal(await informer.waitForSync(), true);
+    assert.equal(informer.hasSynced(), true);
+    assert.deepEqual(informer.keys().sort(), ["inf/w0", "inf/w1", "inf/w2", "inf/w3", "inf/w4"]);
+    assert.equal(informer.listCount, 1);
+    assert.equal(events.length, 5);
+    events.length = 0;
+
+    await client.create(WIDGETS, widget("inf", "new"));
+    await client.patch(WIDGETS, { namespace: "inf", name: "w0", patch: { spec: { color: "blue" } } });
+    await client.delete(WIDGETS, { namespace: "inf", name: "w1" });
+    await client.create(WIDGETS, widget("other", "not-mine"));
+    await until("three events", () => events.length >= 3);
+    assert.deepEqual(events, ["add new", "update red->blue", "delete w1"]);
+    assert.equal(informer.get("inf/w0")?.spec?.color, "blue");
+    assert.equal(informer.get("inf/w1"), undefined);
+
+    // A handler added late first sees what is already there.
+    const late: string[] = [];
+    informer.addEventHandler({ onAdd: (o) => late.push(o.metadata.name!) });
+    assert.equal(late.length, 5);
+
+    stop.abort();
+    await running;
+    assert.equal(informer.listCount, 1, "no relist while the watch was healthy");
+  });
+
+  test("lists again after a 410 Gone when the history it would resume from is compacted", async () => {
+    await client.create(WIDGETS, widget("relist", "before"));
+    // The server ends the watch within 1–2 s; the informer resumes from its last version, which by then is gone.
+    const lines: string[] = [];
+    const informer = new Informer<Widget>({ client, resource: WIDGETS, namespace: "relist", watchTimeoutSeconds: 2, log: (l) => lines.push(l) });
+    const deleted: string[] = [];
+    informer.addEventHandler({ onDelete: (o) => deleted.push(o.metadata.name!) });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.waitForSync();
+    assert.equal(informer.listCount, 1);
+
+    // Events in another namespace move the store on without moving this informer's version; then compact.
+    await client.create(WIDGETS, widget("other", "r1"));
+    await new Promise((r) => setTimeout(r, 80));
+    await client.create(WIDGETS, widget("other", "r2"));
+    await t.server.storage.compact(await t.server.storage.currentRevision());
+
+    await until("a relist", () => informer.listCount >= 2, 6000);
+    assert.deepEqual(informer.keys(), ["relist/before"]);
+    await client.create(WIDGETS, widget("relist", "after"));
+    await until("the watch after the relist", () => informer.get("relist/after") !== undefined);
+    stop.abort();
+    await running;
+    assert.deepEqual(deleted, []);
+    assert.ok(lines.some((l) => /informer widgets.samples.orch.io: watch from \d+ expired \(too old resource version/.test(l)), lines.join("\n"));
+  });
+
+  test("the factory shares one informer per resource and scope", async () => {
+    const factory = new InformerFactory({ client });
+    const a = factory.informerFor({ resource: WIDGETS });
+    const b = factory.informerFor({ resource: WIDGETS });
+    const meta = factory.informerFor({ resource: WIDGETS, metadataOnly: true });
+    assert.equal(a, b);
+    assert.notEqual(a, meta);
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    assert.equal(await factory.waitForSync(), true);
+    const later = factory.informerFor({ resource: NAMESPACES });
+    assert.equal(await later.waitForSync(), true, "an informer asked for after start runs at once");
+    assert.ok(later.get("inf"));
+    const m = meta.list()[0]!;
+    assert.equal(m.kind, "PartialObjectMetadata");
+    assert.ok(m.metadata.uid);
+    stop.abort();
+  });
+});
+
+test("a server that keeps failing gets backoff, not a flood, and the informer stops on its signal", async () => {
+  const t = await startTestServer({ modules: [sampleApi] });
+  const creds = t.server.credentials;
+  let lists = 0;
+  let watches = 0;
+  const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+    if (req.url?.includes("watch=1")) {
+      watches++;
+      // Accept the watch and end it at once: a server in trouble.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end();
+      return;
+    }
+    lists++;
+    const body = JSON.stringify({ kind: "WidgetList", apiVersion: "samples.orch.io/v1", metadata: { resourceVersion: "5" }, items: [] });
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(body);
+  });
+  await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+  const client = new RestClient({ server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}`, ca: creds.caCertPem, token: "x" });
+  try {
+    const informer = new Informer({ client, resource: WIDGETS, initialBackoffMs: 50, maxBackoffMs: 400 });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await new Promise((r) => setTimeout(r, 1200));
+    stop.abort();
+    await running;
+    assert.equal(lists, 1);
+    // Without backoff this would be hundreds; with 50, 100, 200, 400, 400... (+ jitter) it is a handful.
+    assert.ok(watches >= 3 && watches <= 8, `${watches} watches in 1.2 s`);
+  } finally {
+    client.close();
+    fake.close();
+    await t.close();
+  }
+});

@@ -1,0 +1,323 @@
+// An informer keeps a local copy of one resource's objects (namespace/name →
+// object) in step with the server: a paged list, then a watch from the list's
+// resourceVersion with bookmarks, resumed where it left off; on 410 Gone it
+// lists again (seed 000, "Watch behavior" 2–4, "Chunked lists"). Handlers get
+// objects; level-based controllers turn them into keys for a work queue.
+
+import { isApiError, type ApiObject } from "../machinery/index.js";
+import type { LabelSelectorInput, ResourceRef, RestClient, Watch } from "./rest.js";
+
+export interface EventHandlers<T extends ApiObject = ApiObject> {
+  onAdd?(obj: T): void;
+  /** Called when the resourceVersion changed. */
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** `obj` is the last state seen; after a relist it may be older than the deletion. */
+  onDelete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  client: RestClient;
+  resource: ResourceRef;
+  /** Watch one namespace only. */
+  namespace?: string;
+  labelSelector?: LabelSelectorInput;
+  fieldSelector?: LabelSelectorInput;
+  /** Items per list page (default 500). */
+  pageSize?: number;
+  /** Cache PartialObjectMetadata instead of whole objects (the garbage collector needs only metadata). */
+  metadataOnly?: boolean;
+  /** First retry delay after a failure (default 800 ms); doubles up to maxBackoffMs (default 30 s), with jitter. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Upper bound of the random server-side watch timeout (default 5–10 min, as upstream). */
+  watchTimeoutSeconds?: number;
+  log?: (line: string) => void;
+}
+
+/** "namespace/name", or "name" for cluster-scoped objects: the key controllers queue. */
+export function keyOf(obj: { metadata?: { namespace?: string; name?: string } }): string {
+  const m = obj.metadata ?? {};
+  return m.namespace ? `${m.namespace}/${m.name ?? ""}` : m.name ?? "";
+}
+
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const i = key.indexOf("/");
+  return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** A watch that lived this long (or nearly its whole timeout) was healthy: the next reconnect need not wait. */
+const HEALTHY_WATCH_MS = 10_000;
+
+export class Informer<T extends ApiObject = ApiObject> {
+  readonly resource: ResourceRef;
+  readonly #options: InformerOptions;
+  readonly #cache = new Map<string, T>();
+  readonly #handlers = new Set<EventHandlers<T>>();
+  #synced = false;
+  #syncWaiters: (() => void)[] = [];
+  #lastResourceVersion = "";
+  #running: Promise<void> | undefined;
+  /** Failures in a row; the wait before the next attempt grows with them. */
+  #failures = 0;
+  /** Whether the next 410 may relist without waiting. */
+  #quickRelist = true;
+  #lists = 0;
+
+  constructor(options: InformerOptions) {
+    this.#options = options;
+    this.resource = options.resource;
+  }
+
+  /** True once the first list has been loaded into the cache. */
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves when synced; false when the signal fired first. */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.#synced) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(false);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#syncWaiters.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(true);
+      });
+    });
+  }
+
+  /** The resourceVersion of the newest event or list seen. */
+  get lastSyncResourceVersion(): string {
+    return this.#lastResourceVersion;
+  }
+
+  /** How many full lists have been made (the first, and one per relist). */
+  get listCount(): number {
+    return this.#lists;
+  }
+
+  get(key: string): T | undefined {
+    return this.#cache.get(key);
+  }
+
+  list(): T[] {
+    return [...this.#cache.values()];
+  }
+
+  keys(): string[] {
+    return [...this.#cache.keys()];
+  }
+
+  /**
+   * Adds handlers; once synced, the new handlers get an add for every cached
+   * object first, so a late handler sees the same world. Returns a remover.
+   */
+  addEventHandler(handlers: EventHandlers<T>): () => void {
+    this.#handlers.add(handlers);
+    if (this.#synced) for (const obj of this.#cache.values()) this.#call(() => handlers.onAdd?.(obj));
+    return () => this.#handlers.delete(handlers);
+  }
+
+  /** Starts list-and-watch until the signal fires; the promise settles when it has stopped. Idempotent. */
+  run(signal: AbortSignal): Promise<void> {
+    this.#running ??= this.#loop(signal);
+    return this.#running;
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    let needList = true;
+    while (!signal.aborted) {
+      if (this.#failures > 0) await sleep(this.#backoffDelay(), signal);
+      if (signal.aborted) break;
+      if (needList) {
+        try {
+          await this.#relist(signal);
+          needList = false;
+        } catch (err) {
+          if (signal.aborted) break;
+          this.#log(`list failed: ${describe(err)}`);
+          this.#failures++;
+          continue;
+        }
+      }
+      const started = Date.now();
+      // Spread reconnects: every informer of every process does not come back at the same moment.
+      const maxTimeout = this.#options.watchTimeoutSeconds ?? 600;
+      const timeoutSeconds = Math.max(1, Math.round(maxTimeout / 2 + Math.random() * (maxTimeout / 2)));
+      let gone = false;
+      try {
+        await this.#watch(signal, timeoutSeconds);
+        // The server ended the watch (its timeout): resume from the last version seen (seed 000, "Watch behavior" 3).
+      } catch (err) {
+        if (signal.aborted) break;
+        if (isGone(err)) {
+          // History no longer covers our version: start over from a fresh list (seed 000, "Watch behavior" 2).
+          this.#log(`watch from ${this.#lastResourceVersion} expired (${describe(err)}); listing again`);
+          needList = true;
+          gone = true;
+        } else {
+          this.#log(`watch failed: ${describe(err)}`);
+        }
+      }
+      // Only a watch that stayed up a while resets the backoff: one that ends at once, again and
+      // again (a server restarting, a 410 right after a list), must not turn into a request flood.
+      if (Date.now() - started >= Math.min(HEALTHY_WATCH_MS, timeoutSeconds * 900)) {
+        this.#failures = 0;
+        this.#quickRelist = true;
+      } else if (gone && this.#failures === 0 && this.#quickRelist) {
+        this.#quickRelist = false; // the first 410 relists at once; a second one in a row waits
+      } else {
+        this.#failures++;
+      }
+    }
+  }
+
+  /** A consistent paged list; replaces the cache and tells handlers what changed. */
+  async #relist(signal: AbortSignal): Promise<void> {
+    const o = this.#options;
+    const pageSize = o.pageSize ?? 500;
+    const items: T[] = [];
+    let resourceVersion = "";
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await o.client.list<T>(this.resource, {
+          ...this.#scope(),
+          limit: pageSize,
+          ...(token !== undefined ? { continue: token } : {}),
+          ...(o.metadataOnly ? { metadataOnly: true } : {}),
+          signal,
+        });
+      } catch (err) {
+        if (token !== undefined && isGone(err)) {
+          // The continue token outlived its version (seed 000, "Chunked lists" 3): start the list over.
+          items.length = 0;
+          token = undefined;
+          continue;
+        }
+        throw err;
+      }
+      if (token === undefined) resourceVersion = page.metadata.resourceVersion ?? "";
+      for (const item of page.items) items.push(item);
+      token = page.metadata.continue || undefined;
+    } while (token !== undefined);
+    this.#lists++;
+    this.#replace(items, resourceVersion);
+  }
+
+  #replace(items: T[], resourceVersion: string): void {
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const key = keyOf(obj);
+      seen.add(key);
+      this.#store(key, obj);
+    }
+    for (const [key, old] of this.#cache) {
+      if (seen.has(key)) continue;
+      this.#cache.delete(key);
+      this.#emit((h) => h.onDelete?.(old));
+    }
+    this.#lastResourceVersion = resourceVersion;
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  async #watch(signal: AbortSignal, timeoutSeconds: number): Promise<void> {
+    const o = this.#options;
+    let watch: Watch<T> | undefined;
+    try {
+      watch = await o.client.watch<T>(this.resource, {
+        ...this.#scope(),
+        resourceVersion: this.#lastResourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        ...(o.metadataOnly ? { metadataOnly: true } : {}),
+        signal,
+      });
+      for await (const event of watch) {
+        const rv = event.object?.metadata?.resourceVersion;
+        if (event.type === "BOOKMARK") {
+          if (rv) this.#lastResourceVersion = rv;
+          continue;
+        }
+        const key = keyOf(event.object);
+        if (event.type === "DELETED") {
+          const old = this.#cache.get(key);
+          this.#cache.delete(key);
+          this.#emit((h) => h.onDelete?.(event.object ?? old));
+        } else {
+          this.#store(key, event.object);
+        }
+        if (rv) this.#lastResourceVersion = rv;
+      }
+    } finally {
+      watch?.close();
+    }
+  }
+
+  #store(key: string, obj: T): void {
+    const old = this.#cache.get(key);
+    this.#cache.set(key, obj);
+    if (old === undefined) this.#emit((h) => h.onAdd?.(obj));
+    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit((h) => h.onUpdate?.(old, obj));
+  }
+
+  #scope(): { namespace?: string; labelSelector?: LabelSelectorInput; fieldSelector?: LabelSelectorInput } {
+    const o = this.#options;
+    return {
+      ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+      ...(o.labelSelector !== undefined ? { labelSelector: o.labelSelector } : {}),
+      ...(o.fieldSelector !== undefined ? { fieldSelector: o.fieldSelector } : {}),
+    };
+  }
+
+  #emit(call: (h: EventHandlers<T>) => void): void {
+    for (const h of this.#handlers) this.#call(() => call(h));
+  }
+
+  /** A failing handler must not stop the informer (or the other handlers). */
+  #call(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#log(`event handler failed: ${describe(err)}`);
+    }
+  }
+
+  #backoffDelay(): number {
+    const o = this.#options;
+    const max = o.maxBackoffMs ?? 30_000;
+    const base = Math.min(max, (o.initialBackoffMs ?? 800) * 2 ** Math.min(this.#failures - 1, 30));
+    // Jitter: up to +50%, so informers that failed together do not retry together.
+    return Math.min(max, Math.round(base * (1 + Math.random() * 0.5)));
+  }
+
+  #log(message: string): void {
+    const r = this.resource;
+    this.#options.log?.(`informer ${r.resource}${r.group ? `.${r.group}` : ""}: ${message}`);
+  }
+}
+
+function isGone(err: unknown): boolean {
+  return isApiError(err) && err.code === 410;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

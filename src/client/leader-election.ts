@@ -1,0 +1,252 @@
+// Leader election on a Lease (coordination.<suffix>/v1), as upstream's
+// client-go: take the lease when it is free or its holder has not renewed
+// it for leaseDurationSeconds (timed on our own clock, never the holder's),
+// renew it every retry period, and stop leading when renewals fail for
+// renewDeadline. Optimistic concurrency (PUT with resourceVersion) makes
+// two candidates racing for one lease safe.
+
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { namingFor, type Naming } from "../api/naming.js";
+import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/index.js";
+import type { ResourceRef, RestClient } from "./rest.js";
+
+export interface LeaseSpec {
+  holderIdentity?: string | null;
+  leaseDurationSeconds?: number | null;
+  acquireTime?: string | null;
+  renewTime?: string | null;
+  leaseTransitions?: number | null;
+}
+
+export interface Lease extends ApiObject {
+  spec?: LeaseSpec;
+}
+
+export interface LeaderElectionOptions {
+  client: RestClient;
+  lease: { namespace: string; name: string };
+  /** Unique per candidate (default: hostname_uuid, as upstream). */
+  identity?: string;
+  /** Where the coordination group comes from (default: the orch.io naming table). */
+  naming?: Naming;
+  /** How long others wait after the last renewal before taking over (default 15 s; stored in whole seconds). */
+  leaseDurationMs?: number;
+  /** How long the leader keeps trying to renew before it gives up leading (default 10 s). */
+  renewDeadlineMs?: number;
+  /** Time between attempts to acquire or renew (default 2 s). */
+  retryPeriodMs?: number;
+  /** On stop, hand the lease back at once so a successor need not wait out the duration (default true). */
+  releaseOnCancel?: boolean;
+  /** Called once leading; `signal` fires when leadership ends. */
+  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  onStoppedLeading?(): void;
+  /** The holder changed (ourselves included). */
+  onNewLeader?(identity: string): void;
+  log?: (line: string) => void;
+}
+
+export function leaseResource(naming: Naming = namingFor()): ResourceRef {
+  return { group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true };
+}
+
+export function defaultIdentity(): string {
+  return `${hostname()}_${randomUUID()}`;
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  readonly #o: LeaderElectionOptions;
+  readonly #ref: ResourceRef;
+  readonly #leaseDurationMs: number;
+  readonly #renewDeadlineMs: number;
+  readonly #retryPeriodMs: number;
+  /** The last lease record we saw, and when (our clock) it changed. */
+  #observed: Lease | undefined;
+  #observedSpec = "";
+  #observedAt = 0;
+  #leader = "";
+  #leading = false;
+
+  constructor(options: LeaderElectionOptions) {
+    this.#o = options;
+    this.identity = options.identity ?? defaultIdentity();
+    this.#ref = leaseResource(options.naming);
+    this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.#retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    if (this.#renewDeadlineMs >= this.#leaseDurationMs) throw new Error("leader election: renewDeadline must be shorter than leaseDuration");
+    if (this.#retryPeriodMs >= this.#renewDeadlineMs) throw new Error("leader election: retryPeriod must be shorter than renewDeadline");
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** The holder last observed ("" when none). */
+  get leader(): string {
+    return this.#leader;
+  }
+
+  /**
+   * Campaigns until leading, leads until the lease is lost or the signal
+   * fires, then returns (upstream's processes exit then, and so should ours).
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (!(await this.#acquire(signal))) return;
+    const leading = new AbortController();
+    const stop = () => leading.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    this.#leading = true;
+    let work: Promise<void> | undefined;
+    try {
+      work = Promise.resolve()
+        .then(() => this.#o.onStartedLeading(leading.signal))
+        .catch((err: unknown) => this.#log(`onStartedLeading failed: ${err instanceof Error ? err.message : String(err)}`));
+      await this.#renew(leading.signal);
+    } finally {
+      this.#leading = false;
+      leading.abort();
+      signal.removeEventListener("abort", stop);
+      await work;
+      try {
+        this.#o.onStoppedLeading?.();
+      } finally {
+        if (signal.aborted && (this.#o.releaseOnCancel ?? true)) await this.#release();
+      }
+    }
+  }
+
+  async #acquire(signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      if (await this.#tryAcquireOrRenew(AbortSignal.any([signal, AbortSignal.timeout(this.#renewDeadlineMs)]))) {
+        this.#log(`acquired lease ${this.#o.lease.namespace}/${this.#o.lease.name}`);
+        return true;
+      }
+      await sleep(jitter(this.#retryPeriodMs), signal);
+    }
+    return false;
+  }
+
+  /** Renews every retry period; returns when a renewal could not be made within renewDeadline, or on abort. */
+  async #renew(signal: AbortSignal): Promise<void> {
+    let lastRenewed = Date.now();
+    while (!signal.aborted) {
+      await sleep(this.#retryPeriodMs, signal);
+      if (signal.aborted) return;
+      const left = this.#renewDeadlineMs - (Date.now() - lastRenewed);
+      if (left > 0 && (await this.#tryAcquireOrRenew(AbortSignal.any([signal, AbortSignal.timeout(left)])))) {
+        lastRenewed = Date.now();
+        continue;
+      }
+      if (signal.aborted) return;
+      if (Date.now() - lastRenewed >= this.#renewDeadlineMs) {
+        this.#log(`failed to renew lease ${this.#o.lease.namespace}/${this.#o.lease.name} within ${this.#renewDeadlineMs} ms; stopping leading`);
+        return;
+      }
+    }
+  }
+
+  /** One attempt; false when someone else holds a live lease, or on any error (retried later). */
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { namespace, name } = this.#o.lease;
+    const now = new Date();
+    const mine = (old: LeaseSpec | undefined): LeaseSpec => {
+      const held = old?.holderIdentity === this.identity;
+      return {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: Math.max(1, Math.round(this.#leaseDurationMs / 1000)),
+        acquireTime: held && old?.acquireTime ? old.acquireTime : formatMicroTimestamp(now),
+        renewTime: formatMicroTimestamp(now),
+        leaseTransitions: old === undefined ? 0 : held ? old.leaseTransitions ?? 0 : (old.leaseTransitions ?? 0) + 1,
+      };
+    };
+    try {
+      let current: Lease;
+      try {
+        current = await this.#o.client.get<Lease>(this.#ref, { namespace, name, signal });
+      } catch (err) {
+        if (!isApiError(err, "NotFound")) throw err;
+        const created = await this.#o.client.create<Lease>(
+          this.#ref,
+          { apiVersion: `${this.#ref.group}/v1`, kind: "Lease", metadata: { name, namespace }, spec: mine(undefined) },
+          { signal },
+        );
+        this.#observe(created);
+        return true;
+      }
+      this.#observe(current);
+      const spec = current.spec ?? {};
+      const holder = spec.holderIdentity ?? "";
+      const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
+      if (holder !== "" && holder !== this.identity && this.#observedAt + durationMs > Date.now()) return false;
+      const updated = await this.#o.client.update<Lease>(this.#ref, { ...current, spec: { ...spec, ...mine(spec) } }, { signal });
+      this.#observe(updated);
+      return true;
+    } catch (err) {
+      if (!signal.aborted && !isApiError(err, "Conflict") && !isApiError(err, "AlreadyExists")) {
+        this.#log(`lease ${namespace}/${name}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return false;
+    }
+  }
+
+  /** Hand the lease back: holder cleared, so a candidate takes it at its next try. */
+  async #release(): Promise<void> {
+    const { namespace, name } = this.#o.lease;
+    try {
+      const current = await this.#o.client.get<Lease>(this.#ref, { namespace, name, signal: AbortSignal.timeout(this.#renewDeadlineMs) });
+      if (current.spec?.holderIdentity !== this.identity) return;
+      const now = formatMicroTimestamp();
+      await this.#o.client.update<Lease>(
+        this.#ref,
+        { ...current, spec: { ...current.spec, holderIdentity: "", leaseDurationSeconds: 1, acquireTime: now, renewTime: now } },
+        { signal: AbortSignal.timeout(this.#renewDeadlineMs) },
+      );
+      this.#log(`released lease ${namespace}/${name}`);
+    } catch (err) {
+      this.#log(`releasing lease ${namespace}/${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Remember when the record last changed, on our clock (the holder's clock may be off). */
+  #observe(lease: Lease): void {
+    const spec = JSON.stringify(lease.spec ?? {});
+    if (spec !== this.#observedSpec) {
+      this.#observedSpec = spec;
+      this.#observedAt = Date.now();
+    }
+    this.#observed = lease;
+    const holder = lease.spec?.holderIdentity ?? "";
+    if (holder !== this.#leader) {
+      this.#leader = holder;
+      if (holder !== "") this.#o.onNewLeader?.(holder);
+    }
+  }
+
+  /** The lease record last seen (for status pages and tests). */
+  get observedLease(): Lease | undefined {
+    return this.#observed;
+  }
+
+  #log(line: string): void {
+    this.#o.log?.(`leader election (${this.identity}): ${line}`);
+  }
+}
+
+function jitter(ms: number): number {
+  return Math.round(ms * (1 + Math.random() * 0.2));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,304 @@
+// The REST client against a real API server over HTTPS (HTTP/2): every verb,
+// errors that carry the server's Status unchanged, watches, paging, discovery
+// and reconnecting after the session is lost.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createSecureServer } from "node:http2";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
+import { sampleApi } from "../apiserver/testing/sample-api.js";
+import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
+import { ApiError, type ApiList, type ApiObject, type Status } from "../machinery/index.js";
+import { loadKubeconfig } from "./kubeconfig.js";
+import { RestClient, type ResourceRef } from "./rest.js";
+
+const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
+const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+
+interface Widget extends ApiObject {
+  spec?: { size?: number; color?: string };
+  status?: { phase?: string };
+}
+
+const widget = (name: string, spec: Widget["spec"] = { color: "red" }, labels?: Record<string, string>): Widget => ({
+  apiVersion: "samples.orch.io/v1",
+  kind: "Widget",
+  metadata: { name, namespace: "default", ...(labels ? { labels } : {}) },
+  spec,
+});
+
+async function rejects(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof ApiError, `expected an ApiError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail("expected the call to fail");
+}
+
+describe("RestClient", () => {
+  let t: TestServer;
+  let client: RestClient;
+  before(async () => {
+    t = await startTestServer({ modules: [sampleApi], bookmarkIntervalMs: 200 });
+    client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
+  });
+  after(async () => {
+    client.close();
+    await t.close();
+  });
+
+  test("create, get, update, status, merge patch, delete", async () => {
+    const created = await client.create(WIDGETS, widget("crud"));
+    assert.equal(created.metadata.namespace, "default");
+    assert.equal((created as Widget).spec?.size, 1, "server defaults come back");
+    const got = await client.get<Widget>(WIDGETS, { namespace: "default", name: "crud" });
+    assert.equal(got.metadata.uid, created.metadata.uid);
+
+    const updated = await client.update<Widget>(WIDGETS, { ...got, spec: { ...got.spec, color: "blue" } });
+    assert.equal(updated.spec?.color, "blue");
+    assert.equal(updated.metadata.generation, 2);
+    const status = await client.update<Widget>(WIDGETS, { ...updated, status: { phase: "Ready" } }, { subresource: "status" });
+    assert.equal(status.status?.phase, "Ready");
+
+    const patched = await client.patch<Widget>(WIDGETS, { namespace: "default", name: "crud", patch: { metadata: { labels: { a: "b" } } } });
+    assert.equal(patched.metadata.labels?.["a"], "b");
+    const dry = await client.create(WIDGETS, widget("dry"), { dryRun: true });
+    assert.equal(dry.metadata.name, "dry");
+    await rejects(client.get(WIDGETS, { namespace: "default", name: "dry" }));
+
+    const meta = await client.get(WIDGETS, { namespace: "default", name: "crud", metadataOnly: true });
+    assert.equal(meta.kind, "PartialObjectMetadata");
+    assert.equal(meta.metadata.uid, created.metadata.uid);
+
+    const deleted = await client.delete(WIDGETS, { namespace: "default", name: "crud", preconditions: { uid: created.metadata.uid! } });
+    assert.equal((deleted as ApiObject).metadata.name, "crud");
+    const missing = await rejects(client.get(WIDGETS, { namespace: "default", name: "crud" }));
+    assert.equal(missing.code, 404);
+  });
+
+  test("errors carry the server's Status unchanged", async () => {
+    await client.create(WIDGETS, widget("dup"));
+    const dup = await rejects(client.create(WIDGETS, widget("dup")));
+    const raw = await t.request("POST", "/apis/samples.orch.io/v1/namespaces/default/widgets", { body: widget("dup") });
+    assert.deepEqual(dup.status, raw.json, "the same Status the server sent");
+    assert.equal(dup.reason, "AlreadyExists");
+    assert.equal(dup.message, 'widgets.samples.orch.io "dup" already exists');
+
+    const invalid = await rejects(client.create(WIDGETS, widget("neg", { size: -1 })));
+    assert.equal(invalid.code, 422);
+    assert.equal(invalid.status.details?.causes?.[0]?.field, "spec.size");
+
+    const current = await client.get(WIDGETS, { namespace: "default", name: "dup" });
+    const stale = await rejects(client.update(WIDGETS, { ...current, metadata: { ...current.metadata, resourceVersion: "1" } }));
+    assert.equal(stale.reason, "Conflict");
+    const badPatch = await rejects(client.patch(WIDGETS, { namespace: "default", name: "dup", patch: [], type: "json" }));
+    assert.equal(badPatch.code, 415);
+    assert.match(badPatch.message, /accepted media types include: application\/merge-patch\+json/);
+
+    const unauthorized = new RestClient({ ...client.config, token: "wrong" });
+    try {
+      const denied = await rejects(unauthorized.list(WIDGETS));
+      assert.equal(denied.code, 401);
+      assert.equal(denied.reason, "Unauthorized");
+    } finally {
+      unauthorized.close();
+    }
+    await assert.rejects(client.get(WIDGETS, { name: "x" }), /namespaced/);
+  });
+
+  test("lists: selectors, paging at one version, listAll, deleteCollection", async () => {
+    await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "paging" } });
+    for (let i = 0; i < 7; i++) {
+      await client.create(WIDGETS, { ...widget(`p${i}`, { color: i < 3 ? "blue" : "green" }, { parity: i % 2 ? "odd" : "even" }), metadata: { name: `p${i}`, namespace: "paging", labels: { parity: i % 2 ? "odd" : "even" } } });
+    }
+    const first = await client.list<Widget>(WIDGETS, { namespace: "paging", limit: 3 });
+    assert.equal(first.kind, "WidgetList");
+    assert.deepEqual(first.items.map((w) => w.metadata.name), ["p0", "p1", "p2"]);
+    assert.equal(first.metadata.remainingItemCount, 4);
+    const second = await client.list<Widget>(WIDGETS, { namespace: "paging", limit: 3, continue: first.metadata.continue! });
+    assert.equal(second.metadata.resourceVersion, first.metadata.resourceVersion);
+    assert.deepEqual(second.items.map((w) => w.metadata.name), ["p3", "p4", "p5"]);
+
+    const all = await client.listAll<Widget>(WIDGETS, { namespace: "paging", pageSize: 2 });
+    assert.equal(all.items.length, 7);
+    assert.equal(all.metadata.continue, undefined);
+    const odd = await client.list(WIDGETS, { namespace: "paging", labelSelector: { parity: "odd" } });
+    assert.deepEqual(odd.items.map((w) => w.metadata.name), ["p1", "p3", "p5"]);
+    const blue = await client.list(WIDGETS, { namespace: "paging", fieldSelector: "spec.color=blue" });
+    assert.equal(blue.items.length, 3);
+    const everywhere = await client.list(WIDGETS, { fieldSelector: { "metadata.name": "p4" } });
+    assert.deepEqual(everywhere.items.map((w) => `${w.metadata.namespace}/${w.metadata.name}`), ["paging/p4"]);
+    const meta = await client.list(WIDGETS, { namespace: "paging", metadataOnly: true, limit: 2 });
+    assert.equal(meta.kind, "PartialObjectMetadataList");
+    assert.equal(meta.items.length, 2);
+
+    const removed = (await client.deleteCollection<Widget>(WIDGETS, { namespace: "paging", labelSelector: "parity=even" })) as ApiList<Widget>;
+    assert.deepEqual(removed.items.map((w) => w.metadata.name).sort(), ["p0", "p2", "p4", "p6"]);
+    assert.equal((await client.list(WIDGETS, { namespace: "paging" })).items.length, 3);
+    const bad = await rejects(client.list(WIDGETS, { namespace: "paging", labelSelector: "a in (" }));
+    assert.equal(bad.code, 400);
+  });
+
+  test("watch: events, bookmarks, resume, refused watches and closing", async () => {
+    const base = await client.create(WIDGETS, widget("w1"));
+    const watch = await client.watch<Widget>(WIDGETS, {
+      namespace: "default",
+      resourceVersion: base.metadata.resourceVersion!,
+      fieldSelector: { "metadata.name": "w1" },
+      allowWatchBookmarks: true,
+    });
+    const events: string[] = [];
+    const done = (async () => {
+      for await (const e of watch) {
+        events.push(e.type === "BOOKMARK" ? "BOOKMARK" : `${e.type} ${e.object.spec?.color ?? ""}`);
+        if (events.includes("DELETED red") && events.includes("BOOKMARK")) break;
+      }
+    })();
+    await client.patch(WIDGETS, { namespace: "default", name: "w1", patch: { spec: { color: "green" } } });
+    await client.patch(WIDGETS, { namespace: "default", name: "w1", patch: { spec: { color: "red" } } });
+    await client.delete(WIDGETS, { namespace: "default", name: "w1" });
+    await done;
+    assert.deepEqual(events.filter((e) => e !== "BOOKMARK"), ["MODIFIED green", "MODIFIED red", "DELETED red"]);
+
+    const initial = await client.watch(WIDGETS, { namespace: "default", fieldSelector: "metadata.name=dup" });
+    const first = await initial[Symbol.asyncIterator]().next();
+    assert.equal(first.value?.type, "ADDED", "unset resourceVersion starts with the current state");
+    initial.close();
+
+    const refused = await rejects(client.watch(WIDGETS, { sendInitialEvents: true }));
+    assert.equal(refused.code, 400);
+
+    // Aborting ends the iteration quietly.
+    const abort = new AbortController();
+    const open = await client.watch(WIDGETS, { namespace: "default", resourceVersion: base.metadata.resourceVersion!, signal: abort.signal });
+    const drained = (async () => {
+      let n = 0;
+      for await (const _ of open) n++;
+      return n;
+    })();
+    setTimeout(() => abort.abort(), 50);
+    assert.ok((await drained) >= 0);
+
+    const timed = await client.watch(WIDGETS, { namespace: "default", resourceVersion: base.metadata.resourceVersion!, timeoutSeconds: 1, fieldSelector: "metadata.name=none" });
+    const started = Date.now();
+    for await (const _ of timed) {
+      // nothing matches: the server ends the stream at its timeout
+    }
+    assert.ok(Date.now() - started >= 900, "ended by the server's timeout");
+  });
+
+  test("a watch refused with 410 Expired throws that Status", async () => {
+    // Resuming from before a compaction that the watch cache no longer covers: use a server whose window is tiny.
+    const small = await startTestServer({ modules: [sampleApi], cacheWindowMs: 20 });
+    const c = new RestClient(loadKubeconfig(small.server.kubeconfigPath));
+    try {
+      const old = await c.create(WIDGETS, widget("old"));
+      await c.create(WIDGETS, widget("mid"));
+      await new Promise((r) => setTimeout(r, 50));
+      await c.create(WIDGETS, widget("new")); // pushes "mid" out of the cache's window
+      await small.server.storage.compact(await small.server.storage.currentRevision());
+      const err = await rejects(c.watch(WIDGETS, { resourceVersion: old.metadata.resourceVersion! }));
+      assert.equal(err.code, 410);
+      assert.equal(err.reason, "Expired");
+      assert.match(err.message, /too old resource version/);
+    } finally {
+      c.close();
+      await small.close();
+    }
+  });
+
+  test("discovery lists every resource with its verbs, scope and subresources", async () => {
+    const resources = await client.discover();
+    const widgets = resources.filter((r) => r.resource === "widgets");
+    assert.deepEqual(widgets.map((r) => [r.version, r.preferred]), [["v1", true], ["v1beta1", false]]);
+    const w = widgets[0]!;
+    assert.equal(w.group, "samples.orch.io");
+    assert.equal(w.kind, "Widget");
+    assert.equal(w.namespaced, true);
+    assert.ok(w.verbs.includes("deletecollection") && w.verbs.includes("watch"));
+    assert.ok(w.subresources.some((s) => s.name === "status"));
+    const ns = resources.find((r) => r.resource === "namespaces")!;
+    assert.equal(ns.namespaced, false);
+    assert.equal(ns.group, "");
+    assert.deepEqual(ns.shortNames, ["ns"]);
+  });
+
+  test("the session comes back after the connection is lost; an interrupted watch throws", async () => {
+    // A TCP relay between client and server lets the test cut the connection.
+    const sockets = new Set<Socket>();
+    const relay = createServer((down) => {
+      const up = connect(t.server.port, "127.0.0.1");
+      for (const s of [down, up]) {
+        sockets.add(s);
+        s.on("close", () => sockets.delete(s));
+        s.on("error", () => {
+          down.destroy();
+          up.destroy();
+        });
+      }
+      down.pipe(up).pipe(down);
+    });
+    await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(relay.address() as AddressInfo).port}` });
+    try {
+      assert.equal((await c.get(NAMESPACES, { name: "default" })).metadata.name, "default");
+      const watch = await c.watch(WIDGETS, { namespace: "default", fieldSelector: "metadata.name=none", resourceVersion: "0" });
+      const ended = (async () => {
+        for await (const _ of watch) {
+          // no events: only the cut ends it
+        }
+      })();
+      for (const s of sockets) s.destroy();
+      await assert.rejects(ended, "a cut watch fails rather than ending as if the server had closed it");
+      assert.equal((await c.get(NAMESPACES, { name: "default" })).metadata.name, "default", "a new session");
+    } finally {
+      c.close();
+      relay.close();
+      for (const s of sockets) s.destroy();
+    }
+  });
+
+  test("raw requests; a dry-run delete keeps the object", async () => {
+    const raw = await client.request({ method: "GET", path: "/version" });
+    assert.equal(raw.status, 200);
+    assert.ok(JSON.parse(raw.body.toString()).gitVersion);
+    const status = (await client.delete(WIDGETS, { namespace: "default", name: "dup", dryRun: true })) as ApiObject | Status;
+    assert.equal((status as ApiObject).metadata?.name, "dup");
+    assert.equal((await client.get(WIDGETS, { namespace: "default", name: "dup" })).metadata.name, "dup");
+  });
+
+  test("ERROR events and answers without a Status body", async () => {
+    const creds = t.server.credentials;
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+      if (req.url?.includes("watch=1")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write(JSON.stringify({ type: "ADDED", object: widget("x") }) + "\n");
+        const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "too old resource version: 1 (5)", reason: "Expired", code: 410 };
+        res.end(JSON.stringify({ type: "ERROR", object: status }) + "\n");
+      } else {
+        res.writeHead(502, { "content-type": "text/plain" });
+        res.end("upstream connect error");
+      }
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}` });
+    try {
+      const watch = await c.watch(WIDGETS);
+      const seen: string[] = [];
+      const err = await rejects((async () => {
+        for await (const e of watch) seen.push(e.type);
+      })());
+      assert.deepEqual(seen, ["ADDED"]);
+      assert.equal(err.code, 410);
+      assert.equal(err.message, "too old resource version: 1 (5)");
+      const plain = await rejects(c.list(WIDGETS));
+      assert.equal(plain.code, 502);
+      assert.equal(plain.message, "upstream connect error");
+    } finally {
+      c.close();
+      fake.close();
+    }
+  });
+});

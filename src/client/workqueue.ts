@@ -1,0 +1,167 @@
+// A rate-limited work queue of string keys, as controllers use it: a key is
+// queued once however often it is added, is never handed to two workers at
+// once (an add while it is processed re-queues it after done()), and failing
+// keys come back later with per-key exponential backoff.
+
+export interface WorkQueueOptions {
+  /** For log lines. */
+  name?: string;
+  /** First retry delay of addRateLimited (default 5 ms, as upstream). */
+  baseDelayMs?: number;
+  /** Longest retry delay (default 1000 s, as upstream). */
+  maxDelayMs?: number;
+}
+
+export class WorkQueue {
+  readonly name: string;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  /** Keys waiting, in order; each at most once. */
+  #queue: string[] = [];
+  /** Keys that need processing (queued, or added again while processing). */
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Set<string>();
+  readonly #failures = new Map<string, number>();
+  /** Delayed adds: the earliest pending deadline per key. */
+  readonly #timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  #waiters: ((key: string | undefined) => void)[] = [];
+  #idle: (() => void)[] = [];
+  #shuttingDown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    this.name = options.name ?? "queue";
+    this.#baseDelayMs = options.baseDelayMs ?? 5;
+    this.#maxDelayMs = options.maxDelayMs ?? 1_000_000;
+  }
+
+  get length(): number {
+    return this.#queue.length;
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (this.#processing.has(key)) return; // done() queues it again
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      this.#take(key);
+      waiter(key);
+    } else {
+      this.#queue.push(key);
+    }
+  }
+
+  /** Adds the key after `delayMs`; of several pending delays for one key the earliest wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (delayMs <= 0) return this.add(key);
+    const at = Date.now() + delayMs;
+    const pending = this.#timers.get(key);
+    if (pending !== undefined) {
+      if (pending.at <= at) return;
+      clearTimeout(pending.timer);
+    }
+    const timer = setTimeout(() => {
+      this.#timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    // Not unref'd: a pending retry is work to do. shutDown() clears the timers.
+    this.#timers.set(key, { at, timer });
+  }
+
+  /** Adds the key after its backoff: base × 2^failures, capped. */
+  addRateLimited(key: string): void {
+    const failures = this.#failures.get(key) ?? 0;
+    this.#failures.set(key, failures + 1);
+    this.addAfter(key, Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** Math.min(failures, 40)));
+  }
+
+  /** The key succeeded: its next failure starts the backoff over. */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /** The next key to process; undefined once the queue is shut down. Call done(key) after processing. */
+  get(): Promise<string | undefined> {
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    const key = this.#queue.shift();
+    if (key !== undefined) {
+      this.#take(key);
+      return Promise.resolve(key);
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  done(key: string): void {
+    this.#processing.delete(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) {
+      this.#dirty.delete(key);
+      this.add(key);
+    }
+    if (this.#processing.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  /** Stops handing out keys (waiting get() calls resolve undefined) and drops pending delays. */
+  shutDown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    for (const { timer } of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#queue = [];
+    for (const waiter of this.#waiters.splice(0)) waiter(undefined);
+  }
+
+  /** shutDown(), then wait until the keys being processed are done. */
+  async shutDownWithDrain(): Promise<void> {
+    this.shutDown();
+    if (this.#processing.size > 0) await new Promise<void>((resolve) => this.#idle.push(resolve));
+  }
+
+  #take(key: string): void {
+    this.#dirty.delete(key);
+    this.#processing.add(key);
+  }
+}
+
+/** What a handler may ask for besides the default (forget on success, backoff on a throw). */
+export interface ProcessResult {
+  /** Look at the key again after this long (waiting on something that has no event). */
+  requeueAfterMs?: number;
+}
+
+export interface RunWorkersOptions {
+  workers?: number;
+  /** Process one key; throw to retry it with backoff. */
+  process(key: string): Promise<ProcessResult | void>;
+  /** Where failures are reported (the key will be retried). */
+  onError?(key: string, err: unknown): void;
+}
+
+/** Runs `workers` loops over the queue until it is shut down; resolves when they have all stopped. */
+export async function runWorkers(queue: WorkQueue, options: RunWorkersOptions): Promise<void> {
+  const worker = async () => {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      try {
+        const result = await options.process(key);
+        queue.forget(key);
+        if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        options.onError?.(key, err);
+        queue.addRateLimited(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
+}
