@@ -12,6 +12,7 @@ import type { ListResult } from "../registry/store.js";
 import type { WatchEnv, WatchStream } from "../registry/watch.js";
 import { negotiate, type Representation } from "./negotiation.js";
 import { partialObjectMetadata, table, type IncludeObject } from "./table.js";
+import { spliceResourceVersion } from "./stored-json.js";
 
 export type Incoming = IncomingMessage | Http2ServerRequest;
 export type Outgoing = ServerResponse | Http2ServerResponse;
@@ -22,11 +23,15 @@ const JSON_TYPE = "application/json";
 export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
   const memoKey = `json:${gv}`;
   let bytes = cached.encoded.get(memoKey) as Buffer | undefined;
-  if (bytes === undefined) {
-    const obj = cached.object.apiVersion === gv ? cached.object : { ...cached.object, apiVersion: gv };
-    bytes = Buffer.from(JSON.stringify(obj));
-    if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
+  if (bytes !== undefined) return bytes;
+  const object = cached.object;
+  if (cached.stored !== undefined && object.apiVersion === gv && String(cached.revision) === object.metadata.resourceVersion) {
+    // Straight from the stored bytes; not memoized: the splice is a copy, cheaper than holding it twice.
+    bytes = spliceResourceVersion(cached.stored, gv, object.kind, cached.revision);
+    if (bytes !== undefined) return bytes;
   }
+  bytes = Buffer.from(JSON.stringify(object.apiVersion === gv ? object : { ...object, apiVersion: gv }));
+  if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
   return bytes;
 }
 

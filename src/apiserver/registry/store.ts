@@ -496,7 +496,9 @@ export class RegistryStore {
   /** The object as stored: JSON without resourceVersion (the revision is the version). */
   #encode(obj: ApiObject, name: string): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
-    const bytes = enc.encode(JSON.stringify({ ...obj, metadata: meta }));
+    const { apiVersion, kind, metadata: _m, ...rest } = obj;
+    // apiVersion, kind, metadata first: responses splice the resourceVersion in (see http/stored-json.ts).
+    const bytes = enc.encode(JSON.stringify({ apiVersion, kind, metadata: meta, ...rest }));
     if (bytes.length > MAX_OBJECT_BYTES) {
       throw requestEntityTooLarge(`the object ${JSON.stringify(name)} is ${bytes.length} bytes, over the ${MAX_OBJECT_BYTES}-byte limit`);
     }
@@ -514,7 +516,7 @@ export class RegistryStore {
   }
 
   #cached(kv: KeyValue): Cached<ApiObject> {
-    return { key: kv.key, object: this.#decode(kv), revision: kv.modRevision, encoded: new Map() };
+    return { key: kv.key, object: this.#decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
   }
 
   #cachedObject(key: string, obj: ApiObject, revision: number): Cached<ApiObject> {

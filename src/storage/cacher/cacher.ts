@@ -16,6 +16,8 @@ export interface Cached<T> {
   readonly revision: number;
   /** Per-encoding memo of serialized bytes, filled by whoever serializes first. */
   readonly encoded: Map<string, Uint8Array>;
+  /** The bytes as stored, when kept: encoders may reuse them instead of serializing again. */
+  readonly stored?: Uint8Array;
 }
 
 export interface CacheEvent<T> {
@@ -157,7 +159,7 @@ export class Cacher<T> {
 
   #decode(kv: KeyValue): Cached<T> | undefined {
     try {
-      return { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map() };
+      return { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
     } catch (err) {
       this.#options.log?.(`cacher: cannot decode ${kv.key} at revision ${kv.modRevision}: ${(err as Error).message}`);
       return undefined;
