@@ -1,8 +1,12 @@
-// `orch controller-manager`: the namespace, garbage collector, node lifecycle,
-// workload and job controllers. Declares its flags; run() is a placeholder.
+// `orch controller-manager`: the namespace controller and the garbage
+// collector (node lifecycle, workloads and jobs join later), reaching the API
+// server through --kubeconfig like any client, behind the leader lease.
 
 import { baseFlags, flag, formatDuration, secureServingFlags } from "../component/index.js";
-import { defineCommand, printPlan } from "./command.js";
+import { RestClient, loadKubeconfig } from "../client/index.js";
+import { CONTROLLERS, controllerManagerLease, runControllerManager, selectControllers } from "../controllers/index.js";
+import { namingFor } from "../api/naming.js";
+import { defineCommand, type RunContext } from "./command.js";
 
 const GENERIC = "Generic flags";
 
@@ -13,13 +17,16 @@ export const command = defineCommand({
     "The orch controller manager runs the control loops that move the cluster toward its desired state: " +
     "namespaces, garbage collection, node lifecycle, workloads and jobs.",
   flags: {
-    kubeconfig: flag.string({ section: GENERIC, description: "Path to a kubeconfig file with the API server's address and credentials." }),
+    kubeconfig: flag.string({
+      section: GENERIC,
+      description: "Path to a kubeconfig file with the API server's address and credentials (required to run; orch apiserver writes one into its data dir).",
+    }),
     controllers: flag.strings({
       section: GENERIC,
       default: ["*"],
       description:
         "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', " +
-        "'-foo' disables the controller named 'foo'.",
+        `'-foo' disables the controller named 'foo'. All controllers: ${CONTROLLERS.map((c) => c.name).join(", ")}.`,
     }),
     "leader-elect": flag.bool({
       section: GENERIC,
@@ -34,15 +41,55 @@ export const command = defineCommand({
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...baseFlags(),
   },
-  run(flags, context) {
-    return printPlan(context, {
-      what: "the controller manager",
-      actions: [
-        `reach the API server with ${flags.get("kubeconfig") || "the in-process or in-cluster configuration"}`,
-        `run controllers ${flags.get("controllers").join(",")}${flags.get("leader-elect") ? " while holding the leader lease" : ""}`,
-        `mark nodes Unknown after ${formatDuration(flags.get("node-monitor-grace-period"))} without a heartbeat`,
-        `serve /healthz, /metrics, /statusz and /flagz over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")}`,
-      ],
-    });
+  validate(flags) {
+    try {
+      selectControllers(flags.get("controllers"));
+      return undefined;
+    } catch (err) {
+      return `--controllers: ${(err as Error).message}`;
+    }
+  },
+  async run(flags, context) {
+    const kubeconfig = flags.get("kubeconfig");
+    const lease = controllerManagerLease(namingFor());
+    if (!kubeconfig) {
+      // Without a server to reach there is nothing to run: say what these flags would do.
+      return describePlan(context, [
+        "pass --kubeconfig (for example .orch/admin.kubeconfig) to start; nothing was started",
+        `run controllers ${selectControllers(flags.get("controllers")).map((c) => c.name).join(", ") || "(none)"}` +
+          (flags.get("leader-elect") ? ` while holding the lease ${lease.namespace}/${lease.name}` : ""),
+        `mark nodes Unknown after ${formatDuration(flags.get("node-monitor-grace-period"))} without a heartbeat (node lifecycle controller, not yet built)`,
+        `serve /healthz, /metrics, /statusz and /flagz over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")} (not yet built)`,
+      ]);
+    }
+    const log = (line: string) => context.stderr.write(`${line}\n`);
+    const client = new RestClient(loadKubeconfig(kubeconfig), { userAgent: "orch-controller-manager" });
+    try {
+      log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
+      await runControllerManager({
+        client,
+        controllers: flags.get("controllers"),
+        leaderElect: flags.get("leader-elect"),
+        signal: context.signal,
+        log,
+      });
+    } finally {
+      client.close();
+    }
+    log(`${context.command}: stopped`);
+    return 0;
   },
 });
+
+function describePlan(context: RunContext, actions: readonly string[]): number {
+  const gates = context.featureGates.toString();
+  context.stdout.write(
+    [
+      `${context.command}: --kubeconfig is not set; with these flags it would:`,
+      ...actions.map((a) => `  - ${a}`),
+      `  feature gates: ${gates === "" ? "defaults" : gates}`,
+      "",
+    ].join("\n"),
+  );
+  return 0;
+}

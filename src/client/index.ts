@@ -28,6 +28,7 @@ export {
   type RawRequest,
   type RawResponse,
 } from "./rest.js";
+export { DiscoveryCache, type DiscoveryCacheOptions } from "./discovery-cache.js";
 export { Informer, keyOf, splitKey, type EventHandlers, type InformerOptions } from "./informer.js";
 export { InformerFactory, type InformerFactoryOptions, type InformerRequest } from "./informer-factory.js";
 export { WorkQueue, runWorkers, type WorkQueueOptions, type ProcessResult, type RunWorkersOptions } from "./workqueue.js";

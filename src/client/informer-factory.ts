@@ -2,6 +2,7 @@
 // controllers of a process, however many ask for it, so N controllers cost
 // the server one watch, not N.
 
+import { setMaxListeners } from "node:events";
 import type { ApiObject } from "../machinery/index.js";
 import { Informer, type InformerOptions } from "./informer.js";
 import type { ResourceRef, RestClient } from "./rest.js";
@@ -50,13 +51,31 @@ export class InformerFactory {
 
   /** Runs every informer asked for so far, and every later one, until the signal fires. */
   start(signal: AbortSignal): void {
-    this.#signal = signal;
-    for (const informer of this.#informers.values()) void informer.run(signal);
+    if (this.#signal !== undefined) return;
+    // One signal of our own for all informers: each of their requests listens on it, and there may be
+    // dozens — more than the default listener limit of a signal we do not own.
+    const own = new AbortController();
+    setMaxListeners(0, own.signal);
+    if (signal.aborted) own.abort();
+    else signal.addEventListener("abort", () => own.abort(), { once: true });
+    this.#signal = own.signal;
+    for (const informer of this.#informers.values()) void informer.run(own.signal);
   }
 
   /** Resolves when every informer asked for so far has synced; false when the signal fired first. */
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    const results = await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(signal)));
-    return results.every(Boolean);
+    const all = Promise.all([...this.#informers.values()].map((i) => i.waitForSync())).then(() => true);
+    if (signal === undefined) return all;
+    if (signal.aborted) return false;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(false);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([all, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort!);
+    }
   }
 }

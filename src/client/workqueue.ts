@@ -135,6 +135,8 @@ export class WorkQueue {
 export interface ProcessResult {
   /** Look at the key again after this long (waiting on something that has no event). */
   requeueAfterMs?: number;
+  /** Not done yet, but nothing failed: look again after the key's backoff (no error is reported). */
+  requeueWithBackoff?: boolean;
 }
 
 export interface RunWorkersOptions {
@@ -153,8 +155,12 @@ export async function runWorkers(queue: WorkQueue, options: RunWorkersOptions): 
       if (key === undefined) return;
       try {
         const result = await options.process(key);
-        queue.forget(key);
-        if (result && result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+        if (result?.requeueWithBackoff) {
+          queue.addRateLimited(key);
+        } else {
+          queue.forget(key);
+          if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+        }
       } catch (err) {
         options.onError?.(key, err);
         queue.addRateLimited(key);

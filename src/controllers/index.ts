@@ -1,0 +1,7 @@
+// The controllers and the manager that runs them: what `orch controller-manager`
+// and `orch server` use.
+
+export { runControllerManager, selectControllers, controllerManagerLease, CONTROLLERS, type ControllerManagerOptions, type LeaderElectionSettings } from "./manager.js";
+export type { ControllerContext, ControllerDescriptor } from "./controller.js";
+export { namespaceController, NamespaceController, NAMESPACE_FINALIZER, type NamespaceControllerOptions } from "./namespace/controller.js";
+export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";

@@ -1,0 +1,139 @@
+// The controller manager with the built-in API: controller selection,
+// leader election, and the namespace controller and garbage collector at
+// work on real namespaces (status and finalize subresources), config maps
+// and secrets.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { main } from "../cli/main.js";
+import { packageRoot } from "../component/index.js";
+import { builtinModules } from "../api/index.js";
+import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
+import { RestClient, leaseResource, loadKubeconfig, type Lease, type ResourceRef } from "../client/index.js";
+import { isApiError, type ApiObject } from "../machinery/index.js";
+import { CONTROLLERS, runControllerManager, selectControllers } from "./manager.js";
+import { eventually } from "./testing.js";
+
+const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+const SECRETS: ResourceRef = { group: "", version: "v1", resource: "secrets", namespaced: true };
+
+test("--controllers: '*', names, aliases, '-name', unknown names", () => {
+  const names = (list: string[]) => selectControllers(list).map((c) => c.name);
+  assert.deepEqual(names(["*"]), ["namespace-controller", "garbage-collector-controller"]);
+  assert.deepEqual(names(["*", "-garbagecollector"]), ["namespace-controller"]);
+  assert.deepEqual(names(["garbage-collector-controller"]), ["garbage-collector-controller"]);
+  assert.deepEqual(names(["namespace"]), ["namespace-controller"]);
+  assert.deepEqual(names([]), []);
+  assert.throws(() => selectControllers(["*", "bogus", "-nope"]), /unknown controllers: bogus, -nope \(known: namespace-controller, garbage-collector-controller\)/);
+  assert.equal(CONTROLLERS.length, 2);
+});
+
+describe("controller manager", () => {
+  let t: TestServer;
+  let client: RestClient;
+  const stop = new AbortController();
+  const lines: string[] = [];
+  let running: Promise<void>;
+
+  const exists = async (ref: ResourceRef, name: string, namespace?: string) => {
+    try {
+      await client.get(ref, { name, ...(namespace ? { namespace } : {}) });
+      return true;
+    } catch (err) {
+      if (isApiError(err, "NotFound")) return false;
+      throw err;
+    }
+  };
+
+  before(async () => {
+    t = await startTestServer({ modules: builtinModules() });
+    client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
+    running = runControllerManager({
+      client,
+      signal: stop.signal,
+      log: (l) => lines.push(l),
+      leaderElection: { identity: "cm-test", leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 200 },
+    });
+    await eventually("the controllers to start", () => lines.some((l) => l.startsWith("controller-manager: started")));
+  });
+  after(async () => {
+    if (!stop.signal.aborted) stop.abort();
+    await running;
+    client.close();
+    await t.close();
+  });
+
+  test("it holds the lease in the system namespace", async () => {
+    const lease = await client.get<Lease>(leaseResource(), { namespace: "orch-system", name: "orch-controller-manager" });
+    assert.equal(lease.spec?.holderIdentity, "cm-test");
+    assert.ok(lines.includes("controller-manager: started namespace-controller, garbage-collector-controller"), lines.join("\n"));
+  });
+
+  test("deleting a namespace removes its content, then the namespace", async () => {
+    const ns = await client.create<ApiObject & { spec?: { finalizers?: string[] } }>(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "team" } });
+    assert.deepEqual(ns.spec?.finalizers, ["kubernetes"]);
+    await client.create(CONFIGMAPS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "team" }, data: { a: "1" } });
+    await client.create(SECRETS, { apiVersion: "v1", kind: "Secret", metadata: { name: "token", namespace: "team" }, stringData: { t: "x" } });
+    const marked = (await client.delete(NAMESPACES, { name: "team" })) as ApiObject & { status?: { phase?: string } };
+    assert.equal(marked.status?.phase, "Terminating");
+    await eventually("the namespace to go", async () => !(await exists(NAMESPACES, "team")), 10_000);
+    assert.equal(await exists(CONFIGMAPS, "settings", "team"), false);
+    assert.equal(await exists(SECRETS, "token", "team"), false);
+  });
+
+  test("the garbage collector removes a secret owned by a deleted config map", async () => {
+    const owner = await client.create<ApiObject>(CONFIGMAPS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "owner", namespace: "default" } });
+    await client.create(SECRETS, {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "owned", namespace: "default", ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid! }] },
+    });
+    await client.delete(CONFIGMAPS, { namespace: "default", name: "owner" });
+    await eventually("the owned secret to go", async () => !(await exists(SECRETS, "owned", "default")));
+  });
+
+  test("stopping releases the lease", async () => {
+    stop.abort();
+    await running;
+    const lease = await client.get<Lease>(leaseResource(), { namespace: "orch-system", name: "orch-controller-manager" });
+    assert.equal(lease.spec?.holderIdentity ?? "", "");
+  });
+});
+
+describe("orch controller-manager", () => {
+  test("runs the controllers from a kubeconfig, logs when started, stops on SIGTERM; bad --controllers exit 2", async () => {
+    const t = await startTestServer({ modules: builtinModules() });
+    try {
+      const bin = join(packageRoot(), "bin", "orch.js");
+      const child = spawn(process.execPath, [bin, "controller-manager", "--kubeconfig", t.server.kubeconfigPath, "--leader-elect=false"]);
+      let stderr = "";
+      let stoppedAt = 0;
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+        if (stoppedAt === 0 && stderr.includes("controller-manager: started")) {
+          stoppedAt = Date.now();
+          child.kill("SIGTERM");
+        }
+      });
+      const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      assert.ok(Date.now() - stoppedAt < 3000, "it stops promptly");
+      assert.equal(status, 0, `status ${status}: ${stderr}`);
+      assert.match(stderr, /^orch controller-manager: running against https:\/\/127\.0\.0\.1:\d+ \(leader election off\)$/m);
+      assert.match(stderr, /^controller-manager: started namespace-controller, garbage-collector-controller$/m);
+      assert.match(stderr, /^orch controller-manager: stopped$/m);
+
+      let err = "";
+      const bad = await main(["controller-manager", "--kubeconfig", t.server.kubeconfigPath, "--controllers=*,bogus"], {
+        stdout: { write: () => true },
+        stderr: { write: (s: string) => (err += s) },
+      });
+      assert.equal(bad, 2);
+      assert.match(err, /--controllers: unknown controllers: bogus/);
+    } finally {
+      await t.close();
+    }
+  });
+});

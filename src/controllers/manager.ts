@@ -1,0 +1,141 @@
+// The controller manager: picks controllers by name (`*`, `foo`, `-foo`, as
+// upstream's --controllers), and runs them with one shared client, informer
+// factory and discovery cache — behind a leader lease when asked, so only
+// one replica acts. Used by `orch controller-manager` and, in-process, by
+// `orch server`.
+
+import { namingFor, type Naming } from "../api/naming.js";
+import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import { garbageCollectorController } from "./garbage-collector/controller.js";
+import { namespaceController } from "./namespace/controller.js";
+
+/** Every controller this manager knows, in start order. */
+export const CONTROLLERS: readonly ControllerDescriptor[] = [namespaceController, garbageCollectorController];
+
+export interface LeaderElectionSettings {
+  /** Default: the naming table's system namespace (orch-system). */
+  namespace?: string;
+  /** Default: <product>-controller-manager (upstream: kube-controller-manager). */
+  name?: string;
+  identity?: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ControllerManagerOptions {
+  client: RestClient;
+  /** `--controllers` (default ["*"]). */
+  controllers?: readonly string[];
+  /** Take the leader lease first (default true). */
+  leaderElect?: boolean;
+  leaderElection?: LeaderElectionSettings;
+  naming?: Naming;
+  /** Stops everything (and releases the lease). */
+  signal: AbortSignal;
+  log?: (line: string) => void;
+  /** The controller set to choose from (tests). */
+  available?: readonly ControllerDescriptor[];
+}
+
+/**
+ * Resolves `--controllers` against the known controllers: `*` is every
+ * controller on by default, `name` adds one, `-name` removes one. Unknown
+ * names are an error naming them.
+ */
+export function selectControllers(names: readonly string[], available: readonly ControllerDescriptor[] = CONTROLLERS): ControllerDescriptor[] {
+  const find = (name: string) => available.find((c) => c.name === name || (c.aliases ?? []).includes(name));
+  const unknown = names.filter((n) => n !== "*" && find(n.replace(/^-/, "")) === undefined);
+  if (unknown.length > 0) {
+    throw new Error(`unknown controllers: ${unknown.join(", ")} (known: ${available.map((c) => c.name).join(", ")})`);
+  }
+  const wildcard = names.includes("*");
+  return available.filter((c) => {
+    const named = (n: string) => n === c.name || (c.aliases ?? []).includes(n);
+    if (names.some((n) => n.startsWith("-") && named(n.slice(1)))) return false;
+    if (names.some(named)) return true;
+    return wildcard && c.enabledByDefault;
+  });
+}
+
+/** The lease the controller manager's replicas compete for. */
+export function controllerManagerLease(naming: Naming): { namespace: string; name: string } {
+  return { namespace: naming.systemNamespace, name: naming.systemNamespace.replace(/-system$/, "") + "-controller-manager" };
+}
+
+/**
+ * Runs the selected controllers until the signal fires. With leader
+ * election, they run only while this replica holds the lease; losing it
+ * rejects (the process should exit, as upstream's does, and start over).
+ */
+export async function runControllerManager(options: ControllerManagerOptions): Promise<void> {
+  const log = options.log ?? (() => {});
+  const naming = options.naming ?? (await namingOf(options.client));
+  const selected = selectControllers(options.controllers ?? ["*"], options.available ?? CONTROLLERS);
+  if (selected.length === 0) {
+    log("controller-manager: no controllers selected");
+    return;
+  }
+  const start = (signal: AbortSignal) => runControllers({ client: options.client, controllers: selected, naming, signal, log });
+  if (options.leaderElect === false) return start(options.signal);
+
+  const settings = options.leaderElection ?? {};
+  const lease = { ...controllerManagerLease(naming), ...pick(settings, ["namespace", "name"]) };
+  let led = false;
+  const elector = new LeaderElector({
+    client: options.client,
+    lease,
+    naming,
+    ...pick(settings, ["identity", "leaseDurationMs", "renewDeadlineMs", "retryPeriodMs"]),
+    log,
+    onStartedLeading: async (signal) => {
+      led = true;
+      await start(signal);
+    },
+    onNewLeader: (identity) => log(`controller-manager: lease ${lease.namespace}/${lease.name} is held by ${identity}`),
+  });
+  await elector.run(options.signal);
+  if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
+}
+
+async function runControllers(options: { client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void }): Promise<void> {
+  const { client, signal, log } = options;
+  const context: ControllerContext = {
+    client,
+    informers: new InformerFactory({ client, log }),
+    discovery: new DiscoveryCache({ client }),
+    naming: options.naming,
+    signal,
+    log,
+  };
+  const runs = options.controllers.map((c) =>
+    c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),
+  );
+  context.informers.start(signal);
+  log(`controller-manager: started ${options.controllers.map((c) => c.name).join(", ")}`);
+  await Promise.all(runs);
+}
+
+/**
+ * The naming table the server uses, read from its coordination group's name
+ * (coordination.orch.io, or coordination.k8s.io on a server presenting
+ * upstream's names), so the lease lands where that server's tools look.
+ */
+async function namingOf(client: RestClient): Promise<Naming> {
+  try {
+    const res = await client.request({ method: "GET", path: "/apis", headers: { accept: "application/json" } });
+    const groups = (JSON.parse(res.body.toString("utf8")) as { groups?: { name: string }[] }).groups ?? [];
+    const coordination = groups.find((g) => g.name.startsWith("coordination."));
+    if (coordination !== undefined) return namingFor(coordination.name.slice("coordination.".length));
+  } catch {
+    // fall through: the default table
+  }
+  return namingFor();
+}
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}
