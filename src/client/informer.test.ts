@@ -179,3 +179,46 @@ test("a server that keeps failing gets backoff, not a flood, and the informer st
     await t.close();
   }
 });
+
+test("a relist tells the handlers about objects deleted while the informer was not watching", async () => {
+  const t = await startTestServer({ modules: [sampleApi] });
+  const creds = t.server.credentials;
+  let lists = 0;
+  const item = (name: string, rv: string) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name, namespace: "ns", uid: name, resourceVersion: rv } });
+  const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+    if (req.url?.includes("watch=1")) {
+      // The first watch is refused as too old: the informer must list again.
+      const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "too old resource version: 5 (9)", reason: "Expired", code: 410 };
+      res.writeHead(lists === 1 ? 410 : 200, { "content-type": "application/json" });
+      if (lists === 1) res.end(JSON.stringify(status));
+      return; // later watches stay open
+    }
+    lists++;
+    const items = lists === 1 ? [item("a", "3"), item("b", "4")] : [item("a", "7")];
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ kind: "WidgetList", apiVersion: "samples.orch.io/v1", metadata: { resourceVersion: lists === 1 ? "5" : "9" }, items }));
+  });
+  await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+  const client = new RestClient({ server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}`, ca: creds.caCertPem });
+  try {
+    const informer = new Informer({ client, resource: WIDGETS });
+    const events: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => events.push(`add ${o.metadata.name}`),
+      onUpdate: (_, o) => events.push(`update ${o.metadata.name}@${o.metadata.resourceVersion}`),
+      onDelete: (o) => events.push(`delete ${o.metadata.name}`),
+    });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until("the relist", () => events.length >= 4);
+    assert.deepEqual(events, ["add a", "add b", "update a@7", "delete b"]);
+    assert.equal(informer.lastSyncResourceVersion, "9");
+    assert.equal(lists, 2, "one relist, at once");
+    stop.abort();
+    await running;
+  } finally {
+    client.close();
+    fake.close();
+    await t.close();
+  }
+});

@@ -80,8 +80,10 @@ test("runWorkers: parallel workers, no key processed twice at once, retries on t
   const active = new Set<string>();
   let overlap = false;
   const counts = new Map<string, number>();
+  const errors: string[] = [];
   const run = runWorkers(q, {
     workers: 3,
+    onError: (key) => errors.push(key),
     async process(key) {
       if (active.has(key)) overlap = true;
       active.add(key);
@@ -91,10 +93,11 @@ test("runWorkers: parallel workers, no key processed twice at once, retries on t
       counts.set(key, n);
       if (key === "fails-twice" && n <= 2) throw new Error("not yet");
       if (key === "again" && n === 1) return { requeueAfterMs: 10 };
+      if (key === "waits" && n <= 2) return { requeueWithBackoff: true };
       return undefined;
     },
   });
-  for (const k of ["a", "b", "c", "fails-twice", "again"]) q.add(k);
+  for (const k of ["a", "b", "c", "fails-twice", "again", "waits"]) q.add(k);
   q.add("a");
   q.add("a");
   await new Promise((r) => setTimeout(r, 150));
@@ -103,6 +106,8 @@ test("runWorkers: parallel workers, no key processed twice at once, retries on t
   assert.equal(overlap, false);
   assert.equal(counts.get("fails-twice"), 3);
   assert.equal(counts.get("again"), 2);
+  assert.equal(counts.get("waits"), 3, "requeueWithBackoff comes back without an error");
+  assert.deepEqual(errors, ["fails-twice", "fails-twice"]);
   assert.ok(counts.get("a")! <= 2);
   assert.equal(q.numRequeues("fails-twice"), 0, "forgotten after success");
 });
