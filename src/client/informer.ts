@@ -1,8 +1,6 @@
-// An informer keeps a local copy of one resource's objects (namespace/name →
-// object) in step with the server: a paged list, then a watch from the list's
-// resourceVersion with bookmarks, resumed where it left off; on 410 Gone it
-// lists again (seed 000, "Watch behavior" 2–4, "Chunked lists"). Handlers get
-// objects; level-based controllers turn them into keys for a work queue.
+// An informer keeps a local cache (namespace/name → object) in step with the server: a paged list, then a
+// watch with bookmarks from the list's version, resumed where it left off, a fresh list on 410 Gone
+// (seed 000, "Watch behavior", "Chunked lists"). Handlers get objects; controllers queue keys.
 
 import { isApiError, type ApiObject } from "../machinery/index.js";
 import type { LabelSelectorInput, ResourceRef, RestClient, Watch } from "./rest.js";

@@ -1,9 +1,6 @@
-// Leader election on a Lease (coordination.<suffix>/v1), as upstream's
-// client-go: take the lease when it is free or its holder has not renewed
-// it for leaseDurationSeconds (timed on our own clock, never the holder's),
-// renew it every retry period, and stop leading when renewals fail for
-// renewDeadline. Optimistic concurrency (PUT with resourceVersion) makes
-// two candidates racing for one lease safe.
+// Leader election on a Lease (coordination.<suffix>/v1), as client-go's: take the lease when free or
+// unrenewed for leaseDurationSeconds (timed on our own clock), renew every retry period, stop leading
+// when renewals fail for renewDeadline. PUT with resourceVersion keeps racing candidates safe.
 
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";

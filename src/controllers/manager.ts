@@ -1,8 +1,6 @@
-// The controller manager: picks controllers by name (`*`, `foo`, `-foo`, as
-// upstream's --controllers), and runs them with one shared client, informer
-// factory and discovery cache — behind a leader lease when asked, so only
-// one replica acts. Used by `orch controller-manager` and, in-process, by
-// `orch server`.
+// The controller manager: picks controllers by `--controllers` (`*`, `foo`, `-foo`) and runs them with
+// one shared client, informer factory and discovery cache, behind a leader lease when asked. Used by
+// `orch controller-manager` and, in-process, by `orch server`.
 
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";

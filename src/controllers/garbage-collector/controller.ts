@@ -1,9 +1,6 @@
-// The garbage collector (upstream's, in small): metadata-only informers on
-// every deletable resource build the owner graph; objects whose owners are
-// all gone are deleted (background), owners deleted with `foregroundDeletion`
-// wait until their blocking dependents are gone, and owners deleted with
-// `orphan` first let go of their dependents. Owners are always checked live
-// before anything is deleted: the graph may lag the server.
+// The garbage collector: metadata-only informers on every deletable resource feed the owner graph;
+// objects whose owners are gone are deleted, `foregroundDeletion` owners wait for their blocking
+// dependents, `orphan` owners first let go of theirs. Owners are checked live before any delete.
 
 import { WorkQueue, runWorkers, type DiscoveredResource, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";

@@ -1,8 +1,6 @@
-// The namespace controller (upstream's namespace deleter): a namespace being
-// deleted is Terminating; everything in it, across every discovered
-// namespaced resource, is deleted; once nothing is left its `kubernetes`
-// finalizer is removed (namespaces/finalize when served) and the store
-// removes it. Seed 000, "States and transitions", rule 6.
+// The namespace controller: a namespace being deleted is Terminating, everything in it (every
+// discovered namespaced resource) is deleted, and once nothing is left its `kubernetes` finalizer
+// is removed through namespaces/finalize. Seed 000, "States and transitions", rule 6.
 
 import { formatTimestamp, isApiError, type ApiObject } from "../../machinery/index.js";
 import { WorkQueue, runWorkers, type DiscoveredResource, type ProcessResult, type ResourceRef } from "../../client/index.js";
