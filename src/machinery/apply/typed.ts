@@ -1,0 +1,446 @@
+// Objects walked through their schema, the way structured-merge-diff's `typed`
+// package does: the field set an object sets, the comparison of two objects
+// (added/removed/modified paths), the merge of an applied configuration into a
+// live object, and the removal of paths. Pure: inputs are never mutated.
+
+import { isWellKnown, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../../api/schema.js";
+import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath, type JsonValue, type PathElement } from "./field-set.js";
+
+/** Which schema an object is walked with: the registry and the root type name (`io.k8s.api.apps.v1.Deployment`). */
+export interface TypeContext {
+  readonly registry: SchemaRegistry;
+  readonly type: string;
+}
+
+/**
+ * Struct types upstream marks `+structType=atomic` (x-kubernetes-map-type:
+ * atomic): owned and replaced as a whole. Our schema language has no marker
+ * for this yet, so the list lives here.
+ */
+const ATOMIC_STRUCTS = new Set([
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+  "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+  "io.k8s.api.core.v1.LocalObjectReference",
+  "io.k8s.api.core.v1.ObjectReference",
+  "io.k8s.api.core.v1.TypedLocalObjectReference",
+  "io.k8s.api.core.v1.ConfigMapKeySelector",
+  "io.k8s.api.core.v1.SecretKeySelector",
+  "io.k8s.api.core.v1.ObjectFieldSelector",
+  "io.k8s.api.core.v1.ResourceFieldSelector",
+  "io.k8s.api.core.v1.SecretReference",
+  "io.k8s.api.core.v1.NodeSelector",
+  "io.k8s.api.core.v1.NodeSelectorTerm",
+  "io.k8s.api.core.v1.TopologySelectorTerm",
+]);
+
+/** A schema node resolved for walking. */
+type Shape =
+  | { readonly kind: "leaf" }
+  | { readonly kind: "struct"; readonly def: TypeDef }
+  | { readonly kind: "map"; readonly values: Shape }
+  | { readonly kind: "list"; readonly mode: "atomic" | "set" | "map"; readonly keys: readonly string[]; readonly items: Shape; readonly keyDefaults: ReadonlyMap<string, unknown> };
+
+const LEAF: Shape = { kind: "leaf" };
+
+/** Resolves schemas to shapes once per registry (shapes are reused across every walk). */
+class Shapes {
+  readonly #registry: SchemaRegistry;
+  readonly #byType = new Map<string, Shape>();
+  readonly #byField = new WeakMap<Field | Schema, Shape>();
+
+  constructor(registry: SchemaRegistry) {
+    this.#registry = registry;
+  }
+
+  ofType(name: string): Shape {
+    let shape = this.#byType.get(name);
+    if (shape === undefined) {
+      const def = isWellKnown(name) || ATOMIC_STRUCTS.has(name) ? undefined : this.#registry.get(name);
+      shape = def === undefined ? LEAF : { kind: "struct", def };
+      this.#byType.set(name, shape);
+    }
+    return shape;
+  }
+
+  ofField(field: Field): Shape {
+    let shape = this.#byField.get(field);
+    if (shape === undefined) {
+      shape = this.#ofSchema(field.schema, field);
+      this.#byField.set(field, shape);
+    }
+    return shape;
+  }
+
+  #ofSchema(schema: Schema, field?: Field): Shape {
+    switch (schema.type) {
+      case "ref":
+        return this.ofType(schema.name);
+      case "map":
+        return { kind: "map", values: this.#ofSchema(schema.values) };
+      case "array": {
+        const items = this.#ofSchema(schema.items);
+        // upstream's schema conversion: an explicit list type wins; otherwise a
+        // strategic-merge key makes a map list and merge without a key a set.
+        let mode: "atomic" | "set" | "map" = schema.listType ?? "atomic";
+        let keys: readonly string[] = schema.listMapKeys ?? [];
+        if (schema.listType === undefined && field?.patchStrategy?.split(",").includes("merge")) {
+          if (field.patchMergeKey !== undefined) {
+            mode = "map";
+            keys = [field.patchMergeKey];
+          } else if (items.kind === "leaf") {
+            mode = "set";
+          }
+        }
+        if (mode === "map" && keys.length === 0) mode = "atomic";
+        const keyDefaults = new Map<string, unknown>();
+        if (mode === "map" && schema.items.type === "ref") {
+          const def = this.#registry.get(schema.items.name);
+          for (const k of keys) if (def?.fields[k]?.default !== undefined) keyDefaults.set(k, def.fields[k]!.default);
+        }
+        return { kind: "list", mode, keys, items, keyDefaults };
+      }
+      default:
+        // Scalars, and `any` (RawExtension, JSON): owned as a whole.
+        return LEAF;
+    }
+  }
+}
+
+const SHAPES = new WeakMap<SchemaRegistry, Shapes>();
+
+function shapesOf(registry: SchemaRegistry): Shapes {
+  let shapes = SHAPES.get(registry);
+  if (shapes === undefined) {
+    shapes = new Shapes(registry);
+    SHAPES.set(registry, shapes);
+  }
+  return shapes;
+}
+
+function rootShape(ctx: TypeContext): Shape {
+  const shape = shapesOf(ctx.registry).ofType(ctx.type);
+  if (shape.kind !== "struct") throw new Error(`apply: unknown type ${ctx.type}`);
+  return shape;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The shape of a struct field or map value; fields the schema does not know are owned as a whole. */
+function childShape(shapes: Shapes, shape: Shape, name: string): Shape {
+  if (shape.kind === "struct") {
+    const field = shape.def.fields[name];
+    return field === undefined ? LEAF : shapes.ofField(field);
+  }
+  if (shape.kind === "map") return shape.values;
+  return LEAF;
+}
+
+/** A value that does not fit its shape (a string where a struct belongs) is treated as a leaf. */
+function effective(shape: Shape, value: unknown): Shape {
+  if (value === undefined || value === null) return shape;
+  if ((shape.kind === "struct" || shape.kind === "map") && !isObject(value)) return LEAF;
+  if (shape.kind === "list" && !Array.isArray(value)) return LEAF;
+  return shape;
+}
+
+/** The path element of a list item: by key fields (defaults filling omitted keys) or by value. */
+function itemElement(shape: Extract<Shape, { kind: "list" }>, item: unknown): PathElement {
+  if (shape.mode === "set") return valueElement(item as JsonValue);
+  const fields: [string, JsonValue][] = [];
+  const obj = isObject(item) ? item : {};
+  for (const k of shape.keys) {
+    const v = obj[k] ?? shape.keyDefaults.get(k);
+    // An item missing a key field is keyed by the fields it has (upstream rejects it).
+    if (v !== undefined && v !== null) fields.push([k, v as JsonValue]);
+  }
+  return keyElement(fields);
+}
+
+function elementKey(pe: PathElement): string {
+  switch (pe.kind) {
+    case "field":
+      return "f" + pe.name;
+    case "index":
+      return "i" + pe.index;
+    default:
+      return JSON.stringify(pe);
+  }
+}
+
+/** Items of a list by element, first occurrence wins (as upstream's compare ignores repeats). */
+function indexItems(shape: Extract<Shape, { kind: "list" }>, list: readonly unknown[] | undefined) {
+  const order: { pe: PathElement; key: string }[] = [];
+  const byKey = new Map<string, unknown>();
+  for (const item of list ?? []) {
+    const pe = itemElement(shape, item);
+    const key = elementKey(pe);
+    if (byKey.has(key)) continue;
+    byKey.set(key, item);
+    order.push({ pe, key });
+  }
+  return { order, byKey };
+}
+
+// ---------------------------------------------------------------- field sets
+
+/**
+ * The set of fields an object (or applied configuration) sets, as upstream's
+ * TypedValue.ToFieldSet: scalars and atomic values are members; list items are
+ * members too (their "."); struct fields are only members when null or `{}`;
+ * map entries always are.
+ */
+export function fieldSetOf(obj: unknown, ctx: TypeContext): FieldSet {
+  const set = new FieldSet();
+  const shapes = shapesOf(ctx.registry);
+  walkSet(shapes, rootShape(ctx), obj, [], set);
+  return set;
+}
+
+function walkSet(shapes: Shapes, declared: Shape, value: unknown, path: PathElement[], set: FieldSet): void {
+  const shape = effective(declared, value);
+  switch (shape.kind) {
+    case "leaf":
+      set.insert(path);
+      return;
+    case "list":
+      if (shape.mode === "atomic") {
+        set.insert(path);
+        return;
+      }
+      const items = indexItems(shape, value as unknown[] | undefined);
+      for (const { pe, key } of items.order) {
+        const itemPath = [...path, pe];
+        walkSet(shapes, shape.items, items.byKey.get(key), itemPath, set);
+        set.insert(itemPath);
+      }
+      return;
+    case "struct":
+    case "map": {
+      if (!isObject(value)) return;
+      for (const [name, v] of Object.entries(value)) {
+        if (v === undefined) continue;
+        const p = [...path, fieldElement(name)];
+        walkSet(shapes, childShape(shapes, shape, name), v, p, set);
+        const declaredField = shape.kind === "struct" && shape.def.fields[name] !== undefined;
+        if (v === null || (isObject(v) && Object.keys(v).length === 0) || !declaredField) set.insert(p);
+      }
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- compare
+
+export interface Comparison {
+  readonly added: FieldSet;
+  readonly removed: FieldSet;
+  readonly modified: FieldSet;
+}
+
+/**
+ * What changed from `lhs` to `rhs`, as upstream's TypedValue.Compare: leaves
+ * (scalars, atomic values, empty maps and lists) are added, removed or
+ * modified; a map, list or item present on one side only is itself added or
+ * removed besides its contents (this gives Update owners their "." entries).
+ */
+export function compare(lhs: unknown, rhs: unknown, ctx: TypeContext): Comparison {
+  const c = { added: new FieldSet(), removed: new FieldSet(), modified: new FieldSet() };
+  walkCompare(shapesOf(ctx.registry), rootShape(ctx), lhs, rhs, [], c, true);
+  return c;
+}
+
+function isEmptyContainer(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isObject(v)) return Object.keys(v).length === 0;
+  return false;
+}
+
+function walkCompare(shapes: Shapes, declared: Shape, lhs: unknown, rhs: unknown, path: PathElement[], c: Comparison, root = false): void {
+  const shapeL = effective(declared, lhs);
+  const shapeR = effective(declared, rhs);
+  // Values of different kinds (a list replaced by a string) are compared as leaves.
+  const shape = shapeL.kind === shapeR.kind ? shapeR : LEAF;
+  const leaf = () => {
+    if (lhs === undefined) c.added.insert(path);
+    else if (rhs === undefined) c.removed.insert(path);
+    else if (!jsonEqual(lhs, rhs)) c.modified.insert(path);
+  };
+  if (shape.kind === "leaf" || (shape.kind === "list" && shape.mode === "atomic")) return leaf();
+  if (isEmptyContainer(lhs) && isEmptyContainer(rhs)) return leaf();
+  if (shape.kind === "list") {
+    const l = indexItems(shape, Array.isArray(lhs) ? lhs : undefined);
+    const r = indexItems(shape, Array.isArray(rhs) ? rhs : undefined);
+    for (const { pe, key } of l.order) walkCompare(shapes, shape.items, l.byKey.get(key), r.byKey.get(key), [...path, pe], c);
+    for (const { pe, key } of r.order) if (!l.byKey.has(key)) walkCompare(shapes, shape.items, undefined, r.byKey.get(key), [...path, pe], c);
+  } else {
+    const l = isObject(lhs) ? lhs : {};
+    const r = isObject(rhs) ? rhs : {};
+    for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
+      if (l[name] === undefined && r[name] === undefined) continue;
+      walkCompare(shapes, childShape(shapes, shape, name), l[name], r[name], [...path, fieldElement(name)], c);
+    }
+  }
+  if (root) return;
+  if (lhs === undefined) c.added.insert(path);
+  else if (rhs === undefined) c.removed.insert(path);
+}
+
+/** JSON equality; numbers compare numerically (1 and 1.0 are one value, as upstream). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- merge
+
+/**
+ * The applied configuration merged into the live object (upstream's
+ * TypedValue.Merge): struct fields and maps merge key by key, map and set
+ * lists merge item by item in the applied order (live-only items keep their
+ * place), everything atomic takes the applied value.
+ */
+export function merge(live: unknown, applied: unknown, ctx: TypeContext): unknown {
+  return mergeValue(shapesOf(ctx.registry), rootShape(ctx), live, applied);
+}
+
+function mergeValue(shapes: Shapes, declared: Shape, lhs: unknown, rhs: unknown): unknown {
+  if (rhs === undefined) return structuredClone(lhs);
+  if (lhs === undefined) return structuredClone(rhs);
+  const shapeL = effective(declared, lhs);
+  const shapeR = effective(declared, rhs);
+  const shape = shapeL.kind === shapeR.kind ? shapeR : LEAF;
+  if (shape.kind === "leaf" || (shape.kind === "list" && shape.mode === "atomic")) return structuredClone(rhs);
+  // Empty or null on both sides: a leaf, so the applied null/empty distinction survives.
+  if (isEmptyContainer(lhs) && isEmptyContainer(rhs)) return structuredClone(rhs);
+  if (shape.kind === "list") {
+    const l = indexItems(shape, Array.isArray(lhs) ? lhs : undefined);
+    const r = indexItems(shape, Array.isArray(rhs) ? rhs : undefined);
+    return mergeOrder(l.order, r.order, (key) => l.byKey.has(key), (key) => r.byKey.has(key)).map((key) =>
+      mergeValue(shapes, shape.items, l.byKey.get(key), r.byKey.get(key)),
+    );
+  }
+  const l = isObject(lhs) ? lhs : {};
+  const r = isObject(rhs) ? rhs : {};
+  const out: Obj = {};
+  for (const name of new Set([...Object.keys(l), ...Object.keys(r)])) {
+    const v = mergeValue(shapes, childShape(shapes, shape, name), l[name], r[name]);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+/**
+ * The item order of a merged list, upstream's interleaving: shared items
+ * follow the applied order, live-only items stay where they were relative to
+ * the shared ones, applied-only items come where the applied list has them.
+ */
+function mergeOrder(
+  lhs: readonly { key: string }[],
+  rhs: readonly { key: string }[],
+  inL: (key: string) => boolean,
+  inR: (key: string) => boolean,
+): string[] {
+  const out: string[] = [];
+  const shared = rhs.filter((x) => inL(x.key)).map((x) => x.key);
+  let s = 0;
+  let li = 0;
+  let ri = 0;
+  while (li < lhs.length || ri < rhs.length) {
+    if (li < lhs.length && ri < rhs.length) {
+      const lk = lhs[li]!.key;
+      if (lk === rhs[ri]!.key) {
+        out.push(lk);
+        li++;
+        ri++;
+        s++;
+        continue;
+      }
+      if (inR(lk) && s < shared.length && shared[s] !== lk) {
+        li++; // a shared item the applied order places later
+        continue;
+      }
+    }
+    if (li < lhs.length && !inR(lhs[li]!.key)) {
+      out.push(lhs[li]!.key);
+      li++;
+      continue;
+    }
+    if (ri < rhs.length) {
+      const rk = rhs[ri]!.key;
+      out.push(rk);
+      ri++;
+      if (s < shared.length && shared[s] === rk) s++;
+      continue;
+    }
+    li++; // only shared live items left, all already placed
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- removal
+
+/**
+ * The object without the members of `set` (each with everything below it),
+ * as upstream's TypedValue.RemoveItems. A struct left empty stays `{}`.
+ */
+export function removeItems(obj: unknown, set: FieldSet, ctx: TypeContext): unknown {
+  return removeFrom(shapesOf(ctx.registry), rootShape(ctx), obj, set);
+}
+
+function removeFrom(shapes: Shapes, declared: Shape, value: unknown, set: FieldSet): unknown {
+  if (set.isEmpty()) return value;
+  const shape = effective(declared, value);
+  if (shape.kind === "list" && shape.mode !== "atomic" && Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const pe = itemElement(shape, item);
+      if (set.hasMember(pe)) continue;
+      out.push(removeFrom(shapes, shape.items, item, set.child(pe)));
+    }
+    return out;
+  }
+  if ((shape.kind === "struct" || shape.kind === "map") && isObject(value)) {
+    const out: Obj = {};
+    for (const [name, v] of Object.entries(value)) {
+      const pe = fieldElement(name);
+      if (set.hasMember(pe)) continue;
+      out[name] = removeFrom(shapes, childShape(shapes, shape, name), v, set.child(pe));
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The set plus every struct field it passes through (upstream's
+ * EnsureNamedFieldsAreMembers): owning `.spec.strategy.type` counts as owning
+ * `.spec.strategy`, but owning a label does not own another map key.
+ */
+export function withNamedFieldsAsMembers(set: FieldSet, ctx: TypeContext): FieldSet {
+  const out = set.union(new FieldSet());
+  const shapes = shapesOf(ctx.registry);
+  for (const p of set.paths()) {
+    let shape: Shape = rootShape(ctx);
+    for (let i = 0; i < p.length - 1; i++) {
+      const pe = p[i]!;
+      if (pe.kind === "field") {
+        if (shape.kind === "struct" && shape.def.fields[pe.name] !== undefined) out.insert(p.slice(0, i + 1) as FieldPath);
+        shape = childShape(shapes, shape, pe.name);
+      } else {
+        shape = shape.kind === "list" ? shape.items : LEAF;
+      }
+    }
+  }
+  return out;
+}
