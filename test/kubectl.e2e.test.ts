@@ -153,3 +153,26 @@ async function waitFor(check: () => boolean, ms: number, describeState: () => st
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe("kubectl 1.33 against orch server (API server + controllers)", { skip: kubectlSkipReason() ?? false }, () => {
+  let orch: OrchProcess;
+  let k: Kubectl;
+  before(async () => {
+    orch = await startOrch("server");
+    k = new Kubectl(orch.kubeconfig);
+  });
+  after(async () => orch?.stop());
+
+  test("deleting a namespace removes what it holds, then the namespace (kubectl waits)", async () => {
+    await k.ok("create", "-f", file("ns-doomed.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: doomed\n"));
+    await k.ok("create", "-n", "doomed", "-f", file("ns-doomed-pod.yaml", POD("inside")));
+    await k.ok("create", "-n", "doomed", "-f", file("ns-doomed-deploy.yaml", DEPLOYMENT));
+    const deleted = await k.run(["delete", "namespace", "doomed", "--timeout=30s"], { timeoutMs: 40_000 });
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, /namespace "doomed" deleted/);
+    const gone = await k.run(["get", "namespace", "doomed"]);
+    assert.match(gone.stderr, /namespaces "doomed" not found/);
+    const pods = await k.ok("get", "pods", "-A", "-o", "name");
+    assert.ok(!pods.includes("inside"), "the namespace's pods are gone");
+  });
+});

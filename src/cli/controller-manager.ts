@@ -2,11 +2,10 @@
 // collector (node lifecycle, workloads and jobs join later), reaching the API
 // server through --kubeconfig like any client, behind the leader lease.
 
-import { baseFlags, flag, formatDuration, secureServingFlags } from "../component/index.js";
+import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
-import { CONTROLLERS, controllerManagerLease, runControllerManager, selectControllers } from "../controllers/index.js";
-import { namingFor } from "../api/naming.js";
-import { defineCommand, type RunContext } from "./command.js";
+import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
+import { defineCommand } from "./command.js";
 
 const GENERIC = "Generic flags";
 
@@ -42,6 +41,7 @@ export const command = defineCommand({
     ...baseFlags(),
   },
   validate(flags) {
+    if (!flags.get("kubeconfig")) return "--kubeconfig is required (orch apiserver writes one into its data dir: .orch/admin.kubeconfig)";
     try {
       selectControllers(flags.get("controllers"));
       return undefined;
@@ -51,17 +51,6 @@ export const command = defineCommand({
   },
   async run(flags, context) {
     const kubeconfig = flags.get("kubeconfig");
-    const lease = controllerManagerLease(namingFor());
-    if (!kubeconfig) {
-      // Without a server to reach there is nothing to run: say what these flags would do.
-      return describePlan(context, [
-        "pass --kubeconfig (for example .orch/admin.kubeconfig) to start; nothing was started",
-        `run controllers ${selectControllers(flags.get("controllers")).map((c) => c.name).join(", ") || "(none)"}` +
-          (flags.get("leader-elect") ? ` while holding the lease ${lease.namespace}/${lease.name}` : ""),
-        `mark nodes Unknown after ${formatDuration(flags.get("node-monitor-grace-period"))} without a heartbeat (node lifecycle controller, not yet built)`,
-        `serve /healthz, /metrics, /statusz and /flagz over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")} (not yet built)`,
-      ]);
-    }
     const log = (line: string) => context.stderr.write(`${line}\n`);
     const client = new RestClient(loadKubeconfig(kubeconfig), { userAgent: "orch-controller-manager" });
     try {
@@ -80,16 +69,3 @@ export const command = defineCommand({
     return 0;
   },
 });
-
-function describePlan(context: RunContext, actions: readonly string[]): number {
-  const gates = context.featureGates.toString();
-  context.stdout.write(
-    [
-      `${context.command}: --kubeconfig is not set; with these flags it would:`,
-      ...actions.map((a) => `  - ${a}`),
-      `  feature gates: ${gates === "" ? "defaults" : gates}`,
-      "",
-    ].join("\n"),
-  );
-  return 0;
-}

@@ -32,7 +32,7 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 }
 
 /** Subcommands that already serve until SIGINT/SIGTERM. */
-const LONG_RUNNING = ["server", "apiserver"];
+const LONG_RUNNING = ["server", "apiserver", "controller-manager"];
 
 const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager"];
 
@@ -119,10 +119,13 @@ test("bad values exit 2 naming the flag and the value", async () => {
 });
 
 test("flags reach run(): the plan reflects them", async () => {
-  const r = await inProcess("controller-manager", "--secure-port=7443", "--feature-gates=NativeHistograms=true", "-v=4");
+  const r = await inProcess("scheduler", "--secure-port=7443", "--feature-gates=NativeHistograms=true", "-v=4");
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /7443/);
   assert.match(r.stdout, /feature gates: NativeHistograms=true/);
+  const noKubeconfig = await inProcess("controller-manager");
+  assert.equal(noKubeconfig.status, 2);
+  assert.match(noKubeconfig.stderr, /--kubeconfig is required/);
   const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true");
   assert.equal(ga.status, 0);
   assert.match(ga.stderr, /orch nodeagent: warning: Setting GA feature gate NodeSwap=true/);
@@ -134,10 +137,14 @@ test("orch apiserver serves, says when it is ready, writes the kubeconfig, and s
     const child = spawn(process.execPath, [bin, "apiserver", "--data-dir", dir, "--secure-port=0", "--compaction-interval=1m"], { cwd: root });
     let stderr = "";
     let stdout = "";
+    let signalled = false;
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
-      if (stderr.includes("ready: serving")) child.kill("SIGTERM");
+      if (stderr.includes("ready: serving") && !signalled) {
+        signalled = true;
+        child.kill("SIGTERM");
+      }
     });
     const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     assert.equal(status, 0, stderr);

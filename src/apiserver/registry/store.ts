@@ -343,7 +343,9 @@ export class RegistryStore {
       const next = this.#prepareUpdate(decided, current, ctx, subresource);
       const meta = next.metadata;
       if (meta.deletionTimestamp && !this.#held(next) && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
-        result = this.#cachedObject(key, current, kv!.modRevision);
+        // The answer is the object as the write left it (finalizers gone), as upstream returns it.
+        next.metadata.resourceVersion = current.metadata.resourceVersion;
+        result = this.#cachedObject(key, next, 0);
         return DELETE;
       }
       const bytes = this.#encode(next, name);
