@@ -11,6 +11,7 @@ import {
   field,
   formatFieldError,
   invalid,
+  isApiError,
   methodNotSupported,
   notFound,
   unsupportedMediaType,
@@ -19,7 +20,7 @@ import {
 import { applyMergePatch } from "../../machinery/patch/merge-patch.js";
 import { parseJson, readBody } from "../http/body.js";
 import { negotiate } from "../http/negotiation.js";
-import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, type Outgoing, type Incoming } from "../http/respond.js";
+import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError, type Outgoing, type Incoming } from "../http/respond.js";
 import type { ResourcePath } from "../routing.js";
 import type { RegistryStore, DeleteOptions, Subresource } from "../registry/store.js";
 import { WatchStream, type WatchEnv } from "../registry/watch.js";
@@ -148,7 +149,9 @@ async function list(r: ResourceRequest, gv: string): Promise<void> {
 async function watch(r: ResourceRequest, gv: string): Promise<void> {
   const q = r.query;
   const representation = negotiate(r.req.headers.accept, { list: false });
-  const stream = await WatchStream.open(
+  let stream: WatchStream;
+  try {
+    stream = await WatchStream.open(
     r.store,
     r.path.namespace,
     {
@@ -163,6 +166,11 @@ async function watch(r: ResourceRequest, gv: string): Promise<void> {
     },
     r.watchEnv,
   );
+  } catch (err) {
+    // As upstream's watch cache: a start version whose history is gone is a watch that ends with an ERROR event (410 Expired).
+    if (isApiError(err, "Expired") || isApiError(err, "Gone")) return sendWatchError(r.res, err);
+    throw err;
+  }
   return sendWatch(r.req, r.res, stream, r.store.def, gv, representation, r.watchEnv);
 }
 

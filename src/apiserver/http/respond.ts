@@ -150,6 +150,12 @@ function eventFrame(type: string, objectJson: Buffer | string): Buffer {
   return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof objectJson === "string" ? Buffer.from(objectJson) : objectJson, Buffer.from("}\n")]);
 }
 
+/** A watch that could not start from its version: 200, one ERROR event carrying the Status, end. */
+export function sendWatchError(res: Outgoing, err: unknown): void {
+  res.writeHead(200, { "content-type": JSON_TYPE });
+  res.end(eventFrame("ERROR", JSON.stringify(statusFromError(err))));
+}
+
 export async function sendWatch(
   req: Incoming,
   res: Outgoing,
