@@ -127,6 +127,33 @@ function suite(backend: "lmdb" | "etcd", skip: string | undefined): void {
       assert.match(missing.stderr, /Error from server \(NotFound\): pods "d1" not found/);
     });
 
+    test("apply -f twice (strategic merge), patch --type json|merge|strategic, scale", async () => {
+      const path = file(`apply-${backend}.yaml`, DEPLOYMENT.replace("name: web", "name: applied"));
+      assert.match(await k.ok("apply", "-f", path), /deployment.apps\/applied created/);
+      writeFileSync(path, DEPLOYMENT.replace("name: web", "name: applied").replace("replicas: 2", "replicas: 3").replace("image: nginx:1.27", "image: nginx:1.28"));
+      assert.match(await k.ok("apply", "-f", path), /deployment.apps\/applied configured/);
+      const applied = JSON.parse(await k.ok("get", "deploy", "applied", "-o", "json"));
+      assert.equal(applied.spec.replicas, 3);
+      assert.equal(applied.spec.template.spec.containers[0].image, "nginx:1.28");
+      assert.equal(applied.spec.template.spec.containers.length, 1, "containers merged by name, not appended");
+      assert.match(await k.ok("apply", "-f", path), /deployment.apps\/applied unchanged/);
+
+      await k.ok("patch", "deploy", "applied", "-p", JSON.stringify({ spec: { template: { spec: { containers: [{ name: "sidecar", image: "busybox:1.36" }] } } } }));
+      const strategic = JSON.parse(await k.ok("get", "deploy", "applied", "-o", "json"));
+      assert.deepEqual(strategic.spec.template.spec.containers.map((c: { name: string }) => c.name).sort(), ["main", "sidecar"], "strategic merge adds a container by name");
+      await k.ok("patch", "deploy", "applied", "--type=json", "-p", JSON.stringify([{ op: "replace", path: "/spec/replicas", value: 5 }]));
+      await k.ok("patch", "deploy", "applied", "--type=merge", "-p", JSON.stringify({ metadata: { labels: { patched: "yes" } } }));
+      const patched = JSON.parse(await k.ok("get", "deploy", "applied", "-o", "json"));
+      assert.equal(patched.spec.replicas, 5);
+      assert.equal(patched.metadata.labels.patched, "yes");
+      const failed = await k.run(["patch", "deploy", "applied", "--type=json", "-p", JSON.stringify([{ op: "test", path: "/spec/replicas", value: 99 }])]);
+      assert.notEqual(failed.code, 0, "a failed JSON patch test changes nothing");
+      assert.match(await k.ok("scale", "deploy", "applied", "--replicas=2"), /deployment.apps\/applied scaled/);
+      assert.equal(JSON.parse(await k.ok("get", "deploy", "applied", "-o", "json")).spec.replicas, 2);
+      assert.match(await k.ok("scale", "deploy", "applied", "--current-replicas=2", "--replicas=4"), /scaled/);
+      assert.equal(JSON.parse(await k.ok("get", "deploy", "applied", "-o", "json")).spec.replicas, 4);
+    });
+
     test("deployments, explain, describe, cluster-info", async () => {
       assert.match(await k.ok("create", "-f", file(`deploy-${backend}.yaml`, DEPLOYMENT)), /deployment.apps\/web created/);
       assert.match(await k.ok("get", "deploy"), /^web\s+0\/2\s+0\s+0\s+\S+/m);

@@ -149,7 +149,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas });
     }
     throw notFound({ group: "", resource: "" }, "");
   };

@@ -17,7 +17,8 @@ import {
   unsupportedMediaType,
   type ApiObject,
 } from "../../machinery/index.js";
-import { applyMergePatch } from "../../machinery/patch/merge-patch.js";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
+import type { SchemaRegistry } from "../../api/schema.js";
 import { parseJson, readBody } from "../http/body.js";
 import { negotiate } from "../http/negotiation.js";
 import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError, type Outgoing, type Incoming } from "../http/respond.js";
@@ -32,9 +33,11 @@ export interface ResourceRequest {
   query: URLSearchParams;
   store: RegistryStore;
   watchEnv: WatchEnv;
+  /** The built-in types' schemas (strategic merge reads merge keys and strategies from them). */
+  schemas: SchemaRegistry;
 }
 
-const PATCH_TYPES = ["application/merge-patch+json"];
+const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"];
 
 function groupVersion(def: ResourceDefinition, version: string): string {
   return def.group === "" ? version : `${def.group}/${version}`;
@@ -216,21 +219,37 @@ async function update(r: ResourceRequest, gv: string): Promise<void> {
   return sendObject(r.req, r.res, created ? 201 : 200, object, r.store.def, gv);
 }
 
+/**
+ * The patch a request carries, as a function of the current object, chosen by
+ * Content-Type (seed 000, "Update mechanisms"). Server-side apply comes later.
+ */
+async function readPatch(r: ResourceRequest, type: string): Promise<(current: unknown) => unknown> {
+  const kind = (r.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!PATCH_TYPES.includes(kind)) throw unsupportedMediaType(PATCH_TYPES);
+  const body = parseJson(await readBody(r.req));
+  switch (kind) {
+    case "application/json-patch+json":
+      return (current) => applyJsonPatch(current, body);
+    case "application/strategic-merge-patch+json":
+      return (current) => applyStrategicMergePatch(current, body, { registry: r.schemas, type });
+    default:
+      if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("a merge patch must be a JSON object");
+      return (current) => applyMergePatch(current, body);
+  }
+}
+
 async function patch(r: ResourceRequest, gv: string): Promise<void> {
-  const type = (r.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!PATCH_TYPES.includes(type)) throw unsupportedMediaType(PATCH_TYPES);
-  const patchBody = parseJson(await readBody(r.req));
-  if (typeof patchBody !== "object" || patchBody === null) throw badRequest("a merge patch must be a JSON object");
-  const wantRv = (patchBody as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion;
+  const apply = await readPatch(r, r.store.def.schema);
   const subresource = subresourceOf(r.path);
   const gr = { group: r.store.def.group, resource: r.store.def.resource };
   const out = await r.store.modify(
     r.path.namespace,
     r.path.name!,
     (current) => {
-      const next = applyMergePatch(current, patchBody) as ApiObject;
+      const next = apply(current) as ApiObject;
       if (typeof next !== "object" || next === null || Array.isArray(next)) throw badRequest("the patch result is not an object");
       // A patch may be conditional on the resourceVersion it carries (seed 000, "Update mechanisms").
+      const wantRv = (next.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
       if (wantRv !== undefined && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
       return next;
     },
@@ -321,8 +340,8 @@ async function updateScale(r: ResourceRequest, wanted: (current: Record<string, 
 }
 
 async function patchScale(r: ResourceRequest): Promise<void> {
-  const type = (r.req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (!PATCH_TYPES.includes(type)) throw unsupportedMediaType(PATCH_TYPES);
-  const patchBody = parseJson(await readBody(r.req));
-  return updateScale(r, (current) => applyMergePatch(current, patchBody));
+  const apply = await readPatch(r, SCALE_SCHEMA);
+  return updateScale(r, (current) => apply(current));
 }
+
+const SCALE_SCHEMA = "io.k8s.api.autoscaling.v1.Scale";

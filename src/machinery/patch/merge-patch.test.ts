@@ -28,3 +28,11 @@ test("RFC 7386 appendix A examples", () => {
     assert.equal(JSON.stringify(target), before, "the target is not mutated");
   }
 });
+
+test("a __proto__ key is data, not the prototype", () => {
+  const patch = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}');
+  const out = applyMergePatch({}, patch) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert.deepEqual(Object.keys(out).sort(), ["__proto__", "a"]);
+  assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+});

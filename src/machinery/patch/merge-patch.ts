@@ -12,7 +12,8 @@ export function applyMergePatch(target: unknown, patch: unknown): Json {
   const out: Record<string, Json> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
-    else out[key] = applyMergePatch(out[key], value);
+    // defineProperty, not assignment: a "__proto__" key is data here, never the prototype.
+    else Object.defineProperty(out, key, { value: applyMergePatch(Object.hasOwn(out, key) ? out[key] : undefined, value), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
