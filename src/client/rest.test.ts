@@ -93,9 +93,10 @@ describe("RestClient", () => {
     const current = await client.get(WIDGETS, { namespace: "default", name: "dup" });
     const stale = await rejects(client.update(WIDGETS, { ...current, metadata: { ...current.metadata, resourceVersion: "1" } }));
     assert.equal(stale.reason, "Conflict");
-    const badPatch = await rejects(client.patch(WIDGETS, { namespace: "default", name: "dup", patch: [], type: "json" }));
+    // Server-side apply is not served yet: its patch type is refused with the accepted ones named.
+    const badPatch = await rejects(client.patch(WIDGETS, { namespace: "default", name: "dup", patch: {}, type: "apply" }));
     assert.equal(badPatch.code, 415);
-    assert.match(badPatch.message, /accepted media types include: application\/merge-patch\+json/);
+    assert.match(badPatch.message, /accepted media types include: .*application\/merge-patch\+json/);
 
     const unauthorized = new RestClient({ ...client.config, token: "wrong" });
     try {
