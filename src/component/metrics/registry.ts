@@ -7,6 +7,7 @@
 import { CustomCollector, type CollectorOptions } from "./collector.js";
 import { Counter, Gauge } from "./counter.js";
 import { Histogram } from "./histogram.js";
+import { EMULATION_VERSION } from "../version.js";
 import type { Metric } from "./metric.js";
 import { encodeProtobuf } from "./protobuf-format.js";
 import { Summary } from "./summary.js";
@@ -15,7 +16,7 @@ import { TimingRatioHistogram } from "./timing-ratio-histogram.js";
 import type { Collectable, FamilySnapshot, HistogramOptions, MetricOptions, StabilityLevel, SummaryOptions } from "./types.js";
 
 /** The release orch's metrics stability rules compare deprecations with (the seeds' release). */
-export const METRICS_VERSION = "1.36";
+export const METRICS_VERSION = EMULATION_VERSION;
 
 export interface MetricsRegistryOptions {
   /** Current release as "major.minor" (default METRICS_VERSION). */
@@ -26,6 +27,8 @@ export interface MetricsRegistryOptions {
   readonly disabledMetrics?: readonly string[];
   /** Gate NativeHistograms: histograms keep native buckets as well (protobuf exposition only). */
   readonly nativeHistograms?: boolean;
+  /** Expose registered_metrics_total, hidden_metrics_total and disabled_metrics_total (default true; /metrics/slis has none). */
+  readonly selfMetrics?: boolean;
 }
 
 export type ExpositionFormat = "text" | "openmetrics" | "protobuf";
@@ -82,6 +85,9 @@ export class MetricsRegistry {
     }), false);
     this.#disabledTotal.inc({}, 0);
     this.#hiddenTotal.inc({}, 0);
+    if (options.selfMetrics === false) {
+      for (const m of [this.#registeredTotal, this.#disabledTotal, this.#hiddenTotal]) this.#metrics.delete(m.name);
+    }
   }
 
   counter(options: MetricOptions): Counter {
