@@ -12,7 +12,7 @@ writeFileSync(join(root, "bad-action.json"), JSON.stringify({ defaultAction: "SC
 writeFileSync(join(root, "bad-json.json"), "{");
 const options = { profileRoot: root };
 
-const pod = (podProfile?: object, containerSc?: object): Pod => ({
+const pod = (podProfile?: object, containerSc?: Record<string, unknown>): Pod => ({
   apiVersion: "v1",
   kind: "Pod",
   metadata: { name: "p" },
