@@ -56,6 +56,7 @@ export class PodSyncer {
   readonly #o: PodSyncerOptions;
   readonly backoff: Backoff;
   readonly #waiting = new Map<string, Map<string, Waiting>>();
+  readonly #last = new Map<string, RuntimePod>();
 
   constructor(options: PodSyncerOptions) {
     this.#o = options;
@@ -67,8 +68,16 @@ export class PodSyncer {
     return this.#waiting.get(uid) ?? new Map();
   }
 
-  runtimePod(uid: string): Promise<RuntimePod> {
-    return fetchRuntimePod(this.#o.runtime, this.#o.labels, uid);
+  /** Reads the pod from the runtime (and remembers it for lastRuntime). */
+  async runtimePod(uid: string): Promise<RuntimePod> {
+    const rp = await fetchRuntimePod(this.#o.runtime, this.#o.labels, uid);
+    this.#last.set(uid, rp);
+    return rp;
+  }
+
+  /** The pod as the runtime had it at the end of the last sync. */
+  lastRuntime(uid: string): RuntimePod | undefined {
+    return this.#last.get(uid);
   }
 
   async syncPod(pod: Pod): Promise<SyncResult> {
@@ -207,6 +216,7 @@ export class PodSyncer {
     teardownPodDir(this.#o.rootDir, uid);
     this.backoff.forgetPrefix(`${uid}/`);
     this.#waiting.delete(uid);
+    this.#last.delete(uid);
   }
 
   #finished(pod: Pod, rp: RuntimePod): boolean {
