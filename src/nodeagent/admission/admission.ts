@@ -1,0 +1,51 @@
+// Pod admission on the node, as upstream's predicate admit handler: a pod that
+// would exceed maxPods or the allocatable CPU, memory or ephemeral storage is
+// rejected with reason OutOfpods / OutOfcpu / OutOfmemory / OutOfephemeral-storage
+// and the message upstream prints, and fails without running.
+
+import { parseQuantity } from "../../api/core/quantity.js";
+import type { Container, Pod } from "../../api/core/types.js";
+
+export interface Rejection {
+  reason: string;
+  message: string;
+}
+
+/** Upstream's effective request: max(any init container, sum of containers) + overhead, per resource. */
+export function podRequests(pod: Pod): Map<string, number> {
+  const sum = new Map<string, number>();
+  const add = (m: Map<string, number>, c: Container) => {
+    for (const [name, q] of Object.entries(c.resources?.requests ?? {})) m.set(name, (m.get(name) ?? 0) + (parseQuantity(q) ?? 0));
+  };
+  for (const c of pod.spec?.containers ?? []) add(sum, c);
+  for (const c of pod.spec?.initContainers ?? []) {
+    const one = new Map<string, number>();
+    add(one, c);
+    for (const [name, v] of one) sum.set(name, Math.max(sum.get(name) ?? 0, v));
+  }
+  for (const [name, q] of Object.entries(pod.spec?.overhead ?? {})) sum.set(name, (sum.get(name) ?? 0) + (parseQuantity(q) ?? 0));
+  return sum;
+}
+
+const format = (resource: string, v: number): string => (resource === "cpu" ? `${Math.round(v * 1000)}m` : String(Math.round(v)));
+
+/** Whether `pod` fits next to `active` pods on a node with `allocatable` (numbers: cores, bytes, pods). */
+export function admitPod(pod: Pod, active: readonly Pod[], allocatable: ReadonlyMap<string, number>): Rejection | undefined {
+  const capacityPods = allocatable.get("pods") ?? Infinity;
+  if (active.length + 1 > capacityPods) {
+    return { reason: "OutOfpods", message: `Node didn't have enough resource: pods, requested: 1, used: ${active.length}, capacity: ${capacityPods}` };
+  }
+  const requested = podRequests(pod);
+  for (const [resource, want] of requested) {
+    if (want <= 0 || !allocatable.has(resource) || resource === "pods") continue;
+    const used = active.reduce((sum, p) => sum + (podRequests(p).get(resource) ?? 0), 0);
+    const capacity = allocatable.get(resource)!;
+    if (used + want > capacity) {
+      return {
+        reason: `OutOf${resource}`,
+        message: `Node didn't have enough resource: ${resource}, requested: ${format(resource, want)}, used: ${format(resource, used)}, capacity: ${format(resource, capacity)}`,
+      };
+    }
+  }
+  return undefined;
+}

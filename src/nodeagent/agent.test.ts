@@ -1,0 +1,76 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultConfig } from "./config/index.js";
+import { startNodeAgent, type NodeAgent } from "./agent.js";
+
+/** Polls `check` until it returns a value (not undefined), failing after `ms`. */
+export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const manifest = (name: string, script: string) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: main\n    image: busybox\n    imagePullPolicy: IfNotPresent\n    command: ["sh", "-c", ${JSON.stringify(script)}]\n  terminationGracePeriodSeconds: 1\n`;
+
+test("standalone: static pods on the embedded runtime follow added, changed and removed manifests", { skip: process.getuid?.() !== 0 ? "needs root (namespaces)" : undefined }, async () => {
+  const root = mkdtempSync(join(tmpdir(), "nodeagent-standalone-"));
+  const manifests = join(root, "manifests");
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(manifests);
+  const logs: string[] = [];
+  let agent: NodeAgent | undefined;
+  try {
+    agent = await startNodeAgent({
+      config: { ...defaultConfig(), staticPodPath: manifests, fileCheckFrequency: 1_000 },
+      rootDir: join(root, "agent"),
+      podLogsDir: join(root, "logs"),
+      nodeName: "node-a",
+      tuning: { plegPeriodMs: 200, housekeepingMs: 500 },
+      log: (l) => logs.push(l),
+    });
+    assert.equal(agent.mode, "standalone");
+    // The seed's local directories, with their modes.
+    assert.equal(statSync(join(root, "agent")).mode & 0o777, 0o750);
+    assert.equal(statSync(join(root, "agent", "pki")).mode & 0o777, 0o700);
+    assert.ok(existsSync(join(root, "agent", "seccomp")));
+
+    writeFileSync(join(manifests, "web.yaml"), manifest("web", "echo hello from web; exec sleep 3600"));
+    const running = await eventually(() => agent!.pods().find((p) => p.pod.metadata.name === "web-node-a" && p.status.phase === "Running"), 20_000, "web running");
+    const cs = running.status.containerStatuses![0]!;
+    assert.ok(cs.state?.running, "container running");
+    assert.equal(cs.restartCount, 0);
+    assert.equal(running.status.conditions?.find((c) => c.type === "Ready")?.status, "True");
+    const logDir = join(root, "logs", `default_web-node-a_${running.pod.metadata.uid}`);
+    await eventually(() => (readFileSync(join(logDir, "main", "0.log"), "utf8").includes("hello from web") ? true : undefined), 10_000, "the container's log");
+
+    // A changed manifest is a new pod; the old one goes.
+    writeFileSync(join(manifests, "web.yaml"), manifest("web", "echo changed; exec sleep 3600"));
+    const changed = await eventually(() => agent!.pods().find((p) => p.pod.metadata.name === "web-node-a" && p.pod.metadata.uid !== running.pod.metadata.uid && p.status.phase === "Running"), 20_000, "the changed pod");
+    await eventually(() => (agent!.pods().some((p) => p.pod.metadata.uid === running.pod.metadata.uid) ? undefined : true), 20_000, "the old pod to go");
+    assert.ok(!existsSync(join(root, "agent", "pods", running.pod.metadata.uid!)), "the old pod's directory is removed");
+
+    // A removed manifest stops its pod.
+    rmSync(join(manifests, "web.yaml"));
+    await eventually(() => (agent!.pods().some((p) => p.pod.metadata.uid === changed.pod.metadata.uid) ? undefined : true), 20_000, "the removed pod to go");
+    assert.deepEqual(readdirSync(join(root, "agent", "pods")), []);
+  } catch (err) {
+    console.error(logs.join("\n"));
+    throw err;
+  } finally {
+    await agent?.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,424 @@
+// startNodeAgent: the node agent as a component (seed 001). It checks swap,
+// takes the lock file, creates its local files, connects to the runtime (the
+// embedded one when no endpoint is configured), and runs the sync loop, pod
+// workers, PLEG and probes; joined to a cluster it also registers the Node,
+// keeps its status and lease fresh, follows its pods and mirrors static pods.
+
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
+import { namingFor, type Naming } from "../api/naming.js";
+import { Informer, RestClient, leaseResource, loadKubeconfig, type ResourceRef } from "../client/index.js";
+import { defaultFeatureGates, versionInfo, type FeatureGates } from "../component/index.js";
+import { isApiError } from "../machinery/index.js";
+import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
+import { CriClient } from "./cri/index.js";
+import type { ObjectSource } from "./env/env.js";
+import { NO_OBJECTS } from "./env/env.js";
+import * as host from "./host/host.js";
+import { NodeLease } from "./lease/lease.js";
+import type { Lease } from "../api/coordination/types.js";
+import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
+import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
+import { Pleg } from "./pleg/pleg.js";
+import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
+import { Prober } from "./probes/prober.js";
+import { Backoff } from "./runtime-manager/backoff.js";
+import { runtimeLabels } from "./runtime-manager/labels.js";
+import { PodSyncer } from "./runtime-manager/pod-syncer.js";
+import { startEmbeddedRuntime, type EmbeddedRuntime } from "./runtime/embedded/index.js";
+import { StaticPodSource, configAnnotations } from "./sources/static-pods.js";
+import { buildPodStatus, rfc3339 } from "./status/pod-status.js";
+import { PODS, StatusManager } from "./status/status-manager.js";
+import { cgroupV2, checkSwap } from "./swap/swap.js";
+import { SyncLoop } from "./sync/sync-loop.js";
+import { startWatchdog } from "./watchdog/watchdog.js";
+import type { PodStatus } from "../api/core/types.js";
+
+export interface NodeAgentOptions {
+  /** The merged configuration (defaults when absent). */
+  config?: NodeAgentConfig;
+  /** Joined mode: a client, or a kubeconfig path to build one. Neither: standalone. */
+  client?: RestClient;
+  kubeconfig?: string;
+  /** Default: the host name (or hostnameOverride), lower-cased. */
+  nodeName?: string;
+  hostnameOverride?: string;
+  /** Default /var/lib/nodeagent. */
+  rootDir?: string;
+  /** Default <rootDir>/pki. */
+  certDir?: string;
+  /** Default /var/log/pods. */
+  podLogsDir?: string;
+  /** Overrides config.containerRuntimeEndpoint; "" (or unset in both) runs the embedded runtime under <rootDir>/runtime. */
+  runtimeEndpoint?: string;
+  lockFile?: string;
+  exitOnLockContention?: boolean;
+  featureGates?: FeatureGates;
+  naming?: Naming;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Wiring point for the component metrics registry (src/component/metrics, observability branch). */
+  metrics?: unknown;
+  /** Test and benchmark knobs: shorter periods than upstream's. */
+  tuning?: {
+    plegPeriodMs?: number;
+    crashLoopBackOff?: { initialMs: number; maxMs: number };
+    leaseRenewIntervalMs?: number;
+    housekeepingMs?: number;
+    /** Bytes of swap the node has (default: /proc/swaps). */
+    swapTotalBytes?: number;
+  };
+}
+
+export interface NodeAgent {
+  readonly nodeName: string;
+  readonly runtimeEndpoint: string;
+  readonly mode: "standalone" | "joined";
+  /** Every pod the agent knows with its latest status. */
+  pods(): { pod: Pod; status: PodStatus }[];
+  healthy(): boolean;
+  /** Stops the loops, releases the lock; the embedded runtime (if ours) stops its containers. */
+  stop(): Promise<void>;
+}
+
+export class NodeAgentError extends Error {}
+
+/** Local directories of seed 001's table that the agent owns, with their modes. */
+export function localDirectories(rootDir: string, certDir: string, podLogsDir: string): [string, number][] {
+  return [
+    [rootDir, 0o750],
+    [join(rootDir, "pods"), 0o750],
+    [join(rootDir, "plugins"), 0o750],
+    [join(rootDir, "plugins_registry"), 0o750],
+    [join(rootDir, "pod-resources"), 0o750],
+    [join(rootDir, "seccomp"), 0o750],
+    [join(rootDir, "image_manager"), 0o700],
+    [join(rootDir, "image_manager", "pulling"), 0o700],
+    [join(rootDir, "image_manager", "pulled"), 0o700],
+    [certDir, 0o700],
+    [podLogsDir, 0o755],
+  ];
+}
+
+const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+const SECRETS: ResourceRef = { group: "", version: "v1", resource: "secrets", namespaced: true };
+
+function apiObjects(client: RestClient): ObjectSource {
+  const get = async <T,>(ref: ResourceRef, namespace: string, name: string): Promise<T | undefined> => {
+    try {
+      return (await client.get(ref, { namespace, name })) as T;
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+  return {
+    configMap: (ns, name) => get<ConfigMap>(CONFIGMAPS, ns, name),
+    secret: async (ns, name) => {
+      const s = await get<Secret>(SECRETS, ns, name);
+      if (!s) return undefined;
+      return Object.fromEntries([
+        ...Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
+        ...Object.entries((s as { stringData?: Record<string, string> }).stringData ?? {}),
+      ]);
+    },
+  };
+}
+
+export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<NodeAgent> {
+  const config = options.config ?? defaultConfig();
+  const naming = options.naming ?? namingFor();
+  const log = options.log ?? (() => {});
+  const gates = options.featureGates ?? defaultFeatureGates();
+  const tuning = options.tuning ?? {};
+  const rootDir = options.rootDir ?? "/var/lib/nodeagent";
+  const certDir = options.certDir ?? join(rootDir, "pki");
+  const podLogsDir = options.podLogsDir ?? "/var/log/pods";
+  const nodeName = options.nodeName ?? host.nodeHostname(options.hostnameOverride);
+  const stopping = new AbortController();
+  const signal = stopping.signal;
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch((err: Error) => log(`nodeagent: stopping: ${err.message}`));
+  };
+
+  // Seed 001, "Swap behavior setting": refuse to start before touching anything.
+  const swapBytes = tuning.swapTotalBytes ?? host.swapTotalBytes();
+  checkSwap({ failSwapOn: config.failSwapOn, swapTotalBytes: swapBytes });
+
+  try {
+    if (options.lockFile) {
+      const lock: HeldLock = await acquireLockFile({
+        path: options.lockFile,
+        ...(options.exitOnLockContention
+          ? { onContention: () => { log(`nodeagent: another agent asked for ${options.lockFile}; exiting (--exit-on-lock-contention)`); stopping.abort(); } }
+          : {}),
+      });
+      cleanups.push(() => lock.release());
+    }
+    for (const [dir, mode] of localDirectories(rootDir, certDir, podLogsDir)) {
+      mkdirSync(dir, { recursive: true, mode });
+      chmodSync(dir, mode);
+    }
+
+    // The runtime: a configured CRI socket, or the embedded runtime.
+    let endpoint = options.runtimeEndpoint ?? config.containerRuntimeEndpoint;
+    if (!endpoint) {
+      const embedded: EmbeddedRuntime = await startEmbeddedRuntime({ root: join(rootDir, "runtime"), log });
+      cleanups.push(() => embedded.close());
+      endpoint = embedded.endpoint;
+    }
+    const runtime = new CriClient({ endpoint, ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
+    cleanups.push(() => runtime.close());
+    await runtime.waitForReady(30_000);
+    const version = await runtime.version({ version: "v1" });
+    const runtimeName = version.runtimeName;
+
+    // Joined mode: a client from the options or the kubeconfig.
+    let client = options.client;
+    if (!client && options.kubeconfig) {
+      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}` });
+      cleanups.push(() => own.close());
+      client = own;
+    }
+
+    const labels = runtimeLabels(naming);
+    const hostIP = host.primaryAddress();
+    const facts = (): NodeFacts => ({
+      nodeName,
+      hostname: host.nodeHostname(options.hostnameOverride),
+      internalIP: hostIP,
+      cpu: host.cpuCount(),
+      memoryBytes: host.memoryTotalBytes(),
+      ephemeralStorageBytes: host.fsStats(rootDir).capacityBytes,
+      maxPods: config.maxPods,
+      evictionHard: config.evictionHard,
+      runtimeVersion: `${runtimeName}://${version.runtimeVersion}`,
+      agentVersion: versionInfo().gitVersion,
+      port: config.port,
+      declaredFeatures: gates.list().filter((g) => g.enabled && g.stage !== "GA" && !g.name.startsWith("All")).map((g) => g.name),
+    });
+    const nodeFacts = facts();
+
+    let workers!: PodWorkers;
+    const prober = new Prober({ runtime, onChange: (uid) => workers.wake(uid), log });
+    const syncer = new PodSyncer({
+      runtime,
+      labels,
+      rootDir,
+      podLogsDir,
+      keyDomain: naming.keyDomain,
+      objects: client ? apiObjects(client) : NO_OBJECTS,
+      prober,
+      hostIP: () => hostIP,
+      clusterDNS: config.clusterDNS,
+      clusterDomain: config.clusterDomain,
+      swapBehavior: config.memorySwap.swapBehavior,
+      node: { memoryBytes: nodeFacts.memoryBytes, swapBytes, cpu: nodeFacts.cpu, cgroupV2: cgroupV2() },
+      backoff: new Backoff(tuning.crashLoopBackOff ? { initialMs: tuning.crashLoopBackOff.initialMs, maxMs: tuning.crashLoopBackOff.maxMs } : {}),
+      log,
+    });
+    const statuses = new StatusManager({ ...(client ? { client } : {}), log });
+    const startTimes = new Map<string, string>();
+    const annotations = configAnnotations(naming.keyDomain);
+
+    const writeStatus = (pod: Pod): void => {
+      const uid = pod.metadata.uid!;
+      if (!startTimes.has(uid)) startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+      const spec = (name: string) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name) ?? {};
+      const status = buildPodStatus({
+        pod,
+        runtime: syncer.lastRuntime(uid),
+        waiting: syncer.waiting(uid),
+        ready: (name, id) => prober.ready(uid, name, id, spec(name)),
+        started: (name, id) => prober.started(uid, name, id, spec(name)),
+        hostIP,
+        startTime: startTimes.get(uid)!,
+        runtimeName,
+        now: new Date(),
+      });
+      statuses.set(pod, status);
+    };
+
+    let syncLoop!: SyncLoop;
+    workers = new PodWorkers({
+      log,
+      sync: {
+        syncPod: (pod) => syncer.syncPod(pod),
+        syncTerminatingPod: async (pod, grace) => {
+          await syncer.syncTerminatingPod(pod, grace);
+        },
+        syncTerminatedPod: (pod, o) => syncer.syncTerminatedPod(pod, o),
+        afterSync: async (pod: Pod, _state: WorkerState) => writeStatus(pod),
+        onRemoved: (pod) => {
+          startTimes.delete(pod.metadata.uid!);
+          const fromApi = !!client && !syncLoop.isStatic(pod.metadata.uid!) && !!pod.metadata.deletionTimestamp;
+          void statuses.remove(pod, { deleteFromApi: fromApi });
+        },
+      },
+    });
+    cleanups.push(() => {
+      workers.stop();
+      prober.stopAll();
+    });
+
+    const nodeStatus = client
+      ? new NodeStatusManager({
+          client,
+          naming,
+          facts,
+          signals: () => signals(),
+          updateFrequencyMs: config.nodeStatusUpdateFrequency,
+          reportFrequencyMs: config.nodeStatusReportFrequency,
+          log,
+        })
+      : undefined;
+    const allocatable = allocatableNumbers(nodeFacts);
+    syncLoop = new SyncLoop({
+      workers,
+      allocatable: () => allocatable,
+      mirrorAnnotation: annotations.mirror,
+      onRejected: (pod, r) => {
+        statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod was rejected: ${r.message}`, ...(pod.status?.qosClass ? { qosClass: pod.status.qosClass } : {}) });
+      },
+      log,
+    });
+
+    const pleg = new Pleg({ runtime, labels, onEvent: (e) => workers.wake(e.uid), ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
+    const signals = async (): Promise<Signals> => {
+      let runtimeReady = { ok: false, message: "container runtime status check may not have completed yet" };
+      let networkReady = { ok: false, message: "container runtime network not ready" };
+      try {
+        const st = await runtime.status({});
+        const cond = (type: string) => st.status?.conditions.find((c) => c.type === type);
+        const r = cond("RuntimeReady");
+        const n = cond("NetworkReady");
+        runtimeReady = { ok: r?.status === true, message: `container runtime not ready: RuntimeReady=false reason:${r?.reason ?? ""} message:${r?.message ?? ""}` };
+        networkReady = { ok: n?.status === true, message: `container runtime network not ready: NetworkReady=false reason:${n?.reason ?? ""} message:${n?.message ?? ""}` };
+      } catch (err) {
+        runtimeReady = { ok: false, message: `container runtime is down: ${(err as Error).message}` };
+      }
+      return {
+        memoryAvailableBytes: host.memoryAvailableBytes(),
+        memoryTotalBytes: host.memoryTotalBytes(),
+        fs: host.fsStats(rootDir),
+        pids: host.pidStats(),
+        runtimeReady,
+        networkReady,
+        pleg: pleg.healthy(),
+      };
+    };
+
+    // Joined mode: the Node, its lease, and the pods bound to it.
+    if (client && nodeStatus) {
+      await nodeStatus.register();
+      void nodeStatus.run(signal);
+      const lease = new NodeLease({
+        api: leaseApi(client, naming),
+        nodeName,
+        namespace: naming.nodeLeaseNamespace,
+        leaseDurationSeconds: config.nodeLeaseDurationSeconds,
+        apiVersion: `${naming.coordinationGroup}/v1`,
+        nodeUid: () => nodeStatus.uid,
+        ...(tuning.leaseRenewIntervalMs ? { renewIntervalMs: tuning.leaseRenewIntervalMs } : {}),
+        log,
+      });
+      void lease.run(signal);
+      const informer = new Informer<Pod>({ client, resource: PODS, fieldSelector: `spec.nodeName=${nodeName}`, log });
+      informer.addEventHandler({
+        onAdd: (p) => syncLoop.apiPodChanged(p),
+        onUpdate: (_o, p) => syncLoop.apiPodChanged(p),
+        onDelete: (p) => syncLoop.apiPodDeleted(p),
+      });
+      void informer.run(signal);
+      // Mirror pods make static pods visible in the API (upstream's mirror client).
+      const mirrors = async () => {
+        for (const pod of syncLoop.staticPods()) {
+          if (informer.get(`${pod.metadata.namespace}/${pod.metadata.name}`)) continue;
+          const mirror: Pod = {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: {
+              name: pod.metadata.name!,
+              namespace: pod.metadata.namespace!,
+              labels: pod.metadata.labels ?? {},
+              annotations: { ...pod.metadata.annotations, [annotations.mirror]: pod.metadata.annotations?.[annotations.hash] ?? "" },
+              ownerReferences: nodeStatus.uid ? [{ apiVersion: "v1", kind: "Node", name: nodeName, uid: nodeStatus.uid, controller: true }] : [],
+            },
+            spec: pod.spec!,
+          };
+          await client!.create(PODS, mirror).catch((err: Error) => {
+            if (!isApiError(err) || err.code !== 409) log(`mirror pod ${pod.metadata.namespace}/${pod.metadata.name}: ${err.message}`);
+          });
+        }
+      };
+      const mirrorTimer = setInterval(() => void mirrors(), tuning.housekeepingMs ?? 10_000);
+      cleanups.push(() => clearInterval(mirrorTimer));
+      await informer.waitForSync(signal);
+    }
+
+    // Static pods, in both modes.
+    const staticSource = new StaticPodSource({
+      dir: config.staticPodPath,
+      nodeName,
+      keyDomain: naming.keyDomain,
+      periodMs: config.fileCheckFrequency,
+      onChange: (pods) => syncLoop.setStaticPods(pods),
+      log,
+    });
+    staticSource.start(signal);
+    pleg.start(signal);
+
+    // Housekeeping: a full resync every syncFrequency, and runtime pods no source wants are removed.
+    const housekeeping = setInterval(async () => {
+      for (const uid of pleg.runtimeUids()) {
+        if (workers.has(uid)) continue;
+        const orphan: Pod = { apiVersion: "v1", kind: "Pod", metadata: { uid, name: uid, namespace: "" } };
+        await syncer.syncTerminatingPod(orphan, 0).then(() => syncer.syncTerminatedPod(orphan, { remove: true })).catch((err: Error) => log(`housekeeping: pod ${uid}: ${err.message}`));
+      }
+    }, tuning.housekeepingMs ?? 10_000);
+    const resync = setInterval(() => {
+      for (const p of workers.pods()) workers.wake(p.metadata.uid!);
+    }, config.syncFrequency);
+    cleanups.push(() => {
+      clearInterval(housekeeping);
+      clearInterval(resync);
+    });
+    const healthy = () => pleg.healthy().ok;
+    startWatchdog({ healthy, signal, log });
+
+    let stopped: Promise<void> | undefined;
+    const stop = () => {
+      stopped ??= (async () => {
+        stopping.abort();
+        await cleanup();
+      })();
+      return stopped;
+    };
+    options.signal?.addEventListener("abort", () => void stop(), { once: true });
+    signal.addEventListener("abort", () => void stop(), { once: true });
+    log(`nodeagent: node ${nodeName} running ${client ? "joined" : "standalone"} on ${runtimeName} ${version.runtimeVersion} (${endpoint}); static pods from ${config.staticPodPath}`);
+    return {
+      nodeName,
+      runtimeEndpoint: endpoint,
+      mode: client ? "joined" : "standalone",
+      pods: () => statuses.all(),
+      healthy,
+      stop,
+    };
+  } catch (err) {
+    stopping.abort();
+    await cleanup();
+    throw err;
+  }
+}
+
+function leaseApi(client: RestClient, naming: Naming) {
+  const ref = leaseResource(naming);
+  return {
+    get: (namespace: string, name: string) => client.get<Lease>(ref, { namespace, name }),
+    create: (lease: Lease) => client.create<Lease>(ref, lease),
+    update: (lease: Lease) => client.update<Lease>(ref, lease),
+  };
+}

@@ -1,0 +1,120 @@
+// A container's environment as upstream builds it: envFrom first, then env in
+// order with $(VAR) expanded against what came before; valueFrom reads pod
+// fields, resources, ConfigMap and Secret keys. A missing required source is a
+// ConfigError (the container waits with reason CreateContainerConfigError).
+
+import type { Container, EnvVar, Pod } from "../../api/core/types.js";
+import { parseQuantity } from "../../api/core/quantity.js";
+import type { KeyValue } from "../cri/index.js";
+
+/** Where ConfigMaps and Secrets come from; undefined means "not found". Standalone agents have none. */
+export interface ObjectSource {
+  configMap(namespace: string, name: string): Promise<{ data?: Record<string, string> | null; binaryData?: Record<string, string> | null } | undefined>;
+  /** Secret data decoded to text. */
+  secret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+}
+
+export const NO_OBJECTS: ObjectSource = { configMap: async () => undefined, secret: async () => undefined };
+
+export class ContainerConfigError extends Error {
+  readonly reason = "CreateContainerConfigError";
+}
+
+export interface EnvContext {
+  objects: ObjectSource;
+  hostIP: string;
+  podIP: string;
+  nodeAllocatable: { cpu: number; memory: number };
+}
+
+/** Upstream's expansion: $(NAME) from `vars` when defined, $$ for a literal $, anything else kept. */
+export function expand(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$\$|\$\(([^)]*)\)/g, (m, name: string | undefined) => (m === "$$" ? "$" : vars.get(name!) ?? m));
+}
+
+/** A pod field by the downward API's path (fieldRef.fieldPath). */
+export function podField(pod: Pod, path: string, ctx: { hostIP: string; podIP: string }): string {
+  const m = /^metadata\.(labels|annotations)\['(.*)'\]$/.exec(path);
+  if (m) return (pod.metadata[m[1] as "labels" | "annotations"] ?? {})[m[2]!] ?? "";
+  switch (path) {
+    case "metadata.name":
+      return pod.metadata.name ?? "";
+    case "metadata.namespace":
+      return pod.metadata.namespace ?? "";
+    case "metadata.uid":
+      return pod.metadata.uid ?? "";
+    case "metadata.labels":
+    case "metadata.annotations":
+      return Object.entries(pod.metadata[path === "metadata.labels" ? "labels" : "annotations"] ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join("\n");
+    case "spec.nodeName":
+      return pod.spec?.nodeName ?? "";
+    case "spec.serviceAccountName":
+      return pod.spec?.serviceAccountName ?? "";
+    case "status.hostIP":
+    case "status.hostIPs":
+      return ctx.hostIP;
+    case "status.podIP":
+    case "status.podIPs":
+      return ctx.podIP;
+    default:
+      throw new ContainerConfigError(`unsupported fieldPath ${JSON.stringify(path)}`);
+  }
+}
+
+/** resourceFieldRef: a container's request or limit (limits default to the node's allocatable), over the divisor, rounded up. */
+export function resourceField(container: Container, ref: { resource?: string; divisor?: string | number }, allocatable: { cpu: number; memory: number }): string {
+  const [kind, name] = (ref.resource ?? "").split(".") as [string, string];
+  const quantities = kind === "limits" ? container.resources?.limits : container.resources?.requests;
+  let value = parseQuantity(quantities?.[name] ?? undefined);
+  if (value === undefined) value = kind === "limits" ? (name === "cpu" ? allocatable.cpu : name === "memory" ? allocatable.memory : 0) : 0;
+  const divisor = parseQuantity(ref.divisor ?? 1) || 1;
+  return String(Math.ceil(value / divisor));
+}
+
+export async function containerEnv(pod: Pod, container: Container, ctx: EnvContext): Promise<KeyValue[]> {
+  const namespace = pod.metadata.namespace ?? "default";
+  const vars = new Map<string, string>();
+  for (const from of container.envFrom ?? []) {
+    const prefix = typeof from["prefix"] === "string" ? from["prefix"] : "";
+    const cmRef = from["configMapRef"] as { name?: string; optional?: boolean } | undefined;
+    const secretRef = from["secretRef"] as { name?: string; optional?: boolean } | undefined;
+    const ref = cmRef ?? secretRef;
+    if (!ref?.name) continue;
+    const data = cmRef ? (await ctx.objects.configMap(namespace, ref.name))?.data ?? undefined : await ctx.objects.secret(namespace, ref.name);
+    if (data === undefined || data === null) {
+      if (ref.optional) continue;
+      throw new ContainerConfigError(`${cmRef ? "configmap" : "secret"} "${ref.name}" not found`);
+    }
+    for (const [k, v] of Object.entries(data)) vars.set(prefix + k, v);
+  }
+  for (const e of container.env ?? []) {
+    if (!e.name) continue;
+    vars.set(e.name, e.valueFrom ? await valueFrom(pod, container, e, ctx, namespace) : expand(e.value ?? "", vars));
+  }
+  return [...vars].map(([key, value]) => ({ key, value }));
+}
+
+async function valueFrom(pod: Pod, container: Container, e: EnvVar, ctx: EnvContext, namespace: string): Promise<string> {
+  const from = e.valueFrom as Record<string, { name?: string; key?: string; optional?: boolean; fieldPath?: string; resource?: string; divisor?: string }>;
+  if (from["fieldRef"]) return podField(pod, from["fieldRef"].fieldPath ?? "", ctx);
+  if (from["resourceFieldRef"]) return resourceField(container, from["resourceFieldRef"], ctx.nodeAllocatable);
+  const cm = from["configMapKeyRef"];
+  const sk = from["secretKeyRef"];
+  const ref = cm ?? sk;
+  if (!ref) throw new ContainerConfigError(`env ${e.name}: unsupported valueFrom`);
+  const data = cm ? (await ctx.objects.configMap(namespace, ref.name ?? ""))?.data ?? undefined : await ctx.objects.secret(namespace, ref.name ?? "");
+  const kind = cm ? "configmap" : "secret";
+  if (data === undefined || data === null) {
+    if (ref.optional) return "";
+    throw new ContainerConfigError(`${kind} "${ref.name}" not found`);
+  }
+  const value = data[ref.key ?? ""];
+  if (value === undefined) {
+    if (ref.optional) return "";
+    throw new ContainerConfigError(`couldn't find key ${ref.key} in ${kind === "configmap" ? "ConfigMap" : "Secret"} ${namespace}/${ref.name}`);
+  }
+  return value;
+}

@@ -1,0 +1,221 @@
+// Starts one embedded-runtime container as a host process. With namespaces
+// (root, util-linux unshare), a generated shell shim enters new mount, UTS,
+// IPC and PID namespaces, builds the root file system (an overlay over the
+// image, or the host's directories bound under a tmpfs), mounts volumes, and
+// forks the command as PID 1 of its PID namespace, then waits and exits with
+// its status (128+signal when killed). Without namespaces the command runs
+// directly, on the host root. The shim reports `ok <pid>` or `error <why>` on fd 3.
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+
+const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
+const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
+
+/** What isolation this host gives containers, probed once per runtime. */
+export interface Isolation {
+  namespaces: boolean;
+  overlay: boolean;
+  /** Why a feature is missing (empty when all is there). */
+  notes: string[];
+}
+
+export function probeIsolation(scratch: string): Isolation {
+  const notes: string[] = [];
+  if (process.getuid?.() !== 0) return { namespaces: false, overlay: false, notes: ["not running as root: containers run as plain host processes without namespaces"] };
+  if (UNSHARE === undefined || NSENTER === undefined) return { namespaces: false, overlay: false, notes: ["util-linux unshare/nsenter not found: containers run without namespaces"] };
+  const ns = spawnSync(UNSHARE, ["--mount", "--uts", "--ipc", "--pid", "--fork", "--propagation", "private", "--", "/bin/true"], { encoding: "utf8", timeout: 5000 });
+  if (ns.status !== 0) return { namespaces: false, overlay: false, notes: [`unshare failed (${(ns.stderr || ns.error?.message || "").trim()}): containers run without namespaces`] };
+  const dir = mkdtempSync(join(scratch, ".overlay-probe-"));
+  for (const d of ["l", "u", "w", "m"]) mkdirSync(join(dir, d));
+  const ov = spawnSync(UNSHARE, ["--mount", "--propagation", "private", "--", "/bin/mount", "-t", "overlay", "overlay", "-o", `lowerdir=${dir}/l,upperdir=${dir}/u,workdir=${dir}/w`, `${dir}/m`], { encoding: "utf8", timeout: 5000 });
+  rmSync(dir, { recursive: true, force: true });
+  const overlay = ov.status === 0;
+  if (!overlay) notes.push(`overlay mounts fail (${ov.stderr.trim()}): each container gets a copy of its image`);
+  return { namespaces: true, overlay, notes };
+}
+
+export interface VolumeMount {
+  hostPath: string;
+  containerPath: string;
+  readonly: boolean;
+}
+
+export interface LaunchSpec {
+  /** The container's own directory (scripts, overlay upper/work, exit code). */
+  dir: string;
+  /** The image's unpacked root, or undefined to run on the host's root file system. */
+  imageRoot: string | undefined;
+  argv: string[];
+  env: string[];
+  workingDir: string;
+  uid?: number;
+  gid?: number;
+  hostname: string;
+  mounts: VolumeMount[];
+  /** Files bound over /etc/<name> (hosts, resolv.conf, hostname). */
+  etcFiles: Record<string, string>;
+  /** cgroup.procs files the shim joins before anything else runs. */
+  cgroupProcs: string[];
+  isolation: Isolation;
+}
+
+export interface Launched {
+  child: ChildProcess;
+  /** The container's first process (host PID): the one signals go to. */
+  pid: number;
+  stdout: Readable;
+  stderr: Readable;
+}
+
+/** Single-quotes a word for sh. */
+export function shQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function q(words: readonly string[]): string {
+  return words.map(shQuote).join(" ");
+}
+
+// Top-level host directories bound into a host-root container's tmpfs root;
+// /proc, /sys and /dev are set up afresh for each container.
+function hostRootEntries(): { dirs: string[]; links: string[] } {
+  const dirs: string[] = [];
+  const links: string[] = [];
+  for (const e of readdirSync("/", { withFileTypes: true })) {
+    if (["proc", "sys", "dev", "lost+found"].includes(e.name)) continue;
+    if (e.isSymbolicLink()) links.push(e.name);
+    else if (e.isDirectory()) dirs.push(e.name);
+  }
+  return { dirs, links };
+}
+
+/** The shim run inside the new mount/UTS/IPC namespaces (and as parent of the new PID namespace). */
+export function setupScript(spec: LaunchSpec): string {
+  const R = join(spec.dir, "rootfs");
+  const lines = [
+    "set -e",
+    `fail() { echo "error $*" >&3; exit 125; }`,
+    `R=${shQuote(R)}`,
+    `mkdir -p "$R"`,
+  ];
+  if (spec.imageRoot !== undefined) {
+    const upper = join(spec.dir, "upper");
+    const work = join(spec.dir, "work");
+    if (spec.isolation.overlay) {
+      lines.push(`mkdir -p ${q([upper, work])}`);
+      lines.push(`mount -t overlay overlay -o ${shQuote(`lowerdir=${spec.imageRoot},upperdir=${upper},workdir=${work}`)} "$R" || fail "overlay mount of the image failed"`);
+    } else {
+      lines.push(`[ -e "$R/.orch-copied" ] || { cp -a ${shQuote(`${spec.imageRoot}/.`)} "$R/" && touch "$R/.orch-copied"; } || fail "copying the image failed"`);
+    }
+  } else {
+    const { dirs, links } = hostRootEntries();
+    lines.push(`mount -t tmpfs -o mode=755 tmpfs "$R" || fail "tmpfs root failed"`);
+    for (const d of dirs) lines.push(`mkdir -p "$R"/${shQuote(d)} && mount --rbind /${shQuote(d)} "$R"/${shQuote(d)}`);
+    for (const l of links) lines.push(`cp -P /${shQuote(l)} "$R"/${shQuote(l)}`);
+  }
+  lines.push(
+    `mkdir -p "$R/proc" "$R/sys" "$R/dev" "$R/etc" "$R/tmp"`,
+    `mount --rbind /sys "$R/sys"`,
+    `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
+    `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
+    `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
+    `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
+  );
+  for (const [name, file] of Object.entries(spec.etcFiles)) {
+    lines.push(`[ -e "$R/etc/${name}" ] || touch "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
+  }
+  for (const m of spec.mounts) {
+    const target = `"$R"${shQuote(m.containerPath)}`;
+    lines.push(
+      `if [ -d ${shQuote(m.hostPath)} ]; then mkdir -p ${target}; else mkdir -p "$(dirname ${target})"; [ -e ${target} ] || touch ${target}; fi`,
+      `mount --rbind ${shQuote(m.hostPath)} ${target} || fail ${shQuote(`mounting ${m.hostPath} at ${m.containerPath} failed`)}`,
+    );
+    if (m.readonly) lines.push(`mount -o remount,bind,ro ${target} || fail ${shQuote(`read-only remount of ${m.containerPath} failed`)}`);
+  }
+  lines.push(`hostname ${shQuote(spec.hostname)}`);
+  // Enter a new PID namespace without forking: the waiter's first child is
+  // that namespace's init, so the waiter must fork nothing else before it.
+  lines.push(`exec ${shQuote(UNSHARE!)} --pid -- /bin/sh ${shQuote(join(spec.dir, "wait.sh"))}`);
+  return lines.join("\n") + "\n";
+}
+
+/** Run as the parent of the new PID namespace: starts the init, reports its PID, waits, records the exit status. */
+export function waitScript(spec: LaunchSpec): string {
+  return [
+    `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+    "child=$!",
+    `echo "ok $child" >&3`,
+    "exec 3>&-",
+    `wait "$child"; code=$?`,
+    `echo "$code" > ${shQuote(join(spec.dir, "exit-code"))}`,
+    `exit "$code"`,
+  ].join("\n") + "\n";
+}
+
+/** PID 1 of the container: mounts its /proc, then becomes the command inside the root. */
+export function initScript(spec: LaunchSpec): string {
+  const R = join(spec.dir, "rootfs");
+  const user = spec.uid !== undefined ? ["-S", String(spec.uid), "-G", String(spec.gid ?? 0)] : [];
+  return [
+    "exec 3>&-",
+    `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
+    `exec /usr/bin/env -i ${q(spec.env)} ${shQuote(UNSHARE!)} --root=${shQuote(R)} --wd=${shQuote(spec.workingDir)} ${q(user)} -- ${q(spec.argv)}`,
+  ].join("\n") + "\n";
+}
+
+/** The first script: joins the cgroups, then enters the namespaces (or runs the command directly). */
+export function launchScript(spec: LaunchSpec): string {
+  const lines = ["set -e", ...spec.cgroupProcs.map((f) => `echo 0 > ${shQuote(f)}`)];
+  if (spec.isolation.namespaces) {
+    lines.push(`exec ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
+  } else {
+    const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
+    lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(spec.argv)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Writes the scripts and starts the shim; resolves once the command runs, rejects with the shim's reason. */
+export function launch(spec: LaunchSpec): Promise<Launched> {
+  mkdirSync(spec.dir, { recursive: true });
+  rmSync(join(spec.dir, "exit-code"), { force: true });
+  writeFileSync(join(spec.dir, "launch.sh"), launchScript(spec));
+  if (spec.isolation.namespaces) {
+    writeFileSync(join(spec.dir, "setup.sh"), setupScript(spec));
+    writeFileSync(join(spec.dir, "wait.sh"), waitScript(spec));
+    writeFileSync(join(spec.dir, "init.sh"), initScript(spec));
+  }
+  const child = spawn("/bin/sh", [join(spec.dir, "launch.sh")], { stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+  return new Promise((resolve, reject) => {
+    let control = "";
+    let errText = "";
+    const stderrEarly = (chunk: Buffer): void => {
+      if (errText.length < 4096) errText += chunk.toString("utf8");
+    };
+    child.stderr!.on("data", stderrEarly);
+    // "close", not "exit": the shim's last words on fd 3 must be read first.
+    const onExit = (code: number | null): void => reject(new Error(control.startsWith("error ") ? control.slice(6).trim() : `the container's shim exited with ${code} before the command started${errText ? `: ${errText.trim()}` : ""}`));
+    child.once("close", onExit);
+    child.once("error", reject);
+    const fd3 = child.stdio[3] as Readable;
+    fd3.setEncoding("utf8");
+    fd3.on("data", (chunk: string) => {
+      control += chunk;
+      const m = /^ok (\d+)\n/.exec(control);
+      if (m !== null) {
+        child.off("close", onExit);
+        child.stderr!.off("data", stderrEarly);
+        resolve({ child, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
+      }
+    });
+  });
+}
+
+/** argv of a command run inside a running container's namespaces and root (ExecSync). */
+export function execArgv(pid: number, isolation: Isolation, cmd: string[]): string[] {
+  if (!isolation.namespaces) return cmd;
+  return [NSENTER!, "--target", String(pid), "--pid", "--mount", "--uts", "--ipc", "--root", "--wd", "--", ...cmd];
+}

@@ -1,0 +1,83 @@
+// The embedded runtime's records of sandboxes and containers, kept as one JSON
+// file each under <root>/state so they outlive a restart of the runtime.
+// Writes go through a temporary file and a rename: a crash leaves the old or
+// the new record, never half of one.
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ContainerConfig, ContainerState, LinuxContainerResources, PodSandboxConfig, PodSandboxState } from "../../cri/types.js";
+
+export interface SandboxRecord {
+  id: string;
+  config: PodSandboxConfig;
+  state: PodSandboxState;
+  createdAt: number;
+  runtimeHandler: string;
+  ip: string;
+  hostname: string;
+}
+
+export interface ContainerRecord {
+  id: string;
+  podSandboxId: string;
+  config: ContainerConfig;
+  state: ContainerState;
+  createdAt: number;
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+  /** The name the agent asked for, and what it resolved to (empty when the image is not in the store). */
+  image: string;
+  imageId: string;
+  /** Absolute path of the CRI log file. */
+  logPath: string;
+  resources: LinuxContainerResources | null;
+  /** What runs: resolved at creation from the config and the image. */
+  process: { argv: string[]; env: string[]; cwd: string; uid?: number; gid?: number };
+  /** Host PID of the container's first process while it runs, and its start time (/proc/<pid>/stat field 22) to tell it from a reused PID. */
+  pid: number;
+  pidStart: string;
+  /** What the runtime could not honour for this container (no image, no seccomp, limits not set). */
+  notes: string[];
+}
+
+export class RecordStore<T extends { id: string }> {
+  readonly #dir: string;
+  readonly #items = new Map<string, T>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith(".json")) continue;
+      try {
+        const item = JSON.parse(readFileSync(join(dir, name), "utf8")) as T;
+        this.#items.set(item.id, item);
+      } catch {
+        // a torn temporary or foreign file: ignore it
+      }
+    }
+  }
+
+  get(id: string): T | undefined {
+    return this.#items.get(id);
+  }
+
+  values(): T[] {
+    return [...this.#items.values()];
+  }
+
+  save(item: T): void {
+    this.#items.set(item.id, item);
+    const file = join(this.#dir, `${item.id}.json`);
+    writeFileSync(`${file}.tmp`, JSON.stringify(item));
+    renameSync(`${file}.tmp`, file);
+  }
+
+  delete(id: string): void {
+    this.#items.delete(id);
+    rmSync(join(this.#dir, `${id}.json`), { force: true });
+  }
+}

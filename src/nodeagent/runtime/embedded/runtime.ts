@@ -1,0 +1,697 @@
+// The embedded runtime's CRI behaviour: sandboxes, containers, exec, stats and
+// images, as upstream runtimes answer them (seed 001, "What the service does"
+// 4). Containers are host processes started by launcher.ts; a sandbox is a
+// record plus its /etc files, on the host network (pod IP = host IP).
+
+import { randomBytes } from "node:crypto";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync, readdirSync, lstatSync } from "node:fs";
+import { constants as osConstants, hostname as osHostname, networkInterfaces } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
+import { status as Code } from "@grpc/grpc-js";
+import { CriLogWriter } from "../../cri/log-format.js";
+import type * as cri from "../../cri/types.js";
+import { ImageStore, type StoredImage } from "../images/store.js";
+import { normalizeReference } from "../images/reference.js";
+import { Cgroups } from "./cgroups.js";
+import { execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
+
+export const RUNTIME_NAME = "orch-embedded";
+export const RUNTIME_VERSION = "0.1.0";
+const DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+/** Upstream caps ExecSync output at 16 MiB per stream (CVE-2022-1708). */
+const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
+
+/** A CRI failure with its gRPC status code. */
+export class RuntimeError extends Error {
+  readonly code: Code;
+  constructor(code: Code, message: string) {
+    super(message);
+    this.name = "RuntimeError";
+    this.code = code;
+  }
+}
+
+export interface EmbeddedRuntimeOptions {
+  /** The runtime's directory: images/, state/, containers/, sandboxes/. */
+  root: string;
+  /**
+   * What PullImage does for an image not in the store (registries are not
+   * reachable from the embedded runtime): "host-root" answers success and the
+   * container runs on the host's root file system; "error" fails the pull.
+   */
+  absentImages?: "host-root" | "error";
+  log?: (message: string) => void;
+}
+
+interface Running {
+  child: ChildProcess;
+  exited: Promise<void>;
+  logs: CriLogWriter | undefined;
+  oomBefore: number;
+  killedByUs: boolean;
+}
+
+const now = (): number => Date.now() * 1_000_000;
+const newId = (): string => randomBytes(32).toString("hex");
+const notFound = (what: string, id: string): RuntimeError => new RuntimeError(Code.NOT_FOUND, `an error occurred when try to find ${what} "${id}": not found`);
+
+export class EmbeddedRuntimeService {
+  readonly images: ImageStore;
+  readonly isolation: Isolation;
+  readonly cgroups: Cgroups;
+  readonly #root: string;
+  readonly #absentImages: "host-root" | "error";
+  readonly #log: (message: string) => void;
+  readonly #sandboxes: RecordStore<SandboxRecord>;
+  readonly #containers: RecordStore<ContainerRecord>;
+  readonly #running = new Map<string, Running>();
+  readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
+
+  constructor(options: EmbeddedRuntimeOptions) {
+    this.#root = options.root;
+    this.#absentImages = options.absentImages ?? "host-root";
+    this.#log = options.log ?? (() => {});
+    mkdirSync(join(this.#root, "containers"), { recursive: true });
+    this.images = new ImageStore(this.#root);
+    this.isolation = probeIsolation(this.#root);
+    this.cgroups = new Cgroups();
+    this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
+    this.#containers = new RecordStore(join(this.#root, "state", "containers"));
+    this.#recover();
+  }
+
+  /** Kills every running container (their exit is recorded) and waits for them. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#running.keys()].map((id) => this.#kill(id, 0)));
+  }
+
+  // ---- version and status ----
+
+  version(): cri.VersionResponse {
+    return { version: "0.1.0", runtimeName: RUNTIME_NAME, runtimeVersion: RUNTIME_VERSION, runtimeApiVersion: "v1" };
+  }
+
+  status(req: cri.StatusRequest): cri.DeepPartial<cri.StatusResponse> {
+    const conditions: cri.RuntimeCondition[] = [
+      { type: "RuntimeReady", status: true, reason: "", message: "" },
+      { type: "NetworkReady", status: true, reason: "HostNetwork", message: "the embedded runtime runs every pod on the host network" },
+      // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
+      { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
+      { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
+    ];
+    const info: Record<string, string> = req.verbose
+      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root) }
+      : {};
+    return { status: { conditions }, info, runtimeHandlers: [{ name: "", features: { recursiveReadOnlyMounts: false, userNamespaces: false } }], features: { supplementalGroupsPolicy: false } };
+  }
+
+  // ---- sandboxes ----
+
+  runPodSandbox(req: cri.RunPodSandboxRequest): cri.RunPodSandboxResponse {
+    const config = req.config;
+    if (config?.metadata == null || config.metadata.name === "" || config.metadata.uid === "") throw new RuntimeError(Code.INVALID_ARGUMENT, "sandbox config must include metadata with name and uid");
+    if (req.runtimeHandler !== "") throw new RuntimeError(Code.NOT_FOUND, `no runtime for "${req.runtimeHandler}" is configured`);
+    const id = newId();
+    const hostname = config.hostname !== "" ? config.hostname : osHostname();
+    const ip = hostIp();
+    const dir = this.#sandboxDir(id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "hostname"), `${hostname}\n`);
+    writeFileSync(join(dir, "hosts"), `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${hostname}\n`);
+    const dns = config.dnsConfig;
+    const resolv = dns !== null && dns.servers.length > 0
+      ? [...(dns.searches.length ? [`search ${dns.searches.join(" ")}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(" ")}`] : [])].join("\n") + "\n"
+      : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
+    writeFileSync(join(dir, "resolv.conf"), resolv);
+    if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
+    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname });
+    return { podSandboxId: id };
+  }
+
+  async stopPodSandbox(req: cri.StopPodSandboxRequest): Promise<cri.Empty> {
+    const sandbox = this.#sandboxes.get(req.podSandboxId);
+    if (sandbox === undefined) return {}; // idempotent, as upstream
+    await Promise.all(this.#containers.values().filter((c) => c.podSandboxId === sandbox.id).map((c) => this.#kill(c.id, 0)));
+    if (sandbox.state !== "SANDBOX_NOTREADY") this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    return {};
+  }
+
+  async removePodSandbox(req: cri.RemovePodSandboxRequest): Promise<cri.Empty> {
+    const sandbox = this.#sandboxes.get(req.podSandboxId);
+    if (sandbox === undefined) return {};
+    for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
+    rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
+    this.#sandboxes.delete(sandbox.id);
+    return {};
+  }
+
+  podSandboxStatus(req: cri.PodSandboxStatusRequest): cri.DeepPartial<cri.PodSandboxStatusResponse> {
+    const s = this.#sandbox(req.podSandboxId);
+    const hostNetwork = s.config.linux?.securityContext?.namespaceOptions?.network === "NODE";
+    return {
+      status: {
+        id: s.id,
+        metadata: s.config.metadata,
+        state: s.state,
+        createdAt: s.createdAt,
+        network: { ip: s.ip, additionalIps: [] },
+        linux: { namespaces: { options: { network: "NODE", pid: "CONTAINER", ipc: "CONTAINER" } } },
+        labels: s.config.labels,
+        annotations: s.config.annotations,
+        runtimeHandler: s.runtimeHandler,
+      },
+      info: req.verbose ? { info: JSON.stringify({ hostNetwork, network: "host", hostname: s.hostname }) } : {},
+      containersStatuses: [],
+      timestamp: 0,
+    };
+  }
+
+  listPodSandbox(req: cri.ListPodSandboxRequest): cri.DeepPartial<cri.ListPodSandboxResponse> {
+    const f = req.filter;
+    const items = this.#sandboxes.values()
+      .filter((s) => !f || ((f.id === "" || s.id.startsWith(f.id)) && (f.state == null || s.state === f.state.state) && matches(s.config.labels, f.labelSelector)))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((s) => ({ id: s.id, metadata: s.config.metadata, state: s.state, createdAt: s.createdAt, labels: s.config.labels, annotations: s.config.annotations, runtimeHandler: s.runtimeHandler }));
+    return { items };
+  }
+
+  // ---- containers ----
+
+  createContainer(req: cri.CreateContainerRequest): cri.CreateContainerResponse {
+    const sandbox = this.#sandbox(req.podSandboxId);
+    if (sandbox.state !== "SANDBOX_READY") throw new RuntimeError(Code.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const config = req.config;
+    if (config?.metadata == null || config.metadata.name === "") throw new RuntimeError(Code.INVALID_ARGUMENT, "container config must include metadata with a name");
+    const { name, attempt } = config.metadata;
+    const clash = this.#containers.values().find((c) => c.podSandboxId === sandbox.id && c.config.metadata?.name === name && c.config.metadata.attempt === attempt);
+    if (clash !== undefined) throw new RuntimeError(Code.ALREADY_EXISTS, `container "${name}" attempt ${attempt} in sandbox ${sandbox.id} is reserved for ${clash.id}`);
+    const notes: string[] = [];
+    const security = config.linux?.securityContext ?? null;
+    checkSeccomp(security, notes);
+    const imageName = config.image?.image ?? "";
+    const image = this.images.resolve(imageName);
+    if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
+    const process = this.#process(config, image, security, notes);
+    const id = newId();
+    const logPath = sandbox.config.logDirectory !== "" && config.logPath !== "" ? join(sandbox.config.logDirectory, config.logPath) : "";
+    this.#containers.save({
+      id,
+      podSandboxId: sandbox.id,
+      config,
+      state: "CONTAINER_CREATED",
+      createdAt: now(),
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: "",
+      message: notes.join("; "),
+      image: imageName,
+      imageId: image?.id ?? "",
+      logPath,
+      resources: config.linux?.resources ?? null,
+      process,
+      pid: 0,
+      pidStart: "",
+      notes,
+    });
+    return { containerId: id };
+  }
+
+  async startContainer(req: cri.StartContainerRequest): Promise<cri.Empty> {
+    const c = this.#container(req.containerId);
+    if (c.state !== "CONTAINER_CREATED") throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is in ${c.state} state, not CONTAINER_CREATED`);
+    const sandbox = this.#sandbox(c.podSandboxId);
+    if (sandbox.state !== "SANDBOX_READY") throw new RuntimeError(Code.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const cgroup = this.#cgroupPath(sandbox, c);
+    const notes = [...c.notes];
+    if (this.cgroups.version !== undefined) {
+      for (const n of this.cgroups.create(cgroup, c.resources)) notes.push(`limit not set: ${n}`);
+    } else if (c.resources !== null && (c.resources.memoryLimitInBytes > 0 || c.resources.cpuQuota > 0)) {
+      notes.push(`limits not applied: ${this.cgroups.unavailable}`);
+    }
+    let logs: CriLogWriter | undefined;
+    if (c.logPath !== "") {
+      mkdirSync(dirname(c.logPath), { recursive: true });
+      logs = new CriLogWriter(c.logPath);
+    }
+    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
+    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
+    const sandboxDir = this.#sandboxDir(sandbox.id);
+    let launched;
+    try {
+      launched = await launch({
+        dir: join(this.#root, "containers", c.id),
+        imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
+        argv: c.process.argv,
+        env: c.process.env,
+        workingDir: c.process.cwd,
+        ...(c.process.uid !== undefined ? { uid: c.process.uid, gid: c.process.gid ?? 0 } : {}),
+        hostname: sandbox.hostname,
+        mounts: (c.config.mounts ?? []).filter((m) => m.hostPath !== "").map((m) => ({ hostPath: m.hostPath, containerPath: m.containerPath, readonly: m.readonly })),
+        etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
+        cgroupProcs: this.cgroups.procsFiles(cgroup),
+        isolation: this.isolation,
+      });
+    } catch (err) {
+      await logs?.close();
+      this.cgroups.remove(cgroup);
+      const message = `failed to start container ${c.id}: ${(err as Error).message}`;
+      this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode: 128, reason: "StartError", message });
+      throw new RuntimeError(Code.UNKNOWN, message);
+    }
+    const { child, pid, stdout, stderr } = launched;
+    const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
+    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
+    running.exited = new Promise<void>((resolve) => {
+      child.once("exit", (code, signal) => {
+        void drained.then(async () => {
+          await logs?.close();
+          this.#exited(c.id, code, signal, cgroup, running);
+          resolve();
+        });
+      });
+    });
+    this.#running.set(c.id, running);
+    this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
+    return {};
+  }
+
+  async stopContainer(req: cri.StopContainerRequest): Promise<cri.Empty> {
+    this.#container(req.containerId);
+    await this.#kill(req.containerId, Math.max(0, req.timeout));
+    return {};
+  }
+
+  async removeContainer(req: cri.RemoveContainerRequest): Promise<cri.Empty> {
+    const c = this.#containers.get(req.containerId);
+    if (c === undefined) return {};
+    await this.#kill(c.id, 0);
+    rmSync(join(this.#root, "containers", c.id), { recursive: true, force: true });
+    this.#containers.delete(c.id);
+    this.#cpuSamples.delete(c.id);
+    return {};
+  }
+
+  listContainers(req: cri.ListContainersRequest): cri.DeepPartial<cri.ListContainersResponse> {
+    const f = req.filter;
+    const containers = this.#containers.values()
+      .filter((c) => !f || ((f.id === "" || c.id.startsWith(f.id)) && (f.podSandboxId === "" || c.podSandboxId === f.podSandboxId) && (f.state == null || c.state === f.state.state) && matches(c.config.labels, f.labelSelector)))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map((c) => ({ id: c.id, podSandboxId: c.podSandboxId, metadata: c.config.metadata, image: { image: c.image }, imageRef: c.imageId || c.image, state: c.state, createdAt: c.createdAt, labels: c.config.labels, annotations: c.config.annotations, imageId: c.imageId }));
+    return { containers };
+  }
+
+  containerStatus(req: cri.ContainerStatusRequest): cri.DeepPartial<cri.ContainerStatusResponse> {
+    const c = this.#container(req.containerId);
+    return {
+      status: {
+        id: c.id,
+        metadata: c.config.metadata,
+        state: c.state,
+        createdAt: c.createdAt,
+        startedAt: c.startedAt,
+        finishedAt: c.finishedAt,
+        exitCode: c.exitCode,
+        image: { image: c.image },
+        imageRef: c.imageId || c.image,
+        reason: c.reason,
+        message: c.message,
+        labels: c.config.labels,
+        annotations: c.config.annotations,
+        mounts: c.config.mounts,
+        logPath: c.logPath,
+        resources: c.resources === null ? null : { linux: c.resources },
+        imageId: c.imageId,
+        user: { linux: { uid: c.process.uid ?? 0, gid: c.process.gid ?? 0, supplementalGroups: [] } },
+      },
+      info: req.verbose ? { info: JSON.stringify({ pid: c.pid, rootfs: c.imageId === "" ? "host" : "image", isolation: this.isolation, notes: c.notes, process: { argv: c.process.argv, cwd: c.process.cwd } }) } : {},
+    };
+  }
+
+  updateContainerResources(req: cri.UpdateContainerResourcesRequest): cri.Empty {
+    const c = this.#container(req.containerId);
+    if (req.linux === null) return {};
+    if (c.state === "CONTAINER_RUNNING") {
+      const notes = this.cgroups.update(this.#cgroupPath(this.#sandbox(c.podSandboxId), c), req.linux);
+      if (notes.length > 0) throw new RuntimeError(Code.UNKNOWN, `failed to update resources of container ${c.id}: ${notes.join("; ")}`);
+    }
+    this.#containers.save({ ...c, resources: req.linux });
+    return {};
+  }
+
+  reopenContainerLog(req: cri.ReopenContainerLogRequest): cri.Empty {
+    const c = this.#container(req.containerId);
+    const running = this.#running.get(c.id);
+    if (c.state !== "CONTAINER_RUNNING" || running === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is not running`);
+    running.logs?.reopen();
+    return {};
+  }
+
+  execSync(req: cri.ExecSyncRequest): Promise<cri.ExecSyncResponse> {
+    const c = this.#container(req.containerId);
+    if (c.state !== "CONTAINER_RUNNING") throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is not running (${c.state})`);
+    if (req.cmd.length === 0) throw new RuntimeError(Code.INVALID_ARGUMENT, "exec requires a command");
+    const argv = execArgv(c.pid, this.isolation, req.cmd);
+    return new Promise((resolve, reject) => {
+      const child = spawn(argv[0]!, argv.slice(1), {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: Object.fromEntries(c.process.env.map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)])),
+        ...(this.isolation.namespaces ? {} : { cwd: existsSync(c.process.cwd) ? c.process.cwd : "/" }),
+      });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      const collect = (into: Buffer[]) => {
+        let size = 0;
+        return (chunk: Buffer): void => {
+          if (size >= EXEC_OUTPUT_CAP) return;
+          into.push(chunk.subarray(0, EXEC_OUTPUT_CAP - size));
+          size += chunk.length;
+        };
+      };
+      child.stdout!.on("data", collect(out));
+      child.stderr!.on("data", collect(err));
+      let timedOut = false;
+      const timer = req.timeout > 0 ? setTimeout(() => { timedOut = true; child.kill("SIGKILL"); }, req.timeout * 1000) : undefined;
+      child.once("error", (e) => { clearTimeout(timer); reject(new RuntimeError(Code.UNKNOWN, `exec in container ${c.id}: ${e.message}`)); });
+      child.once("close", (code, signal) => {
+        clearTimeout(timer);
+        if (timedOut) return reject(new RuntimeError(Code.DEADLINE_EXCEEDED, `command ${JSON.stringify(req.cmd.join(" "))} timed out after ${req.timeout}s`));
+        resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err), exitCode: code ?? 128 + signalNumber(signal) });
+      });
+    });
+  }
+
+  containerStats(req: cri.ContainerStatsRequest): cri.DeepPartial<cri.ContainerStatsResponse> {
+    return { stats: this.#stats(this.#container(req.containerId)) };
+  }
+
+  listContainerStats(req: cri.ListContainerStatsRequest): cri.DeepPartial<cri.ListContainerStatsResponse> {
+    const f = req.filter;
+    const stats = this.#containers.values()
+      .filter((c) => c.state === "CONTAINER_RUNNING")
+      .filter((c) => !f || ((f.id === "" || c.id.startsWith(f.id)) && (f.podSandboxId === "" || c.podSandboxId === f.podSandboxId) && matches(c.config.labels, f.labelSelector)))
+      .map((c) => this.#stats(c));
+    return { stats };
+  }
+
+  checkpointContainer(): never {
+    throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime cannot checkpoint containers");
+  }
+
+  // ---- images ----
+
+  listImages(req: cri.ListImagesRequest): cri.DeepPartial<cri.ListImagesResponse> {
+    const wanted = req.filter?.image?.image ?? "";
+    const images = wanted === "" ? this.images.list() : [this.images.resolve(wanted)].filter((i): i is StoredImage => i !== undefined);
+    return { images: images.map(toCriImage) };
+  }
+
+  imageStatus(req: cri.ImageStatusRequest): cri.DeepPartial<cri.ImageStatusResponse> {
+    const image = this.images.resolve(req.image?.image ?? "");
+    if (image === undefined) return { image: null, info: {} };
+    return { image: toCriImage(image), info: req.verbose ? { info: JSON.stringify({ config: image.config, rootfs: this.images.rootfs(image.id), importedAt: image.importedAt }) } : {} };
+  }
+
+  pullImage(req: cri.PullImageRequest): cri.PullImageResponse {
+    const ref = req.image?.image ?? "";
+    let name: string;
+    try {
+      name = normalizeReference(ref);
+    } catch (err) {
+      if (this.images.resolve(ref) === undefined) throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
+      name = ref;
+    }
+    const image = this.images.resolve(ref);
+    if (image !== undefined) return { imageRef: image.id };
+    if (this.#absentImages === "host-root") {
+      this.#log(`image ${name} is not in the image store and registries are not used: its containers run on the host's root file system`);
+      return { imageRef: name };
+    }
+    throw new RuntimeError(Code.NOT_FOUND, `failed to pull image "${ref}": the embedded runtime does not pull from registries; import the image with "orch images import FILE" (docker save or OCI archive)`);
+  }
+
+  removeImage(req: cri.RemoveImageRequest): cri.Empty {
+    const ref = req.image?.image ?? "";
+    const image = this.images.resolve(ref);
+    if (image === undefined) return {}; // idempotent
+    const user = this.#containers.values().find((c) => c.imageId === image.id && c.state === "CONTAINER_RUNNING");
+    if (user !== undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${image.id} is in use by running container ${user.id}`);
+    this.images.remove(image.id);
+    return {};
+  }
+
+  imageFsInfo(): cri.DeepPartial<cri.ImageFsInfoResponse> {
+    const used = this.images.list().reduce((n, i) => n + i.size, 0);
+    return { imageFilesystems: [{ timestamp: now(), fsId: { mountpoint: this.images.dir }, usedBytes: { value: used }, inodesUsed: { value: 0 } }], containerFilesystems: [] };
+  }
+
+  // ---- internals ----
+
+  #sandbox(id: string): SandboxRecord {
+    const s = this.#sandboxes.get(id);
+    if (s === undefined) throw notFound("sandbox", id);
+    return s;
+  }
+
+  #container(id: string): ContainerRecord {
+    const c = this.#containers.get(id);
+    if (c === undefined) throw notFound("container", id);
+    return c;
+  }
+
+  #sandboxDir(id: string): string {
+    return join(this.#root, "sandboxes", id);
+  }
+
+  #cgroupPath(sandbox: SandboxRecord, c: ContainerRecord): string {
+    const parent = sandbox.config.linux?.cgroupParent ?? "";
+    return join(parent !== "" ? parent.replace(/^\/+/, "") : `orch-embedded/${sandbox.id}`, c.id);
+  }
+
+  /** The command, environment, directory and user a container runs with (image config under the CRI config, as upstream). */
+  #process(config: cri.ContainerConfig, image: StoredImage | undefined, security: cri.LinuxContainerSecurityContext | null, notes: string[]): ContainerRecord["process"] {
+    const ic = image?.config ?? {};
+    const argv = config.command.length > 0 ? [...config.command, ...config.args] : [...(ic.Entrypoint ?? []), ...(config.args.length > 0 ? config.args : ic.Cmd ?? [])];
+    if (argv.length === 0) throw new RuntimeError(Code.INVALID_ARGUMENT, "no command specified");
+    const env = new Map<string, string>();
+    for (const e of ic.Env ?? [DEFAULT_PATH]) env.set(e.slice(0, e.indexOf("=")), e);
+    if (!env.has("PATH")) env.set("PATH", DEFAULT_PATH);
+    for (const kv of config.envs) env.set(kv.key, `${kv.key}=${kv.value}`);
+    const cwd = config.workingDir || ic.WorkingDir || "/";
+    if (!isAbsolute(cwd)) throw new RuntimeError(Code.INVALID_ARGUMENT, `working directory ${JSON.stringify(cwd)} is not absolute`);
+    let uid = security?.runAsUser?.value;
+    let gid = security?.runAsGroup?.value;
+    if (uid === undefined && security?.runAsUsername) {
+      const found = lookupUser(image === undefined ? "/" : this.images.rootfs(image.id), security.runAsUsername);
+      if (found === undefined) throw new RuntimeError(Code.INVALID_ARGUMENT, `user ${JSON.stringify(security.runAsUsername)} not found in the image's /etc/passwd`);
+      [uid, gid] = [found.uid, gid ?? found.gid];
+    }
+    if (uid === undefined && ic.User) {
+      const [u, g] = ic.User.split(":");
+      const found = /^\d+$/.test(u!) ? { uid: Number(u), gid: Number(g ?? 0) } : lookupUser(image === undefined ? "/" : this.images.rootfs(image.id), u!);
+      if (found !== undefined) [uid, gid] = [found.uid, gid ?? (g !== undefined && /^\d+$/.test(g) ? Number(g) : found.gid)];
+      else notes.push(`image user ${JSON.stringify(ic.User)} not found; running as root`);
+    }
+    return { argv, env: [...env.values()], cwd, ...(uid !== undefined ? { uid, gid: gid ?? 0 } : {}) };
+  }
+
+  /** SIGTERM, then SIGKILL after `timeoutSeconds` (at once for 0); resolves when the container has exited. */
+  async #kill(id: string, timeoutSeconds: number): Promise<void> {
+    const running = this.#running.get(id);
+    const c = this.#containers.get(id);
+    if (running === undefined || c === undefined || c.state !== "CONTAINER_RUNNING") return;
+    const signal = (sig: NodeJS.Signals): void => {
+      try {
+        // Namespaced: the PID namespace's init (killing it ends the namespace); otherwise the process group.
+        process.kill(this.isolation.namespaces ? c.pid : -c.pid, sig);
+      } catch {
+        // already gone
+      }
+    };
+    if (timeoutSeconds > 0) {
+      signal("SIGTERM");
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([running.exited.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), timeoutSeconds * 1000)))]);
+      clearTimeout(timer);
+      if (!timedOut) return;
+    }
+    running.killedByUs = true;
+    signal("SIGKILL");
+    await running.exited;
+  }
+
+  #exited(id: string, code: number | null, signal: NodeJS.Signals | null, cgroup: string, running: Running): void {
+    this.#running.delete(id);
+    const c = this.#containers.get(id);
+    const oom = (this.cgroups.usage(cgroup).oomKills ?? 0) > running.oomBefore;
+    this.cgroups.remove(cgroup);
+    if (c === undefined) return;
+    const exitCode = code ?? 128 + signalNumber(signal);
+    const reason = oom ? "OOMKilled" : exitCode === 0 ? "Completed" : "Error";
+    this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode, reason, pid: 0, pidStart: "" });
+    this.#log(`container ${id} (${c.config.metadata?.name}) exited with ${exitCode} (${reason})`);
+  }
+
+  #stats(c: ContainerRecord): cri.DeepPartial<cri.ContainerStats> {
+    const ts = now();
+    const attributes = { id: c.id, metadata: c.config.metadata, labels: c.config.labels, annotations: c.config.annotations };
+    if (c.state !== "CONTAINER_RUNNING") return { attributes, cpu: { timestamp: ts }, memory: { timestamp: ts }, writableLayer: null, swap: null };
+    let usage = this.cgroups.version !== undefined ? this.cgroups.usage(this.#cgroupPath(this.#sandbox(c.podSandboxId), c)) : {};
+    if (usage.cpuNanos === undefined) usage = procUsage(c.pid);
+    const u = (v: number | undefined): { value: number } | null => (v === undefined ? null : { value: v });
+    let nanoCores: number | undefined;
+    const prev = this.#cpuSamples.get(c.id);
+    if (usage.cpuNanos !== undefined) {
+      if (prev !== undefined && ts > prev.at) nanoCores = Math.max(0, Math.round(((usage.cpuNanos - prev.nanos) / (ts - prev.at)) * 1e9));
+      this.#cpuSamples.set(c.id, { at: ts, nanos: usage.cpuNanos });
+    }
+    const available = usage.memoryLimit !== undefined && usage.workingSet !== undefined && usage.memoryLimit < 2 ** 62 ? Math.max(0, usage.memoryLimit - usage.workingSet) : undefined;
+    const upper = join(this.#root, "containers", c.id, "upper");
+    return {
+      attributes,
+      cpu: { timestamp: ts, usageCoreNanoSeconds: u(usage.cpuNanos), usageNanoCores: u(nanoCores) },
+      memory: { timestamp: ts, workingSetBytes: u(usage.workingSet), availableBytes: u(available), usageBytes: u(usage.memoryUsage), rssBytes: u(usage.rss), pageFaults: u(usage.pageFaults), majorPageFaults: u(usage.majorPageFaults) },
+      writableLayer: { timestamp: ts, fsId: { mountpoint: upper }, usedBytes: { value: c.imageId === "" ? 0 : diskUsage(upper) }, inodesUsed: { value: 0 } },
+      swap: usage.swapUsage === undefined ? null : { timestamp: ts, swapUsageBytes: u(usage.swapUsage) },
+    };
+  }
+
+  /**
+   * After a restart the runtime cannot reattach to a running container's
+   * output, so containers it finds running are stopped and reported exited
+   * (the agent restarts them by their restart policy), keeping their logs.
+   */
+  #recover(): void {
+    for (const c of this.#containers.values()) {
+      if (c.state !== "CONTAINER_RUNNING") continue;
+      const exitFile = join(this.#root, "containers", c.id, "exit-code");
+      const finished = existsSync(exitFile) ? Number(readFileSync(exitFile, "utf8").trim()) : undefined;
+      if (c.pid > 0 && procStart(c.pid) === c.pidStart) {
+        try {
+          process.kill(this.isolation.namespaces ? c.pid : -c.pid, "SIGKILL");
+        } catch {
+          // gone meanwhile
+        }
+      }
+      const sandbox = this.#sandboxes.get(c.podSandboxId);
+      if (sandbox !== undefined) this.cgroups.remove(this.#cgroupPath(sandbox, c));
+      this.#containers.save({
+        ...c,
+        state: "CONTAINER_EXITED",
+        finishedAt: now(),
+        exitCode: finished ?? 255,
+        reason: finished === undefined ? "Unknown" : finished === 0 ? "Completed" : "Error",
+        message: finished === undefined ? "the embedded runtime restarted while the container ran; it was stopped" : c.message,
+        pid: 0,
+        pidStart: "",
+      });
+    }
+  }
+}
+
+function toCriImage(i: StoredImage): cri.DeepPartial<cri.Image> {
+  const user = i.config.User ?? "";
+  const uid = /^\d+/.test(user) ? { value: Number(user.split(":")[0]) } : null;
+  return { id: i.id, repoTags: i.repoTags, repoDigests: i.repoDigests, size: i.size, uid, username: uid === null ? user.split(":")[0] : "", spec: { image: i.id }, pinned: false };
+}
+
+function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
+  for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
+  return true;
+}
+
+/** The seccomp check the runtime can make: a Localhost profile must exist and be a profile (seed 001, "Seccomp settings"). */
+function checkSeccomp(security: cri.LinuxContainerSecurityContext | null, notes: string[]): void {
+  const profile = security?.seccomp;
+  if (security?.privileged || profile == null || profile.profileType === "Unconfined") return;
+  if (profile.profileType === "Localhost") {
+    const path = profile.localhostRef;
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (err) {
+      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: cannot load seccomp profile "${path}": open ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: decoding seccomp profile "${path}" failed: ${(err as Error).message}`);
+    }
+    if (typeof parsed !== "object" || parsed === null || typeof (parsed as { defaultAction?: unknown }).defaultAction !== "string") {
+      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: seccomp profile "${path}" has no defaultAction`);
+    }
+  }
+  notes.push(`seccomp profile ${profile.profileType}${profile.localhostRef ? ` (${profile.localhostRef})` : ""} is not enforced by the embedded runtime`);
+}
+
+function lookupUser(root: string, name: string): { uid: number; gid: number } | undefined {
+  try {
+    for (const line of readFileSync(join(root, "etc", "passwd"), "utf8").split("\n")) {
+      const f = line.split(":");
+      if (f[0] === name && f.length >= 4) return { uid: Number(f[2]), gid: Number(f[3]) };
+    }
+  } catch {
+    // no passwd file
+  }
+  return undefined;
+}
+
+function hostIp(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}
+
+/** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */
+function procStart(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** CPU and memory of one process from /proc, when there is no cgroup to read. */
+function procUsage(pid: number): { cpuNanos?: number; rss?: number; workingSet?: number; memoryUsage?: number; pageFaults?: number; majorPageFaults?: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = 100; // USER_HZ on Linux
+    const cpu = ((Number(f[11]) + Number(f[12])) / ticks) * 1e9;
+    const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
+    return { cpuNanos: cpu, rss, workingSet: rss, memoryUsage: rss, pageFaults: Number(f[7]), majorPageFaults: Number(f[9]) };
+  } catch {
+    return {};
+  }
+}
+
+function diskUsage(dir: string): number {
+  let total = 0;
+  const walk = (d: string, depth: number): void => {
+    if (depth > 32) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e);
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (st === undefined) continue;
+      if (st.isDirectory()) walk(p, depth + 1);
+      else total += st.size;
+    }
+  };
+  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir, 0);
+  return total;
+}
+
+function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal === null ? 0 : osConstants.signals[signal] ?? 0;
+}

@@ -1,0 +1,92 @@
+// The sync loop's pod configuration (seed 001, "What the service does" 2): it
+// merges the pod sources (static files; the API's pods bound to this node),
+// admits new pods (maxPods, resources), and hands every add, change and
+// removal to the pod workers. Mirror pods in the API are not run: they only
+// show static pods.
+
+import type { Pod } from "../../api/core/types.js";
+import { admitPod, type Rejection } from "../admission/admission.js";
+import type { PodWorkers } from "../pod-workers/pod-workers.js";
+
+export interface SyncLoopOptions {
+  workers: PodWorkers;
+  allocatable: () => ReadonlyMap<string, number>;
+  mirrorAnnotation: string;
+  onRejected: (pod: Pod, rejection: Rejection) => void;
+  log?: (line: string) => void;
+}
+
+export class SyncLoop {
+  readonly #o: SyncLoopOptions;
+  readonly #static = new Map<string, Pod>();
+  readonly #api = new Map<string, Pod>();
+  readonly #rejected = new Set<string>();
+
+  constructor(options: SyncLoopOptions) {
+    this.#o = options;
+  }
+
+  /** Desired pods from every source. */
+  desired(): Pod[] {
+    return [...this.#static.values(), ...this.#api.values()];
+  }
+
+  isStatic(uid: string): boolean {
+    return this.#static.has(uid);
+  }
+
+  staticPods(): Pod[] {
+    return [...this.#static.values()];
+  }
+
+  /** The static pods now in the manifest directory (the whole set). */
+  setStaticPods(pods: readonly Pod[]): void {
+    const next = new Map(pods.map((p) => [p.metadata.uid!, p]));
+    for (const [uid, old] of this.#static) if (!next.has(uid)) this.#remove(uid, old);
+    this.#static.clear();
+    for (const [uid, pod] of next) {
+      this.#static.set(uid, pod);
+      this.#upsert(pod);
+    }
+  }
+
+  /** An API pod bound to this node was added or changed. */
+  apiPodChanged(pod: Pod): void {
+    if (pod.metadata.annotations?.[this.#o.mirrorAnnotation] !== undefined) return;
+    this.#api.set(pod.metadata.uid!, pod);
+    this.#upsert(pod);
+  }
+
+  /** An API pod is gone (deleted for good). */
+  apiPodDeleted(pod: Pod): void {
+    const uid = pod.metadata.uid!;
+    if (!this.#api.delete(uid)) return;
+    this.#remove(uid, pod);
+  }
+
+  #upsert(pod: Pod): void {
+    const uid = pod.metadata.uid!;
+    const { workers } = this.#o;
+    if (this.#rejected.has(uid)) return;
+    if (!workers.has(uid)) {
+      // Finished pods are not admitted again (an agent restart sees them in the API).
+      if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") {
+        if (!pod.metadata.deletionTimestamp) return;
+      } else if (!pod.metadata.deletionTimestamp) {
+        const rejection = admitPod(pod, workers.activePods(), this.#o.allocatable());
+        if (rejection) {
+          this.#rejected.add(uid);
+          this.#o.log?.(`pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
+          this.#o.onRejected(pod, rejection);
+          return;
+        }
+      }
+    }
+    workers.update(pod);
+  }
+
+  #remove(uid: string, pod: Pod): void {
+    this.#rejected.delete(uid);
+    this.#o.workers.kill(uid, pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
+  }
+}

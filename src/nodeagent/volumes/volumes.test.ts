@@ -1,0 +1,67 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, statSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Pod } from "../../api/core/types.js";
+import { VolumeError, containerMounts, setupVolumes, teardownPodDir } from "./volumes.js";
+
+const rootDir = mkdtempSync(join(tmpdir(), "nodeagent-volumes-"));
+const ctx = {
+  rootDir,
+  keyDomain: "orch.io",
+  objects: {
+    configMap: async (_ns: string, name: string) => (name === "cm" ? { data: { "app.conf": "x=1" }, binaryData: { bin: Buffer.from([1, 2]).toString("base64") } } : undefined),
+    secret: async (_ns: string, name: string) => (name === "s" ? { token: "abc" } : undefined),
+  },
+  hostIP: "10.0.0.1",
+  podIP: "10.1.0.2",
+  nodeAllocatable: { cpu: 2, memory: 1024 },
+};
+
+test("volumes: every supported kind lands under <root>/pods/<uid>/volumes and mounts as upstream", async () => {
+  const hostDir = join(rootDir, "host", "data");
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: "uid-1", labels: { a: "1" } },
+    spec: {
+      volumes: [
+        { name: "scratch", emptyDir: {} },
+        { name: "conf", configMap: { name: "cm", items: [{ key: "app.conf", path: "etc/app.conf", mode: 0o600 }] } },
+        { name: "creds", secret: { secretName: "s", defaultMode: 0o400 } },
+        { name: "host", hostPath: { path: hostDir, type: "DirectoryOrCreate" } },
+        { name: "info", downwardAPI: { items: [{ path: "name", fieldRef: { fieldPath: "metadata.name" } }, { path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] } },
+        { name: "all", projected: { sources: [{ configMap: { name: "cm" } }, { secret: { name: "s" } }, { downwardAPI: { items: [{ path: "ns", fieldRef: { fieldPath: "metadata.namespace" } }] } }] } },
+      ],
+      containers: [{ name: "c", volumeMounts: [{ name: "scratch", mountPath: "/tmp/s", subPath: "sub" }, { name: "conf", mountPath: "/etc/conf" }, { name: "host", mountPath: "/data" }] }],
+    },
+  };
+  const paths = await setupVolumes(pod, ctx);
+  const base = join(rootDir, "pods", "uid-1", "volumes");
+  assert.equal(paths.get("scratch"), join(base, "orch.io~empty-dir", "scratch"));
+  assert.equal(statSync(paths.get("scratch")!).mode & 0o777, 0o777);
+  assert.equal(readFileSync(join(paths.get("conf")!, "etc/app.conf"), "utf8"), "x=1");
+  assert.equal(statSync(join(paths.get("conf")!, "etc/app.conf")).mode & 0o777, 0o600);
+  assert.equal(readFileSync(join(paths.get("creds")!, "token"), "utf8"), "abc");
+  assert.equal(statSync(join(paths.get("creds")!, "token")).mode & 0o777, 0o400);
+  assert.ok(statSync(hostDir).isDirectory());
+  assert.equal(readFileSync(join(paths.get("info")!, "name"), "utf8"), "p");
+  assert.equal(readFileSync(join(paths.get("info")!, "labels"), "utf8"), 'a="1"');
+  assert.deepEqual(["app.conf", "bin", "token", "ns"].map((f) => existsSync(join(paths.get("all")!, f))), [true, true, true, true]);
+  const mounts = containerMounts(pod, pod.spec!.containers![0]!, paths);
+  assert.deepEqual(mounts.map((m) => [m.containerPath, m.hostPath, m.readonly]), [
+    ["/tmp/s", join(paths.get("scratch")!, "sub"), false],
+    ["/etc/conf", paths.get("conf"), true],
+    ["/data", hostDir, false],
+  ]);
+  teardownPodDir(rootDir, "uid-1");
+  assert.equal(existsSync(join(rootDir, "pods", "uid-1")), false);
+});
+
+test("volumes: a missing ConfigMap fails unless optional; a hostPath of the wrong type fails", async () => {
+  const pod = (volumes: object[]): Pod => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", uid: "uid-2" }, spec: { volumes: volumes as never, containers: [] } });
+  await assert.rejects(setupVolumes(pod([{ name: "v", configMap: { name: "absent" } }]), ctx), (e: unknown) => e instanceof VolumeError && /configmap "absent" not found/.test((e as Error).message));
+  await setupVolumes(pod([{ name: "v", configMap: { name: "absent", optional: true } }]), ctx);
+  await assert.rejects(setupVolumes(pod([{ name: "v", hostPath: { path: "/proc/self/status", type: "Directory" } }]), ctx), /is not a directory/);
+});

@@ -1,0 +1,216 @@
+// Pod volumes on the node: emptyDir, configMap, secret, hostPath, downwardAPI
+// and projected, materialized under <root>/pods/<uid>/volumes/<plugin>/<name>
+// and handed to the runtime as bind mounts. Files are rewritten only when
+// their content changes, so a resync is cheap.
+
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import type { Container, Pod, Volume } from "../../api/core/types.js";
+import type { Mount } from "../cri/index.js";
+import { podField, resourceField, type ObjectSource } from "../env/env.js";
+
+export class VolumeError extends Error {}
+
+export interface VolumeContext {
+  rootDir: string;
+  /** "orch.io" → plugin folders "orch.io~empty-dir". */
+  keyDomain: string;
+  objects: ObjectSource;
+  hostIP: string;
+  podIP: string;
+  nodeAllocatable: { cpu: number; memory: number };
+}
+
+interface KeyToPath {
+  key?: string;
+  path?: string;
+  mode?: number;
+}
+
+interface FileItem {
+  path?: string;
+  mode?: number;
+  fieldRef?: { fieldPath?: string };
+  resourceFieldRef?: { containerName?: string; resource?: string; divisor?: string };
+}
+
+export function podDir(rootDir: string, uid: string): string {
+  return join(rootDir, "pods", uid);
+}
+
+const PLUGINS: Record<string, string> = {
+  emptyDir: "empty-dir",
+  configMap: "configmap",
+  secret: "secret",
+  downwardAPI: "downward-api",
+  projected: "projected",
+};
+
+/** Sets up every volume of the pod; returns volume name → host path. */
+export async function setupVolumes(pod: Pod, ctx: VolumeContext): Promise<Map<string, string>> {
+  const paths = new Map<string, string>();
+  for (const v of pod.spec?.volumes ?? []) {
+    if (!v.name) continue;
+    paths.set(v.name, await setupVolume(pod, v, ctx));
+  }
+  return paths;
+}
+
+async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<string> {
+  const hostPath = v["hostPath"] as { path?: string; type?: string } | undefined;
+  if (hostPath) return setupHostPath(hostPath, v.name!);
+  const kind = Object.keys(PLUGINS).find((k) => v[k] !== undefined && v[k] !== null);
+  if (kind === undefined) throw new VolumeError(`volume "${v.name}": unsupported volume type (supported: emptyDir, configMap, secret, hostPath, downwardAPI, projected)`);
+  const dir = join(podDir(ctx.rootDir, pod.metadata.uid!), "volumes", `${ctx.keyDomain}~${PLUGINS[kind]}`, v.name!);
+  mkdirSync(dir, { recursive: true, mode: 0o750 });
+  const ns = pod.metadata.namespace ?? "default";
+  const files = new Map<string, { data: Buffer; mode: number }>();
+  const src = v[kind] as Record<string, unknown>;
+  switch (kind) {
+    case "emptyDir":
+      chmodSync(dir, 0o777); // any container user may write, as upstream
+      return dir;
+    case "configMap":
+      await configMapFiles(ns, src, ctx, files, (src["defaultMode"] as number | undefined) ?? 0o644);
+      break;
+    case "secret":
+      await secretFiles(ns, { ...src, name: src["secretName"] }, ctx, files, (src["defaultMode"] as number | undefined) ?? 0o644);
+      break;
+    case "downwardAPI":
+      downwardFiles(pod, src, ctx, files, (src["defaultMode"] as number | undefined) ?? 0o644);
+      break;
+    case "projected": {
+      const mode = (src["defaultMode"] as number | undefined) ?? 0o644;
+      for (const s of (src["sources"] as Record<string, Record<string, unknown>>[] | undefined) ?? []) {
+        if (s["configMap"]) await configMapFiles(ns, s["configMap"], ctx, files, mode);
+        else if (s["secret"]) await secretFiles(ns, s["secret"], ctx, files, mode);
+        else if (s["downwardAPI"]) downwardFiles(pod, s["downwardAPI"], ctx, files, mode);
+        // serviceAccountToken needs the TokenRequest API, which orch does not serve yet: no file.
+      }
+      break;
+    }
+  }
+  for (const [path, f] of files) writeIfChanged(join(dir, safePath(path, v.name!)), f.data, f.mode);
+  return dir;
+}
+
+function safePath(path: string, volume: string): string {
+  const p = normalize(path);
+  if (p.startsWith("..") || p.startsWith("/")) throw new VolumeError(`volume "${volume}": path ${JSON.stringify(path)} must stay inside the volume`);
+  return p;
+}
+
+function writeIfChanged(file: string, data: Buffer, mode: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  if (existsSync(file) && readFileSync(file).equals(data)) return;
+  writeFileSync(file, data, { mode });
+  chmodSync(file, mode);
+}
+
+function pickItems(data: Record<string, Buffer>, items: KeyToPath[] | undefined, mode: number, out: Map<string, { data: Buffer; mode: number }>, what: string): void {
+  if (!items || items.length === 0) {
+    for (const [k, d] of Object.entries(data)) out.set(k, { data: d, mode });
+    return;
+  }
+  for (const item of items) {
+    const d = data[item.key ?? ""];
+    if (d === undefined) throw new VolumeError(`configmap references non-existent config key: ${item.key} (${what})`);
+    out.set(item.path ?? item.key!, { data: d, mode: item.mode ?? mode });
+  }
+}
+
+async function configMapFiles(ns: string, src: Record<string, unknown>, ctx: VolumeContext, out: Map<string, { data: Buffer; mode: number }>, mode: number): Promise<void> {
+  const name = String(src["name"] ?? "");
+  const cm = await ctx.objects.configMap(ns, name);
+  if (!cm) {
+    if (src["optional"]) return;
+    throw new VolumeError(`configmap "${name}" not found`);
+  }
+  const data: Record<string, Buffer> = {};
+  for (const [k, v] of Object.entries(cm.data ?? {})) data[k] = Buffer.from(v);
+  for (const [k, v] of Object.entries(cm.binaryData ?? {})) data[k] = Buffer.from(v, "base64");
+  pickItems(data, src["items"] as KeyToPath[] | undefined, mode, out, `configmap ${ns}/${name}`);
+}
+
+async function secretFiles(ns: string, src: Record<string, unknown>, ctx: VolumeContext, out: Map<string, { data: Buffer; mode: number }>, mode: number): Promise<void> {
+  const name = String(src["name"] ?? "");
+  const secret = await ctx.objects.secret(ns, name);
+  if (!secret) {
+    if (src["optional"]) return;
+    throw new VolumeError(`secret "${name}" not found`);
+  }
+  const data = Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, Buffer.from(v)]));
+  pickItems(data, src["items"] as KeyToPath[] | undefined, mode, out, `secret ${ns}/${name}`);
+}
+
+function downwardFiles(pod: Pod, src: Record<string, unknown>, ctx: VolumeContext, out: Map<string, { data: Buffer; mode: number }>, mode: number): void {
+  for (const item of (src["items"] as FileItem[] | undefined) ?? []) {
+    if (!item.path) continue;
+    let text: string;
+    if (item.fieldRef) text = podField(pod, item.fieldRef.fieldPath ?? "", ctx);
+    else if (item.resourceFieldRef) {
+      const c = (pod.spec?.containers ?? []).find((x) => x.name === item.resourceFieldRef!.containerName) ?? {};
+      text = resourceField(c as Container, item.resourceFieldRef, ctx.nodeAllocatable);
+    } else continue;
+    out.set(item.path, { data: Buffer.from(text), mode: item.mode ?? mode });
+  }
+}
+
+function setupHostPath(src: { path?: string; type?: string }, name: string): string {
+  const path = src.path ?? "";
+  const type = src.type ?? "";
+  const stat = existsSync(path) ? statSync(path) : undefined;
+  const fail = (why: string): never => {
+    throw new VolumeError(`hostPath volume "${name}": ${path} ${why}`);
+  };
+  switch (type) {
+    case "DirectoryOrCreate":
+      if (!stat) mkdirSync(path, { recursive: true, mode: 0o755 });
+      else if (!stat.isDirectory()) fail("is not a directory");
+      break;
+    case "FileOrCreate":
+      if (!stat) {
+        mkdirSync(dirname(path), { recursive: true });
+        closeSync(openSync(path, "a", 0o644));
+      } else if (!stat.isFile()) fail("is not a file");
+      break;
+    case "Directory":
+      if (!stat?.isDirectory()) fail("is not a directory");
+      break;
+    case "File":
+      if (!stat?.isFile()) fail("is not a file");
+      break;
+    case "Socket":
+      if (!stat?.isSocket()) fail("is not a socket");
+      break;
+    case "CharDevice":
+      if (!stat?.isCharacterDevice()) fail("is not a character device");
+      break;
+    case "BlockDevice":
+      if (!stat?.isBlockDevice()) fail("is not a block device");
+      break;
+  }
+  return path;
+}
+
+/** The container's bind mounts from its volumeMounts (configMap, secret, downwardAPI and projected are read-only). */
+export function containerMounts(pod: Pod, container: Container, volumePaths: ReadonlyMap<string, string>): Mount[] {
+  const readOnlyKinds = ["configMap", "secret", "downwardAPI", "projected"];
+  return (container.volumeMounts ?? []).map((m) => {
+    const base = volumePaths.get(m.name ?? "");
+    if (base === undefined) throw new VolumeError(`volumeMount "${m.name}": no such volume`);
+    const volume = (pod.spec?.volumes ?? []).find((v) => v.name === m.name)!;
+    let hostPath = base;
+    if (m.subPath) {
+      hostPath = join(base, safePath(m.subPath, m.name!));
+      if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
+    }
+    const readonly = m.readOnly === true || readOnlyKinds.some((k) => volume[k] != null);
+    return { containerPath: m.mountPath ?? "", hostPath, readonly, selinuxRelabel: false, propagation: "PROPAGATION_PRIVATE", uidMappings: [], gidMappings: [], recursiveReadOnly: false, image: null };
+  });
+}
+
+/** Removes the pod's directory once its containers are gone. */
+export function teardownPodDir(rootDir: string, uid: string): void {
+  rmSync(podDir(rootDir, uid), { recursive: true, force: true });
+}
