@@ -83,6 +83,8 @@ export interface StoreDependencies {
   defaulter: SchemaDefaulter;
   /** Namespace lifecycle admission: throws when objects may not be created in `namespace`. */
   checkNamespace?(namespace: string): Promise<void>;
+  /** Mutating admission on create, before the strategy runs (pods: priority from priorityClassName). */
+  admitCreate?(obj: ApiObject): Promise<void>;
   /** ListFromCacheSnapshot: serve Exact reads from the cache's snapshots. */
   snapshots: boolean;
   /** ShardedListAndWatch. */
@@ -239,6 +241,10 @@ export class RegistryStore {
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
     const generated = !input.metadata?.name && !!input.metadata?.generateName;
     if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
+    if (this.#deps.admitCreate !== undefined) {
+      input = structuredClone(input);
+      await this.#deps.admitCreate(input);
+    }
     for (let attempt = 1; ; attempt++) {
       // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
       const obj = this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
