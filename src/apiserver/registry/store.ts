@@ -386,6 +386,8 @@ export class RegistryStore {
       const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
       if (finalizers === undefined) delete spec["finalizers"];
       else spec["finalizers"] = finalizers;
+    } else if (subresource === "binding") {
+      next = input;
     } else {
       next = input;
       next.metadata ??= {};
@@ -413,9 +415,11 @@ export class RegistryStore {
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
     const kindErrors =
-      subresource === "status" && this.def.validateStatusUpdate !== undefined
-        ? this.def.validateStatusUpdate(next, current, ctx)
-        : (this.def.validateUpdate?.(next, current, ctx) ?? []);
+      subresource === "binding"
+        ? []
+        : subresource === "status" && this.def.validateStatusUpdate !== undefined
+          ? this.def.validateStatusUpdate(next, current, ctx)
+          : (this.def.validateUpdate?.(next, current, ctx) ?? []);
     this.#validate(next, [...validateObjectMetaUpdate(this.def, next, current), ...kindErrors]);
     return next;
   }
@@ -579,7 +583,8 @@ export class RegistryStore {
 }
 
 /** Subresources whose updates change one part of the object only. */
-export type Subresource = "status" | "finalize";
+/** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
+export type Subresource = "status" | "finalize" | "binding";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
