@@ -11,6 +11,8 @@ export interface Naming {
   /** Group of Table, PartialObjectMetadata and friends. */
   readonly metaGroup: string;
   readonly coordinationGroup: string;
+  /** PriorityClasses: "scheduling.orch.io" (upstream "scheduling.k8s.io"). */
+  readonly schedulingGroup: string;
   readonly discoveryGroup: string;
   readonly systemNamespace: string;
   readonly publicNamespace: string;
@@ -36,6 +38,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     keyDomain: upstream ? "kubernetes.io" : groupSuffix,
     metaGroup: `meta.${groupSuffix}`,
     coordinationGroup: `coordination.${groupSuffix}`,
+    schedulingGroup: `scheduling.${groupSuffix}`,
     discoveryGroup: `apidiscovery.${groupSuffix}`,
     systemNamespace: `${product}-system`,
     publicNamespace: `${product}-public`,

@@ -4,6 +4,7 @@
 // watch cache per resource, makes the system namespaces, and logs one line
 // when ready (/readyz answers 200 only from then on).
 
+import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -106,6 +107,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       naming,
       defaulter,
       checkNamespace,
+      ...(def.group === "" && def.resource === "pods" ? { admitCreate: priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)) } : {}),
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
       unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
@@ -114,6 +116,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
   await Promise.all([...stores.values()].map((s) => s.cacher.start()));
   await ensureSystemNamespaces(stores.get("/namespaces"), naming);
+  await ensureSystemPriorityClasses(stores.get(`${naming.schedulingGroup}/priorityclasses`), naming);
 
   const watchEnv: WatchEnv & { initialEventsEndAnnotation: string } = {
     metaGroup: naming.metaGroup,

@@ -1,8 +1,10 @@
-// `orch scheduler`: binds pending pods to nodes. Declares its flags; run() is a
-// placeholder the scheduler work replaces.
+// `orch scheduler`: binds pending pods to nodes (src/scheduler), reaching the
+// API server through --kubeconfig like any client, behind the leader lease.
 
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
-import { defineCommand, printPlan } from "./command.js";
+import { RestClient, loadKubeconfig } from "../client/index.js";
+import { startScheduler } from "../scheduler/index.js";
+import { defineCommand } from "./command.js";
 
 const GENERIC = "Generic flags";
 
@@ -11,24 +13,47 @@ export const command = defineCommand({
   summary: "binds pods to nodes (port 10259)",
   description: "The orch scheduler watches for pods without a node and binds each to a node that fits it.",
   flags: {
-    kubeconfig: flag.string({ section: GENERIC, description: "Path to a kubeconfig file with the API server's address and credentials." }),
-    config: flag.string({ section: GENERIC, description: "Path to the scheduler's configuration file (profiles and plugins)." }),
+    kubeconfig: flag.string({
+      section: GENERIC,
+      description: "Path to a kubeconfig file with the API server's address and credentials (required to run; orch apiserver writes one into its data dir).",
+    }),
+    config: flag.string({ section: GENERIC, description: "Path to the scheduler's configuration file (profiles and plugins). Not supported yet: the default profile runs." }),
     "leader-elect": flag.bool({
       section: GENERIC,
       default: true,
       description: "Take a leader lease before scheduling, so only one replica acts at a time.",
     }),
+    "percentage-of-nodes-to-score": flag.int({
+      section: GENERIC,
+      default: 0,
+      description: "Share of nodes (1–100) to find feasible before scoring; 0 picks upstream's adaptive share (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes).",
+    }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10259 }),
     ...baseFlags(),
   },
-  run(flags, context) {
-    return printPlan(context, {
-      what: "the scheduler",
-      actions: [
-        `reach the API server with ${flags.get("kubeconfig") || "the in-process or in-cluster configuration"}`,
-        `schedule pods with ${flags.get("config") || "the default profile"}${flags.get("leader-elect") ? " while holding the leader lease" : ""}`,
-        `serve /healthz, /metrics, /statusz and /flagz over HTTPS on ${flags.get("bind-address")}:${flags.get("secure-port")}`,
-      ],
-    });
+  validate(flags) {
+    if (!flags.get("kubeconfig")) return "--kubeconfig is required (orch apiserver writes one into its data dir: .orch/admin.kubeconfig)";
+    if (flags.get("config")) return "--config is not supported yet (the default profile runs without it)";
+    const pct = flags.get("percentage-of-nodes-to-score");
+    if (pct < 0 || pct > 100) return "--percentage-of-nodes-to-score must be between 0 and 100";
+    return undefined;
+  },
+  async run(flags, context) {
+    const log = (line: string) => context.stderr.write(`${line}\n`);
+    const client = new RestClient(loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler" });
+    try {
+      log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
+      await startScheduler({
+        client,
+        leaderElect: flags.get("leader-elect"),
+        percentageOfNodesToScore: flags.get("percentage-of-nodes-to-score"),
+        signal: context.signal,
+        log,
+      });
+    } finally {
+      client.close();
+    }
+    log(`${context.command}: stopped`);
+    return 0;
   },
 });

@@ -40,4 +40,5 @@ export {
   type Lease,
   type LeaseSpec,
 } from "./leader-election.js";
+export { namingOfServer } from "./server-naming.js";
 export { ApiError, isApiError } from "../machinery/index.js";

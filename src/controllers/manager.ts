@@ -2,8 +2,8 @@
 // one shared client, informer factory and discovery cache, behind a leader lease when asked. Used by
 // `orch controller-manager` and, in-process, by `orch server`.
 
-import { namingFor, type Naming } from "../api/naming.js";
-import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
+import type { Naming } from "../api/naming.js";
+import { DiscoveryCache, InformerFactory, LeaderElector, namingOfServer, type RestClient } from "../client/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
@@ -115,21 +115,8 @@ async function runControllers(options: { client: RestClient; controllers: readon
   await Promise.all(runs);
 }
 
-/**
- * The naming table the server uses, read from its coordination group's name
- * (coordination.orch.io, or coordination.k8s.io on a server presenting
- * upstream's names), so the lease lands where that server's tools look.
- */
 async function namingOf(client: RestClient): Promise<Naming> {
-  try {
-    const res = await client.request({ method: "GET", path: "/apis", headers: { accept: "application/json" } });
-    const groups = (JSON.parse(res.body.toString("utf8")) as { groups?: { name: string }[] }).groups ?? [];
-    const coordination = groups.find((g) => g.name.startsWith("coordination."));
-    if (coordination !== undefined) return namingFor(coordination.name.slice("coordination.".length));
-  } catch {
-    // fall through: the default table
-  }
-  return namingFor();
+  return namingOfServer(client);
 }
 
 function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {

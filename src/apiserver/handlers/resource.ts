@@ -308,7 +308,7 @@ async function bind(r: ResourceRequest, _gv: string): Promise<void> {
     const errs = binder(pod, body.target ?? {});
     if (errs.length > 0) throw conflict({ group: "", resource: "pods/binding" }, r.path.name!, errs.map(formatFieldError).join(", "));
     return pod;
-  });
+  }, { subresource: "binding" });
   return sendStatusSuccess(r.res, 201);
 }
 

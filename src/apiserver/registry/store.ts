@@ -87,6 +87,8 @@ export interface StoreDependencies {
   defaulter: SchemaDefaulter;
   /** Namespace lifecycle admission: throws when objects may not be created in `namespace`. */
   checkNamespace?(namespace: string): Promise<void>;
+  /** Mutating admission on create, before the strategy runs (pods: priority from priorityClassName). */
+  admitCreate?(obj: ApiObject): Promise<void>;
   /** ListFromCacheSnapshot: serve Exact reads from the cache's snapshots. */
   snapshots: boolean;
   /** ShardedListAndWatch. */
@@ -275,6 +277,10 @@ export class RegistryStore {
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
     const generated = !input.metadata?.name && !!input.metadata?.generateName;
     if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
+    if (this.#deps.admitCreate !== undefined) {
+      input = structuredClone(input);
+      await this.#deps.admitCreate(input);
+    }
     for (let attempt = 1; ; attempt++) {
       // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
       const obj = this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
@@ -416,6 +422,8 @@ export class RegistryStore {
       const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
       if (finalizers === undefined) delete spec["finalizers"];
       else spec["finalizers"] = finalizers;
+    } else if (subresource === "binding") {
+      next = input;
     } else {
       next = input;
       next.metadata ??= {};
@@ -443,9 +451,11 @@ export class RegistryStore {
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
     const kindErrors =
-      subresource === "status" && this.def.validateStatusUpdate !== undefined
-        ? this.def.validateStatusUpdate(next, current, ctx)
-        : (this.def.validateUpdate?.(next, current, ctx) ?? []);
+      subresource === "binding"
+        ? []
+        : subresource === "status" && this.def.validateStatusUpdate !== undefined
+          ? this.def.validateStatusUpdate(next, current, ctx)
+          : (this.def.validateUpdate?.(next, current, ctx) ?? []);
     this.#validate(next, [...validateObjectMetaUpdate(this.def, next, current), ...kindErrors]);
     return next;
   }
@@ -645,7 +655,8 @@ export class RegistryStore {
 }
 
 /** Subresources whose updates change one part of the object only. */
-export type Subresource = "status" | "finalize";
+/** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
+export type Subresource = "status" | "finalize" | "binding";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;

@@ -1,0 +1,137 @@
+// bench/scheduler: scheduling throughput as upstream's scheduler_perf
+// "SchedulingBasic" measures it — N simulated nodes (Node objects that only
+// report a Ready status, as kwok's), 10,000 pending pods (100m cpu, 500 Mi
+// each), then the scheduler started: pods/s bound and the p99 of one attempt
+// (algorithm + binding). The API server is a real `orch apiserver` child
+// process (lmdb); the scheduler runs here. Compares against upstream's CI
+// floor for this case: 270 pods/s.
+// Usage: node dist/bench/scheduler/index.js [--json] [--runs=N] [--only=1000,5000] [--pods=10000]
+
+import { startOrch } from "../../test/support/orch-process.js";
+import { RestClient, loadKubeconfig, type ResourceRef } from "../../src/client/index.js";
+import { namingFor } from "../../src/api/naming.js";
+import { Scheduler } from "../../src/scheduler/index.js";
+import type { MetricsRegistryLike } from "../../src/scheduler/metrics.js";
+import { makeNode, makePod } from "../../src/scheduler/testing/objects.js";
+import { median, parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
+
+const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
+const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+const FLOOR = 270;
+
+const METRICS: Metric[] = [
+  { name: "pods bound/s", unit: "pods/s", better: "higher", target: FLOOR },
+  { name: "attempt p50 (algorithm + binding)", unit: "ms", better: "lower" },
+  { name: "attempt p99 (algorithm + binding)", unit: "ms", better: "lower" },
+  { name: "algorithm p99 (filter + score)", unit: "ms", better: "lower" },
+];
+
+/** Records what the bench reads: attempt durations and extension point (Filter + Score) times. */
+function recorder(): { registry: MetricsRegistryLike; attempts: number[]; algorithm: Map<number, number>; scheduled: () => number } {
+  const attempts: number[] = [];
+  const algorithm = new Map<number, number>();
+  let scheduled = 0;
+  let cycle = 0;
+  const none = { inc() {}, set() {}, observe() {} };
+  const registry: MetricsRegistryLike = {
+    counter: () => none,
+    gauge: () => none,
+    histogram: (o) => {
+      if (o.name === "scheduler_scheduling_attempt_duration_seconds") {
+        return {
+          observe(labels, v) {
+            if (labels["result"] === "scheduled") {
+              scheduled++;
+              attempts.push(v * 1000);
+            }
+          },
+        };
+      }
+      if (o.name === "scheduler_framework_extension_point_duration_seconds") {
+        return {
+          observe(labels, v) {
+            if (labels["extension_point"] === "PreFilter") cycle++;
+            if (labels["extension_point"] === "Filter" || labels["extension_point"] === "Score") algorithm.set(cycle, (algorithm.get(cycle) ?? 0) + v * 1000);
+          },
+        };
+      }
+      return none;
+    },
+  };
+  return { registry, attempts, algorithm, scheduled: () => scheduled };
+}
+
+async function inBatches<T>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+async function runOnce(nodes: number, pods: number): Promise<Record<string, number>> {
+  const orch = await startOrch("apiserver", [], { readyTimeoutMs: 30_000 });
+  const client = new RestClient(loadKubeconfig(orch.kubeconfig));
+  try {
+    await inBatches(
+      Array.from({ length: nodes }, (_, i) => i),
+      64,
+      (i) => client.create(NODES, makeNode(`node-${i}`, { cpu: "4", memory: "32Gi", pods: "110", labels: { "topology.orch.io/zone": `zone-${i % 3}` } })),
+    );
+    await inBatches(
+      Array.from({ length: pods }, (_, i) => i),
+      64,
+      (i) => client.create(PODS, makePod(`pod-${i}`, { cpu: "100m", memory: "500Mi" })),
+    );
+    const rec = recorder();
+    const scheduler = new Scheduler({ client, naming: namingFor(), metrics: rec.registry });
+    const abort = new AbortController();
+    const started = performance.now();
+    const run = scheduler.run(abort.signal);
+    while (rec.scheduled() < pods) await new Promise((r) => setTimeout(r, 20));
+    const seconds = (performance.now() - started) / 1000;
+    abort.abort();
+    await run;
+    const unbound = (await client.listAll(PODS, { namespace: "default", fieldSelector: "spec.nodeName=" })).items.length;
+    if (unbound > 0) throw new Error(`${unbound} pods left unbound`);
+    const algorithm = [...rec.algorithm.values()];
+    return {
+      "pods bound/s": pods / seconds,
+      "attempt p50 (algorithm + binding)": percentile(rec.attempts, 50),
+      "attempt p99 (algorithm + binding)": percentile(rec.attempts, 99),
+      "algorithm p99 (filter + score)": percentile(algorithm, 99),
+    };
+  } finally {
+    client.close();
+    await orch.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const podsArg = process.argv.find((a) => a.startsWith("--pods="));
+  const pods = podsArg ? Number(podsArg.slice("--pods=".length)) : 10_000;
+  const sizes = (args.only.length > 0 ? args.only : ["1000", "5000"]).map(Number);
+  const report: Report = {
+    title: `scheduler: ${pods.toLocaleString("en-US")} pods onto simulated nodes`,
+    comparedWith: `upstream scheduler_perf SchedulingBasic CI floor (${FLOOR} pods/s)`,
+    runs: args.runs,
+    metrics: METRICS,
+    samples: {},
+  };
+  for (const n of sizes) {
+    const column = `${n.toLocaleString("en-US")} nodes`;
+    const samples: Record<string, number[]> = {};
+    for (let r = 0; r < args.runs; r++) {
+      const result = await runOnce(n, pods);
+      for (const [k, v] of Object.entries(result)) (samples[k] ??= []).push(v);
+      if (!args.json) process.stderr.write(`${column}, run ${r + 1}: ${Math.round(result["pods bound/s"]!)} pods/s\n`);
+    }
+    report.samples[column] = samples;
+  }
+  printReport(report, args.json);
+  void median;
+}
+
+await main();

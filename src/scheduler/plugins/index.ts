@@ -1,0 +1,18 @@
+// The default profile's plugins, in upstream's order (cheap, decisive filters
+// first, so most nodes are rejected before the costly ones run).
+
+import type { Naming } from "../../api/naming.js";
+import type { Plugin } from "../framework/interface.js";
+import { balancedAllocation } from "./balanced-allocation/index.js";
+import { interPodAffinity } from "./inter-pod-affinity/index.js";
+import { nodeAffinity } from "./node-affinity/index.js";
+import { nodeName } from "./node-name/index.js";
+import { nodePorts } from "./node-ports/index.js";
+import { nodeResourcesFit } from "./node-resources-fit/index.js";
+import { nodeUnschedulable } from "./node-unschedulable/index.js";
+import { podTopologySpread } from "./pod-topology-spread/index.js";
+import { taintToleration } from "./taint-toleration/index.js";
+
+export function defaultPlugins(naming: Naming): Plugin[] {
+  return [nodeUnschedulable(naming), nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit, podTopologySpread, interPodAffinity, balancedAllocation];
+}

@@ -1,0 +1,180 @@
+// The scheduler against a real in-process API server, with Node objects the
+// test creates (no node agent): placement by resources, selectors, taints,
+// the Unschedulable condition, preemption, and leader election between two replicas.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { builtinModules } from "../api/index.js";
+import { namingFor } from "../api/naming.js";
+import type { Pod } from "../api/core/types.js";
+import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
+import { RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
+import { eventually } from "../controllers/testing.js";
+import { startScheduler, type Scheduler } from "./index.js";
+import { makeNode, makePod } from "./testing/objects.js";
+
+const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
+const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+
+let t: TestServer;
+let client: RestClient;
+before(async () => {
+  t = await startTestServer({ modules: builtinModules() });
+  client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
+});
+after(async () => {
+  client.close();
+  await t.close();
+});
+
+/** A scheduler (no leader election) for one test, in its own namespace's world. */
+async function withScheduler(fn: (s: Scheduler) => Promise<void>): Promise<void> {
+  const abort = new AbortController();
+  let scheduler: Scheduler | undefined;
+  const run = startScheduler({ client, leaderElect: false, signal: abort.signal, naming: namingFor(), log: (l) => process.env["SCHED_DEBUG"] && console.error(l), onStarted: (s) => (scheduler = s) });
+  try {
+    await eventually("scheduler started", () => scheduler);
+    await fn(scheduler!);
+  } finally {
+    abort.abort();
+    await run;
+  }
+}
+
+async function pod(namespace: string, name: string): Promise<Pod> {
+  return client.get<Pod>(PODS, { namespace, name });
+}
+
+async function boundNode(namespace: string, name: string): Promise<string> {
+  return eventually(`${namespace}/${name} bound`, async () => (await pod(namespace, name)).spec?.nodeName);
+}
+
+async function namespace(name: string): Promise<string> {
+  await client.create({ group: "", version: "v1", resource: "namespaces", namespaced: false }, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  return name;
+}
+
+async function cleanNodes(): Promise<void> {
+  await client.deleteCollection(NODES, {});
+}
+
+test("scheduler: pods go to nodes with room; requests count against allocatable, extended resources included", async () => {
+  await cleanNodes();
+  const ns = await namespace("fit");
+  await client.create(NODES, makeNode("small", { cpu: "1" }));
+  await client.create(NODES, makeNode("big", { cpu: "8", extended: { "example.com/gpu": "2" } }));
+  await withScheduler(async () => {
+    await client.create(PODS, makePod("wants-2-cpu", { namespace: ns, cpu: "2" }));
+    await client.create(PODS, makePod("wants-gpu", { namespace: ns, requests: { "example.com/gpu": "1" } }));
+    assert.equal(await boundNode(ns, "wants-2-cpu"), "big");
+    assert.equal(await boundNode(ns, "wants-gpu"), "big");
+    const bound = await pod(ns, "wants-2-cpu");
+    assert.equal(bound.status?.conditions?.find((c) => c.type === "PodScheduled")?.status, "True");
+    // 6.5 of big's 8 cpus would exceed what is left (6): nowhere to go.
+    await client.create(PODS, makePod("too-big", { namespace: ns, cpu: "6500m" }));
+    const cond = await eventually("Unschedulable condition", async () => (await pod(ns, "too-big")).status?.conditions?.find((c) => c.type === "PodScheduled" && c.reason === "Unschedulable"));
+    assert.equal(cond.status, "False");
+    assert.equal(cond.message, "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..");
+  });
+});
+
+test("scheduler: an unsatisfiable nodeSelector leaves the pod Pending with upstream's condition; a matching node added later takes it", async () => {
+  await cleanNodes();
+  const ns = await namespace("selector");
+  await client.create(NODES, makeNode("n1"));
+  await client.create(NODES, makeNode("n2", { labels: { disk: "hdd" } }));
+  await withScheduler(async (s) => {
+    await client.create(PODS, makePod("wants-ssd", { namespace: ns, spec: { nodeSelector: { disk: "ssd" } } }));
+    const cond = await eventually("Unschedulable condition", async () => (await pod(ns, "wants-ssd")).status?.conditions?.find((c) => c.type === "PodScheduled"));
+    assert.equal(cond.status, "False");
+    assert.equal(cond.reason, "Unschedulable");
+    assert.equal(
+      cond.message,
+      "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..",
+    );
+    const p = await pod(ns, "wants-ssd");
+    assert.equal(p.status?.phase, "Pending");
+    assert.equal(p.spec?.nodeName, undefined);
+    assert.equal(s.queue.where(`${ns}/wants-ssd`), "unschedulable");
+    // A NodeAdd event moves it back at once (well before the 5-minute leftover flush).
+    await client.create(NODES, makeNode("n3", { labels: { disk: "ssd" } }));
+    assert.equal(await boundNode(ns, "wants-ssd"), "n3");
+  });
+});
+
+test("scheduler: taints keep out pods that do not tolerate them; cordoned nodes take nothing new", async () => {
+  await cleanNodes();
+  const ns = await namespace("taints");
+  await client.create(NODES, makeNode("tainted", { taints: [{ key: "dedicated", value: "db", effect: "NoSchedule" }] }));
+  await client.create(NODES, makeNode("cordoned", { unschedulable: true }));
+  await withScheduler(async () => {
+    await client.create(PODS, makePod("plain", { namespace: ns }));
+    const cond = await eventually("Unschedulable condition", async () => (await pod(ns, "plain")).status?.conditions?.find((c) => c.type === "PodScheduled"));
+    assert.equal(
+      cond.message,
+      "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling..",
+    );
+    await client.create(PODS, makePod("tolerant", { namespace: ns, spec: { tolerations: [{ key: "dedicated", operator: "Equal", value: "db", effect: "NoSchedule" }] } }));
+    assert.equal(await boundNode(ns, "tolerant"), "tainted");
+    // Taking the taint off is a NodeTaintChange: the plain pod is retried and lands.
+    const node = await client.get(NODES, { name: "tainted" });
+    await client.update(NODES, { ...node, spec: { taints: [] } });
+    assert.equal(await boundNode(ns, "plain"), "tainted");
+  });
+});
+
+test("scheduler: a higher-priority pod preempts a lower-priority one, is nominated, then bound", async () => {
+  await cleanNodes();
+  const ns = await namespace("preempt");
+  const pc = { group: "scheduling.orch.io", version: "v1", resource: "priorityclasses", namespaced: false };
+  await client.create(pc, { apiVersion: "scheduling.orch.io/v1", kind: "PriorityClass", metadata: { name: "high" }, value: 1000 } as never);
+  await client.create(NODES, makeNode("only", { cpu: "2" }));
+  await withScheduler(async (s) => {
+    await client.create(PODS, makePod("low", { namespace: ns, cpu: "1500m" }));
+    await client.create(PODS, makePod("low-small", { namespace: ns, cpu: "200m" }));
+    assert.equal(await boundNode(ns, "low"), "only");
+    assert.equal(await boundNode(ns, "low-small"), "only");
+    await client.create(PODS, makePod("high", { namespace: ns, cpu: "1500m", spec: { priorityClassName: "high" } }));
+    // The victim is marked and deleted gracefully (it is bound); the preemptor waits, nominated to the node.
+    const victim = await eventually("victim terminating", async () => {
+      const p = await pod(ns, "low");
+      return p.metadata.deletionTimestamp ? p : undefined;
+    });
+    assert.equal(victim.status?.conditions?.find((c) => c.type === "DisruptionTarget")?.reason, "PreemptionByScheduler");
+    assert.equal(await eventually("nomination", async () => (await pod(ns, "high")).status?.nominatedNodeName), "only");
+    assert.equal((await pod(ns, "high")).spec?.nodeName, undefined);
+    // No node agent here: the test finishes the deletion as the agent would once the containers stopped.
+    await client.delete(PODS, { namespace: ns, name: "low", gracePeriodSeconds: 0 });
+    assert.equal(await boundNode(ns, "high"), "only");
+    // Only the pod that had to go went: the small one still fits beside the preemptor.
+    const left = (await client.list<Pod>(PODS, { namespace: ns })).items.map((p) => p.metadata.name).sort();
+    assert.deepEqual(left, ["high", "low-small"]);
+    assert.ok(s.queue.counts().active === 0);
+  });
+});
+
+test("scheduler: two replicas with leader election: only the lease holder schedules; the other takes over when it stops", async () => {
+  await cleanNodes();
+  const ns = await namespace("leader");
+  await client.create(NODES, makeNode("n1"));
+  const election = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 200 };
+  const started: string[] = [];
+  const a = new AbortController();
+  const b = new AbortController();
+  const runA = startScheduler({ client, signal: a.signal, naming: namingFor(), leaderElection: { ...election, identity: "a" }, onStarted: () => started.push("a") });
+  await eventually("a leads", () => started.includes("a"));
+  const runB = startScheduler({ client, signal: b.signal, naming: namingFor(), leaderElection: { ...election, identity: "b" }, onStarted: () => started.push("b") });
+  await client.create(PODS, makePod("p1", { namespace: ns }));
+  assert.equal(await boundNode(ns, "p1"), "n1");
+  const lease = await client.get<{ spec?: { holderIdentity?: string } } & Pod>({ group: "coordination.orch.io", version: "v1", resource: "leases", namespaced: true }, { namespace: "orch-system", name: "orch-scheduler" });
+  assert.equal(lease.spec?.holderIdentity, "a");
+  assert.deepEqual(started, ["a"]);
+  a.abort();
+  await runA;
+  await eventually("b leads", () => started.includes("b"));
+  await client.create(PODS, makePod("p2", { namespace: ns }));
+  assert.equal(await boundNode(ns, "p2"), "n1");
+  b.abort();
+  await runB;
+  assert.deepEqual(started, ["a", "b"]);
+});
