@@ -1,8 +1,8 @@
 // The CRI container log format: one record per line,
 // `<RFC3339Nano timestamp> <stdout|stderr> <F|P> <content>`, where P marks a
-// partial line (a long line split, or output that ended without a newline
-// when the stream closed is still F). Runtimes write it; the agent reads it
-// for `kubectl logs`. Both directions live here so they cannot disagree.
+// partial line (a long line cut, or output that ended without a newline, as
+// containerd writes it). Runtimes write it; the agent reads it for
+// `kubectl logs`. Both directions live here so they cannot disagree.
 
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
@@ -48,7 +48,7 @@ export function parseLogRecord(line: string): LogRecord | undefined {
  * Writes a container's stdout and stderr into one CRI log file. Each stream is
  * cut into lines; a line longer than MAX_LOG_LINE becomes P records followed
  * by an F record. Output left without a newline when a stream ends is written
- * as an F record. reopen() starts a new file at the same path (log rotation).
+ * as a P record. reopen() starts a new file at the same path (log rotation).
  */
 export class CriLogWriter {
   readonly #path: string;
@@ -97,11 +97,11 @@ export class CriLogWriter {
     if (records !== "") this.#out.write(records);
   }
 
-  /** Writes what is left of a stream's last line as a full record. */
+  /** Writes what is left of a stream's last line (no newline came) as a partial record. */
   flush(stream: LogStream): void {
     const rest = this.#pending.get(stream) ?? "";
     this.#pending.delete(stream);
-    if (rest !== "") this.#out.write(formatLogRecord(stream, false, rest));
+    if (rest !== "") this.#out.write(formatLogRecord(stream, true, rest));
   }
 
   /** Closes the file and opens the path anew (after the agent rotated it). */
