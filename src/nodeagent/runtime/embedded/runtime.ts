@@ -42,6 +42,8 @@ export interface EmbeddedRuntimeOptions {
    * container runs on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /** false runs containers as plain host processes even where namespaces are available. */
+  namespaces?: boolean;
   log?: (message: string) => void;
 }
 
@@ -75,7 +77,9 @@ export class EmbeddedRuntimeService {
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
     this.images = new ImageStore(this.#root);
-    this.isolation = probeIsolation(this.#root);
+    this.isolation = options.namespaces === false
+      ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
+      : probeIsolation(this.#root);
     this.cgroups = new Cgroups();
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
