@@ -2,16 +2,22 @@
 // records, an unterminated last line kept partial, rotation by reopen().
 
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { CriLogWriter, MAX_LOG_LINE, formatLogRecord, parseLogRecord, rfc3339Nano } from "./log-format.js";
 
+async function waitFor(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
 test("timestamps are RFC 3339 with nine fractional digits in UTC", () => {
-  assert.equal(rfc3339Nano(new Date("2024-01-02T03:04:05.678Z"), 123_456), "2024-01-02T03:04:05.678123456Z");
+  assert.equal(rfc3339Nano(BigInt(Date.parse("2024-01-02T03:04:05.678Z")) * 1_000_000n + 123_456n), "2024-01-02T03:04:05.678123456Z");
   assert.match(rfc3339Nano(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
+  const stamps = Array.from({ length: 50 }, () => rfc3339Nano());
+  assert.deepEqual([...stamps].sort(), stamps, "never backwards");
 });
 
 test("format and parse are inverse; empty content and tabs survive", () => {
@@ -43,14 +49,16 @@ test("the writer cuts lines, splits long ones into P records, keeps streams apar
     assert.deepEqual(stdout, [["F", "one"], ["F", "two"], ["P", MAX_LOG_LINE], ["F", "x".repeat(10)], ["P", "tail"]]);
     assert.deepEqual(records.filter((r) => r.stream === "stderr").map((r) => r.content), ["warn"]);
 
-    const w2 = new CriLogWriter(file);
+    const rotated = join(dir, "r.log");
+    const w2 = new CriLogWriter(rotated);
     w2.write("stdout", "before\n");
-    renameSync(file, `${file}.1`);
+    await waitFor(() => existsSync(rotated) && readFileSync(rotated, "utf8").includes("before"));
+    renameSync(rotated, `${rotated}.1`);
     w2.reopen();
     w2.write("stdout", "after\n");
     await w2.close();
-    assert.match(readFileSync(`${file}.1`, "utf8"), /stdout F before\n$/);
-    assert.match(readFileSync(file, "utf8"), /^\S+ stdout F after\n$/);
+    assert.match(readFileSync(`${rotated}.1`, "utf8"), /^\S+ stdout F before\n$/);
+    assert.match(readFileSync(rotated, "utf8"), /^\S+ stdout F after\n$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,11 +21,20 @@ export interface LogRecord {
   content: string;
 }
 
-/** RFC 3339 with nine fractional digits and Z, from the wall clock plus hrtime for the sub-millisecond part. */
-export function rfc3339Nano(date: Date = new Date(), nanosOfMilli = Number(process.hrtime.bigint() % 1_000_000n)): string {
-  const iso = date.toISOString(); // 2024-01-02T03:04:05.678Z
-  const nanos = String(date.getUTCMilliseconds() * 1_000_000 + nanosOfMilli).padStart(9, "0");
-  return `${iso.slice(0, 19)}.${nanos}Z`;
+// Wall-clock nanoseconds that never go backwards within a process: the epoch
+// at start-up plus the monotonic clock since (Date alone has milliseconds only).
+const EPOCH_NS = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+
+/** Nanoseconds since the epoch, monotonic within this process. */
+export function nowNanos(): bigint {
+  return EPOCH_NS + process.hrtime.bigint();
+}
+
+/** RFC 3339 with nine fractional digits and Z, as the CRI log format and containerd write it. */
+export function rfc3339Nano(nanos: bigint = nowNanos()): string {
+  const ms = nanos / 1_000_000n;
+  const iso = new Date(Number(ms)).toISOString(); // 2024-01-02T03:04:05.678Z
+  return `${iso.slice(0, 19)}.${String(nanos % 1_000_000_000n).padStart(9, "0")}Z`;
 }
 
 /** One record, newline included. */
