@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync, r
 import { constants as osConstants, hostname as osHostname, networkInterfaces } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
-import { CriLogWriter } from "../../cri/log-format.js";
+import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
@@ -42,6 +42,8 @@ export interface EmbeddedRuntimeOptions {
    * container runs on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /** false runs containers as plain host processes even where namespaces are available. */
+  namespaces?: boolean;
   log?: (message: string) => void;
 }
 
@@ -53,7 +55,8 @@ interface Running {
   killedByUs: boolean;
 }
 
-const now = (): number => Date.now() * 1_000_000;
+// Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
+const now = (): number => Number(nowNanos());
 const newId = (): string => randomBytes(32).toString("hex");
 const notFound = (what: string, id: string): RuntimeError => new RuntimeError(Code.NOT_FOUND, `an error occurred when try to find ${what} "${id}": not found`);
 
@@ -75,7 +78,9 @@ export class EmbeddedRuntimeService {
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
     this.images = new ImageStore(this.#root);
-    this.isolation = probeIsolation(this.#root);
+    this.isolation = options.namespaces === false
+      ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
+      : probeIsolation(this.#root);
     this.cgroups = new Cgroups();
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
