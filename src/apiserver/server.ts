@@ -39,6 +39,8 @@ export interface ApiServerOptions {
   groupSuffix?: string;
   modules: readonly ApiGroupModule[];
   log?: (line: string) => void;
+  /** Log the ready line (default true); `orch server` prints its own once its node is Ready. */
+  announceReady?: boolean;
   /** Bookmark cadence on watches that allow them (default 60 s, as upstream's order of magnitude). */
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
@@ -192,7 +194,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const kubeconfigPath = join(options.dataDir, "admin.kubeconfig");
   writeFileSync(kubeconfigPath, kubeconfig(url, credentials), { mode: 0o600 });
   ready = true;
-  log(`orch apiserver ready: serving ${url} (storage ${storage.backend}); kubeconfig ${kubeconfigPath}`);
+  if (options.announceReady !== false) log(`orch apiserver ready: serving ${url} (storage ${storage.backend}); kubeconfig ${kubeconfigPath}`);
 
   return {
     url,

@@ -8,7 +8,12 @@ import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import type { apiserverFlags } from "./apiserver.js";
 import type { RunContext } from "./command.js";
 
-export async function startApiServerFromFlags(flags: ParsedFlags<typeof apiserverFlags>, context: RunContext): Promise<RunningApiServer> {
+/** `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready). */
+export async function startApiServerFromFlags(
+  flags: ParsedFlags<typeof apiserverFlags>,
+  context: RunContext,
+  options: { announceReady?: boolean } = {},
+): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   return startApiServer({
     dataDir: flags.get("data-dir"),
@@ -20,6 +25,7 @@ export async function startApiServerFromFlags(flags: ParsedFlags<typeof apiserve
     groupSuffix: flags.get("api-group-suffix"),
     modules: builtinModules(),
     log,
+    announceReady: options.announceReady ?? true,
   });
 }
 

@@ -1,40 +1,153 @@
-// `orch server`: the all-in-one process. Today it runs the API server and
-// the controller manager (namespace and garbage-collector controllers); the
-// scheduler, node agent, proxy and cloud controllers join as they are built.
-// Each stays its own module: the controllers reach the API server through
-// its kubeconfig over HTTPS, like any client.
+// `orch server`: the whole cluster in one process. The API server with its
+// embedded store, the controller manager, the scheduler and a node agent
+// (embedded runtime unless --container-runtime-endpoint names one), each its
+// own module reaching the API server through admin.kubeconfig over HTTPS like
+// any client. It prints one ready line once its node is Ready. With --join
+// (or --kubeconfig) it runs only a node agent that joins an existing cluster.
 
-import { RestClient, loadKubeconfig } from "../client/index.js";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { flag, type ParsedFlags } from "../component/index.js";
+import { RestClient, loadKubeconfig, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
+import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
-import { defineCommand } from "./command.js";
+import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 
-/** The components `orch server` runs today, in start order. */
-export const ALL_IN_ONE = ["apiserver", "controller-manager"] as const;
+/** The components `orch server` runs, in start order. */
+export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent"] as const;
+
+const NODE = "Node flags";
+
+const serverFlags = {
+  ...apiserverFlags,
+  "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
+  "container-runtime-endpoint": flag.string({
+    section: NODE,
+    description: "CRI socket of the container runtime (unix:///run/containerd/containerd.sock); empty runs the embedded runtime.",
+  }),
+  join: flag.string({ section: NODE, description: "Join the cluster whose API server is at this URL: run only a node agent (needs --token and --certificate-authority)." }),
+  token: flag.string({ section: NODE, description: "Bearer token for --join.", sensitive: true }),
+  "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join (the server's DATA_DIR/ca.crt)." }),
+  kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
+};
+
+type ServerFlags = ParsedFlags<typeof serverFlags>;
 
 export const command = defineCommand({
   name: "server",
-  summary: "all-in-one: API server and controllers in one process (port 6443)",
+  summary: "all-in-one: API server, controllers, scheduler and a node agent in one process (port 6443)",
   description:
-    "Runs a one-node control plane in one process: the API server with its embedded store and the controller " +
-    "manager (namespace and garbage-collector controllers). It writes the admin kubeconfig into --data-dir.",
-  flags: apiserverFlags,
-  validate: (flags) => apiserver.validate?.(flags),
-  async run(flags, context) {
-    const server = await startApiServerFromFlags(flags, context);
-    const log = (line: string) => context.stderr.write(`${line}\n`);
-    const client = new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: "orch-server/controller-manager" });
-    // One process, one controller manager: no lease to contend for.
-    const controllers = runControllerManager({ client, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
-      log(`controller-manager failed: ${(err as Error).message}`);
-    });
-    context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n`);
-    await untilStopped(context);
-    await controllers;
-    client.close();
-    await server.close();
-    context.stderr.write(`${context.command}: stopped\n`);
-    return 0;
+    "Runs a one-node cluster in one process: the API server with its embedded store, the controller manager, the " +
+    "scheduler and a node agent that runs pods on this machine. It writes the admin kubeconfig into --data-dir and " +
+    "prints one ready line once the node is Ready. With --join or --kubeconfig it runs only a node agent that joins " +
+    "an existing cluster.",
+  flags: serverFlags,
+  validate(flags) {
+    if (flags.get("join") && !(flags.get("token") && flags.get("certificate-authority"))) {
+      return "--join needs --token and --certificate-authority (the server's DATA_DIR/ca.crt): the agent must know whom it trusts";
+    }
+    if (flags.get("join") && flags.get("kubeconfig")) return "--join and --kubeconfig both name a cluster: give one";
+    return apiserver.validate?.(flags);
+  },
+  run(flags, context) {
+    return flags.get("join") || flags.get("kubeconfig") ? runJoinedAgent(flags, context) : runAllInOne(flags, context);
   },
 });
+
+function nodeNameOf(flags: ServerFlags): string {
+  return (flags.get("node-name") || hostname()).toLowerCase();
+}
+
+/** A node agent of this machine, with its files under the data folder so no root-owned paths are needed. */
+function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<NodeAgent> {
+  const root = join(flags.get("data-dir"), "nodeagent");
+  return startNodeAgent({
+    client,
+    nodeName: nodeNameOf(flags),
+    rootDir: root,
+    podLogsDir: join(root, "pod-logs"),
+    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests") },
+    runtimeEndpoint: flags.get("container-runtime-endpoint"),
+    featureGates: context.featureGates,
+    signal: context.signal,
+    log,
+  });
+}
+
+async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
+  const log = (line: string) => context.stderr.write(`${line}\n`);
+  const server = await startApiServerFromFlags(flags, context, { announceReady: false });
+  const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
+  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent") };
+  // One process, one of each: no leases to contend for.
+  const loops = [
+    runControllerManager({ client: clients.controllers, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+      log(`controller-manager failed: ${(err as Error).message}`);
+    }),
+    startScheduler({ client: clients.scheduler, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+      log(`scheduler failed: ${(err as Error).message}`);
+    }),
+  ];
+  let agent: NodeAgent | undefined;
+  try {
+    agent = await startAgent(flags, clients.agent, context, log);
+    await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
+    if (!context.signal.aborted) {
+      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); node ${agent.nodeName} Ready; kubeconfig ${server.kubeconfigPath}`);
+      context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
+    }
+  } catch (err) {
+    log(`nodeagent failed: ${(err as Error).message}`);
+  }
+  await untilStopped(context);
+  await agent?.stop();
+  await Promise.all(loops);
+  for (const c of Object.values(clients)) c.close();
+  await server.close();
+  log(`${context.command}: stopped`);
+  return 0;
+}
+
+async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
+  const log = (line: string) => context.stderr.write(`${line}\n`);
+  const config: ClientConfig = flags.get("kubeconfig")
+    ? loadKubeconfig(flags.get("kubeconfig"))
+    : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
+  const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
+  try {
+    const agent = await startAgent(flags, client, context, log);
+    await untilNodeReady(client, agent.nodeName, context.signal, log);
+    if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
+    await untilStopped(context);
+    await agent.stop();
+  } finally {
+    client.close();
+  }
+  log(`${context.command}: stopped`);
+  return 0;
+}
+
+const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false } as const;
+
+/** Resolves once the node reports Ready=True (or the signal fires); says so when it takes long. */
+async function untilNodeReady(client: RestClient, name: string, signal: AbortSignal, log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  let warned = false;
+  while (!signal.aborted) {
+    try {
+      const node = (await client.get(NODES, { name })) as { status?: { conditions?: { type: string; status: string }[] } };
+      if (node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) return;
+    } catch {
+      // Not registered yet.
+    }
+    if (!warned && Date.now() - started > 30_000) {
+      warned = true;
+      log(`orch server: still waiting for node ${name} to become Ready`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
