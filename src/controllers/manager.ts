@@ -7,9 +7,14 @@ import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from 
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
+import { replicaSetController } from "./replicaset/controller.js";
 
 /** Every controller this manager knows, in start order. */
-export const CONTROLLERS: readonly ControllerDescriptor[] = [namespaceController, garbageCollectorController];
+export const CONTROLLERS: readonly ControllerDescriptor[] = [
+  namespaceController,
+  garbageCollectorController,
+  replicaSetController,
+];
 
 export interface LeaderElectionSettings {
   /** Default: the naming table's system namespace (orch-system). */
