@@ -29,3 +29,15 @@ export async function podsOwnedBy(client: RestClient, namespace: string, ownerUi
   const list = await client.list<Pod>(PODS, { namespace });
   return list.items.filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid && r.controller));
 }
+
+/** Plays the node agent for a whole namespace: marks every pod not yet Ready as Running and Ready. Returns how many it marked. */
+export async function markAllReady(client: RestClient, namespace: string): Promise<number> {
+  const list = await client.list<Pod>(PODS, { namespace });
+  let marked = 0;
+  for (const p of list.items) {
+    if (p.metadata.deletionTimestamp || (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")) continue;
+    await markPodReady(client, p).catch(() => undefined); // it may be gone already
+    marked++;
+  }
+  return marked;
+}
