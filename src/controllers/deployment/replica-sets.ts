@@ -3,11 +3,10 @@
 // proportional scaling, and the completeness/progress/timeout tests behind
 // the Progressing condition.
 
-import { isDeepStrictEqual } from "node:util";
 import type { Deployment, DeploymentStatus, IntOrString, PodTemplateSpec, ReplicaSet } from "../../api/apps/types.js";
 import { parseTimestamp } from "../../machinery/index.js";
 import type { WorkloadKeys } from "../../api/naming.js";
-import { findCondition } from "../workload/index.js";
+import { findCondition, semanticEqual } from "../workload/index.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";
 /** kubectl (rollout history, rollout undo) reads revisions under this fixed key, whatever the server's naming. */
@@ -66,7 +65,7 @@ export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSp
     }
     return c;
   };
-  return isDeepStrictEqual(strip(a), strip(b));
+  return semanticEqual(strip(a), strip(b));
 }
 
 const created = (rs: ReplicaSet) => (rs.metadata.creationTimestamp ? parseTimestamp(rs.metadata.creationTimestamp).getTime() : 0);

@@ -28,3 +28,27 @@ export function computeHash(value: unknown, collisionCount?: number | null): str
   const text = canonicalJson(value) + (collisionCount ? `#${collisionCount}` : "");
   return [...String(fnv1a32(text))].map((c) => ALPHABET[c.charCodeAt(0) % ALPHABET.length]).join("");
 }
+
+/**
+ * `value` with zero values dropped from objects (null, false, 0, "", {} and
+ * []), recursively: what Go's decoding makes of an omitted field, so two
+ * templates that differ only in spelling (kubectl writes
+ * `creationTimestamp: null`, `resources: {}`) compare equal, as upstream's
+ * semantic equality has them.
+ */
+export function withoutZeroValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutZeroValues);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const n = withoutZeroValues(v);
+    if (n === null || n === undefined || n === false || n === 0 || n === "") continue;
+    if (Array.isArray(n) ? n.length === 0 : typeof n === "object" && Object.keys(n as object).length === 0) continue;
+    out[k] = n;
+  }
+  return out;
+}
+
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  return canonicalJson(withoutZeroValues(a)) === canonicalJson(withoutZeroValues(b));
+}

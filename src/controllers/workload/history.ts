@@ -4,11 +4,10 @@
 // re-applying an old template moves its revision to the top instead of
 // copying it; history beyond revisionHistoryLimit is deleted oldest first.
 
-import { isDeepStrictEqual } from "node:util";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ControllerRevision } from "../../api/apps/types.js";
 import type { RestClient } from "../../client/index.js";
-import { computeHash } from "./hash.js";
+import { computeHash, semanticEqual } from "./hash.js";
 import { CONTROLLERREVISIONS, controllerRef } from "./resources.js";
 
 export type { ControllerRevision };
@@ -56,7 +55,7 @@ export class RevisionCollision extends Error {
 export async function syncRevision(o: SyncRevisionOptions): Promise<ControllerRevision> {
   const sorted = sortByRevision(o.revisions);
   const max = sorted.length > 0 ? sorted[sorted.length - 1]!.revision ?? 0 : 0;
-  const equal = sorted.filter((r) => isDeepStrictEqual(r.data, o.data));
+  const equal = sorted.filter((r) => semanticEqual(r.data, o.data));
   const latestEqual = equal[equal.length - 1];
   if (latestEqual !== undefined) {
     if (latestEqual === sorted[sorted.length - 1]) return latestEqual;
@@ -77,7 +76,7 @@ export async function syncRevision(o: SyncRevisionOptions): Promise<ControllerRe
     if (!isApiError(err, "AlreadyExists")) throw err;
     const existing = await o.client.get<ControllerRevision>(CONTROLLERREVISIONS, { namespace: revision.metadata.namespace!, name });
     const ours = (existing.metadata.ownerReferences ?? []).some((r) => r.uid === o.owner.metadata.uid && r.controller);
-    if (ours && isDeepStrictEqual(existing.data, o.data)) return existing;
+    if (ours && semanticEqual(existing.data, o.data)) return existing;
     throw new RevisionCollision(o.collisionCount + 1);
   }
 }
