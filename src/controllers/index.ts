@@ -7,3 +7,4 @@ export { namespaceController, NamespaceController, NAMESPACE_FINALIZER, type Nam
 export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";
 export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";
+export { statefulSetController, StatefulSetController, type StatefulSetControllerOptions } from "./statefulset/controller.js";

@@ -9,6 +9,7 @@ import { deploymentController } from "./deployment/controller.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 import { replicaSetController } from "./replicaset/controller.js";
+import { statefulSetController } from "./statefulset/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -16,6 +17,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   garbageCollectorController,
   replicaSetController,
   deploymentController,
+  statefulSetController,
 ];
 
 export interface LeaderElectionSettings {
