@@ -8,3 +8,4 @@ export { garbageCollectorController, GarbageCollector, type GarbageCollectorOpti
 export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";
 export { statefulSetController, StatefulSetController, type StatefulSetControllerOptions } from "./statefulset/controller.js";
+export { daemonSetController, DaemonSetController, type DaemonSetControllerOptions } from "./daemonset/controller.js";

@@ -5,6 +5,7 @@
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import { daemonSetController } from "./daemonset/controller.js";
 import { deploymentController } from "./deployment/controller.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
@@ -18,6 +19,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   deploymentController,
   statefulSetController,
+  daemonSetController,
 ];
 
 export interface LeaderElectionSettings {

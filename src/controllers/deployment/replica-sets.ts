@@ -3,10 +3,10 @@
 // proportional scaling, and the completeness/progress/timeout tests behind
 // the Progressing condition.
 
-import type { Deployment, DeploymentStatus, IntOrString, PodTemplateSpec, ReplicaSet } from "../../api/apps/types.js";
+import type { Deployment, DeploymentStatus, PodTemplateSpec, ReplicaSet } from "../../api/apps/types.js";
 import { parseTimestamp } from "../../machinery/index.js";
 import type { WorkloadKeys } from "../../api/naming.js";
-import { findCondition, semanticEqual } from "../workload/index.js";
+import { findCondition, scaled, semanticEqual } from "../workload/index.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";
 /** kubectl (rollout history, rollout undo) reads revisions under this fixed key, whatever the server's naming. */
@@ -19,16 +19,6 @@ export const actualReplicas = (sets: readonly ReplicaSet[]) => sum(sets, (rs) =>
 export const readyReplicas = (sets: readonly ReplicaSet[]) => sum(sets, (rs) => rs.status?.readyReplicas);
 export const availableReplicas = (sets: readonly ReplicaSet[]) => sum(sets, (rs) => rs.status?.availableReplicas);
 export const activeSets = (sets: readonly ReplicaSet[]) => sets.filter((rs) => (rs.spec?.replicas ?? 0) > 0);
-
-/** An int, or a percent of `total` rounded up or down (upstream's GetScaledValueFromIntOrPercent). */
-export function scaled(value: IntOrString | undefined, total: number, roundUp: boolean): number {
-  if (value === undefined) return 0;
-  if (typeof value === "number") return value;
-  const m = /^(\d+)%$/.exec(value);
-  if (m === null) return Number(value) || 0;
-  const v = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(v) : Math.floor(v);
-}
 
 const isRolling = (d: Deployment) => (d.spec?.strategy?.type ?? "RollingUpdate") === "RollingUpdate";
 

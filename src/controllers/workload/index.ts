@@ -11,3 +11,4 @@ export * from "./history.js";
 export * from "./status.js";
 export * from "./run-loop.js";
 export * from "./pod-events.js";
+export * from "./int-or-percent.js";
