@@ -45,14 +45,14 @@ const TEMPLATE_GENERATION_LABEL = "pod-template-generation";
 
 export interface DaemonSetControllerOptions {
   /** DaemonSets synced in parallel (upstream --concurrent-daemonset-syncs, default 2). */
-  workers?: number;
+  workers?: number | undefined;
 }
 
 export const daemonSetController: ControllerDescriptor = {
   name: "daemonset-controller",
   aliases: ["daemonset"],
   enabledByDefault: true,
-  run: (context) => new DaemonSetController(context).run(),
+  run: (context) => new DaemonSetController(context, { workers: context.config?.concurrentDaemonSetSyncs }).run(),
 };
 
 const created = (p: Pod) => (p.metadata.creationTimestamp ? parseTimestamp(p.metadata.creationTimestamp).getTime() : 0);

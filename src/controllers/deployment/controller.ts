@@ -56,14 +56,14 @@ import {
 
 export interface DeploymentControllerOptions {
   /** Deployments synced in parallel (upstream --concurrent-deployment-syncs, default 5). */
-  workers?: number;
+  workers?: number | undefined;
 }
 
 export const deploymentController: ControllerDescriptor = {
   name: "deployment-controller",
   aliases: ["deployment"],
   enabledByDefault: true,
-  run: (context) => new DeploymentController(context).run(),
+  run: (context) => new DeploymentController(context, { workers: context.config?.concurrentDeploymentSyncs }).run(),
 };
 
 /** Annotations a Deployment does not pass on to its ReplicaSets (upstream's annotationsToSkip). */

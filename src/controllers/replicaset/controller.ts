@@ -40,14 +40,14 @@ const BURST_REPLICAS = 500;
 
 export interface ReplicaSetControllerOptions {
   /** ReplicaSets synced in parallel (upstream --concurrent-replicaset-syncs, default 5). */
-  workers?: number;
+  workers?: number | undefined;
 }
 
 export const replicaSetController: ControllerDescriptor = {
   name: "replicaset-controller",
   aliases: ["replicaset"],
   enabledByDefault: true,
-  run: (context) => new ReplicaSetController(context).run(),
+  run: (context) => new ReplicaSetController(context, { workers: context.config?.concurrentReplicaSetSyncs }).run(),
 };
 
 export class ReplicaSetController {

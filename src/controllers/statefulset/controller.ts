@@ -41,14 +41,14 @@ export const REVISION_LABEL = "controller-revision-hash";
 
 export interface StatefulSetControllerOptions {
   /** StatefulSets synced in parallel (upstream --concurrent-statefulset-syncs, default 5). */
-  workers?: number;
+  workers?: number | undefined;
 }
 
 export const statefulSetController: ControllerDescriptor = {
   name: "statefulset-controller",
   aliases: ["statefulset"],
   enabledByDefault: true,
-  run: (context) => new StatefulSetController(context).run(),
+  run: (context) => new StatefulSetController(context, { workers: context.config?.concurrentStatefulSetSyncs }).run(),
 };
 
 /** The ordinal in a member pod's name, or -1 when the pod is not named <set>-<n>. */
