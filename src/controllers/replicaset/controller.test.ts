@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import { controllerContext, eventually, type TestContext } from "../testing.js";
 import { PODS, REPLICASETS, type Pod } from "../workload/index.js";
 import { markPodReady, podsOwnedBy } from "../workload/testing.js";
-import { ReplicaSetController } from "./controller.js";
+import { ReplicaSetController, replicaFailureConditions } from "./controller.js";
 
 const replicaSet = (name: string, replicas: number, extra: { minReadySeconds?: number } = {}): ReplicaSet => ({
   apiVersion: "apps/v1",
@@ -127,4 +127,15 @@ describe("replicaset controller", () => {
     });
     await eventually("available after minReadySeconds", async () => (await status("slow")).availableReplicas === 1, 5000);
   });
+});
+
+// This server has no admission step yet (quota, priority classes) that refuses a pod the ReplicaSet's
+// template validation accepts, so a failing create cannot be provoked here: the condition logic is checked directly.
+test("ReplicaFailure: FailedCreate / FailedDelete with the server's message while a pass fails, gone after a clean one", () => {
+  const err = new Error('pods "web-x" is forbidden: exceeded quota');
+  const created = replicaFailureConditions([], -2, err);
+  assert.deepEqual(created.map((c) => [c.type, c.status, c.reason, c.message]), [["ReplicaFailure", "True", "FailedCreate", err.message]]);
+  assert.equal(replicaFailureConditions([], 1, err)[0]?.reason, "FailedDelete");
+  assert.deepEqual(replicaFailureConditions(created, -2, new Error("again")), created, "an existing failure is kept as it is");
+  assert.deepEqual(replicaFailureConditions(created, 0, undefined), []);
 });

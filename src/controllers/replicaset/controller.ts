@@ -183,15 +183,7 @@ export class ReplicaSetController {
     const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
     const minReady = rs.spec?.minReadySeconds ?? 0;
     const now = Date.now();
-    let conditions = [...((rs.status?.conditions ?? []) as Condition[])];
-    const failure = findCondition(conditions, "ReplicaFailure");
-    if (manageError !== undefined && failure === undefined) {
-      const diff = pods.length - (rs.spec?.replicas ?? 1);
-      const reason = diff < 0 ? "FailedCreate" : diff > 0 ? "FailedDelete" : "";
-      conditions = setCondition(conditions, newCondition("ReplicaFailure", "True", reason, manageError instanceof Error ? manageError.message : String(manageError)));
-    } else if (manageError === undefined && failure !== undefined) {
-      conditions = removeCondition(conditions, "ReplicaFailure");
-    }
+    const conditions = replicaFailureConditions((rs.status?.conditions ?? []) as Condition[], pods.length - (rs.spec?.replicas ?? 1), manageError);
     return {
       replicas: pods.length,
       fullyLabeledReplicas: pods.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v)).length,
@@ -217,4 +209,19 @@ export class ReplicaSetController {
     if (status.conditions === undefined) delete next.conditions;
     return (await writeStatus(this.#ctx.client, REPLICASETS, rs, next)) !== undefined;
   }
+}
+
+/**
+ * The conditions after a pass (upstream's calculateStatus): a failed pass
+ * adds ReplicaFailure (FailedCreate when pods were missing, FailedDelete when
+ * there were too many) with the error's message; a clean pass removes it.
+ */
+export function replicaFailureConditions(conditions: readonly Condition[], diff: number, manageError: unknown): Condition[] {
+  const failure = findCondition(conditions, "ReplicaFailure");
+  if (manageError !== undefined && failure === undefined) {
+    const reason = diff < 0 ? "FailedCreate" : diff > 0 ? "FailedDelete" : "";
+    return setCondition([...conditions], newCondition("ReplicaFailure", "True", reason, manageError instanceof Error ? manageError.message : String(manageError)));
+  }
+  if (manageError === undefined && failure !== undefined) return removeCondition([...conditions], "ReplicaFailure");
+  return [...conditions];
 }
