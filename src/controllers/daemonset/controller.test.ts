@@ -120,4 +120,27 @@ describe("daemonset controller", () => {
     await eventually("n3's pod on agent:2", async () => (await podsOf("manual")).some((p) => nodeNameOf(p.spec) === "n3" && p.spec?.containers?.[0]?.image === "agent:2"));
     assert.equal((await podsOf("manual")).filter((p) => p.spec?.containers?.[0]?.image === "agent:1").length, 2);
   });
+
+  test("RollingUpdate with maxSurge starts the new pod beside the old one and removes the old once the new is available", async () => {
+    await ctx.client.create(DAEMONSETS, daemonSet("surge", { updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }));
+    await eventually("3 pods", async () => (await placement("surge")) === "n1,n3,n4");
+    await markAllReady(ctx.client, "default");
+    await eventually("all available", async () => (await status("surge")).numberAvailable === 3);
+    await ctx.client.patch(DAEMONSETS, { namespace: "default", name: "surge", type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image: "agent:2" }] } } } } });
+    const doubled = await eventually("one node with both pods", async () => {
+      const pods = await podsOf("surge");
+      return pods.length === 4 ? pods : undefined;
+    });
+    const twice = doubled.map((p) => nodeNameOf(p.spec)).filter((n, i, all) => all.indexOf(n) !== i);
+    assert.equal(twice.length, 1, "maxSurge 1: one node at a time");
+    let most = 0;
+    await eventually("all on agent:2", async () => {
+      const pods = await podsOf("surge");
+      most = Math.max(most, pods.length);
+      await markAllReady(ctx.client, "default");
+      const st = await status("surge");
+      return pods.length === 3 && pods.every((p) => p.spec?.containers?.[0]?.image === "agent:2") && st.numberAvailable === 3 && st.updatedNumberScheduled === 3;
+    });
+    assert.ok(most <= 4, `never more than one surge pod, saw ${most} pods`);
+  });
 });
