@@ -1,6 +1,7 @@
-// End to end: kubectl 1.33 drives Deployments on the real `orch server` (API
+// End to end: kubectl 1.33 drives workloads on the real `orch server` (API
 // server + controller manager): create, scale, rollout status / history /
-// undo / restart, and delete cascading through the garbage collector.
+// undo / restart, delete cascading through the garbage collector; a
+// StatefulSet and a DaemonSet (on a Node object the test creates) rolled out.
 // No node agent or scheduler runs in `orch server` yet: the test plays the
 // node agent, marking pods Running and Ready through pods/status.
 
@@ -31,12 +32,54 @@ spec:
         image: nginx:1.27
 `;
 
+const STATEFULSET = `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 2
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: main
+        image: postgres:17
+`;
+
+const NODE = `apiVersion: v1
+kind: Node
+metadata:
+  name: e2e-node
+  labels: {role: edge}
+`;
+
+const DAEMONSET = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      nodeSelector: {role: edge}
+      containers:
+      - name: main
+        image: busybox:1.36
+`;
+
 interface Owned {
   metadata: { name: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[]; annotations?: Record<string, string>; labels?: Record<string, string> };
   spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
 }
 
-describe("kubectl 1.33 drives Deployments on orch server", { skip: kubectlSkipReason() ?? false }, () => {
+describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReason() ?? false }, () => {
   let orch: OrchProcess;
   let k: Kubectl;
   let client: RestClient;
@@ -77,10 +120,14 @@ describe("kubectl 1.33 drives Deployments on orch server", { skip: kubectlSkipRe
     }
   };
 
+  const dir = mkdtempSync(join(tmpdir(), "orch-e2e-workloads-"));
+  const file = (name: string, content: string) => {
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  };
+
   test("create -f: a ReplicaSet and 3 pods, each owned by the one above; rollout status", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "orch-e2e-workloads-"));
-    writeFileSync(join(dir, "deployment.yaml"), DEPLOYMENT);
-    assert.match(await k.ok("create", "-f", join(dir, "deployment.yaml")), /deployment.apps\/web created/);
+    assert.match(await k.ok("create", "-f", file("deployment.yaml", DEPLOYMENT)), /deployment.apps\/web created/);
     await until("3 pods", async () => (await pods()).length === 3);
     const [rs] = await sets();
     assert.deepEqual(rs!.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]), [["Deployment", "web", true]]);
@@ -123,5 +170,25 @@ describe("kubectl 1.33 drives Deployments on orch server", { skip: kubectlSkipRe
   test("delete deployment cascades to its ReplicaSets and pods", async () => {
     assert.match(await k.ok("delete", "deployment", "web"), /deployment.apps "web" deleted/);
     await until("ReplicaSets and pods gone", async () => (await sets()).length === 0 && (await pods()).length === 0, 20_000);
+  });
+
+  test("a StatefulSet: db-0 then db-1; rollout status", async () => {
+    assert.match(await k.ok("create", "-f", file("statefulset.yaml", STATEFULSET)), /statefulset.apps\/db created/);
+    const r = await k.run(["rollout", "status", "statefulset/db", "--timeout=30s"], { timeoutMs: 40_000 });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    // The API defaults rollingUpdate.partition to 0, so kubectl reports a partitioned rollout (as against upstream).
+    assert.match(r.stdout, /partitioned roll out complete: 2 new pods have been updated\.\.\./);
+    assert.deepEqual((await k.ok("get", "pods", "-l", "app=db", "-o", "name")).trim().split("\n"), ["pod/db-0", "pod/db-1"]);
+  });
+
+  test("a DaemonSet puts a pod on the matching node; rollout status", async () => {
+    await k.ok("create", "-f", file("node.yaml", NODE));
+    assert.match(await k.ok("create", "-f", file("daemonset.yaml", DAEMONSET)), /daemonset.apps\/agent created/);
+    const r = await k.run(["rollout", "status", "daemonset/agent", "--timeout=30s"], { timeoutMs: 40_000 });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /daemon set "agent" successfully rolled out/);
+    const pods = (await json<{ items: { spec?: { affinity?: unknown } }[] }>("get", "pods", "-l", "app=agent")).items;
+    assert.equal(pods.length, 1);
+    assert.match(JSON.stringify(pods[0]!.spec?.affinity), /"values":\["e2e-node"\]/);
   });
 });
