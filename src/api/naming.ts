@@ -54,3 +54,49 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
 export function isValidGroupSuffix(suffix: string): boolean {
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(suffix) && suffix.length <= 253;
 }
+
+/**
+ * The label and annotation keys the workload controllers write (upstream's
+ * deployment.kubernetes.io/revision, statefulset.kubernetes.io/pod-name, ...).
+ * Unprefixed keys (pod-template-hash, controller-revision-hash) are the same
+ * in every table.
+ */
+export interface WorkloadKeys {
+  deploymentRevision: string;
+  deploymentRevisionHistory: string;
+  desiredReplicas: string;
+  maxReplicas: string;
+  podDeletionCost: string;
+  revisionHash: string;
+  statefulSetPodName: string;
+  podIndex: string;
+  /** Node taints the DaemonSet controller tolerates on its pods. */
+  taintNotReady: string;
+  taintUnreachable: string;
+  taintDiskPressure: string;
+  taintMemoryPressure: string;
+  taintPidPressure: string;
+  taintUnschedulable: string;
+  taintNetworkUnavailable: string;
+}
+
+export function workloadKeys(naming: Naming): WorkloadKeys {
+  const d = naming.keyDomain;
+  return {
+    deploymentRevision: `deployment.${d}/revision`,
+    deploymentRevisionHistory: `deployment.${d}/revision-history`,
+    desiredReplicas: `deployment.${d}/desired-replicas`,
+    maxReplicas: `deployment.${d}/max-replicas`,
+    podDeletionCost: `controller.${d}/pod-deletion-cost`,
+    revisionHash: `controller.${d}/hash`,
+    statefulSetPodName: `statefulset.${d}/pod-name`,
+    podIndex: `apps.${d}/pod-index`,
+    taintNotReady: `node.${d}/not-ready`,
+    taintUnreachable: `node.${d}/unreachable`,
+    taintDiskPressure: `node.${d}/disk-pressure`,
+    taintMemoryPressure: `node.${d}/memory-pressure`,
+    taintPidPressure: `node.${d}/pid-pressure`,
+    taintUnschedulable: `node.${d}/unschedulable`,
+    taintNetworkUnavailable: `node.${d}/network-unavailable`,
+  };
+}

@@ -37,6 +37,10 @@ export const command = defineCommand({
       default: "50s",
       description: "How long a node may go without a heartbeat before it is marked Unknown (seed 001, \"States and transitions\").",
     }),
+    "concurrent-replicaset-syncs": flag.int({ section: "ReplicaSet controller flags", default: 5, min: 1, description: "The number of ReplicaSets synced at once. Larger is more responsive, at more CPU and network load." }),
+    "concurrent-deployment-syncs": flag.int({ section: "Deployment controller flags", default: 5, min: 1, description: "The number of Deployments synced at once. Larger is more responsive, at more CPU and network load." }),
+    "concurrent-daemonset-syncs": flag.int({ section: "DaemonSet controller flags", default: 2, min: 1, description: "The number of DaemonSets synced at once. Larger is more responsive, at more CPU and network load." }),
+    "concurrent-statefulset-syncs": flag.int({ section: "StatefulSet controller flags", default: 5, min: 1, description: "The number of StatefulSets synced at once. Larger is more responsive, at more CPU and network load." }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...baseFlags(),
   },
@@ -59,6 +63,12 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
+        config: {
+          concurrentReplicaSetSyncs: flags.get("concurrent-replicaset-syncs"),
+          concurrentDeploymentSyncs: flags.get("concurrent-deployment-syncs"),
+          concurrentDaemonSetSyncs: flags.get("concurrent-daemonset-syncs"),
+          concurrentStatefulSetSyncs: flags.get("concurrent-statefulset-syncs"),
+        },
         signal: context.signal,
         log,
       });

@@ -14,6 +14,20 @@ export interface ControllerContext {
   /** Ends the controller. */
   signal: AbortSignal;
   log(line: string): void;
+  /** The controller-manager flags that tune controllers. */
+  config?: ControllerConfig;
+}
+
+/** Controller tuning from `orch controller-manager` flags; each controller has upstream's default. */
+export interface ControllerConfig {
+  /** `--concurrent-replicaset-syncs` (default 5). */
+  concurrentReplicaSetSyncs?: number;
+  /** `--concurrent-deployment-syncs` (default 5). */
+  concurrentDeploymentSyncs?: number;
+  /** `--concurrent-daemonset-syncs` (default 2). */
+  concurrentDaemonSetSyncs?: number;
+  /** `--concurrent-statefulset-syncs` (default 5). */
+  concurrentStatefulSetSyncs?: number;
 }
 
 export interface ControllerDescriptor {

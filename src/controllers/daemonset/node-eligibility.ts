@@ -1,0 +1,122 @@
+// Which nodes a DaemonSet's pod belongs on (upstream's NodeShouldRunDaemonPod):
+// the template's nodeName, nodeSelector and required node affinity must
+// match the node, and its taints must be tolerated — by the template's
+// tolerations plus the ones upstream adds to every daemon pod. A NoExecute
+// taint the pod does not tolerate also ends a pod already there.
+
+import type { WorkloadKeys } from "../../api/naming.js";
+import type { Node, PodSpec, Taint, Toleration } from "../../api/core/types.js";
+
+interface Requirement {
+  key?: string;
+  operator?: string;
+  values?: string[] | null;
+}
+
+interface NodeSelectorTerm {
+  matchExpressions?: Requirement[] | null;
+  matchFields?: Requirement[] | null;
+}
+
+interface NodeAffinity {
+  requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] | null } | null;
+  [field: string]: unknown;
+}
+
+function requirementMatches(r: Requirement, value: string | undefined): boolean {
+  const values = r.values ?? [];
+  switch (r.operator) {
+    case "In":
+      return value !== undefined && values.includes(value);
+    case "NotIn":
+      return value === undefined || !values.includes(value);
+    case "Exists":
+      return value !== undefined;
+    case "DoesNotExist":
+      return value === undefined;
+    case "Gt":
+    case "Lt": {
+      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
+      return r.operator === "Gt" ? BigInt(value) > BigInt(values[0]!) : BigInt(value) < BigInt(values[0]!);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Terms are ORed, requirements within a term ANDed; an empty term matches nothing (upstream). */
+function termMatches(term: NodeSelectorTerm, node: Node): boolean {
+  const exprs = term.matchExpressions ?? [];
+  const fields = term.matchFields ?? [];
+  if (exprs.length === 0 && fields.length === 0) return false;
+  const labels = node.metadata.labels ?? {};
+  return exprs.every((r) => requirementMatches(r, labels[r.key ?? ""])) && fields.every((r) => r.key === "metadata.name" && requirementMatches(r, node.metadata.name));
+}
+
+export function nodeAffinityOf(spec: PodSpec | undefined): NodeAffinity | undefined {
+  return (spec?.affinity as { nodeAffinity?: NodeAffinity } | null | undefined)?.nodeAffinity ?? undefined;
+}
+
+/** nodeSelector and required node affinity both match the node. */
+export function matchesNode(spec: PodSpec | undefined, node: Node): boolean {
+  const labels = node.metadata.labels ?? {};
+  if (!Object.entries(spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v)) return false;
+  const terms = nodeAffinityOf(spec)?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  return terms === undefined || terms === null || terms.some((t) => termMatches(t, node));
+}
+
+/** Upstream's Toleration.ToleratesTaint. */
+export function toleratesTaint(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== "Exists") return false;
+  return t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "");
+}
+
+/**
+ * The tolerations upstream adds to every daemon pod (AddOrUpdateDaemonPodTolerations):
+ * not-ready and unreachable (NoExecute, forever), the pressure and
+ * unschedulable taints (NoSchedule), and network-unavailable for host-network pods.
+ */
+export function daemonPodTolerations(spec: PodSpec | undefined, keys: WorkloadKeys): Toleration[] {
+  const wanted: Toleration[] = [
+    { key: keys.taintNotReady, operator: "Exists", effect: "NoExecute" },
+    { key: keys.taintUnreachable, operator: "Exists", effect: "NoExecute" },
+    { key: keys.taintDiskPressure, operator: "Exists", effect: "NoSchedule" },
+    { key: keys.taintMemoryPressure, operator: "Exists", effect: "NoSchedule" },
+    { key: keys.taintPidPressure, operator: "Exists", effect: "NoSchedule" },
+    { key: keys.taintUnschedulable, operator: "Exists", effect: "NoSchedule" },
+    ...(spec?.hostNetwork ? [{ key: keys.taintNetworkUnavailable, operator: "Exists", effect: "NoSchedule" }] : []),
+  ];
+  const own = [...(spec?.tolerations ?? [])];
+  // Upstream replaces a toleration with the same key and effect.
+  return [...own.filter((t) => !wanted.some((w) => w.key === t.key && w.effect === t.effect)), ...wanted];
+}
+
+/** [shouldRun, shouldContinueRunning] for a daemon pod with this spec on this node. */
+export function shouldRunOn(spec: PodSpec | undefined, node: Node, keys: WorkloadKeys): [boolean, boolean] {
+  if (spec?.nodeName && spec.nodeName !== node.metadata.name) return [false, false];
+  if (!matchesNode(spec, node)) return [false, false];
+  const tolerations = daemonPodTolerations(spec, keys);
+  const untolerated = (node.spec?.taints ?? []).filter((taint) => (taint.effect === "NoSchedule" || taint.effect === "NoExecute") && !tolerations.some((t) => toleratesTaint(t, taint)));
+  if (untolerated.length === 0) return [true, true];
+  return [false, !untolerated.some((t) => t.effect === "NoExecute")];
+}
+
+/** The node a daemon pod is for: its nodeName, or the single name its required node affinity pins (before it is bound). */
+export function nodeNameOf(spec: PodSpec | undefined): string | undefined {
+  if (spec?.nodeName) return spec.nodeName;
+  for (const term of nodeAffinityOf(spec)?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+    for (const f of term.matchFields ?? []) if (f.key === "metadata.name" && f.operator === "In" && f.values?.length === 1) return f.values[0];
+  }
+  return undefined;
+}
+
+/** The spec pinned to one node (upstream's ReplaceDaemonSetPodNodeNameNodeAffinity): the required terms become metadata.name In [node]. */
+export function pinToNode(spec: PodSpec, nodeName: string): void {
+  const affinity = { ...((spec.affinity as Record<string, unknown> | null | undefined) ?? {}) };
+  const nodeAffinity = { ...((affinity["nodeAffinity"] as NodeAffinity | undefined) ?? {}) };
+  nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: [{ matchFields: [{ key: "metadata.name", operator: "In", values: [nodeName] }] }] };
+  affinity["nodeAffinity"] = nodeAffinity;
+  spec.affinity = affinity;
+}

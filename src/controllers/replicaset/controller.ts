@@ -1,0 +1,227 @@
+// The ReplicaSet controller: keeps spec.replicas active pods matching the
+// selector — creating them from the template in slow-start batches,
+// deleting the least valuable first — adopts matching orphans, releases
+// pods it no longer selects, and reports status (replicas, fullyLabeled,
+// ready, available after minReadySeconds, the ReplicaFailure condition).
+
+import { isDeepStrictEqual } from "node:util";
+import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import type { ReplicaSet, ReplicaSetStatus } from "../../api/apps/types.js";
+import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { isApiError } from "../../machinery/index.js";
+import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import {
+  Expectations,
+  PODS,
+  REPLICASETS,
+  claimObjects,
+  controllerOf,
+  findCondition,
+  isPodActive,
+  isPodAvailable,
+  isPodReady,
+  msUntilAvailable,
+  newCondition,
+  podFromTemplate,
+  rankPodsForDeletion,
+  removeCondition,
+  runLoop,
+  selectorOf,
+  setCondition,
+  slowStartBatch,
+  watchOwnedPods,
+  writeStatus,
+  type Condition,
+  type Pod,
+} from "../workload/index.js";
+
+/** Upstream's BurstReplicas: at most this many creations or deletions per sync. */
+const BURST_REPLICAS = 500;
+
+export interface ReplicaSetControllerOptions {
+  /** ReplicaSets synced in parallel (upstream --concurrent-replicaset-syncs, default 5). */
+  workers?: number | undefined;
+}
+
+export const replicaSetController: ControllerDescriptor = {
+  name: "replicaset-controller",
+  aliases: ["replicaset"],
+  enabledByDefault: true,
+  run: (context) => new ReplicaSetController(context, { workers: context.config?.concurrentReplicaSetSyncs }).run(),
+};
+
+export class ReplicaSetController {
+  readonly #ctx: ControllerContext;
+  readonly #workers: number;
+  readonly #keys: WorkloadKeys;
+  readonly queue = new WorkQueue({ name: "replicaset" });
+  readonly expectations = new Expectations();
+  readonly #sets: Informer<ReplicaSet>;
+  readonly #pods: Informer<Pod>;
+
+  constructor(context: ControllerContext, options: ReplicaSetControllerOptions = {}) {
+    this.#ctx = context;
+    this.#workers = options.workers ?? 5;
+    this.#keys = workloadKeys(context.naming);
+    this.#sets = context.informers.informerFor<ReplicaSet>({ resource: REPLICASETS });
+    this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+  }
+
+  async run(): Promise<void> {
+    const enqueue = (rs: ReplicaSet) => this.queue.add(keyOf(rs));
+    this.#sets.addEventHandler({
+      onAdd: enqueue,
+      onUpdate: (_old, rs) => enqueue(rs),
+      onDelete: (rs) => {
+        this.expectations.delete(keyOf(rs));
+        enqueue(rs);
+      },
+    });
+    watchOwnedPods<ReplicaSet>(this.#pods, {
+      kind: "ReplicaSet",
+      owners: this.#sets,
+      selectorOf: selectorOf,
+      queue: this.queue,
+      expectations: this.expectations,
+      minReadySecondsOf: (rs) => rs.spec?.minReadySeconds ?? 0,
+    });
+    await runLoop(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
+  }
+
+  /** One pass over one ReplicaSet ("namespace/name"). */
+  async sync(key: string): Promise<ProcessResult | void> {
+    const rs = this.#sets.get(key);
+    if (rs === undefined) {
+      this.expectations.delete(key);
+      return;
+    }
+    const { namespace } = splitKey(key);
+    const selector = selectorOf(rs);
+    const needsSync = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
+    const candidates = this.#pods.list().filter((p) => p.metadata.namespace === namespace && isPodActive(p));
+    const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: REPLICASETS, selector, candidates });
+
+    let manageError: unknown;
+    if (needsSync) manageError = await this.#manageReplicas(key, rs, pods).then(() => undefined, (err: unknown) => err);
+
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    const status = this.#calculateStatus(rs, pods, manageError);
+    const written = await this.#updateStatus(rs, status);
+    if (manageError !== undefined) throw manageError;
+    if (written && minReady > 0 && status.readyReplicas === (rs.spec?.replicas ?? 1) && status.availableReplicas !== status.readyReplicas) {
+      const wait = Math.max(...pods.map((p) => msUntilAvailable(p, minReady)));
+      return { requeueAfterMs: Math.max(wait, 1000) };
+    }
+  }
+
+  async #manageReplicas(key: string, rs: ReplicaSet, pods: Pod[]): Promise<void> {
+    const want = rs.spec?.replicas ?? 1;
+    const diff = pods.length - want;
+    const client = this.#ctx.client;
+    if (diff < 0) {
+      const count = Math.min(-diff, BURST_REPLICAS);
+      this.expectations.expect(key, count);
+      const { succeeded, error } = await slowStartBatch(count, async () => {
+        const pod = podFromTemplate(rs.spec?.template, rs);
+        try {
+          await client.create(PODS, pod);
+        } catch (err) {
+          // The namespace is going away: creating more is pointless, and not a failure to report.
+          if (isApiError(err, "Forbidden") && /being terminated/.test(String((err as Error).message))) return this.expectations.lowerAdds(key, 1);
+          throw err;
+        }
+      });
+      const skipped = count - succeeded;
+      if (error !== undefined) {
+        this.expectations.lowerAdds(key, skipped);
+        throw error;
+      }
+      return;
+    }
+    if (diff > 0) {
+      const count = Math.min(diff, BURST_REPLICAS);
+      const doomed = this.#podsToDelete(rs, pods, count);
+      this.expectations.expect(key, 0, doomed.map((p) => keyOf(p)));
+      const results = await Promise.allSettled(
+        doomed.map(async (pod) => {
+          try {
+            await client.delete(PODS, { namespace: pod.metadata.namespace!, name: pod.metadata.name!, preconditions: { uid: pod.metadata.uid! } });
+          } catch (err) {
+            // Not going to see a deletion we did not make.
+            this.expectations.deletionObserved(key, keyOf(pod));
+            if (!isApiError(err, "NotFound")) throw err;
+          }
+        }),
+      );
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+    }
+  }
+
+  /**
+   * The `count` pods to delete first. Pods doubled up on a node with pods of
+   * related ReplicaSets (the same Deployment's) rank before lone ones.
+   */
+  #podsToDelete(rs: ReplicaSet, pods: Pod[], count: number): Pod[] {
+    const owner = controllerOf(rs)?.uid;
+    const relatedSets = new Set(
+      this.#sets
+        .list()
+        .filter((s) => s.metadata.namespace === rs.metadata.namespace && (s.metadata.uid === rs.metadata.uid || (owner !== undefined && controllerOf(s)?.uid === owner)))
+        .map((s) => s.metadata.uid),
+    );
+    const perNode = new Map<string, number>();
+    for (const p of this.#pods.list()) {
+      const node = p.spec?.nodeName;
+      if (node && p.metadata.namespace === rs.metadata.namespace && isPodActive(p) && relatedSets.has(controllerOf(p)?.uid)) perNode.set(node, (perNode.get(node) ?? 0) + 1);
+    }
+    const siblingsOnNode = (p: Pod) => (p.spec?.nodeName ? perNode.get(p.spec.nodeName) ?? 0 : 0);
+    return rankPodsForDeletion(pods, { deletionCostKey: this.#keys.podDeletionCost, siblingsOnNode }).slice(0, count);
+  }
+
+  #calculateStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown): ReplicaSetStatus {
+    const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    const now = Date.now();
+    const conditions = replicaFailureConditions((rs.status?.conditions ?? []) as Condition[], pods.length - (rs.spec?.replicas ?? 1), manageError);
+    return {
+      replicas: pods.length,
+      fullyLabeledReplicas: pods.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata.labels?.[k] === v)).length,
+      readyReplicas: pods.filter(isPodReady).length,
+      availableReplicas: pods.filter((p) => isPodAvailable(p, minReady, now)).length,
+      ...(rs.metadata.generation !== undefined ? { observedGeneration: rs.metadata.generation } : {}),
+      ...(conditions.length > 0 ? { conditions } : {}),
+    };
+  }
+
+  /** Writes the status when it changed; true when it is (now) as calculated. */
+  async #updateStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<boolean> {
+    const old = rs.status ?? {};
+    const same =
+      (old.replicas ?? 0) === status.replicas &&
+      (old.fullyLabeledReplicas ?? 0) === status.fullyLabeledReplicas &&
+      (old.readyReplicas ?? 0) === status.readyReplicas &&
+      (old.availableReplicas ?? 0) === status.availableReplicas &&
+      old.observedGeneration === status.observedGeneration &&
+      isDeepStrictEqual(old.conditions ?? [], status.conditions ?? []);
+    if (same) return true;
+    const next: ReplicaSetStatus = { ...old, ...status };
+    if (status.conditions === undefined) delete next.conditions;
+    return (await writeStatus(this.#ctx.client, REPLICASETS, rs, next)) !== undefined;
+  }
+}
+
+/**
+ * The conditions after a pass (upstream's calculateStatus): a failed pass
+ * adds ReplicaFailure (FailedCreate when pods were missing, FailedDelete when
+ * there were too many) with the error's message; a clean pass removes it.
+ */
+export function replicaFailureConditions(conditions: readonly Condition[], diff: number, manageError: unknown): Condition[] {
+  const failure = findCondition(conditions, "ReplicaFailure");
+  if (manageError !== undefined && failure === undefined) {
+    const reason = diff < 0 ? "FailedCreate" : diff > 0 ? "FailedDelete" : "";
+    return setCondition([...conditions], newCondition("ReplicaFailure", "True", reason, manageError instanceof Error ? manageError.message : String(manageError)));
+  }
+  if (manageError === undefined && failure !== undefined) return removeCondition([...conditions], "ReplicaFailure");
+  return [...conditions];
+}

@@ -1,0 +1,137 @@
+// The StatefulSet controller against a real API server. No node agent or
+// scheduler runs here: the test plays the node agent, marking pods Running
+// and Ready through pods/status, which is what lets OrderedReady go on.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { builtinModules } from "../../api/index.js";
+import type { ControllerRevision, StatefulSet } from "../../api/apps/types.js";
+import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
+import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { CONTROLLERREVISIONS, PODS, STATEFULSETS, type Pod } from "../workload/index.js";
+import { markAllReady, markPodReady } from "../workload/testing.js";
+import { StatefulSetController } from "./controller.js";
+
+const statefulSet = (name: string, extra: Partial<NonNullable<StatefulSet["spec"]>> = {}): StatefulSet => ({
+  apiVersion: "apps/v1",
+  kind: "StatefulSet",
+  metadata: { name, namespace: "default" },
+  spec: {
+    replicas: 3,
+    serviceName: name,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "main", image: "nginx:1.27" }] } },
+    ...extra,
+  },
+});
+
+describe("statefulset controller", () => {
+  let t: TestServer;
+  let ctx: TestContext;
+  let running: Promise<void>;
+  before(async () => {
+    t = await startTestServer({ modules: builtinModules() });
+    ctx = controllerContext(t);
+    running = new StatefulSetController(ctx).run();
+    ctx.start();
+  });
+  after(async () => {
+    ctx.stop();
+    await running;
+    await t.close();
+  });
+
+  const podsOf = async (app: string) =>
+    (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app } })).items.filter((p) => !p.metadata.deletionTimestamp).sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!));
+  const names = async (app: string) => (await podsOf(app)).map((p) => p.metadata.name);
+  const get = (name: string) => ctx.client.get<StatefulSet>(STATEFULSETS, { namespace: "default", name });
+
+  test("OrderedReady: <set>-0 first, the next only once the previous is Ready; stable identity labels", async () => {
+    const set = await ctx.client.create(STATEFULSETS, statefulSet("web"));
+    await eventually("web-0", async () => (await names("web")).join() === "web-0");
+    await controllerSync(ctx, "default/web");
+    assert.deepEqual(await names("web"), ["web-0"], "web-1 waits for web-0 to be ready");
+    for (const next of ["web-1", "web-2"]) {
+      const [last] = (await podsOf("web")).slice(-1);
+      await markPodReady(ctx.client, last!);
+      await eventually(next, async () => (await names("web")).includes(next));
+    }
+    await markAllReady(ctx.client, "default");
+    const s = await eventually("3 ready", async () => {
+      const st = (await get("web")).status;
+      return st?.readyReplicas === 3 ? st : undefined;
+    });
+    const [pod0] = await podsOf("web");
+    assert.equal(pod0!.metadata.labels?.["statefulset.orch.io/pod-name"], "web-0");
+    assert.equal(pod0!.metadata.labels?.["apps.orch.io/pod-index"], "0");
+    assert.equal(pod0!.metadata.labels?.["controller-revision-hash"], s.updateRevision);
+    assert.equal(pod0!.spec?.hostname, "web-0");
+    assert.equal(pod0!.spec?.subdomain, "web");
+    assert.deepEqual(pod0!.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [["StatefulSet", "web", set.metadata.uid, true]]);
+    assert.equal(s.currentRevision, s.updateRevision);
+    assert.equal(s.replicas, 3);
+    assert.equal(s.currentReplicas, 3);
+    const revisions = (await ctx.client.list<ControllerRevision>(CONTROLLERREVISIONS, { namespace: "default", labelSelector: { app: "web" } })).items;
+    assert.deepEqual(revisions.map((r) => [r.metadata.name, r.revision]), [[s.updateRevision, 1]]);
+  });
+
+  test("a deleted pod comes back under the same name", async () => {
+    const [, pod1] = await podsOf("web");
+    await ctx.client.delete(PODS, { namespace: "default", name: "web-1" });
+    const back = await eventually("web-1 again", async () => (await podsOf("web")).find((p) => p.metadata.name === "web-1" && p.metadata.uid !== pod1!.metadata.uid));
+    await markPodReady(ctx.client, back);
+  });
+
+  test("RollingUpdate replaces pods from the highest ordinal down, one at a time", async () => {
+    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "web", type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } } });
+    const order: string[] = [];
+    const s = await eventually("all on nginx:1.28", async () => {
+      for (const p of await podsOf("web")) if (p.spec?.containers?.[0]?.image === "nginx:1.28" && !order.includes(p.metadata.name!)) order.push(p.metadata.name!);
+      await markAllReady(ctx.client, "default");
+      const st = (await get("web")).status;
+      return order.length === 3 && st?.updatedReplicas === 3 && st.currentRevision === st.updateRevision && st.readyReplicas === 3 ? st : undefined;
+    });
+    assert.deepEqual(order, ["web-2", "web-1", "web-0"]);
+    const revisions = (await ctx.client.list<ControllerRevision>(CONTROLLERREVISIONS, { namespace: "default", labelSelector: { app: "web" } })).items;
+    assert.equal(revisions.length, 2);
+    assert.equal(revisions.find((r) => r.metadata.name === s.updateRevision)?.revision, 2);
+  });
+
+  test("a partition keeps the ordinals below it on the current revision", async () => {
+    await ctx.client.patch(STATEFULSETS, {
+      namespace: "default",
+      name: "web",
+      type: "strategic",
+      patch: { spec: { updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 2 } }, template: { spec: { containers: [{ name: "main", image: "nginx:1.29" }] } } } },
+    });
+    await eventually("web-2 on nginx:1.29", async () => {
+      await markAllReady(ctx.client, "default");
+      const st = (await get("web")).status;
+      return (await podsOf("web")).find((p) => p.metadata.name === "web-2")?.spec?.containers?.[0]?.image === "nginx:1.29" && st?.updatedReplicas === 1 && st.currentReplicas === 2;
+    });
+    await controllerSync(ctx, "default/web");
+    const images = (await podsOf("web")).map((p) => p.spec?.containers?.[0]?.image);
+    assert.deepEqual(images, ["nginx:1.28", "nginx:1.28", "nginx:1.29"]);
+  });
+
+  test("scaling down removes the highest ordinals first", async () => {
+    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "web", subresource: "scale", patch: { spec: { replicas: 1 } } });
+    const seen: string[][] = [];
+    await eventually("only web-0", async () => {
+      const n = await names("web");
+      if (seen.at(-1)?.join() !== n.join()) seen.push(n as string[]);
+      return n.join() === "web-0";
+    });
+    assert.ok(seen.every((n) => !(n.includes("web-2") && !n.includes("web-1"))), "web-1 never goes before web-2");
+  });
+
+  test("Parallel creates every pod at once, without waiting for readiness", async () => {
+    await ctx.client.create(STATEFULSETS, statefulSet("par", { podManagementPolicy: "Parallel" }));
+    await eventually("par-0..2", async () => (await names("par")).join() === "par-0,par-1,par-2");
+  });
+});
+
+/** Runs one extra sync the way the queue would (proves a step is waited for, not just slow). */
+async function controllerSync(ctx: TestContext, key: string): Promise<void> {
+  await new StatefulSetController(ctx).sync(key);
+}

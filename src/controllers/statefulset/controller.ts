@@ -1,0 +1,265 @@
+// The StatefulSet controller: pods with stable names <set>-<ordinal>, made
+// one at a time in ordinal order and removed in reverse (OrderedReady) or all
+// at once (Parallel), each labelled with its name, index and revision; the
+// template's history kept as ControllerRevisions; RollingUpdate replaces
+// pods from the highest ordinal down to the partition, OnDelete only when a
+// pod is deleted. PersistentVolumeClaims from volumeClaimTemplates are not
+// made: this API server does not serve PersistentVolumeClaims yet.
+
+import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
+import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { isApiError } from "../../machinery/index.js";
+import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import {
+  CONTROLLERREVISIONS,
+  Expectations,
+  PODS,
+  RevisionCollision,
+  STATEFULSETS,
+  claimObjects,
+  isPodAvailable,
+  isPodReady,
+  isPodTerminating,
+  msUntilAvailable,
+  podFromTemplate,
+  revisionData,
+  runLoop,
+  selectorOf,
+  syncRevision,
+  templateOf,
+  truncateHistory,
+  watchOwnedPods,
+  writeStatus,
+  type ControllerRevision,
+  type Pod,
+  type PodTemplate,
+} from "../workload/index.js";
+
+/** The pod label naming the revision a pod was made from (upstream's StatefulSetRevisionLabel). */
+export const REVISION_LABEL = "controller-revision-hash";
+
+export interface StatefulSetControllerOptions {
+  /** StatefulSets synced in parallel (upstream --concurrent-statefulset-syncs, default 5). */
+  workers?: number | undefined;
+}
+
+export const statefulSetController: ControllerDescriptor = {
+  name: "statefulset-controller",
+  aliases: ["statefulset"],
+  enabledByDefault: true,
+  run: (context) => new StatefulSetController(context, { workers: context.config?.concurrentStatefulSetSyncs }).run(),
+};
+
+/** The ordinal in a member pod's name, or -1 when the pod is not named <set>-<n>. */
+export function ordinalOf(setName: string, pod: Pod): number {
+  const name = pod.metadata.name ?? "";
+  if (!name.startsWith(`${setName}-`)) return -1;
+  const tail = name.slice(setName.length + 1);
+  return /^(0|[1-9]\d*)$/.test(tail) ? Number(tail) : -1;
+}
+
+export class StatefulSetController {
+  readonly #ctx: ControllerContext;
+  readonly #workers: number;
+  readonly #keys: WorkloadKeys;
+  readonly queue = new WorkQueue({ name: "statefulset" });
+  readonly #sets: Informer<StatefulSet>;
+  readonly #pods: Informer<Pod>;
+  readonly #revisions: Informer<ControllerRevision>;
+
+  constructor(context: ControllerContext, options: StatefulSetControllerOptions = {}) {
+    this.#ctx = context;
+    this.#workers = options.workers ?? 5;
+    this.#keys = workloadKeys(context.naming);
+    this.#sets = context.informers.informerFor<StatefulSet>({ resource: STATEFULSETS });
+    this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+    this.#revisions = context.informers.informerFor<ControllerRevision>({ resource: CONTROLLERREVISIONS });
+  }
+
+  async run(): Promise<void> {
+    const enqueue = (s: StatefulSet) => this.queue.add(keyOf(s));
+    this.#sets.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
+    // Names are deterministic (a second create is AlreadyExists), so no creation expectations are needed.
+    watchOwnedPods<StatefulSet>(this.#pods, {
+      kind: "StatefulSet",
+      owners: this.#sets,
+      selectorOf,
+      queue: this.queue,
+      expectations: new Expectations(),
+      minReadySecondsOf: (s) => s.spec?.minReadySeconds ?? 0,
+    });
+    await runLoop(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
+  }
+
+  /** One pass over one StatefulSet ("namespace/name"). */
+  async sync(key: string): Promise<ProcessResult | void> {
+    const set = this.#sets.get(key);
+    if (set === undefined || set.metadata.deletionTimestamp) return;
+    const { namespace } = splitKey(key);
+    const client = this.#ctx.client;
+    const selector = selectorOf(set);
+    if (selector.empty) return; // selecting everything is refused, as upstream
+    const name = set.metadata.name!;
+    const candidates = this.#pods.list().filter((p) => p.metadata.namespace === namespace && ordinalOf(name, p) >= 0);
+    const pods = await claimObjects({ client, resource: PODS, owner: set, ownerResource: STATEFULSETS, selector, candidates });
+    const revisions = await claimObjects({ client, resource: CONTROLLERREVISIONS, owner: set, ownerResource: STATEFULSETS, selector, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace) });
+
+    let update: ControllerRevision;
+    try {
+      update = await syncRevision({
+        client,
+        owner: set,
+        revisions,
+        data: revisionData(set.spec?.template),
+        templateLabels: set.spec?.template?.metadata?.labels,
+        collisionCount: set.status?.collisionCount ?? 0,
+        hashLabel: this.#keys.revisionHash,
+      });
+    } catch (err) {
+      if (err instanceof RevisionCollision) await writeStatus(client, STATEFULSETS, set, { ...set.status, collisionCount: err.collisionCount });
+      throw err;
+    }
+    const current = revisions.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
+
+    await this.#update(set, pods, current, update);
+    // Counted from the cache afresh: what this pass did shows up as the events arrive.
+    const now = this.#pods.list().filter((p) => p.metadata.namespace === namespace && pods.some((q) => q.metadata.uid === p.metadata.uid));
+    const status = this.#status(set, now, current, update);
+    if (!sameStatus(set.status, status)) await writeStatus(client, STATEFULSETS, set, status);
+
+    const live = new Set([current.metadata.name!, update.metadata.name!, ...now.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? "")]);
+    const all = [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update];
+    await truncateHistory(client, all, live, set.spec?.revisionHistoryLimit ?? 10);
+
+    const minReady = set.spec?.minReadySeconds ?? 0;
+    if (minReady > 0 && (status.availableReplicas ?? 0) < (status.readyReplicas ?? 0)) return { requeueAfterMs: Math.max(1000, ...now.map((p) => msUntilAvailable(p, minReady))) };
+  }
+
+  /** upstream's updateStatefulSet: create, fix and delete pods, one step at a time under OrderedReady. */
+  async #update(set: StatefulSet, pods: Pod[], current: ControllerRevision, update: ControllerRevision): Promise<void> {
+    const name = set.metadata.name!;
+    const replicaCount = set.spec?.replicas ?? 1;
+    const start = set.spec?.ordinals?.start ?? 0;
+    const monotonic = (set.spec?.podManagementPolicy ?? "OrderedReady") !== "Parallel";
+    const minReady = set.spec?.minReadySeconds ?? 0;
+    const healthy = (p: Pod) => !isPodTerminating(p) && p.status?.phase === "Running" && isPodAvailable(p, minReady);
+
+    const replicas: (Pod | undefined)[] = new Array(replicaCount).fill(undefined);
+    const condemned: Pod[] = [];
+    for (const pod of pods) {
+      const ord = ordinalOf(name, pod);
+      if (ord >= start && ord < start + replicaCount) replicas[ord - start] = pod;
+      else condemned.push(pod);
+    }
+    condemned.sort((a, b) => ordinalOf(name, b) - ordinalOf(name, a));
+    const firstUnhealthy = [...replicas, ...condemned].find((p) => p !== undefined && !healthy(p));
+
+    for (let i = 0; i < replicaCount; i++) {
+      const pod = replicas[i];
+      if (pod !== undefined && !isPodTerminating(pod) && (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")) {
+        // A finished pod is replaced: delete it now, recreate it once it is gone.
+        await this.#deletePod(pod);
+        if (monotonic) return;
+        continue;
+      }
+      if (pod === undefined) {
+        await this.#createPod(set, start + i, current, update);
+        if (monotonic) return;
+        continue;
+      }
+      if (isPodTerminating(pod) || !healthy(pod)) {
+        if (monotonic) return;
+        continue;
+      }
+      await this.#fixIdentity(pod, start + i);
+    }
+
+    for (const pod of condemned) {
+      if (isPodTerminating(pod)) {
+        if (monotonic) return;
+        continue;
+      }
+      if (monotonic && firstUnhealthy !== undefined && firstUnhealthy !== pod) return;
+      await this.#deletePod(pod);
+      if (monotonic) return;
+    }
+
+    if ((set.spec?.updateStrategy?.type ?? "RollingUpdate") !== "RollingUpdate") return;
+    const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
+    for (let i = replicaCount - 1; i >= partition; i--) {
+      const pod = replicas[i];
+      if (pod === undefined) return;
+      if (pod.metadata.labels?.[REVISION_LABEL] !== update.metadata.name && !isPodTerminating(pod)) {
+        await this.#deletePod(pod);
+        return;
+      }
+      if (!healthy(pod)) return;
+    }
+  }
+
+  async #createPod(set: StatefulSet, ordinal: number, current: ControllerRevision, update: ControllerRevision): Promise<void> {
+    const strategy = set.spec?.updateStrategy;
+    const rolling = (strategy?.type ?? "RollingUpdate") === "RollingUpdate";
+    const start = set.spec?.ordinals?.start ?? 0;
+    // Below the partition (or not yet replaced), a recreated pod keeps the current revision.
+    const useCurrent = rolling && (strategy?.rollingUpdate ? ordinal < start + (strategy.rollingUpdate.partition ?? 0) : ordinal < start + (set.status?.currentReplicas ?? 0));
+    const revision = useCurrent ? current : update;
+    const template = (revision === update ? set.spec?.template : templateOf(revision)) as PodTemplate | undefined;
+    const podName = `${set.metadata.name}-${ordinal}`;
+    const pod = podFromTemplate(template, set, { name: podName, labels: this.#identityLabels(podName, ordinal, revision.metadata.name!) });
+    pod.spec!.hostname = podName;
+    if (set.spec?.serviceName) pod.spec!.subdomain = set.spec.serviceName;
+    try {
+      await this.#ctx.client.create(PODS, pod);
+    } catch (err) {
+      if (!isApiError(err, "AlreadyExists")) throw err; // our cache lags our own create
+    }
+  }
+
+  #identityLabels(podName: string, ordinal: number, revision?: string): Record<string, string> {
+    return { [this.#keys.statefulSetPodName]: podName, [this.#keys.podIndex]: String(ordinal), ...(revision !== undefined ? { [REVISION_LABEL]: revision } : {}) };
+  }
+
+  /** A pod that lost its identity labels gets them back (upstream's updateStatefulPod). */
+  async #fixIdentity(pod: Pod, ordinal: number): Promise<void> {
+    const want = this.#identityLabels(pod.metadata.name!, ordinal);
+    if (Object.entries(want).every(([k, v]) => pod.metadata.labels?.[k] === v)) return;
+    await this.#ctx.client.patch(PODS, { namespace: pod.metadata.namespace!, name: pod.metadata.name!, patch: { metadata: { labels: want } } });
+  }
+
+  async #deletePod(pod: Pod): Promise<void> {
+    try {
+      await this.#ctx.client.delete(PODS, { namespace: pod.metadata.namespace!, name: pod.metadata.name!, preconditions: { uid: pod.metadata.uid! } });
+    } catch (err) {
+      if (!isApiError(err, "NotFound") && !isApiError(err, "Conflict")) throw err;
+    }
+  }
+
+  #status(set: StatefulSet, pods: Pod[], current: ControllerRevision, update: ControllerRevision): StatefulSetStatus {
+    const minReady = set.spec?.minReadySeconds ?? 0;
+    const live = pods.filter((p) => !isPodTerminating(p));
+    const status: StatefulSetStatus = {
+      observedGeneration: set.metadata.generation ?? 0,
+      replicas: pods.length,
+      readyReplicas: pods.filter((p) => p.status?.phase === "Running" && isPodReady(p)).length,
+      availableReplicas: pods.filter((p) => p.status?.phase === "Running" && isPodAvailable(p, minReady)).length,
+      currentReplicas: live.filter((p) => p.metadata.labels?.[REVISION_LABEL] === current.metadata.name).length,
+      updatedReplicas: live.filter((p) => p.metadata.labels?.[REVISION_LABEL] === update.metadata.name).length,
+      currentRevision: current.metadata.name!,
+      updateRevision: update.metadata.name!,
+      collisionCount: set.status?.collisionCount ?? 0,
+    };
+    // A finished rolling update: the update revision becomes the current one.
+    if ((set.spec?.updateStrategy?.type ?? "RollingUpdate") === "RollingUpdate" && status.updatedReplicas === status.replicas && status.readyReplicas === status.replicas) {
+      status.currentReplicas = status.updatedReplicas;
+      status.currentRevision = status.updateRevision;
+    }
+    return { ...set.status, ...status };
+  }
+}
+
+function sameStatus(a: StatefulSetStatus | undefined, b: StatefulSetStatus): boolean {
+  const keys = ["observedGeneration", "replicas", "readyReplicas", "availableReplicas", "currentReplicas", "updatedReplicas", "collisionCount"] as const;
+  return keys.every((k) => (a?.[k] ?? 0) === (b[k] ?? 0)) && a?.currentRevision === b.currentRevision && a?.updateRevision === b.updateRevision;
+}

@@ -1,0 +1,43 @@
+// Test support for the workload controllers. No node agent or scheduler runs
+// in these tests: the test plays the node agent where readiness matters, by
+// writing pod status (Running, Ready) through pods/status. Test code only.
+
+import { formatTimestamp } from "../../machinery/index.js";
+import type { RestClient } from "../../client/index.js";
+import type { Pod } from "./pods.js";
+import { PODS } from "./resources.js";
+
+/** What the node agent would report for a started pod: phase Running, Ready True (since `readySince`). */
+export async function markPodReady(client: RestClient, pod: Pod, options: { readySince?: Date; ready?: boolean } = {}): Promise<Pod> {
+  const at = formatTimestamp(options.readySince ?? new Date());
+  const ready = options.ready ?? true;
+  const status = {
+    ...pod.status,
+    phase: "Running",
+    conditions: [
+      { type: "PodScheduled", status: "True", lastTransitionTime: at },
+      { type: "Initialized", status: "True", lastTransitionTime: at },
+      { type: "ContainersReady", status: ready ? "True" : "False", lastTransitionTime: at },
+      { type: "Ready", status: ready ? "True" : "False", lastTransitionTime: at },
+    ],
+  };
+  return client.patch<Pod>(PODS, { namespace: pod.metadata.namespace!, name: pod.metadata.name!, subresource: "status", patch: { status } });
+}
+
+/** The pods of `namespace` whose controller has this uid. */
+export async function podsOwnedBy(client: RestClient, namespace: string, ownerUid: string | undefined): Promise<Pod[]> {
+  const list = await client.list<Pod>(PODS, { namespace });
+  return list.items.filter((p) => (p.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid && r.controller));
+}
+
+/** Plays the node agent for a whole namespace: marks every pod not yet Ready as Running and Ready. Returns how many it marked. */
+export async function markAllReady(client: RestClient, namespace: string): Promise<number> {
+  const list = await client.list<Pod>(PODS, { namespace });
+  let marked = 0;
+  for (const p of list.items) {
+    if (p.metadata.deletionTimestamp || (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")) continue;
+    await markPodReady(client, p).catch(() => undefined); // it may be gone already
+    marked++;
+  }
+  return marked;
+}
