@@ -4,7 +4,8 @@
 
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
-import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import { errorMessage, type ControllerConfig, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import type { MetricsRegistryLike } from "./metrics.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 
@@ -35,6 +36,10 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
+  /** The component's metrics registry. */
+  metrics?: MetricsRegistryLike;
+  /** Controller tuning flags. */
+  config?: ControllerConfig;
 }
 
 /**
@@ -75,7 +80,8 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     log("controller-manager: no controllers selected");
     return;
   }
-  const start = (signal: AbortSignal) => runControllers({ client: options.client, controllers: selected, naming, signal, log });
+  const start = (signal: AbortSignal) =>
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -97,7 +103,11 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-async function runControllers(options: { client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void }): Promise<void> {
+interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config"> {
+  controllers: readonly ControllerDescriptor[];
+}
+
+async function runControllers(options: RunControllersOptions): Promise<void> {
   const { client, signal, log } = options;
   const context: ControllerContext = {
     client,
@@ -106,6 +116,7 @@ async function runControllers(options: { client: RestClient; controllers: readon
     naming: options.naming,
     signal,
     log,
+    ...pick(options, ["metrics", "config"]),
   };
   const runs = options.controllers.map((c) =>
     c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),

@@ -5,6 +5,7 @@ import { namingFor } from "../api/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
 import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
+import type { MetricsRegistryLike } from "./metrics.js";
 
 export interface TestContext extends ControllerContext {
   lines: string[];
@@ -13,7 +14,8 @@ export interface TestContext extends ControllerContext {
   stop(): void;
 }
 
-export function controllerContext(t: TestServer): TestContext {
+/** `extra`: metrics, config or a clock for the controller under test. */
+export function controllerContext(t: TestServer, extra: Pick<ControllerContext, "metrics" | "config" | "now"> = {}): TestContext {
   const client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
   const abort = new AbortController();
   const lines: string[] = [];
@@ -26,6 +28,7 @@ export function controllerContext(t: TestServer): TestContext {
     signal: abort.signal,
     log: (line) => lines.push(line),
     lines,
+    ...extra,
     start: () => informers.start(abort.signal),
     stop: () => {
       abort.abort();
@@ -43,4 +46,26 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * A metrics registry that keeps every sample in a map (`name{a="1"}` →
+ * value), for asserting what a controller recorded.
+ */
+export function recordingMetrics(): MetricsRegistryLike & { samples: Map<string, number>; value(name: string, labels?: Record<string, string>): number } {
+  const samples = new Map<string, number>();
+  const key = (name: string, labels: Record<string, string> = {}) =>
+    `${name}{${Object.keys(labels).sort().map((k) => `${k}="${labels[k]}"`).join(",")}}`;
+  const metric = (name: string) => ({
+    inc: (labels?: Record<string, string>, amount = 1) => samples.set(key(name, labels), (samples.get(key(name, labels)) ?? 0) + amount),
+    set: (labels: Record<string, string>, value: number) => samples.set(key(name, labels), value),
+    observe: (labels: Record<string, string>) => samples.set(key(`${name}_count`, labels), (samples.get(key(`${name}_count`, labels)) ?? 0) + 1),
+  });
+  return {
+    samples,
+    value: (name, labels) => samples.get(key(name, labels)) ?? 0,
+    counter: (o) => metric(o.name),
+    gauge: (o) => metric(o.name),
+    histogram: (o) => metric(o.name),
+  };
 }
