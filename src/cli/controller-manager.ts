@@ -6,6 +6,7 @@ import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
+import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 
 const GENERIC = "Generic flags";
 
@@ -32,11 +33,7 @@ export const command = defineCommand({
       default: true,
       description: "Take a leader lease before running the controllers, so only one replica acts at a time.",
     }),
-    "node-monitor-grace-period": flag.duration({
-      section: "Node lifecycle controller flags",
-      default: "50s",
-      description: "How long a node may go without a heartbeat before it is marked Unknown (seed 001, \"States and transitions\").",
-    }),
+    ...controllerFlags,
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...baseFlags(),
   },
@@ -59,6 +56,7 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
+        config: controllerConfigFromFlags(flags.values),
         signal: context.signal,
         log,
       });

@@ -8,6 +8,7 @@ import { RestClient, loadKubeconfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand } from "./command.js";
+import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 
 /** The components `orch server` runs today, in start order. */
@@ -19,14 +20,14 @@ export const command = defineCommand({
   description:
     "Runs a one-node control plane in one process: the API server with its embedded store and the controller " +
     "manager (namespace and garbage-collector controllers). It writes the admin kubeconfig into --data-dir.",
-  flags: apiserverFlags,
+  flags: { ...apiserverFlags, ...controllerFlags },
   validate: (flags) => apiserver.validate?.(flags),
   async run(flags, context) {
     const server = await startApiServerFromFlags(flags, context);
     const log = (line: string) => context.stderr.write(`${line}\n`);
     const client = new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: "orch-server/controller-manager" });
     // One process, one controller manager: no lease to contend for.
-    const controllers = runControllerManager({ client, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+    const controllers = runControllerManager({ client, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     });
     context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get namespaces\n`);

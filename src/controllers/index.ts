@@ -5,3 +5,9 @@ export { runControllerManager, selectControllers, controllerManagerLease, CONTRO
 export type { ControllerContext, ControllerDescriptor } from "./controller.js";
 export { namespaceController, NamespaceController, NAMESPACE_FINALIZER, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";
+export { nodeLifecycleController, NodeLifecycleController } from "./node-lifecycle/controller.js";
+export { taintEvictionController, TaintEvictionController } from "./node-lifecycle/taint-eviction.js";
+export { jobController, JobController, type JobControllerOptions } from "./job/controller.js";
+export { cronJobController, CronJobController } from "./cronjob/controller.js";
+export type { ControllerConfig } from "./controller.js";
+export type { MetricsRegistryLike } from "./metrics.js";

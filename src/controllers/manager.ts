@@ -8,9 +8,20 @@ import { errorMessage, type ControllerConfig, type ControllerContext, type Contr
 import type { MetricsRegistryLike } from "./metrics.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
+import { nodeLifecycleController } from "./node-lifecycle/controller.js";
+import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
+import { jobController } from "./job/controller.js";
+import { cronJobController } from "./cronjob/controller.js";
 
 /** Every controller this manager knows, in start order. */
-export const CONTROLLERS: readonly ControllerDescriptor[] = [namespaceController, garbageCollectorController];
+export const CONTROLLERS: readonly ControllerDescriptor[] = [
+  namespaceController,
+  garbageCollectorController,
+  nodeLifecycleController,
+  taintEvictionController,
+  jobController,
+  cronJobController,
+];
 
 export interface LeaderElectionSettings {
   /** Default: the naming table's system namespace (orch-system). */
