@@ -9,5 +9,8 @@ export { nodeLifecycleController, NodeLifecycleController } from "./node-lifecyc
 export { taintEvictionController, TaintEvictionController } from "./node-lifecycle/taint-eviction.js";
 export { jobController, JobController, type JobControllerOptions } from "./job/controller.js";
 export { cronJobController, CronJobController } from "./cronjob/controller.js";
+export { ttlAfterFinishedController, TtlAfterFinishedController } from "./ttl-after-finished/controller.js";
+export { podGcController, PodGcController, type PodGcOptions } from "./podgc/controller.js";
+export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
 export type { ControllerConfig } from "./controller.js";
 export type { MetricsRegistryLike } from "./metrics.js";

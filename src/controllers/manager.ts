@@ -12,6 +12,9 @@ import { nodeLifecycleController } from "./node-lifecycle/controller.js";
 import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
 import { jobController } from "./job/controller.js";
 import { cronJobController } from "./cronjob/controller.js";
+import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
+import { podGcController } from "./podgc/controller.js";
+import { serviceAccountController } from "./serviceaccount/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -21,6 +24,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   taintEvictionController,
   jobController,
   cronJobController,
+  ttlAfterFinishedController,
+  podGcController,
+  serviceAccountController,
 ];
 
 export interface LeaderElectionSettings {
