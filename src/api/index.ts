@@ -6,7 +6,8 @@ import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
+import { discoveryModule } from "./discovery/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule];
 }
