@@ -12,5 +12,7 @@ export { cronJobController, CronJobController } from "./cronjob/controller.js";
 export { ttlAfterFinishedController, TtlAfterFinishedController } from "./ttl-after-finished/controller.js";
 export { podGcController, PodGcController, type PodGcOptions } from "./podgc/controller.js";
 export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
+export { endpointsController, EndpointsController } from "./endpoint/controller.js";
+export { endpointSliceController, EndpointSliceController, endpointSliceLabels, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export type { ControllerConfig } from "./controller.js";
 export type { MetricsRegistryLike } from "./metrics.js";

@@ -15,6 +15,8 @@ import { cronJobController } from "./cronjob/controller.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
 import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
+import { endpointsController } from "./endpoint/controller.js";
+import { endpointSliceController } from "./endpointslice/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -27,6 +29,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   ttlAfterFinishedController,
   podGcController,
   serviceAccountController,
+  endpointsController,
+  endpointSliceController,
 ];
 
 export interface LeaderElectionSettings {
