@@ -5,7 +5,7 @@
 
 import type { Naming } from "../api/naming.js";
 import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
-import type { MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
   client: RestClient;
@@ -16,7 +16,7 @@ export interface ControllerContext {
   signal: AbortSignal;
   log(line: string): void;
   /** Where controllers record their metrics (the component's registry); none: not recorded. */
-  metrics?: MetricsRegistryLike;
+  metrics?: MetricsRegistry;
   /** The controller-manager flags that tune controllers. */
   config?: ControllerConfig;
   /** The clock in ms (tests inject one); default Date.now. */

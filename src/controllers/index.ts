@@ -15,4 +15,3 @@ export { serviceAccountController, ServiceAccountController } from "./serviceacc
 export { endpointsController, EndpointsController } from "./endpoint/controller.js";
 export { endpointSliceController, EndpointSliceController, endpointSliceLabels, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export type { ControllerConfig } from "./controller.js";
-export type { MetricsRegistryLike } from "./metrics.js";

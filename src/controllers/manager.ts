@@ -5,7 +5,7 @@
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
 import { errorMessage, type ControllerConfig, type ControllerContext, type ControllerDescriptor } from "./controller.js";
-import type { MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 import { nodeLifecycleController } from "./node-lifecycle/controller.js";
@@ -58,7 +58,7 @@ export interface ControllerManagerOptions {
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
   /** The component's metrics registry. */
-  metrics?: MetricsRegistryLike;
+  metrics?: MetricsRegistry;
   /** Controller tuning flags. */
   config?: ControllerConfig;
 }

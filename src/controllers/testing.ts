@@ -5,7 +5,8 @@ import { namingFor } from "../api/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
 import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
-import type { MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { parseExposition } from "../component/metrics/testing.js";
 
 export interface TestContext extends ControllerContext {
   lines: string[];
@@ -48,24 +49,13 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
-/**
- * A metrics registry that keeps every sample in a map (`name{a="1"}` →
- * value), for asserting what a controller recorded.
- */
-export function recordingMetrics(): MetricsRegistryLike & { samples: Map<string, number>; value(name: string, labels?: Record<string, string>): number } {
-  const samples = new Map<string, number>();
-  const key = (name: string, labels: Record<string, string> = {}) =>
-    `${name}{${Object.keys(labels).sort().map((k) => `${k}="${labels[k]}"`).join(",")}}`;
-  const metric = (name: string) => ({
-    inc: (labels?: Record<string, string>, amount = 1) => samples.set(key(name, labels), (samples.get(key(name, labels)) ?? 0) + amount),
-    set: (labels: Record<string, string>, value: number) => samples.set(key(name, labels), value),
-    observe: (labels: Record<string, string>) => samples.set(key(`${name}_count`, labels), (samples.get(key(`${name}_count`, labels)) ?? 0) + 1),
-  });
-  return {
-    samples,
-    value: (name, labels) => samples.get(key(name, labels)) ?? 0,
-    counter: (o) => metric(o.name),
-    gauge: (o) => metric(o.name),
-    histogram: (o) => metric(o.name),
-  };
+/** The value of one sample in the registry's exposition (`name` as exposed: `x_total`, `x_count`); 0 when absent. */
+export function metricValue(registry: MetricsRegistry, name: string, labels: Record<string, string> = {}): number {
+  const want = JSON.stringify(Object.entries(labels).sort());
+  for (const family of parseExposition(registry.expose()).values()) {
+    for (const sample of family.samples) {
+      if (sample.name === name && JSON.stringify(Object.entries(sample.labels).sort()) === want) return sample.value;
+    }
+  }
+  return 0;
 }

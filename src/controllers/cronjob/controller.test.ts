@@ -9,7 +9,9 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import { parseCronSchedule } from "../../api/batch/cron.js";
 import type { CronJob, CronJobSpec, Job } from "../../api/batch/types.js";
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
-import { controllerContext, recordingMetrics, type TestContext } from "../testing.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { assertExposesMetric } from "../../component/metrics/testing.js";
+import { controllerContext, metricValue, type TestContext } from "../testing.js";
 import { CRONJOBS, JOBS } from "../resources.js";
 import { CronJobController } from "./controller.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
@@ -45,7 +47,7 @@ describe("cronjob controller", () => {
   let ctx: TestContext;
   let clock = 0;
   let controller: CronJobController;
-  const metrics = recordingMetrics();
+  const metrics = new MetricsRegistry();
 
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
@@ -106,7 +108,8 @@ describe("cronjob controller", () => {
     const status = (await cronjob("tick")).status!;
     assert.equal(status.lastScheduleTime, formatTimestamp(new Date(first)));
     assert.deepEqual(status.active?.map((r) => r.name), [`tick-${first / 60_000}`]);
-    assert.equal(metrics.value("cronjob_controller_job_creation_skew_duration_seconds_count", {}), 1);
+    assert.equal(metricValue(metrics, "cronjob_controller_job_creation_skew_duration_seconds_count", {}), 1);
+    assertExposesMetric(metrics.expose(), { name: "cronjob_controller_job_creation_skew_duration_seconds", kind: "histogram", labels: [] });
     await controller.sync("default/tick");
     assert.equal((await jobsOf("tick")).length, 1, "one job per scheduled time");
   });

@@ -8,7 +8,7 @@ import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../.
 import { parseCronSchedule } from "../../api/batch/cron.js";
 import type { CronJob, CronJobStatus, Job } from "../../api/batch/types.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { metricsOrNoop, type HistogramLike } from "../metrics.js";
+import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { CRONJOBS, JOBS, controllerOf, controllerRef } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
 
@@ -25,11 +25,11 @@ const TOO_MANY_MISSED = 100;
 export class CronJobController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "cronjob", baseDelayMs: 10, maxDelayMs: 60_000 });
-  readonly #skew: HistogramLike;
+  readonly #skew: Histogram;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
-    this.#skew = metricsOrNoop(context.metrics).histogram({
+    this.#skew = (context.metrics ?? new MetricsRegistry()).histogram({
       name: "cronjob_controller_job_creation_skew_duration_seconds",
       help: "Time between when a cronjob is scheduled to be run, and when the corresponding job is created",
       stabilityLevel: "STABLE",

@@ -7,7 +7,9 @@ import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Pod } from "../../api/core/types.js";
 import type { Job, JobSpec } from "../../api/batch/types.js";
-import { controllerContext, eventually, recordingMetrics, type TestContext } from "../testing.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { assertExposesMetric } from "../../component/metrics/testing.js";
+import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
 import { JOBS, PODS } from "../resources.js";
 import { JobController } from "./controller.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
@@ -21,7 +23,7 @@ describe("job controller", () => {
   let t: TestServer;
   let ctx: TestContext;
   let running: Promise<void>;
-  const metrics = recordingMetrics();
+  const metrics = new MetricsRegistry();
 
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
@@ -75,9 +77,15 @@ describe("job controller", () => {
     assert.equal(job.status?.active, 0);
     assert.ok(job.status?.startTime && job.status.completionTime);
     for (const pod of await podsOf("nonindexed")) assert.deepEqual(pod.metadata.finalizers ?? [], [], "finished pods are released");
-    assert.equal(metrics.value("job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
-    assert.equal(metrics.value("job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
-    assert.ok(metrics.value("job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
+    assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
+    assert.equal(metricValue(metrics, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
+    assert.ok(metricValue(metrics, "job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
+    // Seed 002: the stable job_controller_* metrics with exactly their labels.
+    const text = metrics.expose();
+    assertExposesMetric(text, { name: "job_controller_job_syncs_total", kind: "counter", labels: ["action", "completion_mode", "result"] });
+    assertExposesMetric(text, { name: "job_controller_job_sync_duration_seconds", kind: "histogram", labels: ["action", "completion_mode", "result"] });
+    assertExposesMetric(text, { name: "job_controller_jobs_finished_total", kind: "counter", labels: ["completion_mode", "reason", "result"] });
+    assertExposesMetric(text, { name: "job_controller_job_pods_finished_total", kind: "counter", labels: ["completion_mode", "result"] });
   });
 
   test("Indexed: one pod per index with the index annotation, label and hostname; completedIndexes", async () => {

@@ -10,7 +10,7 @@ import type { Naming } from "../../api/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { exponentialBuckets, metricsOrNoop, type CounterLike, type HistogramLike } from "../metrics.js";
+import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { JOBS, PODS, controllerOf, controllerRef, isPodFinished, isPodReady, setCondition } from "../resources.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 
@@ -33,10 +33,10 @@ export const jobController: ControllerDescriptor = {
 };
 
 interface JobMetrics {
-  syncs: CounterLike;
-  syncDuration: HistogramLike;
-  finished: CounterLike;
-  podsFinished: CounterLike;
+  syncs: Counter;
+  syncDuration: Histogram;
+  finished: Counter;
+  podsFinished: Counter;
 }
 
 /** What one sync decided, for the metrics' `action` label. */
@@ -57,7 +57,7 @@ export class JobController {
     this.#options = { workers: 5, backoffBaseMs: context.config?.jobBackoffBaseMs ?? 10_000, backoffMaxMs: 360_000, ...options };
     this.#tracking = jobTrackingFinalizer(context.naming);
     this.#indexKey = completionIndexKey(context.naming);
-    const m = metricsOrNoop(context.metrics);
+    const m = (context.metrics ?? new MetricsRegistry());
     const labelNames = ["action", "completion_mode", "result"];
     this.#metrics = {
       syncs: m.counter({ name: "job_controller_job_syncs_total", help: "The number of job syncs", labelNames, stabilityLevel: "STABLE" }),

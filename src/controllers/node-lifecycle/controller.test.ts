@@ -9,7 +9,9 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import type { Node, Pod, Toleration } from "../../api/core/types.js";
 import type { Lease } from "../../api/coordination/types.js";
 import { formatMicroTimestamp, formatTimestamp, isApiError } from "../../machinery/index.js";
-import { controllerContext, eventually, recordingMetrics, type TestContext } from "../testing.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { assertExposesMetric } from "../../component/metrics/testing.js";
+import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
 import { NODES, PODS, leasesRef } from "../resources.js";
 import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
@@ -32,7 +34,7 @@ describe("node lifecycle and taint eviction", () => {
   let t: TestServer;
   let ctx: TestContext;
   let running: Promise<void>[];
-  const metrics = recordingMetrics();
+  const metrics = new MetricsRegistry();
 
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
@@ -88,9 +90,10 @@ describe("node lifecycle and taint eviction", () => {
     assert.equal(ready(node)?.message, "Orch node agent stopped posting node status.");
     assert.deepEqual(node.spec?.taints?.map((x) => `${x.key}:${x.effect}`).sort(), ["node.orch.io/unreachable:NoExecute", "node.orch.io/unreachable:NoSchedule"]);
     assert.ok(node.spec?.taints?.find((x) => x.effect === "NoExecute")?.timeAdded, "NoExecute taints carry timeAdded");
-    assert.equal(metrics.value("node_collector_evictions_total", { zone: ":\x00:z1" }), 1);
-    assert.equal(metrics.value("node_collector_unhealthy_nodes_in_zone", { zone: ":\x00:z1" }), 1);
-    assert.equal(metrics.value("node_collector_zone_size", { zone: ":\x00:z1" }), 2);
+    assert.equal(metricValue(metrics, "node_collector_evictions_total", { zone: ":\x00:z1" }), 1);
+    assertExposesMetric(metrics.expose(), { name: "node_collector_evictions_total", kind: "counter", labels: ["zone"] });
+    assert.equal(metricValue(metrics, "node_collector_unhealthy_nodes_in_zone", { zone: ":\x00:z1" }), 1);
+    assert.equal(metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z1" }), 2);
   });
 
   test("taint eviction: untolerating pods go at once, tolerationSeconds later, tolerate-forever pods stay", async () => {

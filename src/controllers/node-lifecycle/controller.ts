@@ -9,7 +9,7 @@ import type { Lease } from "../../api/coordination/types.js";
 import type { Condition, Node, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { metricsOrNoop, type CounterLike, type GaugeLike } from "../metrics.js";
+import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 
@@ -43,16 +43,16 @@ export class NodeLifecycleController {
   readonly #queue = new WorkQueue({ name: "node_lifecycle_controller", baseDelayMs: 50, maxDelayMs: 10_000 });
   readonly #heartbeats = new Map<string, Heartbeat>();
   readonly #taints: ReturnType<typeof nodeTaintKeys>;
-  readonly #evictions: CounterLike;
-  readonly #zoneSize: GaugeLike;
-  readonly #zoneUnhealthy: GaugeLike;
-  readonly #zoneHealth: GaugeLike;
+  readonly #evictions: Counter;
+  readonly #zoneSize: Gauge;
+  readonly #zoneUnhealthy: Gauge;
+  readonly #zoneHealth: Gauge;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
     this.#graceMs = context.config?.nodeMonitorGracePeriodMs ?? 50_000;
     this.#taints = nodeTaintKeys(context.naming);
-    const m = metricsOrNoop(context.metrics);
+    const m = (context.metrics ?? new MetricsRegistry());
     this.#evictions = m.counter({ name: "node_collector_evictions_total", help: "Number of Node evictions that happened since current instance of NodeController started.", labelNames: ["zone"], stabilityLevel: "STABLE" });
     this.#zoneSize = m.gauge({ name: "node_collector_zone_size", help: "Gauge measuring number of registered Nodes per zones.", labelNames: ["zone"] });
     this.#zoneUnhealthy = m.gauge({ name: "node_collector_unhealthy_nodes_in_zone", help: "Gauge measuring number of not Ready Nodes per zones.", labelNames: ["zone"] });

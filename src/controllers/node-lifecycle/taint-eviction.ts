@@ -7,7 +7,7 @@ import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/ind
 import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Node, Pod, Taint } from "../../api/core/types.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { metricsOrNoop, type CounterLike } from "../metrics.js";
+import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, isPodFinished } from "../resources.js";
 import { tolerationWindowMs } from "./taints.js";
 
@@ -20,11 +20,11 @@ export const taintEvictionController: ControllerDescriptor = {
 export class TaintEvictionController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "taint_eviction_controller", baseDelayMs: 50, maxDelayMs: 30_000 });
-  readonly #deletions: CounterLike;
+  readonly #deletions: Counter;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
-    this.#deletions = metricsOrNoop(context.metrics).counter({
+    this.#deletions = (context.metrics ?? new MetricsRegistry()).counter({
       name: "taint_eviction_controller_pod_deletions_total",
       help: "Total number of Pods deleted by TaintEvictionController since its start.",
     });

@@ -8,7 +8,8 @@ import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Pod } from "../../api/core/types.js";
 import { isApiError } from "../../machinery/index.js";
-import { controllerContext, eventually, recordingMetrics, type TestContext } from "../testing.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
 import { PODS } from "../resources.js";
 import { PodGcController } from "./controller.js";
 
@@ -16,7 +17,7 @@ describe("pod garbage collector", () => {
   let t: TestServer;
   let ctx: TestContext;
   let gc: PodGcController;
-  const metrics = recordingMetrics();
+  const metrics = new MetricsRegistry();
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
     ctx = controllerContext(t, { metrics, config: { terminatedPodGcThreshold: 2, podGcPeriodMs: 3_600_000 } });
@@ -59,7 +60,7 @@ describe("pod garbage collector", () => {
     const left = (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { kind: "done" } })).items;
     assert.equal(left.length, 2);
     assert.equal(await exists("busy"), true);
-    assert.equal(metrics.value("pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "terminated" }), 2);
+    assert.equal(metricValue(metrics, "pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "terminated" }), 2);
   });
 
   test("pods bound to a node that does not exist are marked Failed and deleted", async () => {
@@ -70,7 +71,7 @@ describe("pod garbage collector", () => {
     assert.ok(p.metadata.deletionTimestamp, "deleted (held here by a test finalizer to look at it)");
     assert.equal(p.status?.phase, "Failed");
     assert.equal(p.status?.conditions?.find((c) => c.type === "DisruptionTarget")?.reason, "DeletionByPodGC");
-    assert.equal(metrics.value("pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "orphaned" }), 1);
+    assert.equal(metricValue(metrics, "pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "orphaned" }), 1);
     await ctx.client.patch(PODS, { namespace: "default", name: "orphan", patch: { metadata: { finalizers: null } } });
   });
 
@@ -79,7 +80,7 @@ describe("pod garbage collector", () => {
     await ctx.client.delete(PODS, { namespace: "default", name: "limbo" });
     await synced((pods) => pods.some((p) => p.metadata.name === "limbo" && !!p.metadata.deletionTimestamp));
     await gc.collect();
-    assert.equal(metrics.value("pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "unscheduled" }), 1);
+    assert.equal(metricValue(metrics, "pod_gc_collector_force_delete_pods_total", { namespace: "default", reason: "unscheduled" }), 1);
     await ctx.client.patch(PODS, { namespace: "default", name: "limbo", patch: { metadata: { finalizers: null } } });
     await eventually("limbo gone", async () => !(await exists("limbo")));
   });

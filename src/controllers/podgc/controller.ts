@@ -6,7 +6,7 @@
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { Node, Pod } from "../../api/core/types.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { metricsOrNoop, type CounterLike } from "../metrics.js";
+import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, isPodFinished } from "../resources.js";
 
 export const podGcController: ControllerDescriptor = {
@@ -31,14 +31,14 @@ export class PodGcController {
   readonly #quarantineMs: number;
   /** Node name → when it was first seen missing. */
   readonly #missingSince = new Map<string, number>();
-  readonly #forceDeleted: CounterLike;
+  readonly #forceDeleted: Counter;
 
   constructor(context: ControllerContext, options: PodGcOptions = {}) {
     this.#ctx = context;
     this.#threshold = context.config?.terminatedPodGcThreshold ?? 12_500;
     this.#periodMs = context.config?.podGcPeriodMs ?? 20_000;
     this.#quarantineMs = options.quarantineMs ?? 40_000;
-    this.#forceDeleted = metricsOrNoop(context.metrics).counter({
+    this.#forceDeleted = (context.metrics ?? new MetricsRegistry()).counter({
       name: "pod_gc_collector_force_delete_pods_total",
       help: "Number of pods that are being forcefully deleted since the Pod GC Controller started.",
       labelNames: ["namespace", "reason"],

@@ -6,7 +6,7 @@ import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Job } from "../../api/batch/types.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { exponentialBuckets, metricsOrNoop, type HistogramLike } from "../metrics.js";
+import { exponentialBuckets, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { JOBS } from "../resources.js";
 
 export const ttlAfterFinishedController: ControllerDescriptor = {
@@ -19,11 +19,11 @@ export const ttlAfterFinishedController: ControllerDescriptor = {
 export class TtlAfterFinishedController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "ttl_jobs_to_delete", baseDelayMs: 20, maxDelayMs: 60_000 });
-  readonly #deletionDelay: HistogramLike;
+  readonly #deletionDelay: Histogram;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
-    this.#deletionDelay = metricsOrNoop(context.metrics).histogram({
+    this.#deletionDelay = (context.metrics ?? new MetricsRegistry()).histogram({
       name: "ttl_after_finished_controller_job_deletion_duration_seconds",
       help: "The time it took to delete the job since it became eligible for deletion",
       buckets: exponentialBuckets(0.1, 2, 14),
