@@ -6,9 +6,10 @@ import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
+import { discoveryModule } from "./discovery/index.js";
 import { policyModule } from "./policy/index.js";
 import { schedulingModule } from "./scheduling/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, schedulingModule, policyModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule];
 }

@@ -6,6 +6,7 @@ import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
+import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 
 const GENERIC = "Generic flags";
 
@@ -32,15 +33,7 @@ export const command = defineCommand({
       default: true,
       description: "Take a leader lease before running the controllers, so only one replica acts at a time.",
     }),
-    "node-monitor-grace-period": flag.duration({
-      section: "Node lifecycle controller flags",
-      default: "50s",
-      description: "How long a node may go without a heartbeat before it is marked Unknown (seed 001, \"States and transitions\").",
-    }),
-    "concurrent-replicaset-syncs": flag.int({ section: "ReplicaSet controller flags", default: 5, min: 1, description: "The number of ReplicaSets synced at once. Larger is more responsive, at more CPU and network load." }),
-    "concurrent-deployment-syncs": flag.int({ section: "Deployment controller flags", default: 5, min: 1, description: "The number of Deployments synced at once. Larger is more responsive, at more CPU and network load." }),
-    "concurrent-daemonset-syncs": flag.int({ section: "DaemonSet controller flags", default: 2, min: 1, description: "The number of DaemonSets synced at once. Larger is more responsive, at more CPU and network load." }),
-    "concurrent-statefulset-syncs": flag.int({ section: "StatefulSet controller flags", default: 5, min: 1, description: "The number of StatefulSets synced at once. Larger is more responsive, at more CPU and network load." }),
+    ...controllerFlags,
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...baseFlags(),
   },
@@ -63,12 +56,7 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
-        config: {
-          concurrentReplicaSetSyncs: flags.get("concurrent-replicaset-syncs"),
-          concurrentDeploymentSyncs: flags.get("concurrent-deployment-syncs"),
-          concurrentDaemonSetSyncs: flags.get("concurrent-daemonset-syncs"),
-          concurrentStatefulSetSyncs: flags.get("concurrent-statefulset-syncs"),
-        },
+        config: controllerConfigFromFlags(flags.values),
         signal: context.signal,
         log,
       });

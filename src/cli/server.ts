@@ -16,6 +16,7 @@ import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
+import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 
 /** The components `orch server` runs, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent"] as const;
@@ -24,6 +25,7 @@ const NODE = "Node flags";
 
 const serverFlags = {
   ...apiserverFlags,
+  ...controllerFlags,
   "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
   "container-runtime-endpoint": flag.string({
     section: NODE,
@@ -85,7 +87,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent") };
   // One process, one of each: no leases to contend for.
   const loops = [
-    runControllerManager({ client: clients.controllers, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+    runControllerManager({ client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     }),
     startScheduler({ client: clients.scheduler, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {

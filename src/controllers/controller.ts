@@ -5,6 +5,7 @@
 
 import type { Naming } from "../api/naming.js";
 import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
   client: RestClient;
@@ -16,6 +17,10 @@ export interface ControllerContext {
   log(line: string): void;
   /** The controller-manager flags that tune controllers. */
   config?: ControllerConfig;
+  /** Where controllers record their metrics (the component's registry); none: not recorded. */
+  metrics?: MetricsRegistry;
+  /** The clock in ms (tests inject one); default Date.now. */
+  now?: () => number;
 }
 
 /** Controller tuning from `orch controller-manager` flags; each controller has upstream's default. */
@@ -28,6 +33,16 @@ export interface ControllerConfig {
   concurrentDaemonSetSyncs?: number;
   /** `--concurrent-statefulset-syncs` (default 5). */
   concurrentStatefulSetSyncs?: number;
+  /** `--node-monitor-grace-period` (default 50 s). */
+  nodeMonitorGracePeriodMs?: number;
+  /** `--node-monitor-period`: how often node health is checked (default 5 s). */
+  nodeMonitorPeriodMs?: number;
+  /** `--terminated-pod-gc-threshold` (default 12500; 0 or less: off). */
+  terminatedPodGcThreshold?: number;
+  /** First back-off before the Job controller replaces a failed pod (upstream: 10 s). */
+  jobBackoffBaseMs?: number;
+  /** How often pod GC runs (upstream: 20 s). */
+  podGcPeriodMs?: number;
 }
 
 export interface ControllerDescriptor {

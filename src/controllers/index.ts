@@ -9,3 +9,13 @@ export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOp
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";
 export { statefulSetController, StatefulSetController, type StatefulSetControllerOptions } from "./statefulset/controller.js";
 export { daemonSetController, DaemonSetController, type DaemonSetControllerOptions } from "./daemonset/controller.js";
+export { nodeLifecycleController, NodeLifecycleController } from "./node-lifecycle/controller.js";
+export { taintEvictionController, TaintEvictionController } from "./node-lifecycle/taint-eviction.js";
+export { jobController, JobController, type JobControllerOptions } from "./job/controller.js";
+export { cronJobController, CronJobController } from "./cronjob/controller.js";
+export { ttlAfterFinishedController, TtlAfterFinishedController } from "./ttl-after-finished/controller.js";
+export { podGcController, PodGcController, type PodGcOptions } from "./podgc/controller.js";
+export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
+export { endpointsController, EndpointsController } from "./endpoint/controller.js";
+export { endpointSliceController, EndpointSliceController, endpointSliceLabels, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
+export type { ControllerConfig } from "./controller.js";

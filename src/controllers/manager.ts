@@ -11,6 +11,16 @@ import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 import { replicaSetController } from "./replicaset/controller.js";
 import { statefulSetController } from "./statefulset/controller.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { nodeLifecycleController } from "./node-lifecycle/controller.js";
+import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
+import { jobController } from "./job/controller.js";
+import { cronJobController } from "./cronjob/controller.js";
+import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
+import { podGcController } from "./podgc/controller.js";
+import { serviceAccountController } from "./serviceaccount/controller.js";
+import { endpointsController } from "./endpoint/controller.js";
+import { endpointSliceController } from "./endpointslice/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -20,6 +30,15 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   deploymentController,
   statefulSetController,
   daemonSetController,
+  nodeLifecycleController,
+  taintEvictionController,
+  jobController,
+  cronJobController,
+  ttlAfterFinishedController,
+  podGcController,
+  serviceAccountController,
+  endpointsController,
+  endpointSliceController,
 ];
 
 export interface LeaderElectionSettings {
@@ -46,6 +65,8 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
+  /** The component's metrics registry. */
+  metrics?: MetricsRegistry;
   /** Controller tuning flags. */
   config?: ControllerConfig;
 }
@@ -88,7 +109,8 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     log("controller-manager: no controllers selected");
     return;
   }
-  const start = (signal: AbortSignal) => runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["config"]) });
+  const start = (signal: AbortSignal) =>
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -110,7 +132,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "config"> {
+interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config"> {
   controllers: readonly ControllerDescriptor[];
 }
 
@@ -123,7 +145,7 @@ async function runControllers(options: RunControllersOptions): Promise<void> {
     naming: options.naming,
     signal,
     log,
-    ...pick(options, ["config"]),
+    ...pick(options, ["metrics", "config"]),
   };
   const runs = options.controllers.map((c) =>
     c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),

@@ -5,6 +5,8 @@ import { namingFor } from "../api/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
 import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { parseExposition } from "../component/metrics/testing.js";
 
 export interface TestContext extends ControllerContext {
   lines: string[];
@@ -13,7 +15,8 @@ export interface TestContext extends ControllerContext {
   stop(): void;
 }
 
-export function controllerContext(t: TestServer): TestContext {
+/** `extra`: metrics, config or a clock for the controller under test. */
+export function controllerContext(t: TestServer, extra: Pick<ControllerContext, "metrics" | "config" | "now"> = {}): TestContext {
   const client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
   const abort = new AbortController();
   const lines: string[] = [];
@@ -26,6 +29,7 @@ export function controllerContext(t: TestServer): TestContext {
     signal: abort.signal,
     log: (line) => lines.push(line),
     lines,
+    ...extra,
     start: () => informers.start(abort.signal),
     stop: () => {
       abort.abort();
@@ -43,4 +47,15 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The value of one sample in the registry's exposition (`name` as exposed: `x_total`, `x_count`); 0 when absent. */
+export function metricValue(registry: MetricsRegistry, name: string, labels: Record<string, string> = {}): number {
+  const want = JSON.stringify(Object.entries(labels).sort());
+  for (const family of parseExposition(registry.expose()).values()) {
+    for (const sample of family.samples) {
+      if (sample.name === name && JSON.stringify(Object.entries(sample.labels).sort()) === want) return sample.value;
+    }
+  }
+  return 0;
 }

@@ -1,0 +1,142 @@
+// The endpointslice controller: for every Service with a selector, EndpointSlices (discovery.<suffix>/v1)
+// of at most --max-endpoints-per-slice endpoints each, one set per address family and resolved port
+// list, labelled `<domain>/service-name` and `endpointslice.<domain>/managed-by`, owned by the
+// Service. Terminating pods stay listed as not ready, serving while ready, terminating (upstream 1.26+).
+
+import { isApiError } from "../../machinery/index.js";
+import { WorkQueue, runWorkers, splitKey } from "../../client/index.js";
+import type { Node, Pod, Service } from "../../api/core/types.js";
+import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
+import type { Naming } from "../../api/naming.js";
+import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { NODES, PODS, SERVICES, controllerRef, endpointSlicesRef } from "../resources.js";
+import { hasSelector, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+
+export const endpointSliceController: ControllerDescriptor = {
+  name: "endpointslice-controller",
+  aliases: ["endpointslice"],
+  enabledByDefault: true,
+  run: (context) => new EndpointSliceController(context).run(),
+};
+
+export function endpointSliceLabels(naming: Naming): { serviceName: string; managedBy: string; controllerName: string } {
+  const d = naming.keyDomain;
+  return { serviceName: `${d}/service-name`, managedBy: `endpointslice.${d}/managed-by`, controllerName: `endpointslice-controller.${naming.groupSuffix}` };
+}
+
+export interface EndpointSliceControllerOptions {
+  /** upstream --max-endpoints-per-slice (default 100). */
+  maxEndpointsPerSlice?: number;
+}
+
+export class EndpointSliceController {
+  readonly #ctx: ControllerContext;
+  readonly #max: number;
+  readonly #labels: ReturnType<typeof endpointSliceLabels>;
+  readonly #queue = new WorkQueue({ name: "endpoint_slice", baseDelayMs: 10, maxDelayMs: 30_000 });
+
+  constructor(context: ControllerContext, options: EndpointSliceControllerOptions = {}) {
+    this.#ctx = context;
+    this.#max = options.maxEndpointsPerSlice ?? 100;
+    this.#labels = endpointSliceLabels(context.naming);
+  }
+
+  async run(): Promise<void> {
+    const { signal, informers } = this.#ctx;
+    watchServiceInputs(informers, this.#queue);
+    informers.informerFor<Node>({ resource: NODES });
+    if (!(await informers.waitForSync(signal))) return;
+    const workers = runWorkers(this.#queue, {
+      workers: 5,
+      process: (key) => this.sync(key),
+      onError: (key, err) => this.#ctx.log(`endpointslice-controller: service ${key}: ${errorMessage(err)} (will retry)`),
+    });
+    await untilAborted(signal);
+    this.#queue.shutDown();
+    await workers;
+  }
+
+  /** Brings the slices of one service (namespace/name) in line; exported for tests. */
+  async sync(key: string): Promise<void> {
+    const { informers, client, naming } = this.#ctx;
+    const { namespace, name } = splitKey(key);
+    const ref = endpointSlicesRef(naming);
+    const existing = (await client.list<EndpointSlice>(ref, { namespace: namespace!, labelSelector: { [this.#labels.serviceName]: name, [this.#labels.managedBy]: this.#labels.controllerName } })).items;
+    const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
+    if (service === undefined || !hasSelector(service)) {
+      // Gone, or its endpoints became the user's: ours go (the garbage collector would too, via the owner).
+      for (const slice of existing) await this.#delete(slice);
+      return;
+    }
+    const nodes = informers.informerFor<Node>({ resource: NODES });
+    const backends = serviceBackends(service, informers.informerFor<Pod>({ resource: PODS }).list());
+    const desired = this.#desired(service, backends, (n) => nodes.get(n));
+
+    // Reuse existing slices of the same address type and ports (in name order), then create or delete the rest.
+    const pool = [...existing].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+    for (const want of desired) {
+      const i = pool.findIndex((s) => s.addressType === want.addressType && JSON.stringify(s.ports ?? []) === JSON.stringify(want.ports));
+      if (i < 0) {
+        await client.create<EndpointSlice>(ref, want);
+        continue;
+      }
+      const [have] = pool.splice(i, 1);
+      const same =
+        JSON.stringify(have!.endpoints ?? []) === JSON.stringify(want.endpoints) && JSON.stringify(have!.metadata.labels ?? {}) === JSON.stringify(want.metadata.labels);
+      if (!same) await client.update<EndpointSlice>(ref, { ...have!, metadata: { ...have!.metadata, labels: want.metadata.labels! }, endpoints: want.endpoints! });
+    }
+    for (const slice of pool) await this.#delete(slice);
+  }
+
+  #desired(service: Service, backends: Backend[], node: (name: string) => Node | undefined): EndpointSlice[] {
+    const naming = this.#ctx.naming;
+    const labels: Record<string, string> = {
+      ...(service.metadata.labels ?? {}),
+      [this.#labels.serviceName]: service.metadata.name!,
+      [this.#labels.managedBy]: this.#labels.controllerName,
+    };
+    if (service.spec?.clusterIP === "None") labels[`service.${naming.keyDomain}/headless`] = "";
+    const groups = new Map<string, { addressType: string; ports: EndpointPort[]; endpoints: Endpoint[] }>();
+    for (const b of backends) {
+      const addressType = b.ip.includes(":") ? "IPv6" : "IPv4";
+      const ports: EndpointPort[] = b.ports.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
+      const gkey = `${addressType}|${JSON.stringify(ports)}`;
+      let g = groups.get(gkey);
+      if (g === undefined) groups.set(gkey, (g = { addressType, ports, endpoints: [] }));
+      const nodeName = b.pod.spec?.nodeName;
+      const zone = nodeName ? node(nodeName)?.metadata.labels?.[`topology.${naming.keyDomain}/zone`] : undefined;
+      g.endpoints.push({
+        addresses: [b.ip],
+        conditions: { ready: b.ready && !b.terminating, serving: b.ready, terminating: b.terminating },
+        ...(b.hostname ? { hostname: b.hostname } : {}),
+        targetRef: { kind: "Pod", namespace: b.pod.metadata.namespace!, name: b.pod.metadata.name!, uid: b.pod.metadata.uid! },
+        ...(nodeName ? { nodeName } : {}),
+        ...(zone ? { zone } : {}),
+      });
+    }
+    // A service whose selector matches nothing still gets one empty slice, as upstream (consumers see "no endpoints", not "unknown").
+    if (groups.size === 0) groups.set("", { addressType: "IPv4", ports: [], endpoints: [] });
+    const slices: EndpointSlice[] = [];
+    for (const g of groups.values()) {
+      for (let i = 0; i === 0 || i < g.endpoints.length; i += this.#max) {
+        slices.push({
+          apiVersion: `discovery.${naming.groupSuffix}/v1`,
+          kind: "EndpointSlice",
+          metadata: { generateName: `${service.metadata.name}-`, namespace: service.metadata.namespace!, labels, ownerReferences: [controllerRef({ ...service, apiVersion: "v1", kind: "Service" })] },
+          addressType: g.addressType,
+          endpoints: g.endpoints.slice(i, i + this.#max),
+          ports: g.ports,
+        });
+      }
+    }
+    return slices;
+  }
+
+  async #delete(slice: EndpointSlice): Promise<void> {
+    try {
+      await this.#ctx.client.delete(endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
+    } catch (err) {
+      if (!isApiError(err, "NotFound")) throw err;
+    }
+  }
+}

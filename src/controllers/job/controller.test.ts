@@ -1,0 +1,148 @@
+// The Job controller against a real API server (built-in API). No node agent
+// runs here: the test plays it, setting pod phases through pods/status.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { builtinModules } from "../../api/index.js";
+import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
+import type { Pod } from "../../api/core/types.js";
+import type { Job, JobSpec } from "../../api/batch/types.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { assertExposesMetric } from "../../component/metrics/testing.js";
+import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
+import { JOBS, PODS } from "../resources.js";
+import { JobController } from "./controller.js";
+import { formatIndexes, parseIndexes } from "./indexes.js";
+
+test("completed indexes are written sorted with consecutive runs collapsed", () => {
+  assert.equal(formatIndexes([7, 1, 3, 4, 5, 9, 10]), "1,3-5,7,9-10");
+  assert.deepEqual([...parseIndexes("1,3-5,7,9-10", 10)].sort((a, b) => a - b), [1, 3, 4, 5, 7, 9]);
+});
+
+describe("job controller", () => {
+  let t: TestServer;
+  let ctx: TestContext;
+  let running: Promise<void>;
+  const metrics = new MetricsRegistry();
+
+  before(async () => {
+    t = await startTestServer({ modules: builtinModules() });
+    ctx = controllerContext(t, { metrics, config: { jobBackoffBaseMs: 20 } });
+    running = new JobController(ctx).run();
+    ctx.start();
+  });
+  after(async () => {
+    ctx.stop();
+    await running;
+    await t.close();
+  });
+
+  const createJob = (name: string, spec: JobSpec) =>
+    ctx.client.create<Job>(JOBS, {
+      apiVersion: "batch/v1",
+      kind: "Job",
+      metadata: { name, namespace: "default" },
+      spec: { ...spec, template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox" }] } } },
+    });
+  const getJob = (name: string) => ctx.client.get<Job>(JOBS, { namespace: "default", name });
+  const podsOf = async (job: string) =>
+    (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { "batch.orch.io/job-name": job } })).items;
+  const running_ = async (job: string) => (await podsOf(job)).filter((p) => !p.status?.phase || p.status.phase === "Pending" || p.status.phase === "Running");
+  /** Plays the node agent: the pod's containers ended with this phase. */
+  const finish = (pod: Pod, phase: "Succeeded" | "Failed") =>
+    ctx.client.update(PODS, { ...pod, status: { ...pod.status, phase } }, { subresource: "status" });
+  const condition = (job: Job, type: string) => job.status?.conditions?.find((c) => c.type === type && c.status === "True");
+  const untilCondition = (name: string, type: string) =>
+    eventually(`job ${name} to be ${type}`, async () => {
+      const job = await getJob(name);
+      return condition(job, type) ? job : undefined;
+    });
+
+  test("NonIndexed: runs parallelism pods at a time to completions, counts each once and ends Complete", async () => {
+    await createJob("nonindexed", { completions: 3, parallelism: 2 });
+    let done = 0;
+    while (done < 3) {
+      const active = await eventually("an active pod", async () => ((await running_("nonindexed")).length > 0 ? running_("nonindexed") : undefined));
+      assert.ok(active.length <= 2, `never more than parallelism pods (saw ${active.length})`);
+      const pod = active[0]!;
+      assert.deepEqual(pod.metadata.finalizers, ["batch.orch.io/job-tracking"]);
+      assert.equal(pod.metadata.ownerReferences?.[0]?.kind, "Job");
+      await finish(pod, "Succeeded");
+      done++;
+    }
+    const job = await untilCondition("nonindexed", "Complete");
+    assert.equal(condition(job, "SuccessCriteriaMet")?.reason, "CompletionsReached", "the interim condition came first");
+    assert.equal(condition(job, "Complete")?.message, "Reached expected number of succeeded pods");
+    assert.equal(job.status?.succeeded, 3);
+    assert.equal(job.status?.active, 0);
+    assert.ok(job.status?.startTime && job.status.completionTime);
+    for (const pod of await podsOf("nonindexed")) assert.deepEqual(pod.metadata.finalizers ?? [], [], "finished pods are released");
+    assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
+    assert.equal(metricValue(metrics, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
+    assert.ok(metricValue(metrics, "job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
+    // Seed 002: the stable job_controller_* metrics with exactly their labels.
+    const text = metrics.expose();
+    assertExposesMetric(text, { name: "job_controller_job_syncs_total", kind: "counter", labels: ["action", "completion_mode", "result"] });
+    assertExposesMetric(text, { name: "job_controller_job_sync_duration_seconds", kind: "histogram", labels: ["action", "completion_mode", "result"] });
+    assertExposesMetric(text, { name: "job_controller_jobs_finished_total", kind: "counter", labels: ["completion_mode", "reason", "result"] });
+    assertExposesMetric(text, { name: "job_controller_job_pods_finished_total", kind: "counter", labels: ["completion_mode", "result"] });
+  });
+
+  test("Indexed: one pod per index with the index annotation, label and hostname; completedIndexes", async () => {
+    await createJob("indexed", { completions: 3, parallelism: 3, completionMode: "Indexed" });
+    const pods = await eventually("three pods", async () => ((await running_("indexed")).length === 3 ? running_("indexed") : undefined));
+    const byIndex = new Map(pods.map((p) => [p.metadata.annotations?.["batch.orch.io/job-completion-index"], p]));
+    assert.deepEqual([...byIndex.keys()].sort(), ["0", "1", "2"]);
+    const one = byIndex.get("1")!;
+    assert.equal(one.metadata.labels?.["batch.orch.io/job-completion-index"], "1");
+    assert.equal(one.spec?.hostname, "indexed-1");
+    assert.match(one.metadata.name!, /^indexed-1-/);
+    await finish(one, "Succeeded");
+    await eventually("index 1 completed", async () => (await getJob("indexed")).status?.completedIndexes === "1");
+    // A failed index is retried with a new pod for the same index.
+    await finish(byIndex.get("0")!, "Failed");
+    await eventually("a replacement for index 0", async () =>
+      (await running_("indexed")).some((p) => p.metadata.annotations?.["batch.orch.io/job-completion-index"] === "0"),
+    );
+    for (const pod of await running_("indexed")) await finish(pod, "Succeeded");
+    const job = await untilCondition("indexed", "Complete");
+    assert.equal(job.status?.completedIndexes, "0-2");
+    assert.equal(job.status?.succeeded, 3);
+    assert.equal(job.status?.failed, 1);
+  });
+
+  test("backoffLimit: failures past the limit fail the Job with BackoffLimitExceeded", async () => {
+    await createJob("flaky", { completions: 1, parallelism: 1, backoffLimit: 1 });
+    for (let i = 0; i < 2; i++) {
+      const pod = await eventually(`attempt ${i + 1}`, async () => (await running_("flaky"))[0]);
+      await finish(pod, "Failed");
+    }
+    const job = await untilCondition("flaky", "Failed");
+    assert.equal(condition(job, "FailureTarget")?.reason, "BackoffLimitExceeded");
+    assert.equal(condition(job, "Failed")?.message, "Job has reached the specified backoff limit");
+    assert.equal(job.status?.failed, 2);
+    assert.equal((await running_("flaky")).length, 0, "no replacement after the limit");
+  });
+
+  test("activeDeadlineSeconds: a Job running too long fails with DeadlineExceeded and its pods go", async () => {
+    await createJob("slow", { completions: 1, parallelism: 1, activeDeadlineSeconds: 1 });
+    await eventually("a pod", async () => (await running_("slow")).length === 1);
+    const job = await untilCondition("slow", "Failed").catch((err: unknown) => {
+      throw new Error(`${String(err)}\n${ctx.lines.join("\n")}`);
+    });
+    assert.equal(condition(job, "Failed")?.reason, "DeadlineExceeded");
+    assert.equal(condition(job, "Failed")?.message, "Job was active longer than specified deadline");
+    await eventually("the pod deleted", async () => (await podsOf("slow")).length === 0);
+  });
+
+  test("suspend: a suspended Job has no pods and says so; resuming starts them", async () => {
+    await createJob("paused", { completions: 1, parallelism: 1, suspend: true });
+    const job = await untilCondition("paused", "Suspended");
+    assert.equal(condition(job, "Suspended")?.reason, "JobSuspended");
+    assert.equal((await podsOf("paused")).length, 0);
+    await ctx.client.patch(JOBS, { namespace: "default", name: "paused", patch: { spec: { suspend: false } } });
+    await eventually("a pod after resuming", async () => (await running_("paused")).length === 1);
+    const resumed = await getJob("paused");
+    assert.equal(resumed.status?.conditions?.find((c) => c.type === "Suspended")?.reason, "JobResumed");
+  });
+});

@@ -1,0 +1,177 @@
+// The node lifecycle controller (seed 001, "States and transitions"): a node whose agent has not
+// renewed its Lease nor its Ready heartbeat for --node-monitor-grace-period gets its conditions set
+// to Unknown (NodeStatusUnknown); Ready False/Unknown taint the node not-ready/unreachable with
+// NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them.
+
+import { formatTimestamp, isApiError } from "../../machinery/index.js";
+import { WorkQueue, keyOf, runWorkers, type ProcessResult } from "../../client/index.js";
+import type { Lease } from "../../api/coordination/types.js";
+import type { Condition, Node, Taint } from "../../api/core/types.js";
+import type { Naming } from "../../api/naming.js";
+import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
+import { NODES, leasesRef } from "../resources.js";
+import { nodeTaintKeys, zoneKey } from "./taints.js";
+
+export const nodeLifecycleController: ControllerDescriptor = {
+  name: "node-lifecycle-controller",
+  aliases: ["nodelifecycle"],
+  enabledByDefault: true,
+  run: (context) => new NodeLifecycleController(context).run(),
+};
+
+/** The conditions an agent posts that go Unknown with it (upstream's list). */
+const AGENT_CONDITIONS = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"];
+
+/** "Orch node agent" ("Kubelet" under upstream's names): who stopped posting. */
+export function agentDisplayName(naming: Naming): string {
+  if (naming.agentName === "kubelet") return "Kubelet";
+  const product = naming.systemNamespace.replace(/-system$/, "");
+  return `${product.charAt(0).toUpperCase()}${product.slice(1)} node agent`;
+}
+
+interface Heartbeat {
+  /** The lease renewTime and Ready heartbeat last seen. */
+  signature: string;
+  /** When this controller saw it change (its own clock: node clocks may be skewed, as upstream reasons). */
+  observedAt: number;
+}
+
+export class NodeLifecycleController {
+  readonly #ctx: ControllerContext;
+  readonly #graceMs: number;
+  readonly #queue = new WorkQueue({ name: "node_lifecycle_controller", baseDelayMs: 50, maxDelayMs: 10_000 });
+  readonly #heartbeats = new Map<string, Heartbeat>();
+  readonly #taints: ReturnType<typeof nodeTaintKeys>;
+  readonly #evictions: Counter;
+  readonly #zoneSize: Gauge;
+  readonly #zoneUnhealthy: Gauge;
+  readonly #zoneHealth: Gauge;
+
+  constructor(context: ControllerContext) {
+    this.#ctx = context;
+    this.#graceMs = context.config?.nodeMonitorGracePeriodMs ?? 50_000;
+    this.#taints = nodeTaintKeys(context.naming);
+    const m = (context.metrics ?? new MetricsRegistry());
+    this.#evictions = m.counter({ name: "node_collector_evictions_total", help: "Number of Node evictions that happened since current instance of NodeController started.", labelNames: ["zone"], stabilityLevel: "STABLE" });
+    this.#zoneSize = m.gauge({ name: "node_collector_zone_size", help: "Gauge measuring number of registered Nodes per zones.", labelNames: ["zone"] });
+    this.#zoneUnhealthy = m.gauge({ name: "node_collector_unhealthy_nodes_in_zone", help: "Gauge measuring number of not Ready Nodes per zones.", labelNames: ["zone"] });
+    this.#zoneHealth = m.gauge({ name: "node_collector_zone_health", help: "Gauge measuring percentage of healthy nodes per zone.", labelNames: ["zone"] });
+  }
+
+  #now(): number {
+    return this.#ctx.now?.() ?? Date.now();
+  }
+
+  async run(): Promise<void> {
+    const { signal, informers, naming } = this.#ctx;
+    const nodes = informers.informerFor<Node>({ resource: NODES });
+    const leases = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace });
+    nodes.addEventHandler({
+      onAdd: (n) => this.#queue.add(keyOf(n)),
+      onUpdate: (_o, n) => this.#queue.add(keyOf(n)),
+      onDelete: (n) => {
+        this.#heartbeats.delete(keyOf(n));
+        this.#updateZoneMetrics();
+      },
+    });
+    const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
+    leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
+    if (!(await informers.waitForSync(signal))) return;
+    const workers = runWorkers(this.#queue, {
+      workers: 2,
+      process: (name) => this.sync(name),
+      onError: (name, err) => this.#ctx.log(`node-lifecycle-controller: node ${name}: ${errorMessage(err)} (will retry)`),
+    });
+    await untilAborted(signal);
+    this.#queue.shutDown();
+    await workers;
+  }
+
+  /** Checks one node's health and taints; returns when to look again (when its grace period runs out). */
+  async sync(name: string): Promise<ProcessResult | void> {
+    const { client, naming, informers } = this.#ctx;
+    let node: Node;
+    try {
+      node = await client.get<Node>(NODES, { name });
+    } catch (err) {
+      if (isApiError(err, "NotFound")) return;
+      throw err;
+    }
+    const now = this.#now();
+    const lease = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
+    const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
+    const signature = `${lease?.spec?.renewTime ?? ""}|${ready?.lastHeartbeatTime ?? ""}`;
+    let beat = this.#heartbeats.get(name);
+    if (beat === undefined || beat.signature !== signature) {
+      beat = { signature, observedAt: now };
+      this.#heartbeats.set(name, beat);
+    }
+
+    let result: ProcessResult | undefined;
+    const silentFor = now - beat.observedAt;
+    if (silentFor >= this.#graceMs) {
+      if (ready?.status !== "Unknown") node = await this.#markUnknown(node, ready === undefined, now);
+    } else {
+      result = { requeueAfterMs: this.#graceMs - silentFor + 10 };
+    }
+    await this.#reconcileTaints(node, now);
+    this.#updateZoneMetrics();
+    return result;
+  }
+
+  /** Every agent-posted condition goes Unknown; heartbeat times stay as the agent last wrote them. */
+  async #markUnknown(node: Node, never: boolean, now: number): Promise<Node> {
+    const who = agentDisplayName(this.#ctx.naming);
+    const stamp = formatTimestamp(new Date(now));
+    const conditions: Condition[] = [...(node.status?.conditions ?? [])];
+    for (const type of AGENT_CONDITIONS) {
+      const i = conditions.findIndex((c) => c?.type === type);
+      if (i < 0 && type !== "Ready") continue;
+      const unknown: Condition = never
+        ? { type, status: "Unknown", reason: "NodeStatusNeverUpdated", message: `${who} never posted node status.`, lastHeartbeatTime: node.metadata.creationTimestamp ?? stamp, lastTransitionTime: stamp }
+        : { ...conditions[i], type, status: "Unknown", reason: "NodeStatusUnknown", message: `${who} stopped posting node status.`, lastTransitionTime: stamp };
+      if (i < 0) conditions.push(unknown);
+      else conditions[i] = unknown;
+    }
+    this.#ctx.log(`node-lifecycle-controller: node ${node.metadata.name} has not been heard from for ${this.#graceMs / 1000}s: conditions Unknown`);
+    return this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+  }
+
+  /** The taints the Ready condition (and spec.unschedulable) call for, set; ours that no longer apply, removed. */
+  async #reconcileTaints(node: Node, now: number): Promise<void> {
+    const keys = this.#taints;
+    const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
+    const wanted: Taint[] = [];
+    const condemned = ready?.status === "False" ? keys.notReady : ready?.status === "Unknown" ? keys.unreachable : undefined;
+    if (condemned !== undefined) wanted.push({ key: condemned, effect: "NoSchedule" }, { key: condemned, effect: "NoExecute" });
+    if (node.spec?.unschedulable) wanted.push({ key: keys.unschedulable, effect: "NoSchedule" });
+    const ours = new Set([keys.notReady, keys.unreachable, keys.unschedulable]);
+    const current = node.spec?.taints ?? [];
+    const same = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
+    const kept = current.filter((t) => !ours.has(t.key ?? "") || wanted.some((w) => same(w, t)));
+    const added = wanted.filter((w) => !current.some((t) => same(w, t)));
+    if (added.length === 0 && kept.length === current.length) return;
+    const stamp = formatTimestamp(new Date(now));
+    const taints = [...kept, ...added.map((t) => (t.effect === "NoExecute" ? { ...t, timeAdded: stamp } : t))];
+    await this.#ctx.client.update<Node>(NODES, { ...node, spec: { ...node.spec, taints } });
+    const zone = zoneKey(node, this.#ctx.naming);
+    for (const t of added) if (t.effect === "NoExecute") this.#evictions.inc({ zone });
+  }
+
+  #updateZoneMetrics(): void {
+    const nodes = this.#ctx.informers.informerFor<Node>({ resource: NODES }).list();
+    const zones = new Map<string, { size: number; unhealthy: number }>();
+    for (const node of nodes) {
+      const z = zones.get(zoneKey(node, this.#ctx.naming)) ?? { size: 0, unhealthy: 0 };
+      z.size++;
+      if ((node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") z.unhealthy++;
+      zones.set(zoneKey(node, this.#ctx.naming), z);
+    }
+    for (const [zone, z] of zones) {
+      this.#zoneSize.set({ zone }, z.size);
+      this.#zoneUnhealthy.set({ zone }, z.unhealthy);
+      this.#zoneHealth.set({ zone }, z.size === 0 ? 100 : (100 * (z.size - z.unhealthy)) / z.size);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+// The taint eviction controller (upstream's taint-eviction-controller, split out of node lifecycle
+// in 1.29): a pod on a node with NoExecute taints it does not tolerate is deleted at once; one that
+// tolerates them for tolerationSeconds is deleted that long after the taint was added; one that
+// tolerates them forever stays. Deleted pods first get the DisruptionTarget condition, as upstream.
+
+import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
+import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import type { Node, Pod, Taint } from "../../api/core/types.js";
+import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
+import { NODES, PODS, isPodFinished } from "../resources.js";
+import { tolerationWindowMs } from "./taints.js";
+
+export const taintEvictionController: ControllerDescriptor = {
+  name: "taint-eviction-controller",
+  enabledByDefault: true,
+  run: (context) => new TaintEvictionController(context).run(),
+};
+
+export class TaintEvictionController {
+  readonly #ctx: ControllerContext;
+  readonly #queue = new WorkQueue({ name: "taint_eviction_controller", baseDelayMs: 50, maxDelayMs: 30_000 });
+  readonly #deletions: Counter;
+
+  constructor(context: ControllerContext) {
+    this.#ctx = context;
+    this.#deletions = (context.metrics ?? new MetricsRegistry()).counter({
+      name: "taint_eviction_controller_pod_deletions_total",
+      help: "Total number of Pods deleted by TaintEvictionController since its start.",
+    });
+  }
+
+  #now(): number {
+    return this.#ctx.now?.() ?? Date.now();
+  }
+
+  async run(): Promise<void> {
+    const { signal, informers } = this.#ctx;
+    const nodes = informers.informerFor<Node>({ resource: NODES });
+    const pods = informers.informerFor<Pod>({ resource: PODS });
+    const onNode = (node: Node) => {
+      for (const pod of pods.list()) if (pod.spec?.nodeName === node.metadata.name) this.#queue.add(keyOf(pod));
+    };
+    nodes.addEventHandler({ onAdd: onNode, onUpdate: (old, node) => JSON.stringify(old.spec?.taints) !== JSON.stringify(node.spec?.taints) && onNode(node) });
+    const onPod = (pod: Pod) => {
+      if (pod.spec?.nodeName) this.#queue.add(keyOf(pod));
+    };
+    pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
+    if (!(await informers.waitForSync(signal))) return;
+    const workers = runWorkers(this.#queue, {
+      workers: 4,
+      process: (key) => this.sync(key),
+      onError: (key, err) => this.#ctx.log(`taint-eviction-controller: pod ${key}: ${errorMessage(err)} (will retry)`),
+    });
+    await untilAborted(signal);
+    this.#queue.shutDown();
+    await workers;
+  }
+
+  /** Evicts the pod if its time on a NoExecute-tainted node is up; otherwise says when to look again. */
+  async sync(key: string): Promise<ProcessResult | void> {
+    const { informers } = this.#ctx;
+    const pod = informers.informerFor<Pod>({ resource: PODS }).get(key);
+    if (pod === undefined || pod.metadata.deletionTimestamp || isPodFinished(pod) || !pod.spec?.nodeName) return;
+    const node = informers.informerFor<Node>({ resource: NODES }).get(pod.spec.nodeName);
+    const taints = (node?.spec?.taints ?? []).filter((t) => t.effect === "NoExecute");
+    if (taints.length === 0) return;
+    const window = tolerationWindowMs(pod.spec.tolerations ?? [], taints);
+    if (window === Infinity) return;
+    const due = addedAt(taints, this.#now()) + window;
+    const wait = due - this.#now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    await this.#evict(pod);
+  }
+
+  async #evict(pod: Pod): Promise<void> {
+    const { client } = this.#ctx;
+    const { namespace, name } = splitKey(keyOf(pod));
+    try {
+      const conditions = (pod.status?.conditions ?? []).filter((c) => c?.type !== "DisruptionTarget");
+      conditions.push({ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint", lastTransitionTime: formatTimestamp(new Date(this.#now())) });
+      await client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
+      await client.delete(PODS, { namespace: namespace!, name, preconditions: { uid: pod.metadata.uid! } });
+      this.#deletions.inc();
+      this.#ctx.log(`taint-eviction-controller: deleted pod ${namespace}/${name} from node ${pod.spec?.nodeName} (NoExecute taint)`);
+    } catch (err) {
+      if (!isApiError(err, "NotFound")) throw err;
+    }
+  }
+}
+
+/** The latest timeAdded of the taints (the window starts when the last one came); now when none says. */
+function addedAt(taints: readonly Taint[], now: number): number {
+  const times = taints.map((t) => (t.timeAdded ? parseTimestamp(t.timeAdded).getTime() : now));
+  return Math.max(...times);
+}

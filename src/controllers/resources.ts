@@ -1,0 +1,55 @@
+// The resources the built-in controllers read and write, and small facts
+// about pods and conditions several of them need (ready, finished, owned by).
+// Group names that carry the product suffix come from the naming table.
+
+import type { Naming } from "../api/naming.js";
+import type { ResourceRef } from "../client/index.js";
+import { formatTimestamp, type ApiObject, type OwnerReference } from "../machinery/index.js";
+import type { Condition, Pod } from "../api/core/types.js";
+
+const core = (resource: string, namespaced = true): ResourceRef => ({ group: "", version: "v1", resource, namespaced });
+
+export const PODS = core("pods");
+export const NODES = core("nodes", false);
+export const NAMESPACES = core("namespaces", false);
+export const SERVICES = core("services");
+export const ENDPOINTS = core("endpoints");
+export const SERVICE_ACCOUNTS = core("serviceaccounts");
+export const JOBS: ResourceRef = { group: "batch", version: "v1", resource: "jobs", namespaced: true };
+export const CRONJOBS: ResourceRef = { group: "batch", version: "v1", resource: "cronjobs", namespaced: true };
+
+export const leasesRef = (naming: Naming): ResourceRef => ({ group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true });
+export const endpointSlicesRef = (naming: Naming): ResourceRef => ({ group: `discovery.${naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true });
+
+export function isPodFinished(pod: Pod): boolean {
+  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+}
+
+/** The pod's Ready condition is True (upstream's IsPodReady). */
+export function isPodReady(pod: Pod): boolean {
+  return (pod.status?.conditions ?? []).some((c) => c?.type === "Ready" && c.status === "True");
+}
+
+export function controllerOf(obj: ApiObject): OwnerReference | undefined {
+  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+}
+
+/** An owner reference marking `owner` as the controller, blocking its foreground deletion. */
+export function controllerRef(owner: ApiObject): OwnerReference {
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+}
+
+/**
+ * Sets a condition in `conditions`, keeping lastTransitionTime when the
+ * status did not change; returns whether anything changed.
+ */
+export function setCondition<C extends Condition>(conditions: C[], next: C, now: number): boolean {
+  const i = conditions.findIndex((c) => c.type === next.type);
+  const prev = i < 0 ? undefined : conditions[i]!;
+  if (prev !== undefined && prev.status === next.status && prev.reason === next.reason && prev.message === next.message) return false;
+  const transition = prev !== undefined && prev.status === next.status ? prev.lastTransitionTime : formatTimestamp(new Date(now));
+  const merged = { ...prev, ...next, lastTransitionTime: transition } as C;
+  if (i < 0) conditions.push(merged);
+  else conditions[i] = merged;
+  return true;
+}

@@ -1,0 +1,62 @@
+// The ServiceAccount controller: every active namespace has a ServiceAccount
+// named `default`; a new namespace gets one, and a deleted one is made again.
+// Namespaces being deleted are left alone (they refuse new content anyway).
+
+import { isApiError } from "../../machinery/index.js";
+import { WorkQueue, keyOf, runWorkers } from "../../client/index.js";
+import type { Namespace, ServiceAccount } from "../../api/core/types.js";
+import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
+
+export const DEFAULT_SERVICE_ACCOUNT = "default";
+
+export const serviceAccountController: ControllerDescriptor = {
+  name: "serviceaccount-controller",
+  aliases: ["serviceaccount"],
+  enabledByDefault: true,
+  run: (context) => new ServiceAccountController(context).run(),
+};
+
+export class ServiceAccountController {
+  readonly #ctx: ControllerContext;
+  readonly #queue = new WorkQueue({ name: "serviceaccount", baseDelayMs: 20, maxDelayMs: 30_000 });
+
+  constructor(context: ControllerContext) {
+    this.#ctx = context;
+  }
+
+  async run(): Promise<void> {
+    const { signal, informers } = this.#ctx;
+    const namespaces = informers.informerFor<Namespace>({ resource: NAMESPACES });
+    const accounts = informers.informerFor<ServiceAccount>({ resource: SERVICE_ACCOUNTS });
+    namespaces.addEventHandler({ onAdd: (ns) => this.#queue.add(keyOf(ns)), onUpdate: (_o, ns) => this.#queue.add(keyOf(ns)) });
+    accounts.addEventHandler({
+      onDelete: (sa) => {
+        if (sa.metadata.name === DEFAULT_SERVICE_ACCOUNT) this.#queue.add(sa.metadata.namespace!);
+      },
+    });
+    if (!(await informers.waitForSync(signal))) return;
+    const workers = runWorkers(this.#queue, {
+      workers: 2,
+      process: (ns) => this.sync(ns),
+      onError: (ns, err) => this.#ctx.log(`serviceaccount-controller: namespace ${ns}: ${errorMessage(err)} (will retry)`),
+    });
+    await untilAborted(signal);
+    this.#queue.shutDown();
+    await workers;
+  }
+
+  /** Makes sure `default` exists in the namespace; exported for tests. */
+  async sync(namespace: string): Promise<void> {
+    const { informers, client } = this.#ctx;
+    const ns = informers.informerFor<Namespace>({ resource: NAMESPACES }).get(namespace);
+    if (ns === undefined || ns.metadata.deletionTimestamp || ns.status?.phase === "Terminating") return;
+    if (informers.informerFor<ServiceAccount>({ resource: SERVICE_ACCOUNTS }).get(`${namespace}/${DEFAULT_SERVICE_ACCOUNT}`) !== undefined) return;
+    try {
+      await client.create<ServiceAccount>(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: DEFAULT_SERVICE_ACCOUNT, namespace } });
+    } catch (err) {
+      // AlreadyExists: the cache was behind. Forbidden: the namespace began terminating meanwhile.
+      if (!isApiError(err, "AlreadyExists") && !isApiError(err, "Forbidden") && !isApiError(err, "NotFound")) throw err;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// The TTL-after-finished controller: a Job with spec.ttlSecondsAfterFinished
+// is deleted (with its pods, foreground, as upstream) that many seconds after
+// its Complete or Failed condition became true.
+
+import { isApiError, parseTimestamp } from "../../machinery/index.js";
+import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import type { Job } from "../../api/batch/types.js";
+import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { exponentialBuckets, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
+import { JOBS } from "../resources.js";
+
+export const ttlAfterFinishedController: ControllerDescriptor = {
+  name: "ttl-after-finished-controller",
+  aliases: ["ttl-after-finished"],
+  enabledByDefault: true,
+  run: (context) => new TtlAfterFinishedController(context).run(),
+};
+
+export class TtlAfterFinishedController {
+  readonly #ctx: ControllerContext;
+  readonly #queue = new WorkQueue({ name: "ttl_jobs_to_delete", baseDelayMs: 20, maxDelayMs: 60_000 });
+  readonly #deletionDelay: Histogram;
+
+  constructor(context: ControllerContext) {
+    this.#ctx = context;
+    this.#deletionDelay = (context.metrics ?? new MetricsRegistry()).histogram({
+      name: "ttl_after_finished_controller_job_deletion_duration_seconds",
+      help: "The time it took to delete the job since it became eligible for deletion",
+      buckets: exponentialBuckets(0.1, 2, 14),
+    });
+  }
+
+  async run(): Promise<void> {
+    const { signal, informers } = this.#ctx;
+    const jobs = informers.informerFor<Job>({ resource: JOBS });
+    const onJob = (job: Job) => {
+      if (job.spec?.ttlSecondsAfterFinished != null && finishedAt(job) !== undefined && !job.metadata.deletionTimestamp) this.#queue.add(keyOf(job));
+    };
+    jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j) });
+    if (!(await informers.waitForSync(signal))) return;
+    const workers = runWorkers(this.#queue, {
+      workers: 2,
+      process: (key) => this.sync(key),
+      onError: (key, err) => this.#ctx.log(`ttl-after-finished-controller: job ${key}: ${errorMessage(err)} (will retry)`),
+    });
+    await untilAborted(signal);
+    this.#queue.shutDown();
+    await workers;
+  }
+
+  /** Deletes the Job if its time is up, else says when it will be; exported for tests. */
+  async sync(key: string): Promise<ProcessResult | void> {
+    const { namespace, name } = splitKey(key);
+    let job: Job;
+    try {
+      // Fresh: the TTL may have been changed since the cache saw it.
+      job = await this.#ctx.client.get<Job>(JOBS, { namespace: namespace!, name });
+    } catch (err) {
+      if (isApiError(err, "NotFound")) return;
+      throw err;
+    }
+    const ttl = job.spec?.ttlSecondsAfterFinished;
+    const finished = finishedAt(job);
+    if (ttl == null || finished === undefined || job.metadata.deletionTimestamp) return;
+    const now = this.#ctx.now?.() ?? Date.now();
+    const expireAt = finished + ttl * 1000;
+    if (now < expireAt) return { requeueAfterMs: expireAt - now };
+    try {
+      await this.#ctx.client.delete(JOBS, { namespace: namespace!, name, propagationPolicy: "Foreground", preconditions: { uid: job.metadata.uid!, resourceVersion: job.metadata.resourceVersion! } });
+      this.#deletionDelay.observe({}, (now - expireAt) / 1000);
+    } catch (err) {
+      if (!isApiError(err, "NotFound")) throw err;
+    }
+  }
+}
+
+/** When the Job's Complete or Failed condition became true (ms), if it has. */
+function finishedAt(job: Job): number | undefined {
+  const c = (job.status?.conditions ?? []).find((x) => (x.type === "Complete" || x.type === "Failed") && x.status === "True");
+  if (c === undefined) return undefined;
+  const t = c.lastTransitionTime ?? job.status?.completionTime;
+  return t ? parseTimestamp(t).getTime() : undefined;
+}
