@@ -19,7 +19,7 @@ import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
 import { OpenApi } from "./handlers/openapi.js";
-import { sendError, sendJson, type Incoming, type Outgoing } from "./http/respond.js";
+import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "./pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore } from "./registry/store.js";
@@ -117,6 +117,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     initialEventsEndAnnotation: naming.initialEventsEndAnnotation,
   };
+  const encoding: Encoding = {
+    schemas: registry.schemas,
+    cbor: options.featureGates.enabled("CBORServingAndStorage"),
+    compression: options.featureGates.enabled("APIResponseCompression"),
+    lookupType: (apiVersion, kind) => registry.schemaTypeOf(apiVersion, kind),
+  };
   const discovery = new Discovery(registry);
   const openapi = new OpenApi(registry);
   let ready = false;
@@ -149,7 +155,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas, encoding });
     }
     throw notFound({ group: "", resource: "" }, "");
   };
@@ -160,7 +166,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       handle(req, res).catch((err: unknown) => {
         if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
         try {
-          sendError(res, err);
+          sendError(res, err, { req, encoding });
         } catch {
           res.destroy?.();
         }
