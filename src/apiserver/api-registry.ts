@@ -11,6 +11,9 @@ export interface GroupInfo {
   versions: string[];
 }
 
+/** meta/v1 kinds every group version carries (Status with apiVersion v1, as upstream writes it). */
+const META_KINDS = new Set(["Status", "DeleteOptions", "Table", "PartialObjectMetadata", "PartialObjectMetadataList"]);
+
 export class ApiRegistry {
   readonly schemas = new SchemaRegistry();
   readonly resources: readonly ResourceDefinition[];
@@ -31,10 +34,10 @@ export class ApiRegistry {
   /**
    * The schema type of an apiVersion and kind, for Protobuf bodies: kinds in
    * the package of a served kind of that group/version (Pod, PodList, Binding,
-   * ...), and DeleteOptions in any version, as upstream registers it everywhere.
+   * ...), and the meta kinds (Status, DeleteOptions, Table, ...) in any version, as upstream registers them everywhere.
    */
   schemaTypeOf(apiVersion: string, kind: string): string | undefined {
-    if (kind === "DeleteOptions") return "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
+    if (META_KINDS.has(kind)) return `io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`;
     const pkg = this.#packages.get(apiVersion);
     const name = pkg === undefined ? undefined : `${pkg}.${kind}`;
     return name !== undefined && this.schemas.get(name) !== undefined ? name : undefined;

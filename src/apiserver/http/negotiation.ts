@@ -128,9 +128,9 @@ export function supportedTypes(options: NegotiateOptions): string[] {
  * The representation of an error's Status: the client's format when it named
  * one we can write a Status in, JSON otherwise (also when negotiation itself failed).
  */
-export function errorRepresentation(accept: string | undefined, options: { cbor: boolean }): Representation {
+export function errorRepresentation(accept: string | undefined, options: { cbor: boolean; protobuf: boolean }): Representation {
   try {
-    const rep = negotiate(accept, { list: false, cbor: options.cbor, protobuf: true });
+    const rep = negotiate(accept, { list: false, ...options });
     return { ...rep, as: "object", group: "", version: "", contentType: rep.contentType.split(";")[0]! };
   } catch {
     return { format: "json", as: "object", group: "", version: "", contentType: "application/json" };

@@ -146,7 +146,10 @@ export function sendError(res: Outgoing, err: unknown, from?: { req: Incoming; e
   const headers: Record<string, string | number> = {};
   const retry = status.details?.retryAfterSeconds;
   if (retry !== undefined) headers["retry-after"] = retry;
-  const rep = from === undefined ? undefined : errorRepresentation(from.req.headers.accept, { cbor: from.encoding.cbor });
+  const rep =
+    from === undefined
+      ? undefined
+      : errorRepresentation(from.req.headers.accept, { cbor: from.encoding.cbor, protobuf: from.encoding.schemas.get(STATUS_TYPE) !== undefined });
   const bytes = rep === undefined ? Buffer.from(JSON.stringify(status)) : encodeValue(status, rep.format, STATUS_TYPE, from!.encoding.schemas);
   res.writeHead(status.code ?? 500, { ...headers, "content-type": rep?.contentType ?? JSON_TYPE, "content-length": bytes.length });
   res.end(bytes);
