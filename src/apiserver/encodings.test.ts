@@ -6,6 +6,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { connect } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import { gunzipSync } from "node:zlib";
 import { builtinModules } from "../api/index.js";
@@ -192,6 +193,19 @@ describe("representations (built-in kinds, CBOR gate on)", () => {
       const body = gunzipSync(res.body);
       if (accept === PB) assert.equal((decodeEnvelope(body, schemas, lookup) as any).items.length, plain.json.items.length);
       else assert.deepEqual(JSON.parse(body.toString()), plain.json);
+    }
+    // The same over HTTP/2, as kubectl and client-go speak it.
+    const session = connect(`https://127.0.0.1:${t.server.port}`, { ca: t.server.credentials.caCertPem });
+    try {
+      const stream = session.request({ ":path": CM_PATH, authorization: `Bearer ${t.server.credentials.adminToken}`, "accept-encoding": "gzip" });
+      const headers = await new Promise<Record<string, unknown>>((resolve) => stream.once("response", resolve));
+      const parts: Buffer[] = [];
+      for await (const c of stream) parts.push(c as Buffer);
+      assert.equal(headers["content-encoding"], "gzip");
+      assert.equal(headers["transfer-encoding"], undefined);
+      assert.deepEqual(JSON.parse(gunzipSync(Buffer.concat(parts)).toString()), plain.json);
+    } finally {
+      session.close();
     }
     const small = await t.request("GET", `${CM_PATH}/c1`, { headers: { "accept-encoding": "gzip" } });
     assert.equal(small.headers["content-encoding"], undefined);
