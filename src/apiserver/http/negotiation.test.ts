@@ -43,6 +43,7 @@ test("rule 3: Table and metadata-only in YAML, CBOR and Protobuf; upstream's gro
     ["application/cbor;as=Table;g=meta.orch.io;v=v1", ON, "cbor", "Table"],
     ["application/vnd.orch.protobuf;as=Table;g=meta.orch.io;v=v1", ON, "protobuf", "Table"],
     ["application/json;as=Table;g=meta.k8s.io;v=v1beta1", ON, "json", "Table"],
+    ["application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1", { ...ON, watch: true }, "protobuf", "PartialObjectMetadata"],
   ];
   for (const [accept, options, format, as] of cases) {
     const rep = negotiate(accept, options);

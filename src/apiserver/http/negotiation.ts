@@ -92,6 +92,8 @@ function targetOf(range: MediaRange, options: NegotiateOptions): { as: Target; g
   if (as === "Table") return { as, group, version };
   if (as === "PartialObjectMetadata") return { as: options.list ? "PartialObjectMetadataList" : as, group, version };
   if (as === "PartialObjectMetadataList" && options.list) return { as, group, version };
+  // A watch of a collection asked as a list: each event carries one object's metadata (client-go's metadata informers ask so).
+  if (as === "PartialObjectMetadataList" && options.watch) return { as: "PartialObjectMetadata", group, version };
   return undefined;
 }
 
