@@ -12,9 +12,10 @@ import { namingFor, type Naming } from "../api/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates } from "../component/index.js";
 import { versionInfo } from "../component/index.js";
-import { forbidden, isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
+import { isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
+import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
@@ -41,6 +42,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
   cacheWindowMs?: number;
+  /** Admission plugins run after the built-in ones (NamespaceLifecycle); later features and tests plug in here. */
+  admission?: AdmissionOptions;
 }
 
 export interface RunningApiServer {
@@ -72,20 +75,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
   const namespaceStore = () => stores.get("/namespaces");
-  const checkNamespace = async (namespace: string) => {
-    const namespaces = namespaceStore();
-    if (namespaces === undefined) return;
-    let ns: ApiObject;
-    try {
-      ns = (await namespaces.get(undefined, namespace)).object;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) throw notFound({ group: "", resource: "namespaces" }, namespace);
-      throw err;
-    }
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === "Terminating") {
-      throw forbidden({ group: "", resource: "namespaces" }, namespace, `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
-  };
+  const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
+  const admission = new AdmissionChain({ mutating: [{ ...lifecycle, handles: (a) => namespaceStore() !== undefined && lifecycle.handles!(a) }] }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;
     const cacher = new Cacher<ApiObject>({
@@ -101,7 +92,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       cacher,
       naming,
       defaulter,
-      checkNamespace,
+      admission,
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
     });
