@@ -63,6 +63,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly schema: string;
   /** Which object names are valid (default "subdomain": DNS-1123 subdomain; services use "dns1035-label"). */
   readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment";
+  /**
+   * Whether the kind has a Protobuf form (seed 000, "Media types" 2): built-in
+   * kinds do (default); custom resources and aggregated kinds declare false,
+   * and clients listing Protobuf then JSON get JSON.
+   */
+  readonly protobuf?: boolean;
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 

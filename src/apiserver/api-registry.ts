@@ -11,17 +11,36 @@ export interface GroupInfo {
   versions: string[];
 }
 
+/** meta/v1 kinds every group version carries (Status with apiVersion v1, as upstream writes it). */
+const META_KINDS = new Set(["Status", "DeleteOptions", "Table", "PartialObjectMetadata", "PartialObjectMetadataList"]);
+
 export class ApiRegistry {
   readonly schemas = new SchemaRegistry();
   readonly resources: readonly ResourceDefinition[];
   readonly #byPath = new Map<string, ResourceDefinition>();
+  /** apiVersion → schema package of its kinds (`v1` → `io.k8s.api.core.v1`). */
+  readonly #packages = new Map<string, string>();
 
   constructor(modules: readonly ApiGroupModule[], naming: Naming) {
     for (const m of modules) m.registerSchemas(this.schemas);
     this.resources = modules.flatMap((m) => m.resources(naming));
     for (const def of this.resources) {
       for (const version of def.versions) this.#byPath.set(`${def.group}/${version}/${def.resource}`, def);
+      if (def.protobuf === false) continue;
+      for (const version of def.versions) this.#packages.set(def.group === "" ? version : `${def.group}/${version}`, def.schema.slice(0, def.schema.lastIndexOf(".")));
     }
+  }
+
+  /**
+   * The schema type of an apiVersion and kind, for Protobuf bodies: kinds in
+   * the package of a served kind of that group/version (Pod, PodList, Binding,
+   * ...), and the meta kinds (Status, DeleteOptions, Table, ...) in any version, as upstream registers them everywhere.
+   */
+  schemaTypeOf(apiVersion: string, kind: string): string | undefined {
+    if (META_KINDS.has(kind)) return `io.k8s.apimachinery.pkg.apis.meta.v1.${kind}`;
+    const pkg = this.#packages.get(apiVersion);
+    const name = pkg === undefined ? undefined : `${pkg}.${kind}`;
+    return name !== undefined && this.schemas.get(name) !== undefined ? name : undefined;
   }
 
   lookup(group: string, version: string, resource: string): ResourceDefinition | undefined {

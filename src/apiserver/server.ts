@@ -4,7 +4,6 @@
 // watch cache per resource, makes the system namespaces, and logs one line
 // when ready (/readyz answers 200 only from then on).
 
-import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,14 +13,16 @@ import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { forbidden, isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
+import { isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
+import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
+import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
 import { OpenApi } from "./handlers/openapi.js";
-import { sendError, sendJson, type Incoming, type Outgoing } from "./http/respond.js";
+import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "./pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore } from "./registry/store.js";
@@ -49,6 +50,8 @@ export interface ApiServerOptions {
   metrics?: MetricsRegistry;
   /** The parsed command line, for /flagz. */
   flags?: { list(): readonly FlagEntry[] };
+  /** Admission plugins run after the built-in ones (NamespaceLifecycle); later features and tests plug in here. */
+  admission?: AdmissionOptions;
 }
 
 export interface RunningApiServer {
@@ -79,20 +82,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
   const namespaceStore = () => stores.get("/namespaces");
-  const checkNamespace = async (namespace: string) => {
-    const namespaces = namespaceStore();
-    if (namespaces === undefined) return;
-    let ns: ApiObject;
-    try {
-      ns = (await namespaces.get(undefined, namespace)).object;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) throw notFound({ group: "", resource: "namespaces" }, namespace);
-      throw err;
-    }
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === "Terminating") {
-      throw forbidden({ group: "", resource: "namespaces" }, namespace, `unable to create new content in namespace ${namespace} because it is being terminated`);
-    }
-  };
+  const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
+  const admission = new AdmissionChain({
+    mutating: [
+      { ...lifecycle, handles: (a) => namespaceStore() !== undefined && lifecycle.handles!(a) },
+      priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)),
+    ],
+  }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;
     const cacher = new Cacher<ApiObject>({
@@ -108,8 +104,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       cacher,
       naming,
       defaulter,
-      checkNamespace,
-      ...(def.group === "" && def.resource === "pods" ? { admitCreate: priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)) } : {}),
+      admission,
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
       unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
@@ -126,6 +121,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     sharding: options.featureGates.enabled("ShardedListAndWatch"),
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     initialEventsEndAnnotation: naming.initialEventsEndAnnotation,
+  };
+  const encoding: Encoding = {
+    schemas: registry.schemas,
+    cbor: options.featureGates.enabled("CBORServingAndStorage"),
+    compression: options.featureGates.enabled("APIResponseCompression"),
+    lookupType: (apiVersion, kind) => registry.schemaTypeOf(apiVersion, kind),
   };
   const discovery = new Discovery(registry);
   const openapi = new OpenApi(registry);
@@ -163,7 +164,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas, encoding });
     }
     throw notFound({ group: "", resource: "" }, "");
   };
@@ -174,7 +175,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       handle(req, res).catch((err: unknown) => {
         if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
         try {
-          sendError(res, err);
+          sendError(res, err, { req, encoding });
         } catch {
           res.destroy?.();
         }

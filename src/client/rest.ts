@@ -6,6 +6,9 @@
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import { ApiError, buildStatus, isStatusObject, type ApiList, type ApiObject, type Status, type StatusReason } from "../machinery/index.js";
 import type { ClientConfig } from "./kubeconfig.js";
+import type { SchemaRegistry } from "../api/schema.js";
+import { PROTOBUF_MEDIA_TYPES } from "../api/naming.js";
+import { decodeEnvelope, hasProtobufMagic, type TypeLookup } from "../machinery/codec/protobuf/index.js";
 
 /** Which resource a call is about: enough to build its paths. */
 export interface ResourceRef {
@@ -160,6 +163,14 @@ export interface RestClientOptions {
   healthCheckIntervalMs?: number;
   /** Server `Warning` headers (unknown fields and the like). */
   onWarning?: (warning: string) => void;
+  /** Ask for Protobuf (then JSON) on get and list, and decode it with these schemas. */
+  protobuf?: ProtobufDecoding;
+}
+
+export interface ProtobufDecoding {
+  schemas: SchemaRegistry;
+  /** Schema type name of an envelope's apiVersion and kind. */
+  lookupType: TypeLookup;
 }
 
 const JSON_TYPE = "application/json";
@@ -203,7 +214,7 @@ export class RestClient {
       method: "GET",
       path: this.#path(ref, required(ref, options.namespace), options.name, options.subresource),
       query,
-      headers: { accept: options.metadataOnly ? METADATA_ACCEPT : JSON_TYPE },
+      headers: { accept: options.metadataOnly ? METADATA_ACCEPT : this.#objectAccept() },
       ...signal(options),
     });
   }
@@ -221,7 +232,7 @@ export class RestClient {
       method: "GET",
       path: this.#path(ref, options.namespace),
       query,
-      headers: { accept: options.metadataOnly ? METADATA_LIST_ACCEPT : JSON_TYPE },
+      headers: { accept: options.metadataOnly ? METADATA_LIST_ACCEPT : this.#objectAccept() },
       ...signal(options),
     });
   }
@@ -397,10 +408,15 @@ export class RestClient {
     return parts.join("/");
   }
 
+  #objectAccept(): string {
+    return this.#options.protobuf === undefined ? JSON_TYPE : PROTOBUF_ACCEPT;
+  }
+
   async #json<T>(request: RawRequest): Promise<T> {
     const res = await this.request(request);
-    if (res.status < 200 || res.status > 299) throw errorFromResponse(res.status, res.body);
+    if (res.status < 200 || res.status > 299) throw errorFromResponse(res.status, res.body, this.#options.protobuf);
     if (res.body.length === 0) return undefined as T;
+    if (isProtobufResponse(res.headers)) return decodeProtobufResponse(res.body, this.#options.protobuf, `${request.method} ${request.path}`) as T;
     try {
       return JSON.parse(res.body.toString("utf8")) as T;
     } catch (err) {
@@ -594,8 +610,35 @@ class EventStream<T extends ApiObject> implements Watch<T> {
   }
 }
 
+const PROTOBUF_ACCEPT = `${PROTOBUF_MEDIA_TYPES[1]}, ${JSON_TYPE}`;
+
+function isProtobufResponse(headers: IncomingHttpHeaders): boolean {
+  const type = (headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  return PROTOBUF_MEDIA_TYPES.includes(type);
+}
+
+/**
+ * A Protobuf body: rejected without the 4-byte magic prefix, as the seed
+ * requires of clients ("Protobuf envelope"), then decoded with the schemas.
+ */
+export function decodeProtobufResponse(body: Buffer, decoding: ProtobufDecoding | undefined, what: string): unknown {
+  if (!hasProtobufMagic(body)) {
+    throw new Error(`${what}: the server answered with a Protobuf content type but the body lacks the prefix 6b 38 73 00: ${preview(body)}`);
+  }
+  if (decoding === undefined) throw new Error(`${what}: the server answered in Protobuf, which this client did not ask for`);
+  return decodeEnvelope(body, decoding.schemas, decoding.lookupType);
+}
+
 /** The server's Status, unchanged; a Status built from the code when the body is not one. */
-export function errorFromResponse(code: number, body: Buffer): ApiError {
+export function errorFromResponse(code: number, body: Buffer, protobuf?: ProtobufDecoding): ApiError {
+  if (protobuf !== undefined && hasProtobufMagic(body)) {
+    try {
+      const status = decodeEnvelope(body, protobuf.schemas, protobuf.lookupType);
+      if (isStatusObject(status)) return new ApiError(status);
+    } catch {
+      // not a Status: described below
+    }
+  }
   const text = body.toString("utf8");
   try {
     const parsed: unknown = JSON.parse(text);

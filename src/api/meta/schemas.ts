@@ -125,6 +125,47 @@ export const preconditions = type(`${META_V1}.Preconditions`, "Conditions a writ
   resourceVersion: f(2, s.string(), "The resourceVersion the object must have."),
 });
 
+
+// Representations the API server converts objects to (seed 000, "Table
+// representation", "Metadata-only representation"); numbers from upstream's
+// meta/v1 generated.proto. Cells and row objects are RawExtensions (JSON bytes).
+
+export const partialObjectMetadata = type(`${META_V1}.PartialObjectMetadata`, "An object's metadata only (spec and status left out).", {
+  metadata: f(1, meta("ObjectMeta"), "Standard object metadata."),
+});
+
+export const partialObjectMetadataList = type(`${META_V1}.PartialObjectMetadataList`, "A collection as the metadata of its members.", {
+  metadata: f(1, meta("ListMeta"), "Standard list metadata."),
+  items: f(2, s.array(meta("PartialObjectMetadata")), "The members' metadata.", { required: true }),
+});
+
+export const table = type(`${META_V1}.Table`, "A tabular view of objects, as `kubectl get` prints it.", {
+  metadata: f(1, meta("ListMeta"), "Standard list metadata."),
+  columnDefinitions: f(2, s.array(meta("TableColumnDefinition")), "The columns, in order.", { required: true }),
+  rows: f(3, s.array(meta("TableRow")), "One row per object.", { required: true }),
+});
+
+export const tableColumnDefinition = type(`${META_V1}.TableColumnDefinition`, "A column of a Table.", {
+  name: f(1, s.string(), "Human-readable column name.", { required: true }),
+  type: f(2, s.string(), "OpenAPI type of the cells: string, integer, number, boolean, date.", { required: true }),
+  format: f(3, s.string(), "OpenAPI format refining the type (name, ...).", { required: true }),
+  description: f(4, s.string(), "What the column shows.", { required: true }),
+  priority: f(5, s.int32(), "0: shown by default; higher: wider output only.", { required: true }),
+});
+
+export const tableRow = type(`${META_V1}.TableRow`, "One object's row of a Table.", {
+  cells: f(1, s.array(s.rawExtension()), "One cell per column definition.", { required: true }),
+  conditions: f(2, s.array(meta("TableRowCondition")), "Conditions of the row (Completed for finished pods)."),
+  object: f(3, s.rawExtension(), "The object, its metadata, or nothing, as includeObject asked."),
+});
+
+export const tableRowCondition = type(`${META_V1}.TableRowCondition`, "A condition of a Table row.", {
+  type: f(1, s.string(), "Condition type.", { required: true }),
+  status: f(2, s.string(), "True, False or Unknown.", { required: true }),
+  reason: f(3, s.string(), "Machine-readable reason."),
+  message: f(4, s.string(), "Human-readable message."),
+});
+
 export const META_TYPES: readonly TypeDef[] = [
   objectMeta,
   listMeta,
@@ -139,6 +180,12 @@ export const META_TYPES: readonly TypeDef[] = [
   statusCause,
   deleteOptions,
   preconditions,
+  partialObjectMetadata,
+  partialObjectMetadataList,
+  table,
+  tableColumnDefinition,
+  tableRow,
+  tableRowCondition,
 ];
 
 /** Register the meta/v1 types once; a second call (another group doing the same) is a no-op. */

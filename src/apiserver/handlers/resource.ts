@@ -20,8 +20,20 @@ import {
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
 import type { SchemaRegistry } from "../../api/schema.js";
 import { parseJson, readBody } from "../http/body.js";
-import { negotiate } from "../http/negotiation.js";
-import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError, type Outgoing, type Incoming } from "../http/respond.js";
+import { decodeBody } from "../http/decode-body.js";
+import {
+  negotiateFor,
+  sendJson,
+  sendList,
+  sendObject,
+  sendStatusSuccess,
+  sendWatch,
+  sendWatchError,
+  type Encoding,
+  type Outgoing,
+  type Incoming,
+  type ResponseScope,
+} from "../http/respond.js";
 import type { ResourcePath } from "../routing.js";
 import type { RegistryStore, DeleteOptions, Subresource } from "../registry/store.js";
 import { WatchStream, type WatchEnv } from "../registry/watch.js";
@@ -35,6 +47,12 @@ export interface ResourceRequest {
   watchEnv: WatchEnv;
   /** The built-in types' schemas (strategic merge reads merge keys and strategies from them). */
   schemas: SchemaRegistry;
+  /** Formats on offer for bodies and responses (gates, Protobuf types). */
+  encoding: Encoding;
+}
+
+function scope(r: ResourceRequest, gv: string): ResponseScope {
+  return { req: r.req, res: r.res, def: r.store.def, gv, encoding: r.encoding };
 }
 
 const PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"];
@@ -104,7 +122,7 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
       if (!allows(def, "get")) throw unsupported("get");
       if (sub === "scale") return sendJson(r.res, 200, scaleOf(def, (await store.get(path.namespace, path.name)).object));
       if (sub === "finalize" || sub === "binding") throw unsupported("get");
-      return sendObject(r.req, r.res, 200, await store.get(path.namespace, path.name, { resourceVersion: r.query.get("resourceVersion") ?? undefined }), def, gv);
+      return sendObject(scope(r, gv), 200, await store.get(path.namespace, path.name, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
     case "PUT":
       if (!allows(def, "update") && sub === undefined) throw unsupported("update");
       if (sub === "scale") return updateScale(r, async () => parseJson(await readBody(r.req)));
@@ -146,12 +164,12 @@ async function list(r: ResourceRequest, gv: string): Promise<void> {
     limit: intParam(q, "limit"),
     continue: q.get("continue") ?? undefined,
   });
-  return sendList(r.req, r.res, result, r.store.def, gv);
+  return sendList(scope(r, gv), result);
 }
 
 async function watch(r: ResourceRequest, gv: string): Promise<void> {
   const q = r.query;
-  const representation = negotiate(r.req.headers.accept, { list: false });
+  const representation = negotiateFor(scope(r, gv), { list: false, watch: true });
   let stream: WatchStream;
   try {
     stream = await WatchStream.open(
@@ -171,17 +189,15 @@ async function watch(r: ResourceRequest, gv: string): Promise<void> {
   );
   } catch (err) {
     // As upstream's watch cache: a start version whose history is gone is a watch that ends with an ERROR event (410 Expired).
-    if (isApiError(err, "Expired") || isApiError(err, "Gone")) return sendWatchError(r.res, err);
+    if (isApiError(err, "Expired") || isApiError(err, "Gone")) return sendWatchError(scope(r, gv), representation, err);
     throw err;
   }
-  return sendWatch(r.req, r.res, stream, r.store.def, gv, representation, r.watchEnv);
+  return sendWatch(scope(r, gv), stream, representation, r.watchEnv);
 }
 
-/** Parse a JSON object body and check it against the path. */
+/** Decode an object body (JSON, YAML, CBOR or Protobuf, by Content-Type) and check it against the path. */
 async function readObject(r: ResourceRequest, gv: string): Promise<ApiObject> {
-  const type = (r.req.headers["content-type"] ?? "application/json").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json" && type !== "") throw unsupportedMediaType(["application/json"]);
-  const body = parseJson(await readBody(r.req));
+  const body = decodeBody(await readBody(r.req), r.req.headers["content-type"], r.encoding).value;
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw badRequest("the body of the request must be a JSON object");
   const obj = body as ApiObject;
   const def = r.store.def;
@@ -208,7 +224,7 @@ async function readObject(r: ResourceRequest, gv: string): Promise<ApiObject> {
 async function create(r: ResourceRequest, gv: string): Promise<void> {
   const obj = await readObject(r, gv);
   const created = await r.store.create(r.path.namespace, obj, { dryRun: dryRun(r.query) });
-  return sendObject(r.req, r.res, 201, created, r.store.def, gv);
+  return sendObject(scope(r, gv), 201, created);
 }
 
 async function update(r: ResourceRequest, gv: string): Promise<void> {
@@ -216,7 +232,7 @@ async function update(r: ResourceRequest, gv: string): Promise<void> {
   obj.metadata.name ??= r.path.name;
   const subresource = subresourceOf(r.path);
   const { object, created } = await r.store.update(r.path.namespace, r.path.name!, obj, { dryRun: dryRun(r.query), subresource });
-  return sendObject(r.req, r.res, created ? 201 : 200, object, r.store.def, gv);
+  return sendObject(scope(r, gv), created ? 201 : 200, object);
 }
 
 /**
@@ -255,12 +271,12 @@ async function patch(r: ResourceRequest, gv: string): Promise<void> {
     },
     { dryRun: dryRun(r.query), subresource },
   );
-  return sendObject(r.req, r.res, 200, out, r.store.def, gv);
+  return sendObject(scope(r, gv), 200, out);
 }
 
 async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req);
-  const fromBody = body.length > 0 ? parseJson(body) : {};
+  const fromBody = body.length > 0 ? decodeBody(body, r.req.headers["content-type"], r.encoding).value : {};
   if (typeof fromBody !== "object" || fromBody === null || Array.isArray(fromBody)) throw badRequest("DeleteOptions must be a JSON object");
   const opts = fromBody as DeleteOptions & { dryRun?: unknown };
   const unsafe = flag(r.query, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? opts.ignoreStoreReadErrorWithClusterBreakingPotential;
@@ -287,7 +303,7 @@ async function remove(r: ResourceRequest, gv: string): Promise<void> {
     return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
   }
   const result = await r.store.delete(r.path.namespace, r.path.name!, options);
-  return sendObject(r.req, r.res, result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() }, r.store.def, gv);
+  return sendObject(scope(r, gv), result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() });
 }
 
 async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
@@ -297,11 +313,11 @@ async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
   }, options);
-  return sendList(r.req, r.res, result, r.store.def, gv);
+  return sendList(scope(r, gv), result);
 }
 
 async function bind(r: ResourceRequest, _gv: string): Promise<void> {
-  const body = parseJson(await readBody(r.req)) as { target?: { kind?: string; name?: string }; metadata?: { name?: string } };
+  const body = decodeBody(await readBody(r.req), r.req.headers["content-type"], r.encoding).value as { target?: { kind?: string; name?: string }; metadata?: { name?: string } };
   const binder = r.store.def.subresources?.binding;
   if (binder === undefined) throw notFound({ group: r.store.def.group, resource: `${r.store.def.resource}/binding` }, r.path.name ?? "");
   await r.store.modify(r.path.namespace, r.path.name!, (pod) => {

@@ -1,16 +1,24 @@
-// Writing responses: objects, lists (written item by item from each object's
-// cached bytes, never one whole-list string), watch streams (newline-
-// delimited events, headers flushed at once, each event's object serialized
-// once for all watchers), and Status objects for every error.
+// Writing responses in the negotiated representation (seed 000, "Media types
+// and negotiation"): objects, lists, watch streams and Status errors in JSON,
+// YAML, CBOR or Protobuf, as the object, a Table or metadata only. JSON and
+// Protobuf lists are written item by item from each object's cached bytes,
+// never one whole-list buffer (rule 5); watch frames are built once per event
+// for all watchers; get/list bodies are gzip-compressed when asked (rule 6).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { ResourceDefinition } from "../../api/resource.js";
+import type { SchemaRegistry } from "../../api/schema.js";
+import { META_V1 } from "../../api/meta/schemas.js";
 import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
+import { encodeCbor } from "../../machinery/codec/cbor/index.js";
+import { codecFor, encodeEnvelope, encodeWatchFrame, listEnvelopeParts, listItemPrefix, STATUS_TYPE, type TypeLookup } from "../../machinery/codec/protobuf/index.js";
+import { toYaml } from "../../machinery/decode/index.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
 import type { ListResult } from "../registry/store.js";
 import type { WatchEnv, WatchStream } from "../registry/watch.js";
-import { negotiate, type Representation } from "./negotiation.js";
+import { errorRepresentation, negotiate, type Representation } from "./negotiation.js";
+import { acceptsGzip, ResponseBody } from "./response-body.js";
 import { partialObjectMetadata, table, type IncludeObject } from "./table.js";
 import { spliceResourceVersion } from "./stored-json.js";
 
@@ -18,6 +26,37 @@ export type Incoming = IncomingMessage | Http2ServerRequest;
 export type Outgoing = ServerResponse | Http2ServerResponse;
 
 const JSON_TYPE = "application/json";
+
+/** What the server's configuration decides about encodings, made once at start. */
+export interface Encoding {
+  /** The built-in types' schemas: the Protobuf codec reads field numbers from them. */
+  readonly schemas: SchemaRegistry;
+  /** Gate CBORServingAndStorage. */
+  readonly cbor: boolean;
+  /** Gate APIResponseCompression. */
+  readonly compression: boolean;
+  /** Schema type of an apiVersion and kind, for Protobuf request bodies. */
+  readonly lookupType: TypeLookup;
+}
+
+/** One response: the request, the resource, the API version it was asked in, and the encodings on offer. */
+export interface ResponseScope {
+  readonly req: Incoming;
+  readonly res: Outgoing;
+  readonly def: ResourceDefinition;
+  readonly gv: string;
+  readonly encoding: Encoding;
+}
+
+/** Protobuf is offered for kinds with a Protobuf form: built-in ones; a declaration saying `protobuf: false` (custom resources) gets none. */
+export function servesProtobuf(def: ResourceDefinition, schemas: SchemaRegistry): boolean {
+  return def.protobuf !== false && schemas.get(def.schema) !== undefined;
+}
+
+export function negotiateFor(scope: ResponseScope, options: { list: boolean; watch?: boolean }): Representation {
+  const { encoding, def } = scope;
+  return negotiate(scope.req.headers.accept, { ...options, cbor: encoding.cbor, protobuf: servesProtobuf(def, encoding.schemas) });
+}
 
 /** The object's JSON in API version `gv`, memoized on the cache entry. */
 export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
@@ -30,13 +69,29 @@ export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
     bytes = spliceResourceVersion(cached.stored, gv, object.kind, cached.revision);
     if (bytes !== undefined) return bytes;
   }
-  bytes = Buffer.from(JSON.stringify(object.apiVersion === gv ? object : { ...object, apiVersion: gv }));
+  bytes = Buffer.from(JSON.stringify(withApiVersion(object, gv)));
   if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
+  return bytes;
+}
+
+/** The object's Protobuf message (no envelope), memoized on the cache entry: lists reuse it item by item. */
+function protobufItemBytes(cached: Cached<ApiObject>, scope: ResponseScope): Uint8Array {
+  const memoKey = `pb:${scope.gv}`;
+  let bytes = cached.encoded.get(memoKey) as Uint8Array | undefined;
+  if (bytes === undefined) {
+    bytes = codecFor(scope.encoding.schemas).encode(cached.object, scope.def.schema);
+    if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
+  }
   return bytes;
 }
 
 function query(req: Incoming): URLSearchParams {
   return new URL(req.url ?? "/", "http://x").searchParams;
+}
+
+function pretty(req: Incoming): boolean {
+  const v = query(req).get("pretty");
+  return v !== null && (v === "" || v === "1" || v.toLowerCase() === "true");
 }
 
 function includeObject(req: Incoming): IncludeObject {
@@ -50,13 +105,39 @@ function withApiVersion(obj: ApiObject, gv: string): ApiObject {
   return obj.apiVersion === gv ? obj : { ...obj, apiVersion: gv };
 }
 
+/** A whole value in one format; `typeName` is its schema type for Protobuf. */
+export function encodeValue(value: object, format: Representation["format"], typeName: string, schemas: SchemaRegistry, options: { pretty?: boolean } = {}): Uint8Array {
+  switch (format) {
+    case "json":
+      return Buffer.from(options.pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value));
+    case "yaml":
+      return Buffer.from(toYaml(value));
+    case "cbor":
+      return encodeCbor(value);
+    case "protobuf":
+      return encodeEnvelope(value, typeName, schemas);
+  }
+}
+
+function gzipAllowed(scope: { req: Incoming; encoding: Encoding }): boolean {
+  return scope.encoding.compression && (scope.req.method ?? "GET").toUpperCase() === "GET" && acceptsGzip(scope.req);
+}
+
+function sendBytes(scope: ResponseScope, code: number, contentType: string, bytes: Uint8Array): Promise<void> {
+  return new ResponseBody(scope.res, { status: code, headers: { "content-type": contentType }, gzip: gzipAllowed(scope) }).end(bytes);
+}
+
 export function sendJson(res: Outgoing, code: number, body: unknown, contentType = JSON_TYPE): void {
   const bytes = Buffer.from(JSON.stringify(body));
   res.writeHead(code, { "content-type": contentType, "content-length": bytes.length });
   res.end(bytes);
 }
 
-export function sendError(res: Outgoing, err: unknown): void {
+/**
+ * An error as a Status, in the client's format when it named one (JSON when
+ * negotiation itself failed or no encoding is known).
+ */
+export function sendError(res: Outgoing, err: unknown, from?: { req: Incoming; encoding: Encoding }): void {
   const status = statusFromError(err);
   if (res.headersSent) {
     res.end();
@@ -65,8 +146,12 @@ export function sendError(res: Outgoing, err: unknown): void {
   const headers: Record<string, string | number> = {};
   const retry = status.details?.retryAfterSeconds;
   if (retry !== undefined) headers["retry-after"] = retry;
-  const bytes = Buffer.from(JSON.stringify(status));
-  res.writeHead(status.code ?? 500, { ...headers, "content-type": JSON_TYPE, "content-length": bytes.length });
+  const rep =
+    from === undefined
+      ? undefined
+      : errorRepresentation(from.req.headers.accept, { cbor: from.encoding.cbor, protobuf: from.encoding.schemas.get(STATUS_TYPE) !== undefined });
+  const bytes = rep === undefined ? Buffer.from(JSON.stringify(status)) : encodeValue(status, rep.format, STATUS_TYPE, from!.encoding.schemas);
+  res.writeHead(status.code ?? 500, { ...headers, "content-type": rep?.contentType ?? JSON_TYPE, "content-length": bytes.length });
   res.end(bytes);
 }
 
@@ -74,60 +159,148 @@ export function sendStatusSuccess(res: Outgoing, code: number, details?: StatusD
   sendJson(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", ...(details ? { details } : {}), code });
 }
 
-export function sendObject(req: Incoming, res: Outgoing, code: number, cached: Cached<ApiObject>, def: ResourceDefinition, gv: string): void {
-  const rep = negotiate(req.headers.accept, { list: false });
+const META_TABLE = `${META_V1}.Table`;
+const META_PARTIAL = `${META_V1}.PartialObjectMetadata`;
+const META_PARTIAL_LIST = `${META_V1}.PartialObjectMetadataList`;
+
+/** An object (get, and what writes return) in the negotiated representation. */
+export function sendObject(scope: ResponseScope, code: number, cached: Cached<ApiObject>): Promise<void> {
+  const { req, gv, def, encoding } = scope;
+  const rep = negotiateFor(scope, { list: false });
+  let bytes: Uint8Array;
   if (rep.as === "object") {
-    const bytes = objectBytes(cached, gv);
-    res.writeHead(code, { "content-type": JSON_TYPE, "content-length": bytes.length });
-    res.end(bytes);
+    bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv) : encodeValue(withApiVersion(cached.object, gv), rep.format, def.schema, encoding.schemas, { pretty: pretty(req) });
   } else if (rep.as === "Table") {
-    sendJson(res, code, table(def, [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version }));
+    const value = table(def, [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version });
+    bytes = encodeValue(value, rep.format, META_TABLE, encoding.schemas, { pretty: pretty(req) });
   } else {
-    sendJson(res, code, partialObjectMetadata(cached.object, rep.group, rep.version));
+    bytes = encodeValue(partialObjectMetadata(cached.object, rep.group, rep.version), rep.format, META_PARTIAL, encoding.schemas, { pretty: pretty(req) });
   }
+  return sendBytes(scope, code, rep.contentType, bytes);
 }
 
-export async function sendList(req: Incoming, res: Outgoing, list: ListResult, def: ResourceDefinition, gv: string): Promise<void> {
-  const rep = negotiate(req.headers.accept, { list: true });
+export async function sendList(scope: ResponseScope, list: ListResult): Promise<void> {
+  const { req, gv, def, encoding } = scope;
+  const rep = negotiateFor(scope, { list: true });
+  const options = { pretty: pretty(req) };
   if (rep.as === "Table") {
     const objects = list.items.map((c) => withApiVersion(c.object, gv));
-    return sendJson(res, 200, table(def, objects, { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version, listMeta: list.metadata }));
+    const value = table(def, objects, { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version, listMeta: list.metadata });
+    return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, META_TABLE, encoding.schemas, options));
   }
-  if (rep.as === "PartialObjectMetadataList" || rep.as === "PartialObjectMetadata") {
-    return sendJson(res, 200, {
+  if (rep.as !== "object") {
+    const value = {
       kind: "PartialObjectMetadataList",
       apiVersion: `${rep.group}/${rep.version}`,
       metadata: list.metadata,
       items: list.items.map((c) => partialObjectMetadata(c.object, rep.group, rep.version)),
-    });
+    };
+    return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, META_PARTIAL_LIST, encoding.schemas, options));
   }
-  // Item by item: each object's bytes come from its cache entry, so a large list costs one copy per item.
-  res.writeHead(200, { "content-type": JSON_TYPE });
-  const head = `{"kind":"${def.kind}List","apiVersion":"${gv}","metadata":${JSON.stringify(list.metadata)},"items":[`;
-  await write(res, Buffer.from(head));
-  const BATCH = 64 * 1024;
-  let pending: Buffer[] = [];
-  let size = 0;
-  for (let i = 0; i < list.items.length; i++) {
-    if (i > 0) pending.push(COMMA);
-    const bytes = objectBytes(list.items[i]!, gv);
-    pending.push(bytes);
-    size += bytes.length + 1;
-    if (size >= BATCH) {
-      await write(res, Buffer.concat(pending));
-      pending = [];
-      size = 0;
+  const kind = `${def.kind}List`;
+  if (rep.format === "json" && !options.pretty) return writeJsonList(scope, rep, list, kind);
+  if (rep.format === "protobuf") return writeProtobufList(scope, rep, list, kind);
+  const value = { kind, apiVersion: gv, metadata: list.metadata, items: list.items.map((c) => withApiVersion(c.object, gv)) };
+  return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, `${def.schema}List`, encoding.schemas, options));
+}
+
+/** Chunks of about this size leave together: fewer writes than one per item, never the whole list. */
+const BATCH_BYTES = 64 * 1024;
+
+/** Collects small pieces into batches and writes each batch with backpressure. */
+class Batcher {
+  #pending: Uint8Array[] = [];
+  #size = 0;
+  constructor(readonly body: ResponseBody) {}
+  async add(bytes: Uint8Array): Promise<void> {
+    this.#pending.push(bytes);
+    this.#size += bytes.length;
+    if (this.#size >= BATCH_BYTES) {
+      const chunk = Buffer.concat(this.#pending);
+      this.#pending = [];
+      this.#size = 0;
+      await this.body.write(chunk);
     }
   }
-  pending.push(CLOSE_LIST);
-  res.end(Buffer.concat(pending));
+  end(): Promise<void> {
+    return this.body.end(Buffer.concat(this.#pending));
+  }
+}
+
+function listBody(scope: ResponseScope, rep: Representation): Batcher {
+  return new Batcher(new ResponseBody(scope.res, { status: 200, headers: { "content-type": rep.contentType }, gzip: gzipAllowed(scope) }));
 }
 
 const COMMA = Buffer.from(",");
 const CLOSE_LIST = Buffer.from("]}");
 
+async function writeJsonList(scope: ResponseScope, rep: Representation, list: ListResult, kind: string): Promise<void> {
+  const out = listBody(scope, rep);
+  await out.add(Buffer.from(`{"kind":"${kind}","apiVersion":"${scope.gv}","metadata":${JSON.stringify(list.metadata)},"items":[`));
+  for (let i = 0; i < list.items.length; i++) {
+    if (i > 0) await out.add(COMMA);
+    await out.add(objectBytes(list.items[i]!, scope.gv));
+  }
+  await out.add(CLOSE_LIST);
+  return out.end();
+}
+
+async function writeProtobufList(scope: ResponseScope, rep: Representation, list: ListResult, kind: string): Promise<void> {
+  // The envelope states the body's length first, so the items are encoded (or taken from the cache) before the head goes out.
+  const items = list.items.map((c) => protobufItemBytes(c, scope));
+  const parts = listEnvelopeParts({ apiVersion: scope.gv, kind, metadata: list.metadata }, `${scope.def.schema}List`, items.map((b) => b.length), scope.encoding.schemas);
+  const out = listBody(scope, rep);
+  await out.add(parts.head);
+  for (const item of items) {
+    await out.add(listItemPrefix(item.length));
+    await out.add(item);
+  }
+  await out.add(parts.tail);
+  return out.end();
+}
+
+// ---------------------------------------------------------------- watch
+
+/** One watch event in the stream's format: a JSON line, a YAML document, a CBOR item or a length-prefixed Protobuf frame. */
+function eventFrame(rep: Representation, type: string, object: object, typeName: string, schemas: SchemaRegistry): Uint8Array {
+  switch (rep.format) {
+    case "json":
+      return Buffer.from(JSON.stringify({ type, object }) + "\n");
+    case "yaml":
+      return Buffer.from("---\n" + toYaml({ type, object }));
+    case "cbor":
+      return encodeCbor({ type, object });
+    case "protobuf":
+      return encodeWatchFrame({ type, object }, typeName, schemas);
+  }
+}
+
+/** A whole watch frame for a cached object, built once and shared by every watcher of that version and format. */
+function objectEventFrame(scope: ResponseScope, rep: Representation, type: string, cached: Cached<ApiObject>): Uint8Array {
+  const memoKey = `frame:${rep.format}:${type}:${scope.gv}`;
+  let frame = cached.encoded.get(memoKey) as Uint8Array | undefined;
+  if (frame === undefined) {
+    frame =
+      rep.format === "json"
+        ? Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(cached, scope.gv), Buffer.from("}\n")])
+        : eventFrame(rep, type, withApiVersion(cached.object, scope.gv), scope.def.schema, scope.encoding.schemas);
+    if (cached.revision > 0) cached.encoded.set(memoKey, frame);
+  }
+  return frame;
+}
+
+function errorFrame(rep: Representation, err: unknown, schemas: SchemaRegistry): Uint8Array {
+  return eventFrame(rep, "ERROR", statusFromError(err), STATUS_TYPE, schemas);
+}
+
+/** A watch that could not start from its version: 200, one ERROR event carrying the Status, end. */
+export function sendWatchError(scope: ResponseScope, rep: Representation, err: unknown): void {
+  scope.res.writeHead(200, { "content-type": rep.contentType });
+  scope.res.end(errorFrame(rep, err, scope.encoding.schemas));
+}
+
 /** Write with backpressure: wait for drain when the socket's buffer is full. */
-function write(res: Outgoing, chunk: Buffer): Promise<void> {
+function write(res: Outgoing, chunk: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     const ok = (res as ServerResponse).write(chunk, (err?: Error | null) => (err ? reject(err) : undefined));
     if (ok) resolve();
@@ -135,64 +308,36 @@ function write(res: Outgoing, chunk: Buffer): Promise<void> {
   });
 }
 
-/** A whole watch frame for a cached object, built once and shared by every watcher of that version. */
-function eventFrameBytes(type: string, cached: Cached<ApiObject>, gv: string): Buffer {
-  const memoKey = `frame:${type}:${gv}`;
-  let frame = cached.encoded.get(memoKey) as Buffer | undefined;
-  if (frame === undefined) {
-    frame = eventFrame(type, objectBytes(cached, gv));
-    if (cached.revision > 0) cached.encoded.set(memoKey, frame);
-  }
-  return frame;
-}
-
-function eventFrame(type: string, objectJson: Buffer | string): Buffer {
-  return Buffer.concat([Buffer.from(`{"type":"${type}","object":`), typeof objectJson === "string" ? Buffer.from(objectJson) : objectJson, Buffer.from("}\n")]);
-}
-
-/** A watch that could not start from its version: 200, one ERROR event carrying the Status, end. */
-export function sendWatchError(res: Outgoing, err: unknown): void {
-  res.writeHead(200, { "content-type": JSON_TYPE });
-  res.end(eventFrame("ERROR", JSON.stringify(statusFromError(err))));
-}
-
-export async function sendWatch(
-  req: Incoming,
-  res: Outgoing,
-  stream: WatchStream,
-  def: ResourceDefinition,
-  gv: string,
-  rep: Representation,
-  env: WatchEnv & { initialEventsEndAnnotation?: string },
-): Promise<void> {
+export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: Representation, env: WatchEnv & { initialEventsEndAnnotation?: string }): Promise<void> {
+  const { req, res, def, gv, encoding } = scope;
   const closed = () => stream.close();
   req.once("close", closed);
   res.once("close", closed);
-  res.writeHead(200, { "content-type": JSON_TYPE });
+  res.writeHead(200, { "content-type": rep.contentType });
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const include = rep.as === "Table" ? includeObject(req) : "Metadata";
   try {
     for await (const event of stream) {
-      let frame: Buffer;
+      let frame: Uint8Array;
       if (event.type === "BOOKMARK") {
         const metadata: Record<string, unknown> = { resourceVersion: String(event.revision) };
         if (event.initialEventsEnd && env.initialEventsEndAnnotation !== undefined) {
           metadata["annotations"] = { [env.initialEventsEndAnnotation]: "true" };
         }
-        frame = eventFrame("BOOKMARK", JSON.stringify({ kind: def.kind, apiVersion: gv, metadata }));
+        frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, def.schema, encoding.schemas);
       } else if (rep.as === "object") {
-        frame = eventFrameBytes(event.type, event.object, gv);
+        frame = objectEventFrame(scope, rep, event.type, event.object);
       } else if (rep.as === "Table") {
         const one = table(def, [withApiVersion(event.object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
-        frame = eventFrame(event.type, JSON.stringify(one));
+        frame = eventFrame(rep, event.type, one, META_TABLE, encoding.schemas);
       } else {
-        frame = eventFrame(event.type, JSON.stringify(partialObjectMetadata(event.object.object, rep.group, rep.version)));
+        frame = eventFrame(rep, event.type, partialObjectMetadata(event.object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
       }
       await write(res, frame);
     }
   } catch (err) {
     // After the headers an error travels as an ERROR event carrying the Status.
-    if (!res.writableEnded) await write(res, eventFrame("ERROR", JSON.stringify(statusFromError(err)))).catch(() => {});
+    if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas)).catch(() => {});
   } finally {
     req.off("close", closed);
     res.off("close", closed);

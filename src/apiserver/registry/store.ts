@@ -3,7 +3,17 @@
 // declaration (src/api/resource.ts). Reads come from the watch cache (or the
 // store, for versions older than the cache window); every write goes through
 // storage.guaranteedUpdate. Seed 000: "Resource version semantics",
-// "Chunked lists", "States and transitions" (two-phase deletion).
+// "Chunked lists", "States and transitions" (two-phase deletion), "Dry run".
+//
+// The write pipeline, in this one order for every resource (upstream's):
+//   create: defaults → mutating admission → prepareForCreate → managed fields
+//           → validate → validating admission → storage (skipped on dry run)
+//   update: the new object (PUT body, patch or apply over the current one) →
+//           defaults → mutating admission → prepareForUpdate → managed fields
+//           → validateUpdate → validating admission → no-op check → storage
+//   delete: preconditions → validating admission → mark or remove
+// A no-op update (semantically equal to the stored object) keeps its
+// resourceVersion and emits no watch event.
 
 import type { ResourceDefinition, StrategyContext } from "../../api/resource.js";
 import type { Naming } from "../../api/naming.js";
@@ -40,6 +50,8 @@ import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
 import { compilePredicate, type PredicateParams } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
+import type { AdmissionChain, AdmissionOperation } from "../admission/index.js";
+import { jsonEqual } from "../../machinery/apply/index.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -48,8 +60,16 @@ const FUTURE_VERSION_WAIT_MS = 3000;
 const GENERATE_NAME_ATTEMPTS = 8;
 
 export interface RequestOptions {
+  /** Run every stage but persisting (seed 000, "Dry run"). */
   dryRun?: boolean;
   now?: Date;
+  /**
+   * Records the write in metadata.managedFields (registry/field-manager.ts):
+   * given the stored object (undefined on create) and the prepared new one,
+   * returns the new one with its managedFields. Server-side apply sets them
+   * itself and passes none.
+   */
+  manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
 }
 
 export interface ListParams extends PredicateParams {
@@ -85,10 +105,8 @@ export interface StoreDependencies {
   cacher: Cacher<ApiObject>;
   naming: Naming;
   defaulter: SchemaDefaulter;
-  /** Namespace lifecycle admission: throws when objects may not be created in `namespace`. */
-  checkNamespace?(namespace: string): Promise<void>;
-  /** Mutating admission on create, before the strategy runs (pods: priority from priorityClassName). */
-  admitCreate?(obj: ApiObject): Promise<void>;
+  /** Mutating and validating admission plugins (NamespaceLifecycle among them); none when absent. */
+  admission?: AdmissionChain;
   /** ListFromCacheSnapshot: serve Exact reads from the cache's snapshots. */
   snapshots: boolean;
   /** ShardedListAndWatch. */
@@ -276,14 +294,9 @@ export class RegistryStore {
 
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
     const generated = !input.metadata?.name && !!input.metadata?.generateName;
-    if (this.def.namespaced && this.#deps.checkNamespace !== undefined) await this.#deps.checkNamespace(namespace ?? "");
-    if (this.#deps.admitCreate !== undefined) {
-      input = structuredClone(input);
-      await this.#deps.admitCreate(input);
-    }
     for (let attempt = 1; ; attempt++) {
       // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
-      const obj = this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
+      const obj = await this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
       const bytes = this.#encode(obj, name);
@@ -300,8 +313,8 @@ export class RegistryStore {
     }
   }
 
-  /** The create pipeline up to storage: server-set metadata, defaults → prepareForCreate → validate. */
-  #prepareCreate(namespace: string | undefined, input: ApiObject, name: string | undefined, options: RequestOptions): ApiObject {
+  /** The create pipeline up to storage (see the header): server-set metadata first. */
+  async #prepareCreate(namespace: string | undefined, input: ApiObject, name: string | undefined, options: RequestOptions): Promise<ApiObject> {
     const ctx = this.#context(options);
     const obj = structuredClone(input);
     const meta = (obj.metadata ??= {});
@@ -315,9 +328,12 @@ export class RegistryStore {
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
+    await this.#admit("CREATE", obj, undefined, undefined, options);
     this.def.prepareForCreate?.(obj, ctx);
-    this.#validate(obj, [...validateObjectMeta(this.def, obj), ...(this.def.validate?.(obj, ctx) ?? [])]);
-    return obj;
+    const managed = options.manageFields?.(undefined, obj, ctx.now) ?? obj;
+    this.#validate(managed, [...validateObjectMeta(this.def, managed), ...(this.def.validate?.(managed, ctx) ?? [])]);
+    await this.#admissionValidate("CREATE", managed, undefined, undefined, options);
+    return managed;
   }
 
   /**
@@ -378,11 +394,11 @@ export class RegistryStore {
   ): Promise<Cached<ApiObject> | undefined> {
     const ctx = this.#context(options);
     let result: Cached<ApiObject> | undefined;
-    const tryUpdate = (kv: KeyValue | undefined): UpdateDecision => {
+    const tryUpdate = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
       const current = kv === undefined ? undefined : this.#decode(kv);
       const decided = decide(current);
       if (decided === "create" || current === undefined) return undefined;
-      const next = this.#prepareUpdate(decided, current, ctx, subresource);
+      const next = await this.#prepareUpdate(decided, current, ctx, subresource, options);
       const meta = next.metadata;
       if (meta.deletionTimestamp && !this.#held(next) && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
         // The answer is the object as the write left it (finalizers gone), as upstream returns it.
@@ -391,7 +407,8 @@ export class RegistryStore {
         return DELETE;
       }
       const bytes = this.#encode(next, name);
-      if (Buffer.compare(Buffer.from(bytes), Buffer.from(kv!.value)) === 0) {
+      // Semantic, not byte, equality: a client's key order must not make a no-op a write.
+      if (sameObject(next, current)) {
         result = this.#cached(kv!);
         return undefined;
       }
@@ -400,7 +417,7 @@ export class RegistryStore {
     };
     if (options.dryRun) {
       const { kv } = await this.#storage((s) => s.get(key), name);
-      tryUpdate(kv);
+      await tryUpdate(kv);
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
@@ -408,13 +425,21 @@ export class RegistryStore {
     return result;
   }
 
-  #prepareUpdate(input: ApiObject, current: ApiObject, ctx: StrategyContext, subresource: Subresource | undefined): ApiObject {
+  async #prepareUpdate(
+    input: ApiObject,
+    current: ApiObject,
+    ctx: StrategyContext,
+    subresource: Subresource | undefined,
+    options: RequestOptions,
+  ): Promise<ApiObject> {
     let next: ApiObject;
     if (subresource === "status") {
       // Only .status moves (upstream's status strategies reset everything else).
       next = structuredClone(current);
       if ("status" in input) next.status = input.status;
       else delete next.status;
+      // An apply through /status brings its own managedFields.
+      if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
     } else if (subresource === "finalize") {
       // Only .spec.finalizers moves (upstream's namespaces/finalize).
       next = structuredClone(current);
@@ -448,16 +473,19 @@ export class RegistryStore {
     delete meta.resourceVersion;
     if (this.def.namespaced) meta.namespace = old.namespace;
     this.#defaults(next, ctx);
+    await this.#admit("UPDATE", next, current, subresource, options);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
+    const managed = options.manageFields?.(current, next, ctx.now) ?? next;
     const kindErrors =
       subresource === "binding"
         ? []
         : subresource === "status" && this.def.validateStatusUpdate !== undefined
-          ? this.def.validateStatusUpdate(next, current, ctx)
-          : (this.def.validateUpdate?.(next, current, ctx) ?? []);
-    this.#validate(next, [...validateObjectMetaUpdate(this.def, next, current), ...kindErrors]);
-    return next;
+          ? this.def.validateStatusUpdate(managed, current, ctx)
+          : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
+    this.#validate(managed, [...validateObjectMetaUpdate(this.def, managed, current), ...kindErrors]);
+    await this.#admissionValidate("UPDATE", managed, current, subresource, options);
+    return managed;
   }
 
   /** Seed 000, "States and transitions": mark, or remove when nothing holds the object. */
@@ -466,7 +494,8 @@ export class RegistryStore {
     const key = this.keyFor(namespace, name);
     const ctx = this.#context(request);
     let outcome: DeleteResult | undefined;
-    const tryDelete = (kv: KeyValue | undefined): UpdateDecision => {
+    const dryRun = !!(options.dryRun || request.dryRun);
+    const tryDelete = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
       if (kv === undefined) throw notFound(this.groupResource, name);
       const current = this.#decode(kv);
       const pre = options.preconditions;
@@ -480,6 +509,7 @@ export class RegistryStore {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
         );
       }
+      await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun });
       const next = structuredClone(current);
       const meta = next.metadata;
       const finalizers = new Set(meta.finalizers ?? []);
@@ -506,8 +536,8 @@ export class RegistryStore {
       outcome = { object: next, deleted: false };
       return Buffer.compare(Buffer.from(bytes), Buffer.from(kv.value)) === 0 ? undefined : bytes;
     };
-    if (options.dryRun || request.dryRun) {
-      tryDelete((await this.#storage((s) => s.get(key), name)).kv);
+    if (dryRun) {
+      await tryDelete((await this.#storage((s) => s.get(key), name)).kv);
       return outcome!;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryDelete), name);
@@ -618,6 +648,34 @@ export class RegistryStore {
     this.def.defaults?.(obj, ctx);
   }
 
+  /** Mutating admission: plugins may change `obj` in place. */
+  async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
+    const chain = this.#deps.admission;
+    if (chain === undefined || chain.empty) return;
+    await chain.admit(this.#attributes(operation, obj, old, subresource, options));
+  }
+
+  async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
+    const chain = this.#deps.admission;
+    if (chain === undefined || chain.empty) return;
+    await chain.validate(this.#attributes(operation, obj, old, subresource, options));
+  }
+
+  #attributes(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions) {
+    const meta = (obj ?? old)!.metadata;
+    return {
+      operation,
+      resource: this.groupResource,
+      kind: this.def.kind,
+      subresource,
+      namespace: this.def.namespaced ? (meta.namespace ?? "") : undefined,
+      name: meta.name ?? "",
+      object: obj,
+      oldObject: old,
+      dryRun: !!options.dryRun,
+    };
+  }
+
   #validate(obj: ApiObject, errs: FieldError[]): void {
     if (errs.length > 0) throw invalid({ group: this.def.group, kind: this.def.kind }, obj.metadata.name ?? "", errs);
   }
@@ -663,6 +721,12 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+}
+
+/** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */
+function sameObject(next: ApiObject, current: ApiObject): boolean {
+  const { resourceVersion: _rv, ...meta } = current.metadata;
+  return jsonEqual({ ...current, metadata: meta }, next);
 }
 
 /** Everything but metadata and status: a change there bumps metadata.generation. */

@@ -31,6 +31,8 @@ export interface TestResponse {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   json: any;
+  /** The body as received (binary formats, gzip). */
+  body: Buffer;
 }
 
 export interface TestWatch {
@@ -80,14 +82,15 @@ export async function startTestServer(options: {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString("utf8");
           let json: unknown;
           try {
             json = JSON.parse(text);
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, body: raw });
         });
       });
       req.on("error", reject);

@@ -64,6 +64,8 @@ export const sampleApi: ApiGroupModule = {
         versions: ["v1", "v1beta1"],
         resource: "widgets",
         singular: "widget",
+        // Stands for a custom resource: no Protobuf form (seed 000, "Media types" 2).
+        protobuf: false,
         kind: "Widget",
         namespaced: true,
         shortNames: ["wd"],

@@ -15,7 +15,7 @@ export {
   comparePathElements,
 } from "./field-set.js";
 export type { TypeContext, Comparison } from "./typed.js";
-export { fieldSetOf, compare, merge, removeItems } from "./typed.js";
+export { fieldSetOf, compare, merge, removeItems, jsonEqual } from "./typed.js";
 export type { ManagerEntry, ManagedFields, UpdateManagedFieldsOptions, WriteResult } from "./managed-fields.js";
 export {
   updateManagedFields,

@@ -11,12 +11,14 @@ import {
   encodeWatchFrame,
   hasProtobufMagic,
   isProtobufError,
+  listEnvelopeParts,
+  listItemPrefix,
   PROTOBUF_MAGIC,
   readEnvelope,
   STATUS_TYPE,
   WatchFrameReader,
 } from "./index.js";
-import { builtinRegistry, hex, seededRandom, toHex } from "./testing.js";
+import { benchPod, builtinRegistry, hex, seededRandom, toHex } from "./testing.js";
 
 const registry = builtinRegistry();
 const CORE = "io.k8s.api.core.v1";
@@ -221,4 +223,16 @@ test("decode errors name the field", () => {
   decodeError(() => decodeMessage(hex("0a 02 08 01"), `${CORE}.Pod`, registry), /metadata\.name: wrong wire type 0/);
   // Pod.spec length runs past the end.
   decodeError(() => decodeMessage(hex("12 05 0a"), `${CORE}.Pod`, registry), /length 5 runs past the end/);
+});
+
+test("a list written in parts (head, item prefixes, items, tail) is the same bytes as the whole list", () => {
+  const registry = builtinRegistry();
+  const POD = "io.k8s.api.core.v1.Pod";
+  for (const count of [0, 1, 3, 200]) {
+    const list = { apiVersion: "v1", kind: "PodList", metadata: { resourceVersion: "42", continue: count > 1 ? "abc" : "" }, items: Array.from({ length: count }, (_, i) => benchPod(i)) };
+    const items = list.items.map((p) => encodeMessage(p, POD, registry));
+    const parts = listEnvelopeParts(list, `${POD}List`, items.map((b) => b.length), registry);
+    const streamed = Buffer.concat([parts.head, ...items.flatMap((b) => [listItemPrefix(b.length), b]), parts.tail]);
+    assert.equal(toHex(streamed), toHex(encodeEnvelope(list, `${POD}List`, registry)), `${count} items`);
+  }
 });

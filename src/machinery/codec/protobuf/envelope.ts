@@ -43,8 +43,8 @@ function typeMetaOf(obj: object): { apiVersion: string; kind: string } {
   return { apiVersion, kind };
 }
 
-/** Writes magic and envelope around the message `writeBody` writes, byte for byte as upstream's NestedMarshalTo. */
-function writeEnvelope(w: Writer, apiVersion: string, kind: string, writeBody: (w: Writer) => void): void {
+/** Magic and typeMeta: what every envelope starts with. */
+function writeEnvelopeHead(w: Writer, apiVersion: string, kind: string): void {
   w.raw(PROTOBUF_MAGIC);
   w.uint32(0x0a); // typeMeta
   const meta = w.fork();
@@ -53,15 +53,67 @@ function writeEnvelope(w: Writer, apiVersion: string, kind: string, writeBody: (
   w.uint32(0x12); // kind
   w.string(kind);
   w.join(meta);
+}
+
+/** contentEncoding and contentType: empty, and written anyway, as Go does. */
+const ENVELOPE_TAIL: Readonly<Uint8Array> = Uint8Array.of(0x1a, 0x00, 0x22, 0x00);
+
+/** Writes magic and envelope around the message `writeBody` writes, byte for byte as upstream's NestedMarshalTo. */
+function writeEnvelope(w: Writer, apiVersion: string, kind: string, writeBody: (w: Writer) => void): void {
+  writeEnvelopeHead(w, apiVersion, kind);
   w.uint32(0x12); // raw
   const raw = w.fork();
   writeBody(w);
   w.join(raw);
-  // contentEncoding and contentType: empty, and written anyway, as Go does.
-  w.uint32(0x1a);
-  w.uint32(0);
-  w.uint32(0x22);
-  w.uint32(0);
+  w.raw(ENVELOPE_TAIL);
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n > 127) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/**
+ * A list body in parts, for writing item by item (seed 000, "Media types" 5):
+ * `head` (magic, typeMeta, the raw field's length and the list metadata),
+ * then for each item `itemPrefix(bytes.length)` and the item's message bytes,
+ * then `tail`. The bytes are the same as encodeEnvelope of the whole list.
+ */
+export function listEnvelopeParts(
+  list: { apiVersion: string; kind: string; metadata?: object },
+  listTypeName: string,
+  itemLengths: readonly number[],
+  registry: SchemaRegistry,
+): { head: Uint8Array; tail: Uint8Array } {
+  const codec = codecFor(registry);
+  const withoutItems = codec.encode({ metadata: list.metadata ?? {} }, listTypeName);
+  let bodyLength = withoutItems.length;
+  for (const n of itemLengths) bodyLength += 1 + varintSize(n) + n;
+  const head = codec.write((w) => {
+    writeEnvelopeHead(w, list.apiVersion, list.kind);
+    w.uint32(0x12);
+    w.uint32(bodyLength);
+    w.raw(withoutItems);
+  });
+  return { head, tail: ENVELOPE_TAIL };
+}
+
+/** The key and length before one item of a list (items are field 2 of every list message). */
+export function listItemPrefix(length: number): Uint8Array {
+  const out = new Uint8Array(1 + varintSize(length));
+  out[0] = 0x12;
+  let i = 1;
+  let v = length;
+  while (v > 127) {
+    out[i++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[i] = v;
+  return out;
 }
 
 /**

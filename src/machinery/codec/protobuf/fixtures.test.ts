@@ -224,3 +224,33 @@ test("EphemeralContainer: the Container fields sit in EphemeralContainerCommon a
   assert.equal(toHex(encodeMessage(ec, `${CORE}.EphemeralContainer`, registry)), toHex(bytes));
   assert.deepEqual(decodeMessage(bytes, `${CORE}.EphemeralContainer`, registry), ec);
 });
+
+const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
+
+test("PartialObjectMetadata and a one-row Table, by meta/v1's field numbers", () => {
+  const partial = { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: { name: "cfg" } };
+  const envelope = hex(
+    "6b 38 73 00",
+    "0a 27", //                                   typeMeta, 39 bytes
+    `  0a 0e ${Buffer.from("meta.k8s.io/v1").toString("hex")}`,
+    `  12 15 ${Buffer.from("PartialObjectMetadata").toString("hex")}`,
+    "12 07 0a 05 0a 03 636667", //                raw: metadata (1) { name (1) "cfg" }
+    "1a 00 22 00",
+  );
+  assert.equal(toHex(encodeEnvelope(partial, `${META}.PartialObjectMetadata`, registry)), toHex(envelope));
+  assert.deepEqual(decodeEnvelope(envelope, registry, () => `${META}.PartialObjectMetadata`), partial);
+
+  const table = {
+    metadata: { resourceVersion: "7" },
+    columnDefinitions: [{ name: "Name", type: "string", format: "name", description: "d", priority: 0 }],
+    rows: [{ cells: ["cfg"] }],
+  };
+  const bytes = hex(
+    "0a 03 12 01 37", //                          metadata (1) { resourceVersion (2) "7" }
+    "12 19", //                                   columnDefinitions (2), 25 bytes
+    "  0a 04 4e616d65 12 06 737472696e67 1a 04 6e616d65 22 01 64 28 00", // name, type, format, description, priority
+    "1a 09 0a 07 0a 05 22636667 22", //           rows (3) { cells (1) RawExtension { raw (1) "\"cfg\"" } }
+  );
+  assert.equal(toHex(encodeMessage(table, `${META}.Table`, registry)), toHex(bytes));
+  assert.deepEqual(decodeMessage(bytes, `${META}.Table`, registry), table);
+});

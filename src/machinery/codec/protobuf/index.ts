@@ -10,6 +10,8 @@ export {
   STATUS_TYPE,
   hasProtobufMagic,
   encodeEnvelope,
+  listEnvelopeParts,
+  listItemPrefix,
   readEnvelope,
   decodeEnvelope,
   encodeWatchEvent,

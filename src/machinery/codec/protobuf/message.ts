@@ -66,7 +66,11 @@ interface MessagePlan {
   /** What to write, in field-number order. */
   readonly items: Array<FieldPlan | GroupPlan>;
   readonly byTag: Array<FieldPlan | GroupPlan | undefined>;
+  /** The type's encoder, compiled on first use (compileEncoder). */
+  encoder: Encoder | undefined;
 }
+
+type Encoder = (w: Writer, obj: JsonObject) => void;
 
 function wireTypeOf(kind: Kind): number {
   switch (kind) {
@@ -119,7 +123,7 @@ function compile(registry: SchemaRegistry, name: string, plans: Map<string, Mess
   const existing = plans.get(name);
   if (existing !== undefined) return existing;
   const def = registry.mustGet(name);
-  const plan: MessagePlan = { name, names: [], items: [], byTag: [] };
+  const plan: MessagePlan = { name, names: [], items: [], byTag: [], encoder: undefined };
   plans.set(name, plan);
   const groups = new Map<number, GroupPlan>();
   const fields: FieldPlan[] = [];
@@ -189,26 +193,90 @@ const INT64_MIN = -(2 ** 63);
 const INT64_END = 2 ** 63;
 
 function encodeBody(w: Writer, obj: JsonObject, plan: MessagePlan): void {
-  const items = plan.items;
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
+  (plan.encoder ?? compileEncoder(plan))(w, obj);
+}
+
+function encodeGroup(w: Writer, obj: JsonObject, group: GroupPlan): void {
+  const start = w.pos;
+  w.uint32(group.key);
+  const mark = w.fork();
+  const fields = group.fields;
+  for (let j = 0; j < fields.length; j++) {
+    const f = fields[j]!;
+    const v = obj[f.name];
+    if (v !== undefined && v !== null) encodeField(w, f, v);
+  }
+  if (w.pos === mark + 1) w.pos = start; // nothing of the embedded struct set: write nothing
+  else w.join(mark);
+}
+
+function within(err: unknown, segment: string): unknown {
+  return err instanceof ProtobufError ? err.within(segment) : err;
+}
+
+function allObjects(v: unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  }
+  return true;
+}
+
+function allStrings(v: unknown[]): boolean {
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== "string") return false;
+  return true;
+}
+
+/**
+ * One function per message type, generated from its plan (as fastify compiles
+ * serializers from schemas): each field is a named property read at its own
+ * site, so V8 keeps the loads monomorphic, and the common kinds (strings,
+ * small integers, booleans, nested messages and lists of them) are written
+ * inline. Anything else, and every value of an unexpected type, goes through
+ * encodeField, which writes the same bytes and words the errors.
+ */
+function compileEncoder(plan: MessagePlan): Encoder {
+  const refs: unknown[] = [];
+  const ref = (x: unknown) => `R[${refs.push(x) - 1}]`;
+  const lines: string[] = [];
+  for (const item of plan.items) {
     if (item.group) {
-      const start = w.pos;
-      w.uint32(item.key);
-      const mark = w.fork();
-      const fields = item.fields;
-      for (let j = 0; j < fields.length; j++) {
-        const f = fields[j]!;
-        const v = obj[f.name];
-        if (v !== undefined && v !== null) encodeField(w, f, v);
-      }
-      if (w.pos === mark + 1) w.pos = start; // nothing of the embedded struct set: write nothing
-      else w.join(mark);
+      lines.push(`encodeGroup(w, o, ${ref(item)});`);
       continue;
     }
-    const v = obj[item.name];
-    if (v !== undefined && v !== null) encodeField(w, item, v);
+    const f = ref(item);
+    const name = JSON.stringify(item.name);
+    const key = item.key;
+    // A nested message's errors gain this field's name (and the element's index) on the way out.
+    const message = (segment: string) => `const m = w.fork(); try { encodeBody(w, x, ${f}.message); } catch (e) { throw ${segment}; } w.join(m);`;
+    let code = `encodeField(w, ${f}, v);`;
+    if (item.shape === Shape.Single) {
+      switch (item.kind) {
+        case Kind.String:
+          code = `if (typeof v === "string") { w.uint32(${key}); w.string(v); } else ${code}`;
+          break;
+        case Kind.Bool:
+          code = `if (typeof v === "boolean") { w.uint32(${key}); w.uint32(v ? 1 : 0); } else ${code}`;
+          break;
+        case Kind.Int32:
+        case Kind.Int64:
+          code = `if (typeof v === "number" && (v | 0) === v && v >= 0) { w.uint32(${key}); w.uint32(v); } else ${code}`;
+          break;
+        case Kind.Message:
+          code = `if (typeof v === "object" && !Array.isArray(v)) { const x = v; w.uint32(${key}); ${message(`within(e, ${name})`)} } else ${code}`;
+          break;
+      }
+    } else if (item.shape === Shape.Repeated && (item.kind === Kind.Message || item.kind === Kind.String)) {
+      const each = item.kind === Kind.Message ? message(`within(within(e, "[" + j + "]"), ${name})`) : "w.string(x);";
+      const check = item.kind === Kind.Message ? "allObjects(v)" : "allStrings(v)";
+      code = `if (Array.isArray(v) && ${check}) { for (let j = 0; j < v.length; j++) { const x = v[j]; w.uint32(${key}); ${each} } } else ${code}`;
+    }
+    lines.push(`v = o[${name}];`, `if (v !== undefined && v !== null) { ${code} }`);
   }
+  const source = `return function encode(w, o) {\nlet v;\n${lines.join("\n")}\n};`;
+  const factory = new Function("R", "encodeField", "encodeBody", "encodeGroup", "within", "allObjects", "allStrings", source) as (...args: unknown[]) => Encoder;
+  plan.encoder = factory(refs, encodeField, encodeBody, encodeGroup, within, allObjects, allStrings);
+  return plan.encoder;
 }
 
 function encodeField(w: Writer, f: FieldPlan, v: unknown): void {

@@ -29,8 +29,20 @@ function daysIn(year: number, month: number): number {
   return DAYS[month - 1]!;
 }
 
-/** Parses an RFC 3339 timestamp; undefined when malformed. */
-export function parseRfc3339(s: string): Timestamp | undefined {
+/** The last input and its result: objects in a list share most of their timestamps. */
+let lastInput = "";
+let lastResult: Readonly<Timestamp> | undefined;
+
+/** Parses an RFC 3339 timestamp; undefined when malformed. The result is shared: do not change it. */
+export function parseRfc3339(s: string): Readonly<Timestamp> | undefined {
+  if (s === lastInput) return lastResult;
+  const result = parseRfc3339Uncached(s);
+  lastInput = s;
+  lastResult = result;
+  return result;
+}
+
+function parseRfc3339Uncached(s: string): Timestamp | undefined {
   // Fast path for what servers write: `2006-01-02T15:04:05Z`, years 1000-9999.
   if (s.length === 20 && s.charCodeAt(19) === 90 /* Z */ && s.charCodeAt(10) === 84 /* T */ && s[4] === "-" && s[7] === "-" && s[13] === ":" && s[16] === ":") {
     const y = digits(s, 0, 4);
