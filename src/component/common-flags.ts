@@ -23,6 +23,7 @@ export function secureServingFlags(options: { bindAddress: string; securePort: n
       max: 65535,
       description: "The port on which to serve HTTPS with authentication and authorization. 0 disables HTTPS.",
     }),
+    ...tlsServingFlags(),
   } as const;
 }
 
@@ -38,6 +39,7 @@ export function baseFlags() {
       typeName: "Level",
       description: "number for the log level verbosity",
     }),
+    ...metricsFlags(),
   } as const;
 }
 

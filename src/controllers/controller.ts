@@ -5,6 +5,7 @@
 
 import type { Naming } from "../api/naming.js";
 import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
   client: RestClient;
@@ -13,6 +14,8 @@ export interface ControllerContext {
   naming: Naming;
   /** Ends the controller. */
   signal: AbortSignal;
+  /** The component's registry: controllers' own metrics and their work queues' (queue.instrument(metrics)). */
+  metrics?: MetricsRegistry;
   log(line: string): void;
 }
 

@@ -4,6 +4,7 @@
 
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
@@ -35,6 +36,10 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
+  /** The component's registry: running_managed_controllers, workqueue_*, informer_*, leader_election_*. */
+  metrics?: MetricsRegistry;
+  /** The `manager` label of running_managed_controllers (default "orch-controller-manager"). */
+  managerName?: string;
 }
 
 /**
@@ -75,7 +80,12 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     log("controller-manager: no controllers selected");
     return;
   }
-  const start = (signal: AbortSignal) => runControllers({ client: options.client, controllers: selected, naming, signal, log });
+  const start = (signal: AbortSignal) =>
+    runControllers({
+      client: options.client, controllers: selected, naming, signal, log,
+      manager: options.managerName ?? "orch-controller-manager",
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+    });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -87,6 +97,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     naming,
     ...pick(settings, ["identity", "leaseDurationMs", "renewDeadlineMs", "retryPeriodMs"]),
     log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     onStartedLeading: async (signal) => {
       led = true;
       await start(signal);
@@ -97,19 +108,32 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-async function runControllers(options: { client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void }): Promise<void> {
-  const { client, signal, log } = options;
+async function runControllers(options: {
+  client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void;
+  manager: string; metrics?: MetricsRegistry;
+}): Promise<void> {
+  const { client, signal, log, metrics } = options;
   const context: ControllerContext = {
     client,
-    informers: new InformerFactory({ client, log }),
+    informers: new InformerFactory({ client, log, ...(metrics ? { metrics } : {}) }),
     discovery: new DiscoveryCache({ client }),
     naming: options.naming,
     signal,
     log,
+    ...(metrics ? { metrics } : {}),
   };
-  const runs = options.controllers.map((c) =>
-    c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),
-  );
+  // Seed 002: running_managed_controllers{manager,name} is 1 while a controller runs.
+  const running = metrics?.gauge({
+    name: "running_managed_controllers", stabilityLevel: "BETA", labelNames: ["manager", "name"],
+    help: "Indicates where instances of a controller are currently running",
+  });
+  const runs = options.controllers.map((c) => {
+    const labels = { manager: options.manager, name: c.name };
+    running?.set(labels, 1);
+    return c.run(context)
+      .catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`))
+      .finally(() => running?.remove(labels));
+  });
   context.informers.start(signal);
   log(`controller-manager: started ${options.controllers.map((c) => c.name).join(", ")}`);
   await Promise.all(runs);
