@@ -30,8 +30,9 @@ type RequestLabels = {
 };
 
 interface SeriesHandles {
-  readonly duration: { observe(v: number): void };
-  readonly size: { observe(v: number): void };
+  /** Undefined for long-running requests, which stay out of the histograms. */
+  readonly duration: { observe(v: number): void } | undefined;
+  readonly size: { observe(v: number): void } | undefined;
   readonly byCode: Map<number, BoundCounter>;
   readonly labels: RequestLabels;
 }
@@ -170,7 +171,13 @@ export class ApiServerMetrics {
     let handles = this.#cache.get(key);
     if (handles === undefined) {
       const { dry_run: _dryRun, ...sizeLabels } = labels;
-      handles = { duration: this.#duration.bind(labels), size: this.#sizes.bind(sizeLabels), byCode: new Map(), labels };
+      const histograms = labels.verb !== "WATCH";
+      handles = {
+        duration: histograms ? this.#duration.bind(labels) : undefined,
+        size: histograms ? this.#sizes.bind(sizeLabels) : undefined,
+        byCode: new Map(),
+        labels,
+      };
       this.#cache.set(key, handles);
     }
     const inflight = method === "GET" || method === "HEAD" ? this.#inflight.readOnly : this.#inflight.mutating;
@@ -202,8 +209,8 @@ export class ApiServerMetrics {
     // Long-running requests stay out of the latency and size histograms, as upstream.
     if (record.longRunning !== undefined) return;
     const seconds = (performance.now() - record.started) / 1000;
-    handles.duration.observe(seconds);
-    if (bytes !== undefined) handles.size.observe(bytes);
+    handles.duration?.observe(seconds);
+    if (bytes !== undefined) handles.size?.observe(bytes);
     if (record.fieldValidation !== "") {
       this.#fieldValidation.observe({ field_validation: record.fieldValidation, status: String(code) }, seconds);
     }
