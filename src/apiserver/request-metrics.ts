@@ -35,6 +35,7 @@ interface SeriesHandles {
   readonly size: { observe(v: number): void } | undefined;
   readonly byCode: Map<number, BoundCounter>;
   readonly labels: RequestLabels;
+  readonly longRunning: BoundGauge | undefined;
 }
 
 export interface RequestRecord {
@@ -166,32 +167,34 @@ export class ApiServerMetrics {
   /** Call when a request arrives (after routing). */
   begin(req: Incoming, path: ParsedPath, query: URLSearchParams): RequestRecord {
     const method = req.method ?? "GET";
-    const labels = requestLabels(method, req.headers["content-type"], path, query);
-    const key = `${labels.verb}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${labels.dry_run}`;
+    const verb = requestVerb(method, req.headers["content-type"], path, query);
+    const dryRun = query.get("dryRun") === "All" ? "All" : "";
+    // The cache key is built from the parts; the labels object only on the first request of its kind.
+    const key = path.kind === "resource"
+      ? `${verb}|${path.group}|${path.version}|${path.resource}|${path.subresource ?? ""}|${path.name !== undefined ? "r" : path.namespace !== undefined ? "n" : "c"}|${dryRun}`
+      : `${verb}||||${path.kind === "other" ? path.path : ""}||${dryRun}`;
     let handles = this.#cache.get(key);
     if (handles === undefined) {
+      const labels = requestLabels(verb, path, dryRun);
       const { dry_run: _dryRun, ...sizeLabels } = labels;
-      const histograms = labels.verb !== "WATCH";
+      const histograms = verb !== "WATCH";
       handles = {
         duration: histograms ? this.#duration.bind(labels) : undefined,
         size: histograms ? this.#sizes.bind(sizeLabels) : undefined,
         byCode: new Map(),
         labels,
+        longRunning: histograms ? undefined : this.#longRunning.bind((({ dry_run: _d, ...l }) => l)(labels)),
       };
-      this.#cache.set(key, handles);
+      // Unknown paths must not grow the cache without bound.
+      if (this.#cache.size < 10_000) this.#cache.set(key, handles);
     }
     const inflight = method === "GET" || method === "HEAD" ? this.#inflight.readOnly : this.#inflight.mutating;
     inflight.inc();
-    let longRunning: BoundGauge | undefined;
-    if (labels.verb === "WATCH") {
-      const { dry_run: _d, ...l } = labels;
-      longRunning = this.#longRunning.bind(l);
-      longRunning.inc();
-    }
-    const write = labels.verb === "POST" || labels.verb === "PUT" || labels.verb === "PATCH" || labels.verb === "APPLY";
+    handles.longRunning?.inc();
+    const write = verb === "POST" || verb === "PUT" || verb === "PATCH" || verb === "APPLY";
     // No directive (or "") means Warn, as upstream (src/machinery/decode/field-validation.ts).
     const fieldValidation = write ? query.get("fieldValidation") || "Warn" : "";
-    return { started: performance.now(), handles, inflight, longRunning, fieldValidation };
+    return { started: performance.now(), handles, inflight, longRunning: handles.longRunning, fieldValidation };
   }
 
   /** Call when the response has ended. */
@@ -223,18 +226,39 @@ export class ApiServerMetrics {
   }
 }
 
-function requestLabels(method: string, contentType: string | string[] | undefined, path: ParsedPath, query: URLSearchParams): RequestLabels {
-  const dryRun = query.get("dryRun") === "All" ? "All" : "";
+/** Counts the body bytes a response writes (for apiserver_response_sizes); call the result once it has ended. */
+export function countResponseBytes(res: Outgoing): () => number {
+  let n = 0;
+  const size = (chunk: unknown) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array | undefined)?.byteLength ?? 0);
+  const out = res as unknown as { write: (...a: unknown[]) => boolean; end: (...a: unknown[]) => unknown };
+  const write = out.write;
+  const end = out.end;
+  out.write = function (this: unknown, ...args: unknown[]) {
+    n += size(args[0]);
+    return write.apply(this, args);
+  };
+  out.end = function (this: unknown, ...args: unknown[]) {
+    if (typeof args[0] !== "function") n += size(args[0]);
+    return end.apply(this, args);
+  };
+  return () => n;
+}
+
+function requestVerb(method: string, contentType: string | string[] | undefined, path: ParsedPath, query: URLSearchParams): string {
+  if (path.kind !== "resource") return method;
+  if (method === "GET") {
+    if (path.name !== undefined) return "GET";
+    const watch = query.get("watch");
+    return watch === "1" || watch === "true" ? "WATCH" : "LIST";
+  }
+  if (method === "PATCH" && typeof contentType === "string" && contentType.startsWith("application/apply-patch")) return "APPLY";
+  return method;
+}
+
+function requestLabels(verb: string, path: ParsedPath, dryRun: string): RequestLabels {
   if (path.kind !== "resource") {
     const p = path.kind === "other" ? path.path : "";
-    return { verb: method, group: "", version: "", resource: "", subresource: NAMED_PATHS.has(p) ? p : "", scope: "", dry_run: dryRun, component: COMPONENT };
-  }
-  let verb = method;
-  if (method === "GET") {
-    const watch = query.get("watch");
-    verb = path.name !== undefined ? "GET" : watch === "1" || watch === "true" ? "WATCH" : "LIST";
-  } else if (method === "PATCH" && typeof contentType === "string" && contentType.startsWith("application/apply-patch")) {
-    verb = "APPLY";
+    return { verb, group: "", version: "", resource: "", subresource: NAMED_PATHS.has(p) ? p : "", scope: "", dry_run: dryRun, component: COMPONENT };
   }
   const scope = path.name !== undefined ? "resource" : path.namespace !== undefined ? "namespace" : "cluster";
   return {

@@ -26,7 +26,7 @@ import { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore } from "./registry/store.js";
 import type { WatchEnv } from "./registry/watch.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
-import { ApiServerMetrics, type RequestRecord } from "./request-metrics.js";
+import { ApiServerMetrics, countResponseBytes, type RequestRecord } from "./request-metrics.js";
 import { parsePath, type ParsedPath } from "./routing.js";
 
 export interface ApiServerOptions {
@@ -188,7 +188,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const url = new URL(req.url ?? "/", "https://localhost");
       const parsed = parsePath(url.pathname);
       const record = recordRequests ? apiMetrics.begin(req, parsed, url.searchParams) : undefined;
-      const bytes = record === undefined || record.longRunning !== undefined ? undefined : countBytes(res);
+      const bytes = record === undefined || record.longRunning !== undefined ? undefined : countResponseBytes(res);
       handle(req, res, url, parsed, record)
         .catch((err: unknown) => {
           if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
@@ -245,24 +245,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await storage.close();
     },
   };
-}
-
-/** Counts the body bytes a response writes (for apiserver_response_sizes); call the result once it has ended. */
-function countBytes(res: Outgoing): () => number {
-  let n = 0;
-  const size = (chunk: unknown) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array | undefined)?.byteLength ?? 0);
-  const out = res as unknown as { write: (...a: unknown[]) => boolean; end: (...a: unknown[]) => unknown };
-  const write = out.write;
-  const end = out.end;
-  out.write = function (this: unknown, ...args: unknown[]) {
-    n += size(args[0]);
-    return write.apply(this, args);
-  };
-  out.end = function (this: unknown, ...args: unknown[]) {
-    if (typeof args[0] !== "function") n += size(args[0]);
-    return end.apply(this, args);
-  };
-  return () => n;
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */
