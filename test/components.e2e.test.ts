@@ -10,8 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { assertExposesMetric, parseExposition, promtoolCheckMetrics, promtoolSkipReason } from "../src/component/metrics/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
-import { startComponent, type ComponentProcess } from "./support/component-process.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startComponent, startOrch, type ComponentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const BUILD_INFO = ["build_date", "compiler", "git_commit", "git_tree_state", "git_version", "go_version", "major", "minor", "platform"];
 

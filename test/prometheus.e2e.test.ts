@@ -5,24 +5,14 @@
 // by default with native data, no classic _bucket series).
 
 import assert from "node:assert/strict";
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { commandSkipReason } from "../src/component/metrics/testing.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
-
-function prometheusSkipReason(): string | undefined {
-  try {
-    execFileSync("prometheus", ["--version"], { stdio: "ignore" });
-    return undefined;
-  } catch {
-    const reason = "prometheus not found (Debian package prometheus)";
-    if (process.env["CI"] === "true") throw new Error(`${reason}; CI=true, so this test fails instead of skipping`);
-    return reason;
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,7 +38,7 @@ async function query(base: string, q: string): Promise<QueryResult[]> {
   return body.data!.result;
 }
 
-const skip = prometheusSkipReason();
+const skip = commandSkipReason("prometheus", "prometheus");
 let api: OrchProcess;
 let prometheus: ChildProcess | undefined;
 let dir: string;

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { namingFor } from "../api/naming.js";
-import { admits, parseAccept } from "./accept.js";
+import { admits, mediaType, parseAccept } from "./accept.js";
 import type { FeatureGates } from "./feature-gates.js";
 import type { FlagEntry } from "./flags.js";
 import { HealthChecks, type HealthEndpoint } from "./health.js";
@@ -50,8 +50,9 @@ export function isPublicPath(path: string): boolean {
 /** Picks the exposition for an Accept header, by q: protobuf, OpenMetrics, else text 0.0.4. */
 export function negotiateMetrics(accept: string | undefined): ExpositionFormat {
   for (const r of parseAccept(accept)) {
-    if (r.type === "application/vnd.google.protobuf" && r.params["proto"] === "io.prometheus.client.MetricFamily" && r.params["encoding"] === "delimited") return "protobuf";
-    if (r.type === "application/openmetrics-text") return "openmetrics";
+    const type = mediaType(r);
+    if (type === "application/vnd.google.protobuf" && r.params["proto"] === "io.prometheus.client.MetricFamily" && r.params["encoding"] === "delimited") return "protobuf";
+    if (type === "application/openmetrics-text") return "openmetrics";
     if (admits(r, "text/plain")) return "text";
   }
   return "text";

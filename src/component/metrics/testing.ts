@@ -286,16 +286,20 @@ export function assertDeclaresMetric(registry: { get(name: string): { labelNames
 
 // --- promtool ---
 
-/** Why promtool tests cannot run here (undefined when they can); under CI=true its absence is an error. */
-export function promtoolSkipReason(): string | undefined {
+/** Why tests needing `command` cannot run here (undefined when they can); under CI=true its absence is an error. */
+export function commandSkipReason(command: string, debianPackage: string): string | undefined {
   try {
-    execFileSync("promtool", ["--version"], { stdio: "ignore" });
+    execFileSync(command, ["--version"], { stdio: "ignore" });
     return undefined;
   } catch {
-    const reason = "promtool not found (Debian package prometheus)";
+    const reason = `${command} not found (Debian package ${debianPackage})`;
     if (process.env["CI"] === "true") throw new Error(`${reason}; CI=true, so this test fails instead of skipping`);
     return reason;
   }
+}
+
+export function promtoolSkipReason(): string | undefined {
+  return commandSkipReason("promtool", "prometheus");
 }
 
 /** Runs `promtool check metrics` on an exposition; resolves to its exit code and output (lint problems are printed, exit 3 for lint). */
