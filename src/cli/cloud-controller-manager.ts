@@ -2,7 +2,7 @@
 // balancers) with the built-in no-op provider, behind the leader lease, serving
 // the component base (health, metrics, z-pages) on --secure-port.
 
-import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
 import { RestClient } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { cloudNodeController, noopCloudProvider } from "../cloud/noop-provider.js";
@@ -25,6 +25,7 @@ export const command = defineCommand({
       description: "Take a leader lease before running the controllers, so only one replica acts at a time.",
     }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10258 }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   validate(flags) {

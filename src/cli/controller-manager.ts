@@ -3,7 +3,7 @@
 // server through --kubeconfig like any client, behind the leader lease, and
 // serving the component base (health, metrics, z-pages) on --secure-port.
 
-import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
@@ -40,6 +40,7 @@ export const command = defineCommand({
       description: "How long a node may go without a heartbeat before it is marked Unknown (seed 001, \"States and transitions\").",
     }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   validate(flags) {

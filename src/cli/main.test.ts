@@ -195,7 +195,6 @@ test("the apiserver flags the storage work needs have their defaults", () => {
     {
       "api-group-suffix": "orch.io",
       "bind-address": "127.0.0.1",
-      "client-ca-file": "",
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",
       "disabled-metrics": "[]",
@@ -204,8 +203,6 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "secure-port": "6443",
       "show-hidden-metrics-for-version": "",
       "storage-backend": "lmdb",
-      "tls-cert-file": "",
-      "tls-private-key-file": "",
       v: "0",
     },
   );

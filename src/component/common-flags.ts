@@ -23,7 +23,6 @@ export function secureServingFlags(options: { bindAddress: string; securePort: n
       max: 65535,
       description: "The port on which to serve HTTPS with authentication and authorization. 0 disables HTTPS.",
     }),
-    ...tlsServingFlags(),
   } as const;
 }
 
