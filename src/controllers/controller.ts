@@ -14,9 +14,9 @@ export interface ControllerContext {
   naming: Naming;
   /** Ends the controller. */
   signal: AbortSignal;
-  /** The component's registry: controllers' own metrics and their work queues' (queue.instrument(metrics)). */
-  metrics?: MetricsRegistry;
   log(line: string): void;
+  /** Where controllers record their metrics (the component's registry); none: not recorded. */
+  metrics?: MetricsRegistry;
 }
 
 export interface ControllerDescriptor {

@@ -4,8 +4,8 @@
 
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
-import type { MetricsRegistry } from "../component/metrics/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 
@@ -36,7 +36,7 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
-  /** The component's registry: running_managed_controllers, workqueue_*, informer_*, leader_election_*. */
+  /** The component's metrics registry. */
   metrics?: MetricsRegistry;
   /** The `manager` label of running_managed_controllers (default "orch-controller-manager"). */
   managerName?: string;
@@ -81,11 +81,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     return;
   }
   const start = (signal: AbortSignal) =>
-    runControllers({
-      client: options.client, controllers: selected, naming, signal, log,
-      manager: options.managerName ?? "orch-controller-manager",
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-    });
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "managerName"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -108,27 +104,30 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-async function runControllers(options: {
-  client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void;
-  manager: string; metrics?: MetricsRegistry;
-}): Promise<void> {
+interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics"> {
+  controllers: readonly ControllerDescriptor[];
+  managerName?: string;
+}
+
+async function runControllers(options: RunControllersOptions): Promise<void> {
   const { client, signal, log, metrics } = options;
   const context: ControllerContext = {
     client,
-    informers: new InformerFactory({ client, log, ...(metrics ? { metrics } : {}) }),
+    informers: new InformerFactory({ client, log, ...pick(options, ["metrics"]) }),
     discovery: new DiscoveryCache({ client }),
     naming: options.naming,
     signal,
     log,
-    ...(metrics ? { metrics } : {}),
+    ...pick(options, ["metrics"]),
   };
   // Seed 002: running_managed_controllers{manager,name} is 1 while a controller runs.
   const running = metrics?.gauge({
     name: "running_managed_controllers", stabilityLevel: "BETA", labelNames: ["manager", "name"],
     help: "Indicates where instances of a controller are currently running",
   });
+  const manager = options.managerName ?? "orch-controller-manager";
   const runs = options.controllers.map((c) => {
-    const labels = { manager: options.manager, name: c.name };
+    const labels = { manager, name: c.name };
     running?.set(labels, 1);
     return c.run(context)
       .catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`))
