@@ -308,7 +308,7 @@ function write(res: Outgoing, chunk: Uint8Array): Promise<void> {
   });
 }
 
-export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: Representation, env: WatchEnv & { initialEventsEndAnnotation?: string }): Promise<void> {
+export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: Representation, env: WatchEnv & { initialEventsEndAnnotation?: string; onInitialEventsEnd?: () => void }): Promise<void> {
   const { req, res, def, gv, encoding } = scope;
   const closed = () => stream.close();
   req.once("close", closed);
@@ -324,6 +324,7 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
         if (event.initialEventsEnd && env.initialEventsEndAnnotation !== undefined) {
           metadata["annotations"] = { [env.initialEventsEndAnnotation]: "true" };
         }
+        if (event.initialEventsEnd) env.onInitialEventsEnd?.();
         frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, def.schema, encoding.schemas);
       } else if (rep.as === "object") {
         frame = objectEventFrame(scope, rep, event.type, event.object);
