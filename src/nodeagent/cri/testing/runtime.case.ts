@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { GrpcStatus, isCriError, type CriClient, type DeepPartial, type PodSandboxConfig, type ContainerConfig, type ContainerStatus } from "../index.js";
 import { parseLogRecord } from "../log-format.js";
+import { waitFor } from "./wait.js";
 
 export interface RuntimeUnderTest {
   client: CriClient;
@@ -27,16 +28,6 @@ export interface RuntimeUnderTest {
   /** Containers get their own PID namespace (false for the embedded runtime without root). */
   pidNamespace: boolean;
   teardown(): Promise<void>;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** Registers the suite; `setup` starts the runtime (or returns a skip reason). */

@@ -13,19 +13,10 @@ import { CriClient, GrpcStatus, isCriError, type ContainerStatus, type DeepParti
 import { packageRoot } from "../../../component/index.js";
 import { importArchive } from "../images/archive.js";
 import { buildBusyboxImage, busyboxSkipReason } from "../../../../test/support/busybox-image.js";
+import { waitFor } from "../../cri/testing/wait.js";
 import { startEmbeddedRuntime, type EmbeddedRuntime } from "./index.js";
 
 const skip = busyboxSkipReason() ?? (process.getuid?.() !== 0 ? "namespaces and cgroups need root" : undefined);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Harness {
   dir: string;

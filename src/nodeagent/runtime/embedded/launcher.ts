@@ -8,6 +8,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 
@@ -64,6 +65,8 @@ export interface LaunchSpec {
 
 export interface Launched {
   child: ChildProcess;
+  /** The shim's exit: the container's status (128+signal) with namespaces, the command's own without. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The container's first process (host PID): the one signals go to. */
   pid: number;
   stdout: Readable;
@@ -189,6 +192,8 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
     writeFileSync(join(spec.dir, "init.sh"), initScript(spec));
   }
   const child = spawn("/bin/sh", [join(spec.dir, "launch.sh")], { stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+  // Listen at once: a short command may be over before the caller looks.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     let control = "";
     let errText = "";
@@ -207,11 +212,48 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
       const m = /^ok (\d+)\n/.exec(control);
       if (m !== null) {
         child.off("close", onExit);
+        // Resolve at once: the caller must read stdout and stderr before the
+        // process can end (Node drains unread output of an exited child).
         child.stderr!.off("data", stderrEarly);
-        resolve({ child, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
+        resolve({ child, exited, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
       }
     });
   });
+}
+
+/**
+ * Resolves once `pid` runs the container's command rather than one of the
+ * shim's steps (init.sh, env -i, unshare --root), as runc returns from start
+ * only after the exec; or once the process is gone. Exec and signals sent
+ * after StartContainer then reach the command itself.
+ */
+export async function commandStarted(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    let argv: string[];
+    try {
+      argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    } catch {
+      return;
+    }
+    // Empty while an exec is under way, and for a zombie (then the command has run).
+    if (argv[0] === "" && !(await isZombie(pid))) {
+      await new Promise((r) => setTimeout(r, 2));
+      continue;
+    }
+    const step = (argv[0] === "/bin/sh" && /\/(launch|setup|wait|init)\.sh$/.test(argv[1] ?? "")) || (argv[0] === "/usr/bin/env" && argv[1] === "-i") || (argv[0] === UNSHARE && (argv[1] ?? "").startsWith("--root="));
+    if (!step) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return true; // gone
+  }
 }
 
 /** argv of a command run inside a running container's namespaces and root (ExecSync). */

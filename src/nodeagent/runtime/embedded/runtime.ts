@@ -14,7 +14,7 @@ import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
 import { Cgroups } from "./cgroups.js";
-import { execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 
 export const RUNTIME_NAME = "orch-embedded";
@@ -266,20 +266,17 @@ export class EmbeddedRuntimeService {
       this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode: 128, reason: "StartError", message });
       throw new RuntimeError(Code.UNKNOWN, message);
     }
-    const { child, pid, stdout, stderr } = launched;
+    const { child, exited, pid, stdout, stderr } = launched;
     const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
     const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
-    running.exited = new Promise<void>((resolve) => {
-      child.once("exit", (code, signal) => {
-        void drained.then(async () => {
-          await logs?.close();
-          this.#exited(c.id, code, signal, cgroup, running);
-          resolve();
-        });
-      });
+    running.exited = exited.then(async ({ code, signal }) => {
+      await drained;
+      await logs?.close();
+      this.#exited(c.id, code, signal, cgroup, running);
     });
     this.#running.set(c.id, running);
     this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
+    await commandStarted(pid);
     return {};
   }
 
