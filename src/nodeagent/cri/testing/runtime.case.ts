@@ -4,7 +4,7 @@
 // images, all through CriClient as the node agent uses them.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { GrpcStatus, isCriError, type CriClient, type DeepPartial, type PodSandboxConfig, type ContainerConfig, type ContainerStatus } from "../index.js";
@@ -277,6 +277,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         renameSync(file, `${file}.1`);
         await rt.client.reopenContainerLog({ containerId: id });
         await waitFor("a tick in the new file", async () => (existsSync(file) && readFileSync(file, "utf8").includes("tick") ? true : undefined));
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
+    it("seccomp: a missing Localhost profile fails CreateContainer; RuntimeDefault and a valid Localhost profile run", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const missing = join(rt.dir, "seccomp", "no-such-profile.json");
+        await assert.rejects(
+          rt.client.createContainer({ podSandboxId: sb.id, sandboxConfig: sb.config, config: { metadata: { name: "sec-missing" }, image: { image: rt.busybox }, command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: missing } } } } }),
+          (err: unknown) => isCriError(err) && /cannot load seccomp profile/.test((err as Error).message),
+        );
+        const profile = join(rt.dir, `allow-${process.pid}.json`);
+        writeFileSync(profile, JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [] }));
+        for (const [name, seccomp] of [["sec-default", { profileType: "RuntimeDefault" }], ["sec-local", { profileType: "Localhost", localhostRef: profile }]] as const) {
+          const id = await startContainer(rt, sb, name, "exit 0", { linux: { securityContext: { seccomp, namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } } });
+          assert.equal((await exited(rt, id)).exitCode, 0, name);
+        }
       } finally {
         await cleanup(rt, sb.id);
       }
