@@ -13,6 +13,7 @@ import { CriClient, GrpcStatus, isCriError, type ContainerStatus, type DeepParti
 import { packageRoot } from "../../../component/index.js";
 import { importArchive } from "../images/archive.js";
 import { buildBusyboxImage, busyboxSkipReason } from "../../../../test/support/busybox-image.js";
+import { registrySkipReason, startRegistry } from "../../../../test/support/registry.js";
 import { waitFor } from "../../cri/testing/wait.js";
 import { startEmbeddedRuntime, type EmbeddedRuntime } from "./index.js";
 
@@ -72,8 +73,9 @@ describe("embedded runtime", { skip }, () => {
   });
 
   test("an image not in the store: the pull answers, the command runs on the host root, the status says so", async () => {
-    const { imageRef } = await h.client.pullImage({ image: { image: "registry.example/never-imported:1" } });
-    assert.equal(imageRef, "registry.example/never-imported:1");
+    // A registry that refuses connections: the pull fails at once, the fallback answers.
+    const { imageRef } = await h.client.pullImage({ image: { image: "127.0.0.1:1/never-imported:1" } });
+    assert.equal(imageRef, "127.0.0.1:1/never-imported:1");
     const marker = join(h.dir, "host-file");
     writeFileSync(marker, "from the host\n");
     const id = await h.run("hostroot", { image: { image: imageRef }, command: ["/bin/cat", marker] });
@@ -173,10 +175,11 @@ describe("embedded runtime", { skip }, () => {
 });
 
 describe("embedded runtime: choices", { skip }, () => {
-  test("absentImages=error: PullImage of an image not in the store fails with NOT_FOUND and says how to import", async () => {
+  test("absentImages=error: a pull that reaches no registry fails, names the request and says how to import", async () => {
     const h = await harness({ absentImages: "error" });
     try {
-      await assert.rejects(h.client.pullImage({ image: { image: "nginx:1.25" } }), (err: unknown) => isCriError(err, GrpcStatus.NOT_FOUND) && /orch images import FILE/.test((err as Error).message));
+      await assert.rejects(h.client.pullImage({ image: { image: "127.0.0.1:1/team/app:1.25" } }), (err: unknown) =>
+        isCriError(err, GrpcStatus.UNKNOWN) && /failed to pull image "127.0.0.1:1\/team\/app:1.25": failed to do request: GET http:\/\/127.0.0.1:1\/v2\/team\/app\/manifests\/1.25/.test((err as Error).message) && /orch images import FILE/.test((err as Error).message));
       const { imageRef } = await h.client.pullImage({ image: { image: "busybox" } });
       assert.match(imageRef, /^sha256:[0-9a-f]{64}$/, "an imported image still pulls");
       await assert.rejects(h.client.pullImage({ image: { image: "Not A Reference" } }), (err: unknown) => isCriError(err, GrpcStatus.INVALID_ARGUMENT));
@@ -196,6 +199,32 @@ describe("embedded runtime: choices", { skip }, () => {
       assert.equal((await h.exited(sleeper)).exitCode, 137);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe("embedded runtime: registry pulls", { skip: skip ?? registrySkipReason() }, () => {
+  test("PullImage fetches from a registry (Debian docker-registry on loopback): digests checked, tag and digest recorded, the image runs", async () => {
+    const registry = await startRegistry();
+    const h = await harness({ absentImages: "error" });
+    try {
+      const file = join(h.dir, "pushed.tar");
+      const id = await buildBusyboxImage({ file, files: { "pulled.txt": "from the registry\n" } });
+      const digest = await registry.push(file, "team/pulled", "v1");
+      const ref = `${registry.host}/team/pulled:v1`;
+      assert.equal((await h.client.imageStatus({ image: { image: ref } })).image, null);
+      const { imageRef } = await h.client.pullImage({ image: { image: ref } });
+      assert.equal(imageRef, id);
+      const { image } = await h.client.imageStatus({ image: { image: ref } });
+      assert.deepEqual(image?.repoTags, [ref]);
+      assert.deepEqual(image?.repoDigests, [`${registry.host}/team/pulled@${digest}`]);
+      const c = await h.run("pulled", { image: { image: imageRef }, command: ["cat", "/pulled.txt"] });
+      assert.equal((await h.exited(c)).exitCode, 0);
+      assert.match(log(h, "pulled"), / stdout F from the registry\n/);
+      await assert.rejects(h.client.pullImage({ image: { image: `${registry.host}/team/absent:v1` } }), /404 Not Found/);
+    } finally {
+      await h.close();
+      await registry.stop();
     }
   });
 });

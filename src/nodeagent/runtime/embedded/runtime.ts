@@ -13,6 +13,7 @@ import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
+import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
@@ -37,11 +38,15 @@ export interface EmbeddedRuntimeOptions {
   /** The runtime's directory: images/, state/, containers/, sandboxes/. */
   root: string;
   /**
-   * What PullImage does for an image not in the store (registries are not
-   * reachable from the embedded runtime): "host-root" answers success and the
-   * container runs on the host's root file system; "error" fails the pull.
+   * What PullImage does for an image neither in the store nor pullable (no
+   * registry reachable): "host-root" answers success and the container runs
+   * on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /** Pull absent images from their registries (default true); where none is reachable, absentImages decides. */
+  pullFromRegistries?: boolean;
+  /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
+  insecureRegistries?: string[];
   /** false runs containers as plain host processes even where namespaces are available. */
   namespaces?: boolean;
   log?: (message: string) => void;
@@ -66,6 +71,8 @@ export class EmbeddedRuntimeService {
   readonly cgroups: Cgroups;
   readonly #root: string;
   readonly #absentImages: "host-root" | "error";
+  readonly #pull: boolean;
+  readonly #insecureRegistries: string[];
   readonly #log: (message: string) => void;
   readonly #sandboxes: RecordStore<SandboxRecord>;
   readonly #containers: RecordStore<ContainerRecord>;
@@ -75,6 +82,8 @@ export class EmbeddedRuntimeService {
   constructor(options: EmbeddedRuntimeOptions) {
     this.#root = options.root;
     this.#absentImages = options.absentImages ?? "host-root";
+    this.#pull = options.pullFromRegistries ?? true;
+    this.#insecureRegistries = options.insecureRegistries ?? [];
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
     this.images = new ImageStore(this.#root);
@@ -416,22 +425,34 @@ export class EmbeddedRuntimeService {
     return { image: toCriImage(image), info: req.verbose ? { info: JSON.stringify({ config: image.config, rootfs: this.images.rootfs(image.id), importedAt: image.importedAt }) } : {} };
   }
 
-  pullImage(req: cri.PullImageRequest): cri.PullImageResponse {
+  async pullImage(req: cri.PullImageRequest): Promise<cri.PullImageResponse> {
     const ref = req.image?.image ?? "";
+    const present = this.images.resolve(ref);
+    if (present !== undefined) return { imageRef: present.id };
     let name: string;
     try {
       name = normalizeReference(ref);
     } catch (err) {
-      if (this.images.resolve(ref) === undefined) throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
-      name = ref;
+      throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
-    const image = this.images.resolve(ref);
-    if (image !== undefined) return { imageRef: image.id };
+    let failure = "pulling from registries is turned off";
+    if (this.#pull) {
+      try {
+        const auth = req.auth;
+        const image = await pullFromRegistry(this.images, name, {
+          insecure: this.#insecureRegistries,
+          ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
+        });
+        return { imageRef: image.id };
+      } catch (err) {
+        failure = (err as Error).message;
+      }
+    }
     if (this.#absentImages === "host-root") {
-      this.#log(`image ${name} is not in the image store and registries are not used: its containers run on the host's root file system`);
+      this.#log(`image ${name} could not be pulled (${failure}): its containers run on the host's root file system`);
       return { imageRef: name };
     }
-    throw new RuntimeError(Code.NOT_FOUND, `failed to pull image "${ref}": the embedded runtime does not pull from registries; import the image with "orch images import FILE" (docker save or OCI archive)`);
+    throw new RuntimeError(Code.UNKNOWN, `failed to pull image "${ref}": ${failure}; to run it without a registry, import it with "orch images import FILE" (docker save or OCI archive)`);
   }
 
   removeImage(req: cri.RemoveImageRequest): cri.Empty {
