@@ -5,8 +5,8 @@
 
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync, readdirSync, lstatSync } from "node:fs";
-import { constants as osConstants, hostname as osHostname, networkInterfaces } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
 import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
@@ -16,7 +16,10 @@ import { normalizeReference } from "../images/reference.js";
 import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { RuntimeError } from "./errors.js";
+import { diskUsage, hostIp, lookupUser, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
+import { checkSeccomp } from "./seccomp.js";
 
 export const RUNTIME_NAME = "orch-embedded";
 export const RUNTIME_VERSION = "0.1.0";
@@ -24,15 +27,6 @@ const DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
 /** Upstream caps ExecSync output at 16 MiB per stream (CVE-2022-1708). */
 const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
 
-/** A CRI failure with its gRPC status code. */
-export class RuntimeError extends Error {
-  readonly code: Code;
-  constructor(code: Code, message: string) {
-    super(message);
-    this.name = "RuntimeError";
-    this.code = code;
-  }
-}
 
 export interface EmbeddedRuntimeOptions {
   /** The runtime's directory: images/, state/, containers/, sandboxes/. */
@@ -623,98 +617,4 @@ function toCriImage(i: StoredImage): cri.DeepPartial<cri.Image> {
 function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
   return true;
-}
-
-/** The seccomp check the runtime can make: a Localhost profile must exist and be a profile (seed 001, "Seccomp settings"). */
-function checkSeccomp(security: cri.LinuxContainerSecurityContext | null, notes: string[]): void {
-  const profile = security?.seccomp;
-  if (security?.privileged || profile == null || profile.profileType === "Unconfined") return;
-  if (profile.profileType === "Localhost") {
-    const path = profile.localhostRef;
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: cannot load seccomp profile "${path}": open ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: decoding seccomp profile "${path}" failed: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== "object" || parsed === null || typeof (parsed as { defaultAction?: unknown }).defaultAction !== "string") {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: seccomp profile "${path}" has no defaultAction`);
-    }
-  }
-  notes.push(`seccomp profile ${profile.profileType}${profile.localhostRef ? ` (${profile.localhostRef})` : ""} is not enforced by the embedded runtime`);
-}
-
-function lookupUser(root: string, name: string): { uid: number; gid: number } | undefined {
-  try {
-    for (const line of readFileSync(join(root, "etc", "passwd"), "utf8").split("\n")) {
-      const f = line.split(":");
-      if (f[0] === name && f.length >= 4) return { uid: Number(f[2]), gid: Number(f[3]) };
-    }
-  } catch {
-    // no passwd file
-  }
-  return undefined;
-}
-
-function hostIp(): string {
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-  }
-  return "127.0.0.1";
-}
-
-/** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */
-function procStart(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
-  } catch {
-    return "";
-  }
-}
-
-/** CPU and memory of one process from /proc, when there is no cgroup to read. */
-function procUsage(pid: number): { cpuNanos?: number; rss?: number; workingSet?: number; memoryUsage?: number; pageFaults?: number; majorPageFaults?: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = 100; // USER_HZ on Linux
-    const cpu = ((Number(f[11]) + Number(f[12])) / ticks) * 1e9;
-    const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
-    return { cpuNanos: cpu, rss, workingSet: rss, memoryUsage: rss, pageFaults: Number(f[7]), majorPageFaults: Number(f[9]) };
-  } catch {
-    return {};
-  }
-}
-
-function diskUsage(dir: string): number {
-  let total = 0;
-  const walk = (d: string, depth: number): void => {
-    if (depth > 32) return;
-    let entries: string[];
-    try {
-      entries = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e);
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (st === undefined) continue;
-      if (st.isDirectory()) walk(p, depth + 1);
-      else total += st.size;
-    }
-  };
-  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir, 0);
-  return total;
-}
-
-function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === null ? 0 : osConstants.signals[signal] ?? 0;
 }
