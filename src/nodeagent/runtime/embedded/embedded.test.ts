@@ -115,6 +115,19 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(existsSync(join(vol, "new")), false);
   });
 
+  test("privileged containers see the host's /dev; others a minimal one plus their devices; a read-only root refuses writes", async () => {
+    const priv = await h.run("privileged", { command: ["sh", "-c", "ls /dev | wc -l"], linux: { securityContext: { privileged: true } } });
+    const plain = await h.run("unprivileged", { command: ["sh", "-c", "ls /dev | wc -l; ls /dev/mydisk"], devices: [{ hostPath: "/dev/zero", containerPath: "/dev/mydisk", permissions: "r" }] });
+    await h.exited(priv);
+    await h.exited(plain);
+    const count = (name: string) => Number(/ stdout F (\d+)\n/.exec(log(h, name))?.[1]);
+    assert.ok(count("privileged") > count("unprivileged") + 5, `${count("privileged")} host devices vs ${count("unprivileged")}`);
+    assert.match(log(h, "unprivileged"), / stdout F \/dev\/mydisk\n/);
+    const ro = await h.run("readonly", { command: ["sh", "-c", "touch /newfile && echo wrote || echo refused; touch /tmp/x 2>/dev/null || echo tmp-refused"], linux: { securityContext: { readonlyRootfs: true } } });
+    await h.exited(ro);
+    assert.match(log(h, "readonly"), / stdout F refused\n.* stdout F tmp-refused\n/s);
+  });
+
   test("env, working directory and user come from the config over the image", async () => {
     const id = await h.run("identity", {
       command: ["sh", "-c", "echo $GREETING $PATH; pwd; id -u; id -g"],

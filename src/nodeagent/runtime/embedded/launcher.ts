@@ -60,6 +60,12 @@ export interface LaunchSpec {
   etcFiles: Record<string, string>;
   /** cgroup.procs files the shim joins before anything else runs. */
   cgroupProcs: string[];
+  /** Privileged: the host's whole /dev instead of the minimal one. */
+  privileged: boolean;
+  /** Host device nodes to bind into the container's /dev (CRI devices). */
+  devices: { hostPath: string; containerPath: string }[];
+  /** Mount the root file system read-only once everything is mounted on it. */
+  readonlyRoot: boolean;
   isolation: Isolation;
 }
 
@@ -112,6 +118,7 @@ export function setupScript(spec: LaunchSpec): string {
       lines.push(`mount -t overlay overlay -o ${shQuote(`lowerdir=${spec.imageRoot},upperdir=${upper},workdir=${work}`)} "$R" || fail "overlay mount of the image failed"`);
     } else {
       lines.push(`[ -e "$R/.orch-copied" ] || { cp -a ${shQuote(`${spec.imageRoot}/.`)} "$R/" && touch "$R/.orch-copied"; } || fail "copying the image failed"`);
+      lines.push(`mount --bind "$R" "$R"`); // a mount of its own, so it can be made read-only
     }
   } else {
     const { dirs, links } = hostRootEntries();
@@ -122,11 +129,21 @@ export function setupScript(spec: LaunchSpec): string {
   lines.push(
     `mkdir -p "$R/proc" "$R/sys" "$R/dev" "$R/etc" "$R/tmp"`,
     `mount --rbind /sys "$R/sys"`,
-    `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
-    `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
-    `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
-    `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
   );
+  if (spec.privileged) {
+    lines.push(`mount --rbind /dev "$R/dev"`); // privileged: every host device, as upstream
+  } else {
+    lines.push(
+      `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
+      `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
+      `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
+      `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
+    );
+  }
+  for (const d of spec.devices) {
+    const target = `"$R"${shQuote(d.containerPath)}`;
+    lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || touch ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
+  }
   for (const [name, file] of Object.entries(spec.etcFiles)) {
     lines.push(`[ -e "$R/etc/${name}" ] || touch "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
   }
@@ -138,6 +155,7 @@ export function setupScript(spec: LaunchSpec): string {
     );
     if (m.readonly) lines.push(`mount -o remount,bind,ro ${target} || fail ${shQuote(`read-only remount of ${m.containerPath} failed`)}`);
   }
+  if (spec.readonlyRoot) lines.push(`mount -o remount,ro${spec.imageRoot !== undefined && !spec.isolation.overlay ? ",bind" : ""} "$R" || fail "read-only root failed"`);
   lines.push(`hostname ${shQuote(spec.hostname)}`);
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.

@@ -198,6 +198,7 @@ export class EmbeddedRuntimeService {
     const notes: string[] = [];
     const security = config.linux?.securityContext ?? null;
     checkSeccomp(security, notes);
+    if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
@@ -260,6 +261,9 @@ export class EmbeddedRuntimeService {
         mounts: (c.config.mounts ?? []).filter((m) => m.hostPath !== "").map((m) => ({ hostPath: m.hostPath, containerPath: m.containerPath, readonly: m.readonly })),
         etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
         cgroupProcs: this.cgroups.procsFiles(cgroup),
+        privileged: c.config.linux?.securityContext?.privileged ?? false,
+        devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
+        readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         isolation: this.isolation,
       });
     } catch (err) {
