@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { connect } from "node:net";
+import { after, before, describe, test, type TestContext } from "node:test";
 import { GrpcStatus, isCriError, type CriClient, type DeepPartial, type PodSandboxConfig, type ContainerConfig, type ContainerStatus } from "../index.js";
 import { parseLogRecord } from "../log-format.js";
 import { waitFor } from "./wait.js";
@@ -21,7 +22,7 @@ export interface RuntimeUnderTest {
   buildImage(file: string, tag: string, files: Record<string, string>): Promise<string>;
   /** A scratch folder (logs, archives). */
   dir: string;
-  /** Run sandboxes on the host network (empty hostname), as containerd without CNI needs. */
+  /** Run sandboxes on the host network (empty hostname): containerd without CNI, the embedded runtime without CNI plugins. */
   hostNetwork: boolean;
   /** PullImage of an imported image answers without a registry (containerd always asks the registry). */
   pullsLocalImages: boolean;
@@ -46,10 +47,10 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       await rt?.teardown();
     });
 
-    const it = (title: string, body: (rt: RuntimeUnderTest) => Promise<void>): void => {
+    const it = (title: string, body: (rt: RuntimeUnderTest, t: TestContext) => Promise<void>): void => {
       test(title, async (t) => {
         if (rt === undefined) return t.skip(skip ?? "runtime did not start");
-        await body(rt);
+        await body(rt, t);
       });
     };
 
@@ -279,6 +280,33 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         await waitFor("a tick in the new file", async () => (existsSync(file) && readFileSync(file, "utf8").includes("tick") ? true : undefined));
       } finally {
         await cleanup(rt, sb.id);
+      }
+    });
+
+    it("pod network: each sandbox has its own IP, and a server in the pod answers there from the host", async (rt, t) => {
+      if (rt.hostNetwork) return t.skip("this runtime runs pods on the host network here");
+      const a = await runSandbox(rt);
+      const b = await runSandbox(rt);
+      try {
+        const ipA = (await rt.client.podSandboxStatus({ podSandboxId: a.id })).status?.network?.ip ?? "";
+        const ipB = (await rt.client.podSandboxStatus({ podSandboxId: b.id })).status?.network?.ip ?? "";
+        assert.match(ipA, /^\d+\.\d+\.\d+\.\d+$/);
+        assert.notEqual(ipA, ipB);
+        const id = await startContainer(rt, a, "server", "while true; do echo hello-from-pod | nc -l -p 8080; done");
+        const answer = await waitFor("the pod's server", () => new Promise<string | undefined>((resolve) => {
+          const socket = connect(8080, ipA);
+          let got = "";
+          socket.on("data", (d: Buffer) => (got += d.toString()));
+          socket.on("error", () => resolve(undefined));
+          socket.on("close", () => resolve(got === "" ? undefined : got));
+          setTimeout(() => socket.destroy(), 1000);
+        }));
+        assert.equal(answer, "hello-from-pod\n");
+        const seen = await rt.client.execSync({ containerId: id, cmd: ["ip", "-4", "-o", "addr", "show", "eth0"], timeout: 5 });
+        assert.match(seen.stdout.toString(), new RegExp(` inet ${ipA.replace(/\./g, "\\.")}/`));
+      } finally {
+        await cleanup(rt, a.id);
+        await cleanup(rt, b.id);
       }
     });
 

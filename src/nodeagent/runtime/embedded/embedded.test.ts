@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CriClient, GrpcStatus, isCriError, type ContainerStatus, type DeepPartial, type ContainerConfig } from "../../cri/index.js";
@@ -54,6 +54,8 @@ async function harness(options: { absentImages?: "host-root" | "error"; namespac
       return status?.state === "CONTAINER_EXITED" ? status : undefined;
     }),
     async close() {
+      // Sandboxes outlive a runtime by design; a test removes its own (and their network namespaces).
+      for (const item of (await client.listPodSandbox({})).items) await client.removePodSandbox({ podSandboxId: item.id });
       client.close();
       await runtime.close();
       rmSync(dir, { recursive: true, force: true });
@@ -177,6 +179,22 @@ describe("embedded runtime", { skip }, () => {
     await waitFor("the cgroup to be removed", () => (existsSync(join("/sys/fs/cgroup/memory", path)) ? undefined : true));
   });
 
+  test("networking: host-network sandboxes get the host's address; pod-network ones a namespace that removal deletes", async (t) => {
+    const hostNet = await h.client.runPodSandbox({ config: { metadata: { name: "hostnet", uid: "u-hn", namespace: "default" }, linux: { securityContext: { namespaceOptions: { network: "NODE" } } } } });
+    const hostStatus = await h.client.podSandboxStatus({ podSandboxId: hostNet.podSandboxId, verbose: true });
+    assert.equal(hostStatus.status?.linux?.namespaces?.options?.network, "NODE");
+    assert.ok(Object.values(networkInterfaces()).flat().some((a) => a?.address === hostStatus.status?.network?.ip), "the host's own address");
+    await h.client.removePodSandbox({ podSandboxId: hostNet.podSandboxId });
+    const info = JSON.parse((await h.client.podSandboxStatus({ podSandboxId: h.sandbox, verbose: true })).info.info!) as { netns: string };
+    if (info.netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    const pod = await h.client.runPodSandbox({ config: { metadata: { name: "podnet", uid: "u-pn", namespace: "default" } } });
+    const netns = (JSON.parse((await h.client.podSandboxStatus({ podSandboxId: pod.podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    assert.ok(existsSync(netns), netns);
+    await h.client.stopPodSandbox({ podSandboxId: pod.podSandboxId });
+    await h.client.removePodSandbox({ podSandboxId: pod.podSandboxId });
+    assert.equal(existsSync(netns), false, "the namespace is gone");
+  });
+
   test("Status reports the runtime ready, host networking, and seccomp as not enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
@@ -280,6 +298,7 @@ describe("embedded runtime: restart", { skip }, () => {
         // The agent's way on: a new attempt in the same sandbox.
         const { containerId: again } = await client.createContainer({ podSandboxId, config: { metadata: { name: "long", attempt: 1 }, image: { image: "none" }, command: ["true"] } });
         await client.startContainer({ containerId: again });
+        await client.removePodSandbox({ podSandboxId });
       } finally {
         client.close();
         await runtime.close();

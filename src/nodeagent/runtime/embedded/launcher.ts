@@ -66,6 +66,8 @@ export interface LaunchSpec {
   devices: { hostPath: string; containerPath: string }[];
   /** Mount the root file system read-only once everything is mounted on it. */
   readonlyRoot: boolean;
+  /** The pod's network namespace to enter, "" for the host's. */
+  netns: string;
   isolation: Isolation;
 }
 
@@ -191,7 +193,8 @@ export function initScript(spec: LaunchSpec): string {
 export function launchScript(spec: LaunchSpec): string {
   const lines = ["set -e", ...spec.cgroupProcs.map((f) => `echo 0 > ${shQuote(f)}`)];
   if (spec.isolation.namespaces) {
-    lines.push(`exec ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
+    const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
+    lines.push(`exec ${q(net)} ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
   } else {
     const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
     lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(spec.argv)}`);
@@ -277,5 +280,5 @@ async function isZombie(pid: number): Promise<boolean> {
 /** argv of a command run inside a running container's namespaces and root (ExecSync). */
 export function execArgv(pid: number, isolation: Isolation, cmd: string[]): string[] {
   if (!isolation.namespaces) return cmd;
-  return [NSENTER!, "--target", String(pid), "--pid", "--mount", "--uts", "--ipc", "--root", "--wd", "--", ...cmd];
+  return [NSENTER!, "--target", String(pid), "--pid", "--mount", "--uts", "--ipc", "--net", "--root", "--wd", "--", ...cmd];
 }

@@ -17,6 +17,7 @@ import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
+import { PodNetwork, type PodNetworkOptions } from "./network.js";
 import { diskUsage, hostIp, lookupUser, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { checkSeccomp } from "./seccomp.js";
@@ -41,6 +42,8 @@ export interface EmbeddedRuntimeOptions {
   pullFromRegistries?: boolean;
   /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
   insecureRegistries?: string[];
+  /** Pod network settings, or false to put every pod on the host network. */
+  network?: PodNetworkOptions | false;
   /** false runs containers as plain host processes even where namespaces are available. */
   namespaces?: boolean;
   log?: (message: string) => void;
@@ -66,6 +69,8 @@ export class EmbeddedRuntimeService {
   readonly #root: string;
   readonly #absentImages: "host-root" | "error";
   readonly #pull: boolean;
+  /** The pod network, or why pods use the host's. */
+  readonly #network: PodNetwork | string;
   readonly #insecureRegistries: string[];
   readonly #log: (message: string) => void;
   readonly #sandboxes: RecordStore<SandboxRecord>;
@@ -85,6 +90,11 @@ export class EmbeddedRuntimeService {
       ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
       : probeIsolation(this.#root);
     this.cgroups = new Cgroups();
+    this.#network = options.network === false
+      ? "turned off by configuration"
+      : !this.isolation.namespaces
+        ? "containers run without namespaces"
+        : PodNetwork.probe(options.network ?? {});
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
     this.#recover();
@@ -104,7 +114,9 @@ export class EmbeddedRuntimeService {
   status(req: cri.StatusRequest): cri.DeepPartial<cri.StatusResponse> {
     const conditions: cri.RuntimeCondition[] = [
       { type: "RuntimeReady", status: true, reason: "", message: "" },
-      { type: "NetworkReady", status: true, reason: "HostNetwork", message: "the embedded runtime runs every pod on the host network" },
+      typeof this.#network === "string"
+        ? { type: "NetworkReady", status: true, reason: "HostNetwork", message: `every pod uses the host network: ${this.#network}` }
+        : { type: "NetworkReady", status: true, reason: "", message: this.#network.description },
       // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
       { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
@@ -117,13 +129,23 @@ export class EmbeddedRuntimeService {
 
   // ---- sandboxes ----
 
-  runPodSandbox(req: cri.RunPodSandboxRequest): cri.RunPodSandboxResponse {
+  async runPodSandbox(req: cri.RunPodSandboxRequest): Promise<cri.RunPodSandboxResponse> {
     const config = req.config;
     if (config?.metadata == null || config.metadata.name === "" || config.metadata.uid === "") throw new RuntimeError(Code.INVALID_ARGUMENT, "sandbox config must include metadata with name and uid");
     if (req.runtimeHandler !== "") throw new RuntimeError(Code.NOT_FOUND, `no runtime for "${req.runtimeHandler}" is configured`);
     const id = newId();
+    const hostNetwork = config.linux?.securityContext?.namespaceOptions?.network === "NODE" || typeof this.#network === "string";
     const hostname = config.hostname !== "" ? config.hostname : osHostname();
-    const ip = hostIp();
+    let ip = hostIp();
+    let netns = "";
+    if (!hostNetwork) {
+      try {
+        ({ ip, netns } = await (this.#network as PodNetwork).attach(id, config.portMappings));
+      } catch (err) {
+        // Keep the pod running: the host network is what the runtime offers without CNI anyway.
+        this.#log(`sandbox ${config.metadata.name}: pod network failed, using the host network: ${(err as Error).message}`);
+      }
+    }
     const dir = this.#sandboxDir(id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "hostname"), `${hostname}\n`);
@@ -134,7 +156,7 @@ export class EmbeddedRuntimeService {
       : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
     writeFileSync(join(dir, "resolv.conf"), resolv);
     if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
-    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname });
+    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname, netns });
     return { podSandboxId: id };
   }
 
@@ -142,7 +164,11 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {}; // idempotent, as upstream
     await Promise.all(this.#containers.values().filter((c) => c.podSandboxId === sandbox.id).map((c) => this.#kill(c.id, 0)));
-    if (sandbox.state !== "SANDBOX_NOTREADY") this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    if (sandbox.state !== "SANDBOX_NOTREADY") {
+      // As upstream: stopping a sandbox gives back its address and ports.
+      if (sandbox.netns && typeof this.#network !== "string") await this.#network.release(sandbox.id, sandbox.config.portMappings).catch(() => {});
+      this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    }
     return {};
   }
 
@@ -150,6 +176,7 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {};
     for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
+    if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
     rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
@@ -157,7 +184,7 @@ export class EmbeddedRuntimeService {
 
   podSandboxStatus(req: cri.PodSandboxStatusRequest): cri.DeepPartial<cri.PodSandboxStatusResponse> {
     const s = this.#sandbox(req.podSandboxId);
-    const hostNetwork = s.config.linux?.securityContext?.namespaceOptions?.network === "NODE";
+    const hostNetwork = s.netns === "";
     return {
       status: {
         id: s.id,
@@ -165,12 +192,12 @@ export class EmbeddedRuntimeService {
         state: s.state,
         createdAt: s.createdAt,
         network: { ip: s.ip, additionalIps: [] },
-        linux: { namespaces: { options: { network: "NODE", pid: "CONTAINER", ipc: "CONTAINER" } } },
+        linux: { namespaces: { options: { network: hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "CONTAINER" } } },
         labels: s.config.labels,
         annotations: s.config.annotations,
         runtimeHandler: s.runtimeHandler,
       },
-      info: req.verbose ? { info: JSON.stringify({ hostNetwork, network: "host", hostname: s.hostname }) } : {},
+      info: req.verbose ? { info: JSON.stringify({ hostNetwork, netns: s.netns, hostname: s.hostname }) } : {},
       containersStatuses: [],
       timestamp: 0,
     };
@@ -264,6 +291,7 @@ export class EmbeddedRuntimeService {
         privileged: c.config.linux?.securityContext?.privileged ?? false,
         devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
+        netns: sandbox.netns,
         isolation: this.isolation,
       });
     } catch (err) {
