@@ -195,7 +195,7 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(existsSync(netns), false, "the namespace is gone");
   });
 
-  test("Status reports the runtime ready, host networking, and seccomp as not enforced", async () => {
+  test("Status reports the runtime and its network ready, and seccomp as not enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
     assert.equal(byType.get("RuntimeReady")?.status, true);
