@@ -167,10 +167,14 @@ describe("embedded runtime", { skip }, () => {
     if (h.runtime.service.cgroups.version !== "v1") return t.skip(`cgroup v1 not writable here (${h.runtime.service.cgroups.unavailable ?? h.runtime.service.cgroups.version})`);
     const id = await h.run("limited", {
       command: ["sh", "-c", "cat /proc/self/cgroup; sleep 30"],
-      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
+      // NoSwap as the agent sends it on cgroup v1: memory+swap equal to memory (seed 001, "Swap behavior setting").
+      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, memorySwapLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
     });
     const path = await waitFor("the cgroup line", () => /:memory:(\S+)/.exec(log(h, "limited"))?.[1]);
     assert.equal(readFileSync(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"), "utf8").trim(), String(64 * 1024 * 1024));
+    const memsw = join("/sys/fs/cgroup/memory", path, "memory.memsw.limit_in_bytes");
+    if (existsSync(memsw)) assert.equal(readFileSync(memsw, "utf8").trim(), String(64 * 1024 * 1024));
+    else assert.match((await h.client.containerStatus({ containerId: id })).status!.message, /swap accounting is off/);
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.cfs_quota_us"), "utf8").trim(), "50000");
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.shares"), "utf8").trim(), "512");
     await h.client.updateContainerResources({ containerId: id, linux: { memoryLimitInBytes: 96 * 1024 * 1024 } });
