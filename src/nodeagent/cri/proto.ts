@@ -65,6 +65,8 @@ export const RPC_TABLE = {
   containerStats: ["RuntimeService", "ContainerStats"],
   listContainerStats: ["RuntimeService", "ListContainerStats"],
   checkpointContainer: ["RuntimeService", "CheckpointContainer"],
+  updateRuntimeConfig: ["RuntimeService", "UpdateRuntimeConfig"],
+  runtimeConfig: ["RuntimeService", "RuntimeConfig"],
   listImages: ["ImageService", "ListImages"],
   imageStatus: ["ImageService", "ImageStatus"],
   pullImage: ["ImageService", "PullImage"],

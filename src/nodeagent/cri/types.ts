@@ -30,6 +30,10 @@ export interface StatusResponse {
   features: { supplementalGroupsPolicy: boolean } | null;
 }
 
+export interface UpdateRuntimeConfigRequest { runtimeConfig: { networkConfig: { podCidr: string } | null } | null }
+export type CgroupDriver = "SYSTEMD" | "CGROUPFS";
+export interface RuntimeConfigResponse { linux: { cgroupDriver: CgroupDriver } | null }
+
 // ---- shared pieces ----
 export interface Int64Value { value: number }
 export interface UInt64Value { value: number }
@@ -307,6 +311,8 @@ export interface RuntimeRpcs {
   containerStats: [ContainerStatsRequest, ContainerStatsResponse];
   listContainerStats: [ListContainerStatsRequest, ListContainerStatsResponse];
   checkpointContainer: [CheckpointContainerRequest, Empty];
+  updateRuntimeConfig: [UpdateRuntimeConfigRequest, Empty];
+  runtimeConfig: [Empty, RuntimeConfigResponse];
 }
 
 export interface ImageRpcs {

@@ -107,6 +107,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       const s = await rt.client.status({});
       const ready = s.status?.conditions.find((c) => c.type === "RuntimeReady");
       assert.equal(ready?.status, true);
+      await rt.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.0.0/24" } } });
     });
 
     it("sandbox lifecycle: run, status, list, stop, remove (stop and remove are idempotent)", async (rt) => {

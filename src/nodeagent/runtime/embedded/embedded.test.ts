@@ -206,6 +206,9 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(byType.get("NetworkReady")?.status, true);
     assert.equal(byType.get("SeccompEnforced")?.status, false);
     assert.equal(JSON.parse(s.info.isolation!).namespaces, true);
+    assert.deepEqual(await h.client.runtimeConfig({}), { linux: { cgroupDriver: "CGROUPFS" } });
+    await h.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.1.0/24" } } });
+    assert.equal(JSON.parse((await h.client.status({ verbose: true })).info.podCIDR!), "10.244.1.0/24");
   });
 });
 

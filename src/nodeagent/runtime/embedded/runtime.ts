@@ -77,6 +77,7 @@ export class EmbeddedRuntimeService {
   readonly #containers: RecordStore<ContainerRecord>;
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
+  #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
     this.#root = options.root;
@@ -122,7 +123,7 @@ export class EmbeddedRuntimeService {
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
     ];
     const info: Record<string, string> = req.verbose
-      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root) }
+      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root), podCIDR: JSON.stringify(this.#podCidr) }
       : {};
     return { status: { conditions }, info, runtimeHandlers: [{ name: "", features: { recursiveReadOnlyMounts: false, userNamespaces: false } }], features: { supplementalGroupsPolicy: false } };
   }
@@ -431,6 +432,16 @@ export class EmbeddedRuntimeService {
       .filter((c) => !f || ((f.id === "" || c.id.startsWith(f.id)) && (f.podSandboxId === "" || c.podSandboxId === f.podSandboxId) && matches(c.config.labels, f.labelSelector)))
       .map((c) => this.#stats(c));
     return { stats };
+  }
+
+  /** The node's pod CIDR from the agent; recorded (Status info) but the pod network keeps its configured subnet. */
+  updateRuntimeConfig(req: cri.UpdateRuntimeConfigRequest): cri.Empty {
+    this.#podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? "";
+    return {};
+  }
+
+  runtimeConfig(): cri.RuntimeConfigResponse {
+    return { linux: { cgroupDriver: "CGROUPFS" } };
   }
 
   checkpointContainer(): never {
