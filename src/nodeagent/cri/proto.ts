@@ -64,6 +64,8 @@ export const RPC_TABLE = {
   execSync: ["RuntimeService", "ExecSync"],
   containerStats: ["RuntimeService", "ContainerStats"],
   listContainerStats: ["RuntimeService", "ListContainerStats"],
+  podSandboxStats: ["RuntimeService", "PodSandboxStats"],
+  listPodSandboxStats: ["RuntimeService", "ListPodSandboxStats"],
   checkpointContainer: ["RuntimeService", "CheckpointContainer"],
   updateRuntimeConfig: ["RuntimeService", "UpdateRuntimeConfig"],
   runtimeConfig: ["RuntimeService", "RuntimeConfig"],

@@ -18,7 +18,7 @@ import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
-import { diskUsage, hostIp, lookupUser, procStart, procUsage, signalNumber } from "./host.js";
+import { diskUsage, hostIp, lookupUser, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { checkSeccomp } from "./seccomp.js";
 
@@ -178,6 +178,8 @@ export class EmbeddedRuntimeService {
     if (sandbox === undefined) return {};
     for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
     if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
+    // The runtime's own per-pod cgroup (a cgroup parent from the agent is the agent's to remove).
+    if (!sandbox.config.linux?.cgroupParent) this.cgroups.remove(`orch-embedded/${sandbox.id}`);
     rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
@@ -444,6 +446,18 @@ export class EmbeddedRuntimeService {
     return { linux: { cgroupDriver: "CGROUPFS" } };
   }
 
+  podSandboxStats(req: cri.PodSandboxStatsRequest): cri.DeepPartial<cri.PodSandboxStatsResponse> {
+    return { stats: this.#podStats(this.#sandbox(req.podSandboxId)) };
+  }
+
+  listPodSandboxStats(req: cri.ListPodSandboxStatsRequest): cri.DeepPartial<cri.ListPodSandboxStatsResponse> {
+    const f = req.filter;
+    const stats = this.#sandboxes.values()
+      .filter((s) => s.state === "SANDBOX_READY" && (!f || ((f.id === "" || s.id.startsWith(f.id)) && matches(s.config.labels, f.labelSelector))))
+      .map((s) => this.#podStats(s));
+    return { stats };
+  }
+
   checkpointContainer(): never {
     throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime cannot checkpoint containers");
   }
@@ -615,6 +629,37 @@ export class EmbeddedRuntimeService {
       memory: { timestamp: ts, workingSetBytes: u(usage.workingSet), availableBytes: u(available), usageBytes: u(usage.memoryUsage), rssBytes: u(usage.rss), pageFaults: u(usage.pageFaults), majorPageFaults: u(usage.majorPageFaults) },
       writableLayer: { timestamp: ts, fsId: { mountpoint: upper }, usedBytes: { value: c.imageId === "" ? 0 : diskUsage(upper) }, inodesUsed: { value: 0 } },
       swap: usage.swapUsage === undefined ? null : { timestamp: ts, swapUsageBytes: u(usage.swapUsage) },
+    };
+  }
+
+  /** A pod's usage: its running containers' summed, the network of its namespace, its process count. */
+  #podStats(s: SandboxRecord): cri.DeepPartial<cri.PodSandboxStats> {
+    const ts = now();
+    const running = this.#containers.values().filter((c) => c.podSandboxId === s.id && c.state === "CONTAINER_RUNNING");
+    const containers = running.map((c) => this.#stats(c));
+    const sum = (pick: (c: cri.DeepPartial<cri.ContainerStats>) => number | null | undefined): { value: number } | null => {
+      const values = containers.map(pick).filter((v): v is number => typeof v === "number");
+      return values.length === 0 ? null : { value: values.reduce((a, b) => a + b, 0) };
+    };
+    const counters = s.netns !== "" && running[0] !== undefined ? netDev(running[0].pid) : [];
+    const iface = (i: (typeof counters)[number]) => ({ name: i.name, rxBytes: { value: i.rxBytes }, rxErrors: { value: i.rxErrors }, txBytes: { value: i.txBytes }, txErrors: { value: i.txErrors } });
+    const processes = running.reduce((n, c) => n + (this.cgroups.version !== undefined ? this.cgroups.pids(this.#cgroupPath(s, c)).length : 1), 0);
+    return {
+      attributes: { id: s.id, metadata: s.config.metadata, labels: s.config.labels, annotations: s.config.annotations },
+      linux: {
+        cpu: { timestamp: ts, usageCoreNanoSeconds: sum((c) => c.cpu?.usageCoreNanoSeconds?.value), usageNanoCores: sum((c) => c.cpu?.usageNanoCores?.value) },
+        memory: {
+          timestamp: ts,
+          workingSetBytes: sum((c) => c.memory?.workingSetBytes?.value),
+          usageBytes: sum((c) => c.memory?.usageBytes?.value),
+          rssBytes: sum((c) => c.memory?.rssBytes?.value),
+          pageFaults: sum((c) => c.memory?.pageFaults?.value),
+          majorPageFaults: sum((c) => c.memory?.majorPageFaults?.value),
+        },
+        network: counters.length === 0 ? null : { timestamp: ts, defaultInterface: iface(counters.find((i) => i.name === "eth0") ?? counters[0]!), interfaces: counters.filter((i) => i.name !== "eth0").map(iface) },
+        process: { timestamp: ts, processCount: { value: processes } },
+        containers,
+      },
     };
   }
 
