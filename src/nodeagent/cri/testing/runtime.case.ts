@@ -149,6 +149,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       }
     });
 
+    it("a command that is not in the image fails StartContainer; the container is exited with StartError", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const { containerId } = await rt.client.createContainer({
+          podSandboxId: sb.id,
+          sandboxConfig: sb.config,
+          config: { metadata: { name: "missing" }, image: { image: rt.busybox }, command: ["no-such-command-anywhere"], logPath: "missing.log" },
+        });
+        await assert.rejects(rt.client.startContainer({ containerId }), (err: unknown) => isCriError(err) && /executable file not found in \$PATH/.test((err as Error).message));
+        const { status } = await rt.client.containerStatus({ containerId });
+        assert.equal(status?.state, "CONTAINER_EXITED");
+        assert.equal(status?.reason, "StartError");
+        assert.equal(status?.exitCode, 128);
+        assert.match(status!.message, /executable file not found in \$PATH/);
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
     it("logs are written in the CRI format: timestamp, stream, F/P tag, content", async (rt) => {
       const sb = await runSandbox(rt);
       try {

@@ -100,3 +100,15 @@ export function netDev(pid: number): InterfaceCounters[] {
   }
   return out;
 }
+
+/**
+ * Why `command` cannot be run inside `root` with `path` (the container's
+ * PATH), in runc's words, or undefined when it can. Links are not followed:
+ * an absolute link points into the container's root, not the host's.
+ */
+export function missingExecutable(root: string, command: string, path: string): string | undefined {
+  const present = (p: string): boolean => lstatSync(join(root, p), { throwIfNoEntry: false }) !== undefined;
+  if (command.includes("/")) return present(command) ? undefined : `exec: "${command}": stat ${command}: no such file or directory`;
+  for (const dir of path.split(":")) if (dir !== "" && present(join(dir, command))) return undefined;
+  return `exec: "${command}": executable file not found in $PATH`;
+}

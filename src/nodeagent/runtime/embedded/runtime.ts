@@ -18,7 +18,7 @@ import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
-import { diskUsage, hostIp, lookupUser, netDev, procStart, procUsage, signalNumber } from "./host.js";
+import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { checkSeccomp } from "./seccomp.js";
 
@@ -278,8 +278,13 @@ export class EmbeddedRuntimeService {
     const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
     if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
     const sandboxDir = this.#sandboxDir(sandbox.id);
+    // Fail the start, as runc does, when the command is nowhere to be found (a volume may bring it: not checked then).
+    const argv0 = c.process.argv[0]!;
+    const fromVolume = (c.config.mounts ?? []).some((m) => argv0.startsWith(`${m.containerPath.replace(/\/+$/, "")}/`));
+    const missing = fromVolume ? undefined : missingExecutable(image === undefined ? "/" : this.images.rootfs(image.id), argv0, c.process.env.find((e) => e.startsWith("PATH="))?.slice(5) ?? "");
     let launched;
     try {
+      if (missing !== undefined) throw new Error(missing);
       launched = await launch({
         dir: join(this.#root, "containers", c.id),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
