@@ -54,7 +54,6 @@ interface Running {
   exited: Promise<void>;
   logs: CriLogWriter | undefined;
   oomBefore: number;
-  killedByUs: boolean;
 }
 
 // Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
@@ -77,6 +76,7 @@ export class EmbeddedRuntimeService {
   readonly #containers: RecordStore<ContainerRecord>;
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
+  readonly #starting = new Set<string>();
   #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
@@ -263,6 +263,19 @@ export class EmbeddedRuntimeService {
     if (c.state !== "CONTAINER_CREATED") throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is in ${c.state} state, not CONTAINER_CREATED`);
     const sandbox = this.#sandbox(c.podSandboxId);
     if (sandbox.state !== "SANDBOX_READY") throw new RuntimeError(Code.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
+    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
+    if (this.#starting.has(c.id)) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is already being started`);
+    this.#starting.add(c.id);
+    try {
+      await this.#start(c, sandbox, image);
+    } finally {
+      this.#starting.delete(c.id);
+    }
+    return {};
+  }
+
+  async #start(c: ContainerRecord, sandbox: SandboxRecord, image: StoredImage | undefined): Promise<void> {
     const cgroup = this.#cgroupPath(sandbox, c);
     const notes = [...c.notes];
     if (this.cgroups.version !== undefined) {
@@ -275,8 +288,6 @@ export class EmbeddedRuntimeService {
       mkdirSync(dirname(c.logPath), { recursive: true });
       logs = new CriLogWriter(c.logPath);
     }
-    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
-    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
     const sandboxDir = this.#sandboxDir(sandbox.id);
     // Fail the start, as runc does, when the command is nowhere to be found (a volume may bring it: not checked then).
     const argv0 = c.process.argv[0]!;
@@ -311,7 +322,7 @@ export class EmbeddedRuntimeService {
     }
     const { child, exited, pid, stdout, stderr } = launched;
     const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
-    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
+    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0 };
     running.exited = exited.then(async ({ code, signal }) => {
       await drained;
       await logs?.close();
@@ -320,7 +331,6 @@ export class EmbeddedRuntimeService {
     this.#running.set(c.id, running);
     this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
     await commandStarted(pid);
-    return {};
   }
 
   async stopContainer(req: cri.StopContainerRequest): Promise<cri.Empty> {
@@ -596,7 +606,6 @@ export class EmbeddedRuntimeService {
       clearTimeout(timer);
       if (!timedOut) return;
     }
-    running.killedByUs = true;
     signal("SIGKILL");
     await running.exited;
   }
