@@ -199,6 +199,25 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(existsSync(netns), false, "the namespace is gone");
   });
 
+  test("networking: the pods of a runtime whose directory was deleted are unwired by the next runtime on the host", async (t) => {
+    const root = mkdtempSync(join(tmpdir(), "orch-embedded-orphan-"));
+    const gone = await startEmbeddedRuntime({ root });
+    const client = new CriClient({ endpoint: gone.endpoint });
+    const { podSandboxId } = await client.runPodSandbox({ config: { metadata: { name: "orphan", uid: "u-orphan", namespace: "default" } } });
+    const netns = (JSON.parse((await client.podSandboxStatus({ podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    client.close();
+    await gone.close();
+    rmSync(root, { recursive: true, force: true }); // a test folder deleted with its sandbox still there
+    if (netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    assert.ok(existsSync(netns));
+    const next = await startEmbeddedRuntime({ root: join(h.dir, "next") });
+    try {
+      await waitFor("the orphan's namespace to go", () => (existsSync(netns) ? undefined : true));
+    } finally {
+      await next.close();
+    }
+  });
+
   test("Status reports the runtime and its network ready, and seccomp as not enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));

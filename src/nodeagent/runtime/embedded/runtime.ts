@@ -95,7 +95,10 @@ export class EmbeddedRuntimeService {
       ? "turned off by configuration"
       : !this.isolation.namespaces
         ? "containers run without namespaces"
-        : PodNetwork.probe(options.network ?? {});
+        : PodNetwork.probe(options.network ?? {}, this.#root);
+    if (typeof this.#network !== "string") {
+      void this.#network.collectOrphans().then((n) => n > 0 && this.#log(`removed the network namespaces of ${n} pods whose runtime directory is gone`), () => {});
+    }
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
     this.#recover();
