@@ -78,6 +78,40 @@ export async function ensureCredentials(dir: string, extraNames: string[] = []):
   return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken };
 }
 
+/**
+ * A serving certificate for a component started without --tls-cert-file (upstream's
+ * self-signed serving cert: a throwaway CA and a certificate it signs, chain in `cert`).
+ */
+export async function selfSignedServingCert(extraNames: string[] = []): Promise<{ cert: string; key: string; ca: string }> {
+  const ca = await makeCa();
+  const server = await makeServingCert(ca, servingNames(extraNames));
+  return { cert: server.cert + ca.cert, key: server.key, ca: ca.cert };
+}
+
+/** A client certificate (CN = user, O = groups) signed by the CA: how scrapers and components authenticate with certificates. */
+export async function issueClientCert(ca: { cert: string; key: string }, user: string, groups: string[] = []): Promise<{ cert: string; key: string }> {
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const caCert = new x509.X509Certificate(ca.cert);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: [`CN=${user}`, ...groups.map((g) => `O=${g}`)].join(", "),
+    issuer: caCert.subject,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + 365 * DAY_MS),
+    signingAlgorithm: ALG,
+    publicKey: keys.publicKey,
+    signingKey: await importKey(ca.key),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  return { cert: cert.toString("pem") + "\n", key: await exportKey(keys.privateKey) };
+}
+
 function writeSecret(file: string, content: string): void {
   writeFileSync(file, content, { mode: 0o600 });
 }

@@ -11,8 +11,9 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { namingFor, type Naming } from "../api/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
-import type { FeatureGates } from "../component/index.js";
-import { versionInfo } from "../component/index.js";
+import type { FeatureGates, FlagEntry } from "../component/index.js";
+import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { forbidden, isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
@@ -42,6 +43,10 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
   cacheWindowMs?: number;
+  /** The API server's metrics registry; one from its feature gates when omitted. */
+  metrics?: MetricsRegistry;
+  /** The parsed command line, for /flagz. */
+  flags?: { list(): readonly FlagEntry[] };
 }
 
 export interface RunningApiServer {
@@ -53,10 +58,9 @@ export interface RunningApiServer {
   credentials: Credentials;
   storage: Storage;
   stores: ReadonlyMap<string, RegistryStore>;
+  metrics: MetricsRegistry;
   close(): Promise<void>;
 }
-
-const PUBLIC_PATHS = new Set(["/version", "/healthz", "/livez", "/readyz"]);
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
@@ -123,20 +127,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const discovery = new Discovery(registry);
   const openapi = new OpenApi(registry);
   let ready = false;
+  const metrics = options.metrics ?? componentRegistry({ featureGates: options.featureGates });
+  // The same /healthz, /livez, /readyz, /version, /metrics and z-pages as every component (seed 002).
+  const endpoints = componentEndpoints({
+    component: "orch-apiserver",
+    featureGates: options.featureGates,
+    metrics,
+    ...(options.flags ? { flags: options.flags } : {}),
+  });
+  endpoints.health.addLive(conditionCheck("etcd", () => opened.healthy(), `storage (${storage.backend}) is not reachable`));
+  endpoints.health.addReady(conditionCheck("etcd-readiness", () => opened.healthy(), `storage (${storage.backend}) is not ready`));
+  endpoints.health.addReady(conditionCheck("informer-sync", () => ready, "watch caches have not synced"));
+  endpoints.health.addReady(conditionCheck("autoregister-completion", () => ready, "API groups are not all registered yet"));
 
   const handle = async (req: Incoming, res: Outgoing) => {
     const url = new URL(req.url ?? "/", "https://localhost");
     const path = url.pathname;
-    if (!PUBLIC_PATHS.has(path) && req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
-    switch (path) {
-      case "/version":
-        return sendJson(res, 200, versionInfo());
-      case "/healthz":
-      case "/livez":
-        return sendText(res, 200, "ok");
-      case "/readyz":
-        return ready && opened.healthy() ? sendText(res, 200, "ok") : sendText(res, 500, "[-]storage or caches not ready\nreadyz check failed");
-    }
+    if (!isPublicPath(path) && req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
+    if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
     if (path === "/openapi/v3" || path.startsWith("/openapi/v3/") || path === "/openapi/v2") {
       const doc = openapi.answer(path);
       if (doc === undefined) throw notFound({ group: "", resource: "" }, "");
@@ -192,6 +200,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     credentials,
     storage,
     stores,
+    metrics,
     async compact(revision) {
       await storage.compact(revision);
       compacted(revision);
@@ -209,11 +218,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await storage.close();
     },
   };
-}
-
-function sendText(res: Outgoing, code: number, text: string): void {
-  res.writeHead(code, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

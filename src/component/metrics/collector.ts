@@ -1,0 +1,39 @@
+// Custom collectors: metrics whose values are read at scrape time rather than
+// recorded as they change (upstream's StableCollector), e.g. object counts read
+// from the store. `collect` runs on every scrape, so it must be cheap.
+
+import { Metric } from "./metric.js";
+import { renderLabels, labelValuesOf } from "./series.js";
+import type { Collectable, FamilySnapshot, Labels, MetricOptions } from "./types.js";
+
+export interface CollectorSample {
+  readonly labels?: Labels;
+  readonly value: number;
+}
+
+export interface CollectorOptions extends MetricOptions {
+  readonly kind: "counter" | "gauge" | "untyped";
+  readonly collect: () => Iterable<CollectorSample>;
+}
+
+export class CustomCollector extends Metric implements Collectable {
+  readonly kind: "counter" | "gauge" | "untyped";
+  readonly #collect: () => Iterable<CollectorSample>;
+
+  constructor(options: CollectorOptions) {
+    super(options);
+    this.kind = options.kind;
+    this.#collect = options.collect;
+  }
+
+  collect(): FamilySnapshot {
+    const series = [];
+    if (this.active) {
+      for (const sample of this.#collect()) {
+        const labelValues = labelValuesOf(this.name, this.labelNames, sample.labels);
+        series.push({ labelValues, labelText: renderLabels(this.labelNames, labelValues), value: sample.value });
+      }
+    }
+    return { name: this.name, help: this.help, kind: this.kind, labelNames: this.labelNames, series };
+  }
+}
