@@ -16,7 +16,8 @@ import { Framework } from "./framework/framework.js";
 import type { ClusterEvent, CycleState, FilterPlugin, Plugin, Status } from "./framework/interface.js";
 import type { NodeInfo } from "./framework/node-info.js";
 import { PodInfo } from "./framework/pod-info.js";
-import { SchedulerMetrics, type MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { SchedulerMetrics } from "./metrics.js";
 import { Nominator } from "./nominator.js";
 import { defaultPlugins } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
@@ -38,7 +39,7 @@ export interface SchedulerOptions {
   naming: Naming;
   /** Pods whose spec.schedulerName is this (default "default-scheduler"; also the profile label). */
   schedulerName?: string;
-  metrics?: MetricsRegistryLike;
+  metrics?: MetricsRegistry;
   log?: (line: string) => void;
   clock?: Clock;
   /** Share of nodes to find feasible before scoring (1–100); 0 or unset: upstream's adaptive default. */
@@ -72,7 +73,7 @@ export class Scheduler {
     this.#o = options;
     this.#name = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     this.#log = options.log ?? (() => {});
-    this.metrics = new SchedulerMetrics(options.metrics, this.#name);
+    this.metrics = new SchedulerMetrics({ registry: options.metrics, profile: this.#name, metricPrefix: options.naming.metricPrefix, pods: () => this.#pods?.list() ?? [] });
     this.framework = new Framework({
       profile: this.#name,
       plugins: options.plugins ?? defaultPlugins(options.naming),
