@@ -1,7 +1,8 @@
 // `orch scheduler`: binds pending pods to nodes (src/scheduler), reaching the
 // API server through --kubeconfig like any client, behind the leader lease.
 
-import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { readFileSync } from "node:fs";
+import { baseFlags, componentRegistry, flag, readTlsFiles, secureServingFlags, startComponentServer, tlsServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { startScheduler } from "../scheduler/index.js";
 import { defineCommand } from "./command.js";
@@ -29,6 +30,7 @@ export const command = defineCommand({
       description: "Share of nodes (1–100) to find feasible before scoring; 0 picks upstream's adaptive share (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes).",
     }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10259 }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   validate(flags) {
@@ -40,7 +42,25 @@ export const command = defineCommand({
   },
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
-    const client = new RestClient(loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler" });
+    const config = loadKubeconfig(flags.get("kubeconfig"));
+    const client = new RestClient(config, { userAgent: "orch-scheduler" });
+    const metrics = componentRegistry({ featureGates: context.featureGates });
+    // /healthz, /metrics, /statusz, /flagz on --secure-port (the shared component base).
+    const tls = readTlsFiles(flags.get("tls-cert-file"), flags.get("tls-private-key-file"));
+    const server = await startComponentServer({
+      name: "orch-scheduler",
+      featureGates: context.featureGates,
+      bindAddress: flags.get("bind-address"),
+      port: flags.get("secure-port"),
+      metrics,
+      flags,
+      apiServer: config,
+      ...(tls ? { tls } : {}),
+      ...(flags.get("client-ca-file") ? { clientCa: readFileSync(flags.get("client-ca-file"), "utf8") } : {}),
+      log,
+      signal: context.signal,
+    });
+    log(`${context.command}: serving metrics and health on ${server.url}`);
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
       await startScheduler({
@@ -49,9 +69,11 @@ export const command = defineCommand({
         percentageOfNodesToScore: flags.get("percentage-of-nodes-to-score"),
         signal: context.signal,
         log,
+        metrics,
       });
     } finally {
       client.close();
+      await server.close();
     }
     log(`${context.command}: stopped`);
     return 0;
