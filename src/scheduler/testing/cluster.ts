@@ -13,7 +13,7 @@ export function nodeInfo(node: Node, pods: Pod[] = []): NodeInfo {
 }
 
 export function cluster(nodes: NodeInfo[]): ClusterView {
-  return { nodes, get: (name) => nodes.find((n) => n.name === name) };
+  return { nodes, nodesWithRequiredAntiAffinity: nodes.filter((n) => n.podsWithRequiredAntiAffinity.size > 0), get: (name) => nodes.find((n) => n.name === name) };
 }
 
 /** PreFilter (when the plugin has one) then Filter on each node: the status per node name ("skip" when PreFilter opted out). */

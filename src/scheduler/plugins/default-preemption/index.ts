@@ -129,6 +129,9 @@ function fitsOn(input: PreemptionInput, sim: NodeInfo): Status | undefined {
     get nodes() {
       return (nodes ??= cluster.nodes.map((n) => (n.name === sim.name ? sim : n)));
     },
+    get nodesWithRequiredAntiAffinity() {
+      return this.nodes.filter((n) => n.podsWithRequiredAntiAffinity.size > 0);
+    },
     get: (name) => (name === sim.name ? sim : cluster.get(name)),
   };
   const state = new Map<string, unknown>();
