@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 import { makeNode } from "../src/scheduler/testing/objects.js";
+import { eventually } from "../src/controllers/testing.js";
 
 const BIN = fileURLToPath(new URL("../../bin/orch.js", import.meta.url));
 
@@ -37,15 +38,8 @@ function startReplica(kubeconfig: string): Replica {
   };
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls (20 s by default: child processes on a loaded machine). */
+const until = <T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000) => eventually(what, check, ms);
 
 describe("orch scheduler replicas with kubectl 1.33", { skip: kubectlSkipReason() ?? false }, () => {
   let orch: OrchProcess;

@@ -110,7 +110,9 @@ export class Scheduler {
       onDelete: (p) => this.onPodDelete(p),
     });
     informers.start(signal);
-    if (!(await informers.waitForSync(signal))) return;
+    // Budgets only refine preemption: a server without policy/v1 must not keep the scheduler from starting.
+    const synced = await Promise.all([nodes.waitForSync(signal), this.#pods.waitForSync(signal)]);
+    if (!synced.every(Boolean)) return;
     this.queue.run(signal);
     this.#log(`scheduler ${this.#name}: caches synced (${this.cache.nodes.length} nodes); scheduling`);
     let slice = performance.now();
