@@ -6,10 +6,13 @@
 // scheduler_perf reads them. The API server is a real `orch apiserver` child
 // process (lmdb); the scheduler runs here. Compares against upstream's CI
 // floor for this case: 270 pods/s.
-// Usage: node dist/bench/scheduler/index.js [--json] [--runs=N] [--only=1000,5000] [--pods=10000]
+// End to end: with 100 simulated nodes whose pods turn Running at once (as
+// kwok's stages), pods/s from creation to Running.
+// Usage: node dist/bench/scheduler/index.js [--json] [--runs=N] [--only=1000,5000,e2e] [--pods=10000] [--e2e-pods=2000]
 
 import { startOrch } from "../../test/support/orch-process.js";
-import { RestClient, loadKubeconfig, type ResourceRef } from "../../src/client/index.js";
+import { Informer, RestClient, loadKubeconfig, type ResourceRef } from "../../src/client/index.js";
+import type { Pod } from "../../src/api/core/types.js";
 import { namingFor } from "../../src/api/naming.js";
 import { Scheduler } from "../../src/scheduler/index.js";
 import { MetricsRegistry, type Histogram } from "../../src/component/metrics/index.js";
@@ -26,6 +29,7 @@ const METRICS: Metric[] = [
   { name: "attempt p99 (algorithm + binding)", unit: "ms", better: "lower" },
   { name: "Filter p99", unit: "ms", better: "lower" },
   { name: "Score p99", unit: "ms", better: "lower" },
+  { name: "pods created→Running/s (end to end)", unit: "pods/s", better: "higher" },
 ];
 
 /**
@@ -65,7 +69,8 @@ async function inBatches<T>(items: readonly T[], concurrency: number, fn: (item:
   );
 }
 
-async function runOnce(nodes: number, pods: number): Promise<Record<string, number>> {
+/** A real `orch apiserver` with `nodes` simulated Node objects (Ready, never heartbeating). */
+async function withCluster<T>(nodes: number, fn: (client: RestClient) => Promise<T>): Promise<T> {
   const orch = await startOrch("apiserver", [], { readyTimeoutMs: 30_000 });
   const client = new RestClient(loadKubeconfig(orch.kubeconfig));
   try {
@@ -74,6 +79,65 @@ async function runOnce(nodes: number, pods: number): Promise<Record<string, numb
       64,
       (i) => client.create(NODES, makeNode(`node-${i}`, { cpu: "4", memory: "32Gi", pods: "110", labels: { "topology.orch.io/zone": `zone-${i % 3}` } })),
     );
+    return await fn(client);
+  } finally {
+    client.close();
+    await orch.stop();
+  }
+}
+
+/**
+ * What kwok's pod stages do for a node nobody runs: a bound pod is reported
+ * Running and Ready at once. Resolves when `pods` pods have been.
+ */
+function simulatePodStages(client: RestClient, pods: number, signal: AbortSignal): Promise<void> {
+  const informer = new Informer<Pod>({ client, resource: PODS });
+  const started = new Set<string>();
+  let running = 0;
+  return new Promise((resolve) => {
+    const onPod = (pod: Pod) => {
+      if (!pod.spec?.nodeName || started.has(pod.metadata.name!)) return;
+      started.add(pod.metadata.name!);
+      const now = new Date().toISOString().slice(0, 19) + "Z";
+      void client
+        .patch(PODS, {
+          namespace: pod.metadata.namespace!,
+          name: pod.metadata.name!,
+          subresource: "status",
+          patch: { status: { phase: "Running", startTime: now, conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }] } },
+        })
+        .then(() => {
+          if (++running === pods) resolve();
+        });
+    };
+    informer.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
+    void informer.run(signal);
+  });
+}
+
+/** Pods created while the scheduler and the simulated nodes run: creation to Running, per second. */
+async function endToEnd(nodes: number, pods: number): Promise<Record<string, number>> {
+  return withCluster(nodes, async (client) => {
+    const abort = new AbortController();
+    const scheduler = new Scheduler({ client, naming: namingFor() });
+    const run = scheduler.run(abort.signal);
+    const allRunning = simulatePodStages(client, pods, abort.signal);
+    const started = performance.now();
+    await inBatches(
+      Array.from({ length: pods }, (_, i) => i),
+      64,
+      (i) => client.create(PODS, makePod(`e2e-${i}`, { cpu: "100m", memory: "500Mi" })),
+    );
+    await allRunning;
+    const seconds = (performance.now() - started) / 1000;
+    abort.abort();
+    await run;
+    return { "pods created→Running/s (end to end)": pods / seconds };
+  });
+}
+
+async function runOnce(nodes: number, pods: number): Promise<Record<string, number>> {
+  return withCluster(nodes, async (client) => {
     await inBatches(
       Array.from({ length: pods }, (_, i) => i),
       64,
@@ -100,17 +164,17 @@ async function runOnce(nodes: number, pods: number): Promise<Record<string, numb
       "Filter p99": histogramPercentile(registry, "scheduler_framework_extension_point_duration_seconds", point("Filter"), 99).value * 1000,
       "Score p99": histogramPercentile(registry, "scheduler_framework_extension_point_duration_seconds", point("Score"), 99).value * 1000,
     };
-  } finally {
-    client.close();
-    await orch.stop();
-  }
+  });
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const podsArg = process.argv.find((a) => a.startsWith("--pods="));
   const pods = podsArg ? Number(podsArg.slice("--pods=".length)) : 10_000;
-  const sizes = (args.only.length > 0 ? args.only : ["1000", "5000"]).map(Number);
+  const only = args.only.length > 0 ? args.only : ["1000", "5000", "e2e"];
+  const sizes = only.filter((o) => o !== "e2e").map(Number);
+  const e2ePodsArg = process.argv.find((a) => a.startsWith("--e2e-pods="));
+  const e2ePods = e2ePodsArg ? Number(e2ePodsArg.slice("--e2e-pods=".length)) : 2000;
   const report: Report = {
     title: `scheduler: ${pods.toLocaleString("en-US")} pods onto simulated nodes`,
     comparedWith: `upstream scheduler_perf SchedulingBasic CI floor (${FLOOR} pods/s)`,
@@ -125,6 +189,16 @@ async function main(): Promise<void> {
       const result = await runOnce(n, pods);
       for (const [k, v] of Object.entries(result)) (samples[k] ??= []).push(v);
       if (!args.json) process.stderr.write(`${column}, run ${r + 1}: ${Math.round(result["pods bound/s"]!)} pods/s\n`);
+    }
+    report.samples[column] = samples;
+  }
+  if (only.includes("e2e")) {
+    const column = `100 nodes, ${e2ePods.toLocaleString("en-US")} pods created`;
+    const samples: Record<string, number[]> = {};
+    for (let r = 0; r < args.runs; r++) {
+      const result = await endToEnd(100, e2ePods);
+      for (const [k, v] of Object.entries(result)) (samples[k] ??= []).push(v);
+      if (!args.json) process.stderr.write(`${column}, run ${r + 1}: ${Math.round(result["pods created→Running/s (end to end)"]!)} pods/s\n`);
     }
     report.samples[column] = samples;
   }
