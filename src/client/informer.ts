@@ -248,10 +248,11 @@ export class Informer<T extends ApiObject = ApiObject> {
       watch?.close();
       stall.abort();
     };
-    let timer = setTimeout(onStall, stallMs);
+    // Unref'd: a pending stall check must not keep a process alive that has nothing else to do.
+    let timer = setTimeout(onStall, stallMs).unref();
     const rearm = () => {
       clearTimeout(timer);
-      timer = setTimeout(onStall, stallMs);
+      timer = setTimeout(onStall, stallMs).unref();
     };
     try {
       watch = await o.client.watch<T>(this.resource, {
