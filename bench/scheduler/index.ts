@@ -77,7 +77,7 @@ async function withCluster<T>(nodes: number, fn: (client: RestClient) => Promise
     await inBatches(
       Array.from({ length: nodes }, (_, i) => i),
       64,
-      (i) => client.create(NODES, makeNode(`node-${i}`, { cpu: "4", memory: "32Gi", pods: "110", labels: { "topology.orch.io/zone": `zone-${i % 3}` } })),
+      (i) => client.create(NODES, makeNode(`node-${i}`, { cpu: "4", memory: "32Gi", pods: "110", labels: { [`topology.${namingFor().keyDomain}/zone`]: `zone-${i % 3}` } })),
     );
     return await fn(client);
   } finally {
