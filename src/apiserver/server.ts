@@ -91,6 +91,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       throw forbidden({ group: "", resource: "namespaces" }, namespace, `unable to create new content in namespace ${namespace} because it is being terminated`);
     }
   };
+  const priority = priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`));
   for (const def of registry.resources) {
     let store: RegistryStore;
     const cacher = new Cacher<ApiObject>({
@@ -107,7 +108,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       naming,
       defaulter,
       checkNamespace,
-      ...(def.group === "" && def.resource === "pods" ? { admitCreate: priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)) } : {}),
+      ...(def.group === "" && def.resource === "pods"
+        ? { admitCreate: (object: ApiObject) => priority.admit({ operation: "CREATE", resource: { group: "", resource: "pods" }, subresource: undefined, object }) }
+        : {}),
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
     });

@@ -1,8 +1,9 @@
 // Pod priority admission (upstream's Priority plugin): on pod create,
 // spec.priorityClassName resolves to spec.priority and spec.preemptionPolicy
 // from the PriorityClass (the built-in system classes always exist); without a
-// name, the globalDefault class applies, else priority 0. Runs before the pod
-// strategy, through the store's admitCreate hook.
+// name, the globalDefault class applies, else priority 0. Shaped as a
+// mutating admission plugin (name, handles, admit); the store runs it before
+// the pod strategy.
 
 import { SYSTEM_PRIORITY_CLASSES, type PriorityClass } from "../../api/scheduling/index.js";
 import type { Naming } from "../../api/naming.js";
@@ -12,40 +13,58 @@ import type { RegistryStore } from "../registry/store.js";
 
 const PODS = { group: "", resource: "pods" };
 
-export function priorityAdmission(classes: () => RegistryStore | undefined): (obj: ApiObject) => Promise<void> {
-  return async (obj) => {
-    const pod = obj as Pod;
-    const spec = (pod.spec ??= {});
-    const store = classes();
-    let cls: { name: string; value: number; preemptionPolicy: string } | undefined;
-    if (spec.priorityClassName) {
-      cls = await lookup(store, spec.priorityClassName);
-      if (cls === undefined) throw forbidden(PODS, pod.metadata?.name ?? "", `no PriorityClass with name ${spec.priorityClassName} was found`);
-    } else if (store !== undefined) {
-      const all = (await store.list(undefined, {})).items.map((c) => c.object as PriorityClass);
-      const def = all.filter((c) => c.globalDefault).sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
-      if (def !== undefined) cls = asClass(def);
-    }
-    const priority = cls?.value ?? 0;
-    if (spec.priority != null && spec.priority !== priority) {
-      throw forbidden(
-        PODS,
-        pod.metadata?.name ?? "",
-        `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
-      );
-    }
-    spec.priority = priority;
-    if (cls === undefined) return;
-    spec.priorityClassName = cls.name;
-    if (spec.preemptionPolicy != null && spec.preemptionPolicy !== cls.preemptionPolicy) {
-      throw forbidden(
-        PODS,
-        pod.metadata?.name ?? "",
-        `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${cls.preemptionPolicy} from the given PriorityClass name`,
-      );
-    }
-    spec.preemptionPolicy = cls.preemptionPolicy;
+/** The part of an admission request this plugin reads. */
+export interface PriorityAdmissionRequest {
+  readonly operation: string;
+  readonly resource: { readonly group: string; readonly resource: string };
+  readonly subresource: string | undefined;
+  readonly object: ApiObject | undefined;
+}
+
+export interface PriorityAdmission {
+  readonly name: "Priority";
+  handles(request: PriorityAdmissionRequest): boolean;
+  admit(request: PriorityAdmissionRequest): Promise<void>;
+}
+
+export function priorityAdmission(classes: () => RegistryStore | undefined): PriorityAdmission {
+  return {
+    name: "Priority",
+    handles: (r) => r.operation === "CREATE" && r.resource.group === "" && r.resource.resource === "pods" && !r.subresource && r.object !== undefined,
+    admit: (r) => admitPod(r.object as Pod, classes()),
   };
+}
+
+async function admitPod(pod: Pod, store: RegistryStore | undefined): Promise<void> {
+  const spec = (pod.spec ??= {});
+  let cls: { name: string; value: number; preemptionPolicy: string } | undefined;
+  if (spec.priorityClassName) {
+    cls = await lookup(store, spec.priorityClassName);
+    if (cls === undefined) throw forbidden(PODS, pod.metadata?.name ?? "", `no PriorityClass with name ${spec.priorityClassName} was found`);
+  } else if (store !== undefined) {
+    const all = (await store.list(undefined, {})).items.map((c) => c.object as PriorityClass);
+    const def = all.filter((c) => c.globalDefault).sort((a, b) => (a.value ?? 0) - (b.value ?? 0))[0];
+    if (def !== undefined) cls = asClass(def);
+  }
+  const priority = cls?.value ?? 0;
+  if (spec.priority != null && spec.priority !== priority) {
+    throw forbidden(
+      PODS,
+      pod.metadata?.name ?? "",
+      `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+    );
+  }
+  spec.priority = priority;
+  if (cls === undefined) return;
+  spec.priorityClassName = cls.name;
+  if (spec.preemptionPolicy != null && spec.preemptionPolicy !== cls.preemptionPolicy) {
+    throw forbidden(
+      PODS,
+      pod.metadata?.name ?? "",
+      `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${cls.preemptionPolicy} from the given PriorityClass name`,
+    );
+  }
+  spec.preemptionPolicy = cls.preemptionPolicy;
 }
 
 async function lookup(store: RegistryStore | undefined, name: string): Promise<{ name: string; value: number; preemptionPolicy: string } | undefined> {
