@@ -92,5 +92,16 @@ describe("orch scheduler replicas with kubectl 1.33", { skip: kubectlSkipReason(
     assert.equal(await k.ok("get", "pod", "picky", "-o", 'jsonpath={.status.phase}{" "}{.status.conditions[?(@.type=="PodScheduled")].reason}'), "Pending Unschedulable");
     const wide = await k.ok("get", "pod", "picky");
     assert.match(wide, /picky\s+0\/1\s+Pending/);
+    // kubectl describe shows the scheduler's events: FailedScheduling here, Scheduled for a pod that was placed.
+    const picky = await until("FailedScheduling event", async () => {
+      const out = await k.ok("describe", "pod", "picky");
+      return out.includes("FailedScheduling") ? out : undefined;
+    });
+    assert.match(picky, /Warning\s+FailedScheduling\s+.*default-scheduler\s+0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector\./);
+    const web = await until("Scheduled event", async () => {
+      const out = await k.ok("describe", "pod", "web");
+      return out.includes("Scheduled") ? out : undefined;
+    });
+    assert.match(web, /Normal\s+Scheduled\s+.*default-scheduler\s+Successfully assigned default\/web to node-[ab]/);
   });
 });

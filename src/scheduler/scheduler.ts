@@ -8,7 +8,7 @@
 import type { Naming } from "../api/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
-import { InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
+import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
 import { formatTimestamp } from "../machinery/index.js";
 import { SchedulerCache } from "./cache/cache.js";
 import { Diagnosis, fitErrorMessage, NO_NODES_AVAILABLE } from "./framework/fit-error.js";
@@ -61,6 +61,7 @@ export class Scheduler {
   readonly #o: SchedulerOptions;
   readonly #name: string;
   readonly #log: (line: string) => void;
+  readonly #events: EventRecorder;
   #pods: Informer<Pod> | undefined;
   #pdbs: Informer<PodDisruptionBudget> | undefined;
   #nextStartNode = 0;
@@ -73,6 +74,7 @@ export class Scheduler {
     this.#o = options;
     this.#name = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     this.#log = options.log ?? (() => {});
+    this.#events = new EventRecorder({ client: options.client, component: this.#name, log: this.#log });
     this.metrics = new SchedulerMetrics({ registry: options.metrics, profile: this.#name, metricPrefix: options.naming.metricPrefix, pods: () => this.#pods?.list() ?? [] });
     this.framework = new Framework({
       profile: this.#name,
@@ -210,6 +212,7 @@ export class Scheduler {
     q.unschedulablePlugins = diagnosis.unschedulablePlugins;
     this.queue.addUnschedulable(q, cycle);
     this.metrics.attempt("unschedulable", (performance.now() - started) / 1000);
+    this.#events.event(asPod(pi.pod), "Warning", "FailedScheduling", message);
     this.#track(this.#reportUnschedulable(pi.pod, message, nominate));
   }
 
@@ -282,6 +285,7 @@ export class Scheduler {
         { subresource: "binding", namespace: pod.metadata.namespace! },
       );
       this.framework.observe("Bind", "Success", (performance.now() - t) / 1000);
+      this.#events.event(asPod(pod), "Normal", "Scheduled", `Successfully assigned ${q.key} to ${nodeName}`);
       this.metrics.attempt("scheduled", (performance.now() - started) / 1000);
       this.metrics.podScheduled(q.attempts, (this.#clock() - q.initialAttemptTimestamp) / 1000);
       this.queue.done(q.key);
@@ -360,6 +364,7 @@ export class Scheduler {
             },
           });
           await client.delete(PODS, { ...ref, ...(v.pod.metadata.uid ? { preconditions: { uid: v.pod.metadata.uid } } : {}) });
+          this.#events.event(asPod(v.pod), "Normal", "Preempted", `Preempted by pod ${preemptor.pod.metadata.uid ?? preemptor.key} on node ${nodeName}`);
           this.#log(`scheduler: preempted ${v.key} on ${nodeName} for ${preemptor.key}`);
         } catch (err) {
           if (!isApiError(err, "NotFound") && !isApiError(err, "Conflict")) this.#log(`scheduler: preempting ${v.key} failed: ${describe(err)}`);
@@ -384,6 +389,11 @@ export class Scheduler {
   #clock(): number {
     return this.#o.clock?.now() ?? Date.now();
   }
+}
+
+/** List items may lack kind and apiVersion; an event's involvedObject needs them. */
+function asPod(pod: Pod): Pod {
+  return pod.kind ? pod : { ...pod, apiVersion: "v1", kind: "Pod" };
 }
 
 function isTerminal(pod: Pod): boolean {
