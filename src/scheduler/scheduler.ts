@@ -150,14 +150,22 @@ export class Scheduler {
       this.queue.delete(key);
       this.nominator.delete(key);
       this.cache.addPod(pod);
-      this.queue.moveOnEvent(wasAssigned ? "AssignedPodUpdate" : "AssignedPodAdd");
+      if (!wasAssigned) this.queue.moveOnEvent("AssignedPodAdd");
+      // Status heartbeats of running pods change nothing a filter reads: only labels and resources matter (upstream's queueing hints).
+      else if (schedulingRelevantChange(old!, pod)) this.queue.moveOnEvent("AssignedPodUpdate");
       return;
     }
-    if (!this.#responsibleFor(pod)) return;
+    if (!this.#responsibleFor(pod)) {
+      // Deleting or finished before it was placed: nothing to schedule any more.
+      this.queue.delete(key);
+      this.nominator.delete(key);
+      return;
+    }
     // Our own placement, waiting for the binding to show up: nothing to redo.
     if (this.cache.isAssumed(key)) return;
     const nominated = pod.status?.nominatedNodeName;
     if (nominated) this.nominator.set(new PodInfo(pod), nominated);
+    else this.nominator.delete(key);
     if (old === undefined) this.queue.add(pod);
     else this.queue.update(pod);
   }
@@ -389,6 +397,11 @@ export class Scheduler {
   #clock(): number {
     return this.#o.clock?.now() ?? Date.now();
   }
+}
+
+function schedulingRelevantChange(old: Pod, pod: Pod): boolean {
+  const resources = (p: Pod) => JSON.stringify([p.spec?.containers?.map((c) => c?.resources), p.spec?.initContainers?.map((c) => c?.resources)]);
+  return JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {}) || resources(old) !== resources(pod);
 }
 
 /** List items may lack kind and apiVersion; an event's involvedObject needs them. */
