@@ -155,6 +155,24 @@ test("scheduler: a higher-priority pod preempts a lower-priority one, is nominat
   });
 });
 
+test("scheduler: gated pods wait until their last gate is removed; a pending pod deleted leaves the queue", async () => {
+  await cleanNodes();
+  const ns = await namespace("gates");
+  await client.create(NODES, makeNode("g1"));
+  await withScheduler(async (s) => {
+    await client.create(PODS, makePod("gated", { namespace: ns, spec: { schedulingGates: [{ name: "example.com/quota" }] } }));
+    await eventually("gated in the queue", () => s.queue.where(`${ns}/gated`) === "gated");
+    assert.equal((await pod(ns, "gated")).status?.conditions?.find((c) => c.type === "PodScheduled")?.reason, "SchedulingGated");
+    const current = await pod(ns, "gated");
+    await client.update(PODS, { ...current, spec: { ...current.spec, schedulingGates: [] } });
+    assert.equal(await boundNode(ns, "gated"), "g1");
+    await client.create(PODS, makePod("doomed", { namespace: ns, spec: { nodeSelector: { never: "true" } } }));
+    await eventually("doomed unschedulable", () => s.queue.where(`${ns}/doomed`) === "unschedulable");
+    await client.delete(PODS, { namespace: ns, name: "doomed" });
+    await eventually("doomed gone from the queue", () => s.queue.where(`${ns}/doomed`) === undefined);
+  });
+});
+
 test("scheduler: two replicas with leader election: only the lease holder schedules; the other takes over when it stops", async () => {
   await cleanNodes();
   const ns = await namespace("leader");
