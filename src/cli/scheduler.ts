@@ -43,8 +43,8 @@ export const command = defineCommand({
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
     const config = loadKubeconfig(flags.get("kubeconfig"));
-    const client = new RestClient(config, { userAgent: "orch-scheduler" });
     const metrics = componentRegistry({ featureGates: context.featureGates });
+    const client = new RestClient(config, { userAgent: "orch-scheduler", metrics });
     // /healthz, /metrics, /statusz, /flagz on --secure-port (the shared component base).
     const tls = readTlsFiles(flags.get("tls-cert-file"), flags.get("tls-private-key-file"));
     const server = await startComponentServer({

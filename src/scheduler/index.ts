@@ -63,6 +63,7 @@ export async function startScheduler(options: StartSchedulerOptions): Promise<vo
     ...(settings.renewDeadlineMs ? { renewDeadlineMs: settings.renewDeadlineMs } : {}),
     ...(settings.retryPeriodMs ? { retryPeriodMs: settings.retryPeriodMs } : {}),
     log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     onStartedLeading: async (signal) => {
       led = true;
       await make().run(signal);

@@ -97,7 +97,7 @@ export class Scheduler {
 
   /** Watches pods, nodes and budgets and schedules until the signal fires. */
   async run(signal: AbortSignal): Promise<void> {
-    const informers = new InformerFactory({ client: this.#o.client, log: this.#log });
+    const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
     this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PDBS });
