@@ -203,7 +203,8 @@ export class Scheduler {
       return;
     }
     // No node: preemption may make room (upstream's PostFilter), then the pod waits for an event.
-    let nominate: string | undefined;
+    /** A node to nominate, null to clear a void nomination, undefined to leave it. */
+    let nominate: string | null | undefined;
     const numNodes = this.cache.nodes.length;
     if (numNodes > 0 && diagnosis.preFilterMessage === "") {
       const t = performance.now();
@@ -213,8 +214,14 @@ export class Scheduler {
         nominate = result.nodeName;
         this.nominator.set(pi, nominate);
         this.metrics.preemption(result.victims.length);
-        this.#track(this.#evict(pi, nominate, result.victims));
-      } else diagnosis.postFilterMessage = result.message;
+        this.#track(this.#evict(pi, result.nodeName, result.victims));
+      } else {
+        diagnosis.postFilterMessage = result.message;
+        if (result.clearNomination && pi.pod.status?.nominatedNodeName) {
+          nominate = null;
+          this.nominator.delete(pi.key);
+        }
+      }
     }
     const message = numNodes === 0 ? NO_NODES_AVAILABLE : fitErrorMessage(numNodes, diagnosis);
     q.unschedulablePlugins = diagnosis.unschedulablePlugins;
@@ -319,10 +326,10 @@ export class Scheduler {
   }
 
   /** PodScheduled=False/Unschedulable with the message (and a new nomination), written only when it changed. */
-  async #reportUnschedulable(pod: Pod, message: string, nominatedNodeName: string | undefined): Promise<void> {
+  async #reportUnschedulable(pod: Pod, message: string, nominatedNodeName: string | null | undefined): Promise<void> {
     const current = (this.#pods?.get(keyOf(pod)) ?? pod).status;
     const cond = (current?.conditions ?? []).find((c) => c?.type === "PodScheduled");
-    const nominationChanges = nominatedNodeName !== undefined && current?.nominatedNodeName !== nominatedNodeName;
+    const nominationChanges = nominatedNodeName !== undefined && (current?.nominatedNodeName || null) !== nominatedNodeName;
     if (cond?.status === "False" && cond.reason === "Unschedulable" && cond.message === message && !nominationChanges) return;
     const now = formatTimestamp(new Date());
     const condition = {

@@ -62,6 +62,9 @@ test("preemption: not helpful where nothing lower-priority could make room, with
   const r = preempt({ pod, cluster: cluster(nodes), framework, diagnosis: diagnose(pod, nodes), pdbs: [] });
   assert.equal(r.nodeName, undefined);
   assert.equal(r.message, "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+  assert.equal(r.clearNomination, true, "an earlier nomination is void");
   const never = new PodInfo(makePod("never", { cpu: "1", spec: { priority: 100, preemptionPolicy: "Never" } }));
-  assert.equal(preempt({ pod: never, cluster: cluster(nodes), framework, diagnosis: diagnose(never, nodes), pdbs: [] }).message, "preemption: not eligible due to preemptionPolicy=Never.");
+  const refused = preempt({ pod: never, cluster: cluster(nodes), framework, diagnosis: diagnose(never, nodes), pdbs: [] });
+  assert.equal(refused.message, "preemption: not eligible due to preemptionPolicy=Never.");
+  assert.equal(refused.clearNomination, undefined);
 });

@@ -28,6 +28,8 @@ export interface PreemptionResult {
   victims: PodInfo[];
   /** For the PodScheduled condition: "preemption: ...". */
   message: string;
+  /** No node can be freed: an earlier nomination is void (upstream clears it). */
+  clearNomination?: boolean;
 }
 
 export interface PreemptionInput {
@@ -86,7 +88,7 @@ export function preempt(input: PreemptionInput): PreemptionResult {
     if ("victims" in c) candidates.push(c);
     else result.record(node.name, c);
   }
-  if (candidates.length === 0) return { victims: [], message: `preemption: ${fitErrorMessage(numAllNodes, result)}` };
+  if (candidates.length === 0) return { victims: [], message: `preemption: ${fitErrorMessage(numAllNodes, result)}`, clearNomination: true };
   const best = pickBest(candidates);
   return { nodeName: best.node, victims: best.victims, message: "" };
 }
