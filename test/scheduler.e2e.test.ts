@@ -12,6 +12,7 @@ import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 import { makeNode } from "../src/scheduler/testing/objects.js";
 import { eventually } from "../src/controllers/testing.js";
+import { httpsGet } from "../src/component/testing/https-get.js";
 
 const BIN = fileURLToPath(new URL("../../bin/orch.js", import.meta.url));
 
@@ -73,6 +74,12 @@ describe("orch scheduler replicas with kubectl 1.33", { skip: kubectlSkipReason(
     assert.match(node, /^node-[ab]$/);
     assert.ok(leader.output().includes("caches synced"));
     assert.ok(!follower.output().includes("caches synced"), "the follower never started scheduling");
+    // /readyz on each replica's --secure-port: the leader is ready, the follower (no caches) is not.
+    const url = (r: Replica) => /serving health and metrics on (https:\/\/\S+)/.exec(r.output())![1]!;
+    assert.equal((await httpsGet(`${url(leader)}/readyz`)).status, 200);
+    const notReady = await httpsGet(`${url(follower)}/readyz?verbose`);
+    assert.equal(notReady.status, 500);
+    assert.match(notReady.text, /sched-handler-sync/);
     await leader.stop();
     await until("the follower takes over", () => follower.output().includes("acquired lease orch-system/orch-scheduler"));
     await k.ok("run", "web2", "--image=nginx:1.27", "--restart=Never");

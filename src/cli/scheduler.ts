@@ -1,11 +1,11 @@
 // `orch scheduler`: binds pending pods to nodes (src/scheduler), reaching the
 // API server through --kubeconfig like any client, behind the leader lease.
 
-import { readFileSync } from "node:fs";
-import { baseFlags, componentRegistry, flag, readTlsFiles, secureServingFlags, startComponentServer, tlsServingFlags } from "../component/index.js";
+import { baseFlags, conditionCheck, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { startScheduler } from "../scheduler/index.js";
 import { defineCommand } from "./command.js";
+import { serveComponent } from "./serve-component.js";
 
 const GENERIC = "Generic flags";
 
@@ -42,25 +42,17 @@ export const command = defineCommand({
   },
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
-    const config = loadKubeconfig(flags.get("kubeconfig"));
-    const metrics = componentRegistry({ featureGates: context.featureGates });
-    const client = new RestClient(config, { userAgent: "orch-scheduler", metrics });
-    // /healthz, /metrics, /statusz, /flagz on --secure-port (the shared component base).
-    const tls = readTlsFiles(flags.get("tls-cert-file"), flags.get("tls-private-key-file"));
-    const server = await startComponentServer({
+    let synced = false;
+    // /healthz, /livez, /readyz, /metrics, /statusz, /flagz on --secure-port (the shared component base);
+    // ready once this replica's caches have synced (a follower waiting for the lease is not ready, as upstream).
+    const server = await serveComponent({
       name: "orch-scheduler",
-      featureGates: context.featureGates,
-      bindAddress: flags.get("bind-address"),
-      port: flags.get("secure-port"),
-      metrics,
       flags,
-      apiServer: config,
-      ...(tls ? { tls } : {}),
-      ...(flags.get("client-ca-file") ? { clientCa: readFileSync(flags.get("client-ca-file"), "utf8") } : {}),
-      log,
-      signal: context.signal,
+      context,
+      readyChecks: [conditionCheck("sched-handler-sync", () => synced, "the scheduler's caches have not synced")],
     });
-    log(`${context.command}: serving metrics and health on ${server.url}`);
+    const client = new RestClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler", metrics: server.metrics });
+    log(`${context.command}: serving health and metrics on ${server.url}`);
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
       await startScheduler({
@@ -69,7 +61,8 @@ export const command = defineCommand({
         percentageOfNodesToScore: flags.get("percentage-of-nodes-to-score"),
         signal: context.signal,
         log,
-        metrics,
+        metrics: server.metrics,
+        onStarted: (scheduler) => void scheduler.synced.then(() => (synced = true)),
       });
     } finally {
       client.close();

@@ -67,6 +67,11 @@ export class Scheduler {
   #nextStartNode = 0;
   #bindsInFlight = 0;
   #bindWaiters: (() => void)[] = [];
+  readonly #synced: { promise: Promise<void>; resolve: () => void } = (() => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  })();
   /** Settles when every binding and status write started has finished. */
   #pending = new Set<Promise<void>>();
 
@@ -95,6 +100,11 @@ export class Scheduler {
     });
   }
 
+  /** Resolves once nodes and pods are cached and scheduling has begun (readiness). */
+  get synced(): Promise<void> {
+    return this.#synced.promise;
+  }
+
   /** Watches pods, nodes and budgets and schedules until the signal fires. */
   async run(signal: AbortSignal): Promise<void> {
     const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
@@ -116,6 +126,7 @@ export class Scheduler {
     const synced = await Promise.all([nodes.waitForSync(signal), this.#pods.waitForSync(signal)]);
     if (!synced.every(Boolean)) return;
     this.queue.run(signal);
+    this.#synced.resolve();
     this.#log(`scheduler ${this.#name}: caches synced (${this.cache.nodes.length} nodes); scheduling`);
     let slice = performance.now();
     for (;;) {
