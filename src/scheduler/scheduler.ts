@@ -132,7 +132,15 @@ export class Scheduler {
     for (;;) {
       const q = await this.queue.pop(signal);
       if (q === undefined) break;
-      await this.scheduleOne(q);
+      try {
+        await this.scheduleOne(q);
+      } catch (err) {
+        // A bug or an odd object must cost one pod a retry, not stop the scheduler.
+        this.#log(`scheduler: scheduling ${q.key} failed: ${describe(err)}`);
+        this.metrics.attempt("error", 0);
+        this.cache.forget(q.key);
+        this.queue.addBackoff(q);
+      }
       if (performance.now() - slice > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));
         slice = performance.now();
