@@ -12,7 +12,9 @@ import { RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js
 import { eventually } from "../controllers/testing.js";
 import { MetricsRegistry } from "../component/metrics/index.js";
 import { assertExposesMetric, parseExposition } from "../component/metrics/testing.js";
-import { startScheduler, type Scheduler } from "./index.js";
+import { Scheduler, startScheduler } from "./index.js";
+import type { FilterPlugin } from "./framework/interface.js";
+import { nodeResourcesFit } from "./plugins/node-resources-fit/index.js";
 import { makeNode, makePod } from "./testing/objects.js";
 
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
@@ -244,4 +246,32 @@ test("scheduler metrics: every seed 002 scheduler metric, with exactly the seed'
     assert.equal(value("orch_pod_resource_request", { pod: "high", resource: "cpu", priority: "2000", node: "" }), 1);
     assert.equal(value("orch_pod_resource_limit", { pod: "low", resource: "memory", unit: "bytes" }), 64 * 1024 * 1024);
   }, registry);
+});
+
+test("scheduler: a plugin that throws on one pod costs that pod a retry; the others are still scheduled", async () => {
+  await cleanNodes();
+  const ns = await namespace("robust");
+  await client.create(NODES, makeNode("r1"));
+  const broken: FilterPlugin = {
+    name: "Broken",
+    events: [],
+    filter(_state, pod) {
+      if (pod.labels["boom"]) throw new Error("plugin bug");
+      return undefined;
+    },
+  };
+  const lines: string[] = [];
+  const s = new Scheduler({ client, naming: namingFor(), plugins: [broken, nodeResourcesFit], log: (l) => lines.push(l) });
+  const abort = new AbortController();
+  const run = s.run(abort.signal);
+  try {
+    await client.create(PODS, makePod("boom", { namespace: ns, labels: { boom: "1" } }));
+    await client.create(PODS, makePod("fine", { namespace: ns }));
+    assert.equal(await boundNode(ns, "fine"), "r1");
+    await eventually("the failure logged", () => lines.some((l) => l.includes(`scheduling ${ns}/boom failed: plugin bug`)));
+    assert.equal(s.queue.where(`${ns}/boom`), "backoff");
+  } finally {
+    abort.abort();
+    await run;
+  }
 });
