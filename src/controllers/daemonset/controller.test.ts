@@ -3,15 +3,13 @@
 // unbound (pinned to their node by node affinity), and the test plays the
 // node agent, marking them Running and Ready through pods/status.
 
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import type { ControllerRevision, DaemonSet } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { eventually, type TestContext } from "../testing.js";
 import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS, type Pod } from "../workload/index.js";
-import { markAllReady } from "../workload/testing.js";
+import { markAllReady, useControllers } from "../workload/testing.js";
 import { DaemonSetController } from "./controller.js";
 import { nodeNameOf } from "./node-eligibility.js";
 
@@ -34,23 +32,16 @@ const daemonSet = (name: string, extra: Partial<NonNullable<DaemonSet["spec"]>> 
 });
 
 describe("daemonset controller", () => {
-  let t: TestServer;
   let ctx: TestContext;
-  let running: Promise<void>;
+  useControllers((c) => {
+    ctx = c;
+    return [new DaemonSetController(c).run()];
+  });
   before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    running = new DaemonSetController(ctx).run();
-    ctx.start();
     await ctx.client.create(NODES, node("n1", { disk: "ssd" }));
     await ctx.client.create(NODES, node("n2", { disk: "ssd" }, [{ key: "dedicated", value: "db", effect: "NoSchedule" }]));
     await ctx.client.create(NODES, node("n3", {}));
     await ctx.client.create(NODES, node("n4", { disk: "ssd" }, [{ key: "node.orch.io/not-ready", effect: "NoExecute" }, { key: "node.orch.io/unschedulable", effect: "NoSchedule" }], true));
-  });
-  after(async () => {
-    ctx.stop();
-    await running;
-    await t.close();
   });
 
   const podsOf = async (app: string) => (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app } })).items.filter((p) => !p.metadata.deletionTimestamp);

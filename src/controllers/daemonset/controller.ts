@@ -17,21 +17,20 @@ import {
   Expectations,
   NODES,
   PODS,
-  RevisionCollision,
   claimObjects,
   isPodAvailable,
   isPodReady,
   isPodTerminating,
   msUntilAvailable,
   podFromTemplate,
-  revisionData,
+  ownerRevisions,
   runLoop,
   scaled,
   selectorOf,
   slowStartBatch,
-  syncRevision,
   truncateHistory,
   watchOwnedPods,
+  watchOwners,
   writeStatus,
   type ControllerRevision,
   type Pod,
@@ -80,15 +79,7 @@ export class DaemonSetController {
   }
 
   async run(): Promise<void> {
-    const enqueue = (ds: DaemonSet) => this.queue.add(keyOf(ds));
-    this.#sets.addEventHandler({
-      onAdd: enqueue,
-      onUpdate: (_o, ds) => enqueue(ds),
-      onDelete: (ds) => {
-        this.expectations.delete(keyOf(ds));
-        enqueue(ds);
-      },
-    });
+    watchOwners(this.#sets, this.queue, this.expectations);
     watchOwnedPods<DaemonSet>(this.#pods, {
       kind: "DaemonSet",
       owners: this.#sets,
@@ -98,7 +89,7 @@ export class DaemonSetController {
       minReadySecondsOf: (ds) => ds.spec?.minReadySeconds ?? 0,
     });
     // A node that comes, goes, or changes what it admits may change every DaemonSet's placement.
-    const everyone = () => this.#sets.list().forEach(enqueue);
+    const everyone = () => this.#sets.list().forEach((ds) => this.queue.add(keyOf(ds)));
     const placementOf = (n: Node) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? [], n.spec?.unschedulable ?? false]);
     this.#nodes.addEventHandler({ onAdd: everyone, onDelete: everyone, onUpdate: (old, n) => placementOf(old) !== placementOf(n) && everyone() });
     await runLoop(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
@@ -117,14 +108,7 @@ export class DaemonSetController {
     const client = this.#ctx.client;
     const { namespace } = splitKey(key);
     const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#pods.list().filter((p) => p.metadata.namespace === namespace) });
-    const revisions = await claimObjects({ client, resource: CONTROLLERREVISIONS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace) });
-    let current: ControllerRevision;
-    try {
-      current = await syncRevision({ client, owner: ds, revisions, data: revisionData(ds.spec?.template), templateLabels: ds.spec?.template?.metadata?.labels, collisionCount: ds.status?.collisionCount ?? 0, hashLabel: HASH_LABEL });
-    } catch (err) {
-      if (err instanceof RevisionCollision) await writeStatus(client, DAEMONSETS, ds, { ...ds.status, collisionCount: err.collisionCount });
-      throw err;
-    }
+    const { revisions, update: current } = await ownerRevisions({ client, owner: ds, ownerResource: DAEMONSETS, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace), hashLabel: HASH_LABEL });
     const hash = current.metadata.labels?.[HASH_LABEL] ?? "";
     const nodes = this.#nodes.list();
     const byNode = new Map<string, Pod[]>();
@@ -138,7 +122,7 @@ export class DaemonSetController {
       if ((ds.spec?.updateStrategy?.type ?? "RollingUpdate") === "RollingUpdate") this.#rollingUpdate(ds, nodes, byNode, hash, plan);
       await this.#syncNodes(key, ds, plan, hash);
       const live = new Set([current.metadata.name!, ...revisions.filter((r) => pods.some((p) => p.metadata.labels?.[HASH_LABEL] === r.metadata.labels?.[HASH_LABEL])).map((r) => r.metadata.name!)]);
-      await truncateHistory(client, [...revisions.filter((r) => r.metadata.name !== current.metadata.name), current], live, ds.spec?.revisionHistoryLimit ?? 10);
+      await truncateHistory(client, revisions, live, ds.spec?.revisionHistoryLimit ?? 10);
     }
 
     const status = this.#status(ds, nodes, byNode, hash);

@@ -3,15 +3,13 @@
 // agent, marking pods Running and Ready through pods/status when a rollout
 // needs them ready.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import type { Deployment, ReplicaSet } from "../../api/apps/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { eventually, type TestContext } from "../testing.js";
 import { ReplicaSetController } from "../replicaset/controller.js";
 import { DEPLOYMENTS, PODS, REPLICASETS, type Pod } from "../workload/index.js";
-import { markAllReady } from "../workload/testing.js";
+import { markAllReady, useControllers } from "../workload/testing.js";
 import { DeploymentController } from "./controller.js";
 
 const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>> = {}): Deployment => ({
@@ -27,19 +25,10 @@ const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>
 });
 
 describe("deployment controller", () => {
-  let t: TestServer;
   let ctx: TestContext;
-  let running: Promise<void>[];
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    running = [new ReplicaSetController(ctx).run(), new DeploymentController(ctx).run()];
-    ctx.start();
-  });
-  after(async () => {
-    ctx.stop();
-    await Promise.all(running);
-    await t.close();
+  useControllers((c) => {
+    ctx = c;
+    return [new ReplicaSetController(c).run(), new DeploymentController(c).run()];
   });
 
   const get = (name: string) => ctx.client.get<Deployment>(DEPLOYMENTS, { namespace: "default", name });

@@ -2,8 +2,12 @@
 // in these tests: the test plays the node agent where readiness matters, by
 // writing pod status (Running, Ready) through pods/status. Test code only.
 
+import { after, before } from "node:test";
+import { builtinModules } from "../../api/index.js";
+import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { formatTimestamp } from "../../machinery/index.js";
 import type { RestClient } from "../../client/index.js";
+import { controllerContext, type TestContext } from "../testing.js";
 import type { Pod } from "./pods.js";
 import { PODS } from "./resources.js";
 
@@ -40,4 +44,29 @@ export async function markAllReady(client: RestClient, namespace: string): Promi
     marked++;
   }
   return marked;
+}
+
+/**
+ * Registers before/after hooks in the current suite: a test API server with
+ * the built-in API, a controller context over it, and the controllers
+ * `start` runs (stopped and awaited after the suite).
+ */
+export function useControllers(start: (ctx: TestContext) => Promise<void>[]): void {
+  let t: TestServer;
+  let ctx: TestContext;
+  let running: Promise<void>[] = [];
+  before(async () => {
+    t = await startTestServer({ modules: builtinModules() });
+    ctx = controllerContext(t);
+    running = start(ctx);
+    ctx.start();
+  });
+  after(async () => {
+    ctx.stop();
+    await Promise.all(running);
+    // A sync that was under way when the signal fired may have reopened the client's session; an open
+    // session would keep the server's close() waiting for ever.
+    ctx.client.close();
+    await t.close();
+  });
 }
