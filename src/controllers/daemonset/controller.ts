@@ -113,8 +113,9 @@ export class DaemonSetController {
     const nodes = this.#nodes.list();
     const byNode = new Map<string, Pod[]>();
     for (const pod of pods) {
-      const node = nodeNameOf(pod.spec) ?? "";
-      byNode.set(node, [...(byNode.get(node) ?? []), pod]);
+      // A pod with neither a node nor a node pin is not one this controller placed: left alone, as upstream.
+      const node = nodeNameOf(pod.spec);
+      if (node !== undefined) byNode.set(node, [...(byNode.get(node) ?? []), pod]);
     }
 
     if (this.expectations.satisfied(key)) {
