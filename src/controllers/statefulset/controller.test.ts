@@ -120,4 +120,28 @@ describe("statefulset controller", () => {
     await ctx.client.create(STATEFULSETS, statefulSet("par", { podManagementPolicy: "Parallel" }));
     await eventually("par-0..2", async () => (await names("par")).join() === "par-0,par-1,par-2");
   });
+
+  test("OnDelete: a new template reaches a pod only when that pod is deleted", async () => {
+    await ctx.client.create(STATEFULSETS, statefulSet("od", { replicas: 2, podManagementPolicy: "Parallel", updateStrategy: { type: "OnDelete" } }));
+    await eventually("od-0, od-1", async () => (await names("od")).join() === "od-0,od-1");
+    await markAllReady(ctx.client, "default");
+    const first = await eventually("2 ready", async () => {
+      const st = (await get("od")).status;
+      return st?.readyReplicas === 2 ? st : undefined;
+    });
+    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "od", type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } } });
+    const pending = await eventually("a new update revision", async () => {
+      const st = (await get("od")).status;
+      return st?.updateRevision !== first.updateRevision ? st : undefined;
+    });
+    assert.equal(pending.currentRevision, first.currentRevision);
+    assert.equal(pending.updatedReplicas ?? 0, 0);
+    assert.ok((await podsOf("od")).every((p) => p.spec?.containers?.[0]?.image === "nginx:1.27"), "no pod replaced");
+    const old = (await podsOf("od")).find((p) => p.metadata.name === "od-1")!;
+    await ctx.client.delete(PODS, { namespace: "default", name: "od-1" });
+    const fresh = await eventually("od-1 again, from the new template", async () => (await podsOf("od")).find((p) => p.metadata.name === "od-1" && p.metadata.uid !== old.metadata.uid));
+    assert.equal(fresh.spec?.containers?.[0]?.image, "nginx:1.28");
+    assert.equal(fresh.metadata.labels?.["controller-revision-hash"], pending.updateRevision);
+    assert.equal((await podsOf("od")).find((p) => p.metadata.name === "od-0")?.spec?.containers?.[0]?.image, "nginx:1.27");
+  });
 });
