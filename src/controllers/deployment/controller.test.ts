@@ -9,8 +9,7 @@ import type { Deployment, ReplicaSet } from "../../api/apps/types.js";
 import { eventually, type TestContext } from "../testing.js";
 import { ReplicaSetController } from "../replicaset/controller.js";
 import { DEPLOYMENTS, PODS, REPLICASETS, type Pod } from "../workload/index.js";
-import { markAllReady, useControllers } from "../workload/testing.js";
-import { isApiError } from "../../machinery/index.js";
+import { markAllReady, scaleTo, useControllers } from "../workload/testing.js";
 import { DeploymentController } from "./controller.js";
 
 const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>> = {}): Deployment => ({
@@ -37,18 +36,7 @@ describe("deployment controller", () => {
     (await ctx.client.list<ReplicaSet>(REPLICASETS, { namespace: "default" })).items.filter((rs) => rs.metadata.ownerReferences?.some((r) => r.uid === d.metadata.uid && r.controller));
   const podsOf = async (app: string) => (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app } })).items.filter((p) => !p.metadata.deletionTimestamp);
   const setImage = (name: string, image: string) => ctx.client.patch(DEPLOYMENTS, { namespace: "default", name, type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image }] } } } } });
-  // This branch's server can answer a scale patch 409 when the object moves between its read and its write
-  // (the controllers write status all the time); wip/writes applies the patch inside the write. Until then: retry.
-  const scale = (name: string, replicas: number) =>
-    eventually(`${name} scaled to ${replicas}`, () =>
-      ctx.client.patch(DEPLOYMENTS, { namespace: "default", name, subresource: "scale", patch: { spec: { replicas } } }).then(
-        () => true,
-        (err: unknown) => {
-          if (isApiError(err, "Conflict")) return false;
-          throw err;
-        },
-      ),
-    );
+  const scale = (name: string, replicas: number) => scaleTo(ctx.client, DEPLOYMENTS, name, replicas);
   /** Marks pods ready as they come (the node agent's part) until the deployment has rolled out. */
   const rolledOut = (name: string, ms = 10_000) =>
     eventually(`${name} rolled out`, async () => {

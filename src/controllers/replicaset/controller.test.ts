@@ -8,7 +8,7 @@ import type { ReplicaSet } from "../../api/apps/types.js";
 import { eventually, type TestContext } from "../testing.js";
 import { isApiError } from "../../machinery/index.js";
 import { PODS, REPLICASETS, type Pod } from "../workload/index.js";
-import { markPodReady, podsOwnedBy, useControllers } from "../workload/testing.js";
+import { markPodReady, podsOwnedBy, scaleTo, useControllers } from "../workload/testing.js";
 import { ReplicaSetController, replicaFailureConditions } from "./controller.js";
 
 const replicaSet = (name: string, replicas: number, extra: { minReadySeconds?: number } = {}): ReplicaSet => ({
@@ -79,7 +79,7 @@ describe("replicaset controller", () => {
     const ready = pods.slice(0, 2);
     for (const p of ready) await markPodReady(ctx.client, p);
     await eventually("2 ready", async () => (await status("rank")).readyReplicas === 2);
-    await ctx.client.patch(REPLICASETS, { namespace: "default", name: "rank", subresource: "scale", patch: { spec: { replicas: 2 } } });
+    await scaleTo(ctx.client, REPLICASETS, "rank", 2);
     const left = await eventually("2 pods left", async () => {
       const p = await podsOwnedBy(ctx.client, "default", rs.metadata.uid);
       return p.length === 2 ? p : undefined;

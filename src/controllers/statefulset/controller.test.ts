@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { ControllerRevision, StatefulSet } from "../../api/apps/types.js";
 import { eventually, type TestContext } from "../testing.js";
 import { CONTROLLERREVISIONS, PODS, STATEFULSETS, type Pod } from "../workload/index.js";
-import { markAllReady, markPodReady, useControllers } from "../workload/testing.js";
+import { markAllReady, markPodReady, scaleTo, useControllers } from "../workload/testing.js";
 import { StatefulSetController } from "./controller.js";
 
 const statefulSet = (name: string, extra: Partial<NonNullable<StatefulSet["spec"]>> = {}): StatefulSet => ({
@@ -106,7 +106,7 @@ describe("statefulset controller", () => {
   });
 
   test("scaling down removes the highest ordinals first", async () => {
-    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "web", subresource: "scale", patch: { spec: { replicas: 1 } } });
+    await scaleTo(ctx.client, STATEFULSETS, "web", 1);
     const seen: string[][] = [];
     await eventually("only web-0", async () => {
       const n = await names("web");

@@ -6,8 +6,9 @@ import { after, before } from "node:test";
 import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { formatTimestamp } from "../../machinery/index.js";
-import type { RestClient } from "../../client/index.js";
-import { controllerContext, type TestContext } from "../testing.js";
+import { isApiError } from "../../machinery/index.js";
+import type { ResourceRef, RestClient } from "../../client/index.js";
+import { controllerContext, eventually, type TestContext } from "../testing.js";
 import type { Pod } from "./pods.js";
 import { PODS } from "./resources.js";
 
@@ -69,4 +70,21 @@ export function useControllers(start: (ctx: TestContext) => Promise<void>[]): vo
     ctx.client.close();
     await t.close();
   });
+}
+
+/**
+ * PATCHes the scale subresource, again on a 409: this branch's server reads
+ * the object before applying a scale patch and can lose the race to a status
+ * write (wip/writes applies the patch inside the write).
+ */
+export function scaleTo(client: RestClient, resource: ResourceRef, name: string, replicas: number, namespace = "default"): Promise<boolean> {
+  return eventually(`${name} scaled to ${replicas}`, () =>
+    client.patch(resource, { namespace, name, subresource: "scale", patch: { spec: { replicas } } }).then(
+      () => true,
+      (err: unknown) => {
+        if (isApiError(err, "Conflict")) return false;
+        throw err;
+      },
+    ),
+  );
 }
