@@ -73,11 +73,16 @@ describe("daemonset controller", () => {
     assert.deepEqual([s.desiredNumberScheduled, s.currentNumberScheduled, s.numberAvailable, s.updatedNumberScheduled, s.numberUnavailable ?? 0, s.numberMisscheduled ?? 0], [2, 2, 2, 2, 0, 0]);
   });
 
-  test("nodes that start matching get a pod; nodes that stop matching lose theirs", async () => {
+  test("nodes that start matching get a pod; nodes that stop matching, or go, lose theirs", async () => {
     await ctx.client.patch(NODES, { name: "n3", patch: { metadata: { labels: { disk: "ssd" } } } });
     await eventually("a pod on n3", async () => (await placement("ssd")) === "n1,n3,n4");
     await ctx.client.patch(NODES, { name: "n1", patch: { metadata: { labels: { disk: null } } } });
     await eventually("n1's pod gone", async () => (await placement("ssd")) === "n3,n4");
+    // A node that goes away takes its daemon pod with it (put back for the tests below).
+    await ctx.client.delete(NODES, { name: "n4" });
+    await eventually("n4's pod gone", async () => (await placement("ssd")) === "n3");
+    await ctx.client.create(NODES, node("n4", { disk: "ssd" }, [{ key: "node.orch.io/not-ready", effect: "NoExecute" }, { key: "node.orch.io/unschedulable", effect: "NoSchedule" }], true));
+    await eventually("n4's pod back", async () => (await placement("ssd")) === "n3,n4");
   });
 
   test("RollingUpdate replaces pods no more than maxUnavailable (1) at a time", async () => {
