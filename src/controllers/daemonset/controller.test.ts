@@ -139,4 +139,25 @@ describe("daemonset controller", () => {
     });
     assert.ok(most <= 4, `never more than one surge pod, saw ${most} pods`);
   });
+
+  test("a failed pod is replaced at once, the next failure on that node only after a backoff", async () => {
+    await ctx.client.create(DAEMONSETS, daemonSet("flaky", {}, { disk: "ssd" }));
+    const onN3 = async () => (await podsOf("flaky")).filter((p) => nodeNameOf(p.spec) === "n3");
+    const fail = (p: Pod) => ctx.client.patch(PODS, { namespace: "default", name: p.metadata.name!, subresource: "status", patch: { status: { phase: "Failed" } } });
+    const [first] = await eventually("a pod on n3", async () => {
+      const p = await onN3();
+      return p.length === 1 ? p : undefined;
+    });
+    const firstFailedAt = Date.now();
+    await fail(first!);
+    const [second] = await eventually("a replacement", async () => {
+      const p = (await onN3()).filter((x) => x.metadata.uid !== first!.metadata.uid);
+      return p.length === 1 ? p : undefined;
+    });
+    await fail(second!);
+    await eventually("the second replacement", async () => (await onN3()).some((x) => x.metadata.uid !== first!.metadata.uid && x.metadata.uid !== second!.metadata.uid), 5000);
+    // The first replacement (after firstFailedAt) started a 1 s backoff for n3.
+    const waited = Date.now() - firstFailedAt;
+    assert.ok(waited >= 1000, `second replacement ${waited} ms after the first failure: the backoff held it back`);
+  });
 });
