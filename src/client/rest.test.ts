@@ -331,5 +331,4 @@ describe("RestClient", () => {
       fake.close();
     }
   });
-
 });
