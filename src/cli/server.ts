@@ -18,7 +18,7 @@ export const command = defineCommand({
   summary: "all-in-one: API server and controllers in one process (port 6443)",
   description:
     "Runs a one-node control plane in one process: the API server with its embedded store and the controller " +
-    "manager (namespace, garbage-collector and workload controllers). It writes the admin kubeconfig into --data-dir.",
+    "manager (namespace and garbage-collector controllers). It writes the admin kubeconfig into --data-dir.",
   flags: apiserverFlags,
   validate: (flags) => apiserver.validate?.(flags),
   async run(flags, context) {
