@@ -276,6 +276,29 @@ describe("RestClient", () => {
     assert.equal((await client.get(WIDGETS, { namespace: "default", name: "dup" })).metadata.name, "dup");
   });
 
+  test("close() fails the requests still waiting for an answer at once, not at their timeout", async () => {
+    const creds = t.server.credentials;
+    // A server that never answers.
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, () => {});
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}` }, { requestTimeoutMs: 60_000 });
+    try {
+      const pending = c.list(WIDGETS).then(
+        () => undefined,
+        (err: unknown) => err as Error,
+      );
+      await new Promise((r) => setTimeout(r, 100)); // let the request reach the server
+      const started = Date.now();
+      c.close();
+      const err = await pending;
+      assert.ok(err instanceof Error, "the request fails");
+      assert.match(err.message, /closed before an answer|cancel/i);
+      assert.ok(Date.now() - started < 2000, "promptly");
+    } finally {
+      fake.close();
+    }
+  });
+
   test("ERROR events and answers without a Status body", async () => {
     const creds = t.server.credentials;
     const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
