@@ -306,12 +306,18 @@ export function sendWatchError(scope: ResponseScope, rep: Representation, err: u
   scope.res.end(errorFrame(rep, err, scope.encoding.schemas));
 }
 
-/** Write with backpressure: wait for drain when the socket's buffer is full. */
+/** Write with backpressure: wait for drain when the socket's buffer is full, or for the client to leave. */
 function write(res: Outgoing, chunk: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     const ok = (res as ServerResponse).write(chunk, (err?: Error | null) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else res.once("drain", () => resolve());
+    if (ok) return resolve();
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
   });
 }
 
