@@ -22,7 +22,7 @@ const CONTENT_TYPES: Record<Format, string> = {
   cbor: "application/cbor",
   protobuf: "application/vnd.kubernetes.protobuf",
 };
-const PER_KIND = 20;
+const PER_KIND = 10;
 
 test("every built-in kind and its list: JSON, YAML, CBOR and Protobuf give back the object", () => {
   let n = 0;
