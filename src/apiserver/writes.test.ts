@@ -265,6 +265,7 @@ spec:
     const put = await t.request("PUT", `${PODS}/dry?dryRun=All`, { body: { ...real.json, metadata: { ...real.json.metadata, labels: { put: "1" } } } });
     assert.equal(put.status, 200, put.text);
     assert.equal(put.json.metadata.labels.put, "1");
+    assert.equal(put.json.metadata.resourceVersion, rv, "a dry-run update answers with the version it started from");
     for (const [type, body] of [
       ["application/merge-patch+json", { metadata: { labels: { m: "1" } } }],
       ["application/strategic-merge-patch+json", { metadata: { labels: { s: "1" } } }],
@@ -298,6 +299,11 @@ spec:
     assert.match(bad.json.message, /Invalid dry run value: "Some"/);
     const badBody = await t.request("DELETE", `${PODS}/dry`, { body: { dryRun: ["Nope"] } });
     assert.equal(badBody.status, 400);
+
+    // A patch that empties a map leaves no `{}` behind (upstream's omitempty), so it is a no-op here.
+    const emptied = await t.request("PATCH", `${PODS}/dry`, { body: { metadata: { annotations: {} } }, headers: MERGE });
+    assert.equal(emptied.json.metadata.annotations, undefined);
+    assert.equal(emptied.json.metadata.resourceVersion, rv);
 
     // The marker: the first event after all that is this one.
     await t.request("POST", PODS, { body: pod("dry-marker") });

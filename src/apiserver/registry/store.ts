@@ -292,6 +292,7 @@ export class RegistryStore {
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("CREATE", obj, undefined, undefined, options);
     this.def.prepareForCreate?.(obj, ctx);
     const managed = options.manageFields?.(undefined, obj, ctx.now) ?? obj;
@@ -382,6 +383,8 @@ export class RegistryStore {
     if (options.dryRun) {
       const { kv } = await this.#storage((s) => s.get(key), name);
       await tryUpdate(kv);
+      // As upstream's dry-run storage: the answer carries the version it was computed from.
+      if (result !== undefined && kv !== undefined) result.object.metadata.resourceVersion ??= String(kv.modRevision);
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
@@ -435,6 +438,7 @@ export class RegistryStore {
     delete meta.resourceVersion;
     if (this.def.namespaced) meta.namespace = old.namespace;
     this.#defaults(next, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("UPDATE", next, current, subresource, options);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
@@ -644,6 +648,22 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+}
+
+/**
+ * Empty labels, annotations, finalizers and ownerReferences are dropped, as
+ * upstream's `omitempty` encoding drops them (a patch that empties a map
+ * must not leave `{}` behind, or diffs and no-op checks see a change).
+ */
+function omitEmptyMetadata(meta: ApiObject["metadata"]): void {
+  for (const k of ["labels", "annotations"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (typeof v === "object" && Object.keys(v).length === 0))) delete meta[k];
+  }
+  for (const k of ["finalizers", "ownerReferences"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[k];
+  }
 }
 
 /** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */
