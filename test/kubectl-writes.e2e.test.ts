@@ -9,9 +9,10 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { etcdSkipReason, startEtcd, type EtcdServer } from "../src/storage/etcd/testing/etcd-server.js";
+import { etcdSkipReason } from "../src/storage/etcd/testing/etcd-server.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startOrchOn, type Backend } from "./support/orch-backend.js";
+import type { OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-writes-"));
 function file(name: string, content: string): string {
@@ -44,26 +45,17 @@ interface Entry {
   fieldsV1: Record<string, unknown>;
 }
 
-function suite(backend: "lmdb" | "etcd", skip: string | undefined): void {
+function suite(backend: Backend, skip: string | undefined): void {
   describe(`kubectl 1.33 writes against orch apiserver (${backend})`, { skip: skip ?? kubectlSkipReason() ?? false }, () => {
     let orch: OrchProcess;
-    let etcd: EtcdServer | undefined;
     let k: Kubectl;
     // kubectl hides managedFields unless asked.
     const json = async (...args: string[]) => JSON.parse(await k.ok("get", ...args, "-o", "json", "--show-managed-fields"));
     before(async () => {
-      const args: string[] = [];
-      if (backend === "etcd") {
-        etcd = await startEtcd();
-        args.push("--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`);
-      }
-      orch = await startOrch("apiserver", args);
+      orch = await startOrchOn(backend);
       k = new Kubectl(orch.kubeconfig);
     });
-    after(async () => {
-      await orch?.stop();
-      await etcd?.stop();
-    });
+    after(async () => orch?.stop());
 
     test("apply -f (client-side) twice with changes, then unchanged", async () => {
       const path = file(`csa-${backend}.yaml`, deployment("csa", 1, "nginx:1.27"));

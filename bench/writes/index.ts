@@ -6,7 +6,8 @@
 // written by apply and by update. Compared with each other; update is the baseline.
 // Usage: node dist/bench/writes/index.js [--json] [--runs=N] [--only=lmdb,etcd]
 
-import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
+import { startOrchOn, type Backend } from "../../test/support/orch-backend.js";
+import type { OrchProcess } from "../../test/support/orch-process.js";
 import { benchClient, benchPod, closedLoop, ensureNamespace, type BenchClient } from "../support/http2-client.js";
 import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 
@@ -106,21 +107,15 @@ async function main(): Promise<void> {
     metrics: METRICS,
     samples: {},
   };
-  const backends = ["lmdb", "etcd"].filter((b) => (args.only.length === 0 ? b === "lmdb" : args.only.includes(b)));
+  const backends = (["lmdb", "etcd"] as const).filter((b: Backend) => (args.only.length === 0 ? b === "lmdb" : args.only.includes(b)));
   for (const backend of backends) {
     const samples: Record<string, number[]> = {};
     for (let run = 0; run < args.runs; run++) {
-      let etcd: { endpoints: string[]; stop(): Promise<void> } | undefined;
-      if (backend === "etcd") {
-        const { startEtcd } = await import("../../src/storage/etcd/testing/etcd-server.js");
-        etcd = await startEtcd();
-      }
-      const orch = await startOrch("apiserver", etcd === undefined ? [] : ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`]);
+      const orch = await startOrchOn(backend);
       try {
         for (const [k, v] of Object.entries(await measure(orch))) (samples[k] ??= []).push(v);
       } finally {
         await orch.stop();
-        await etcd?.stop();
       }
       if (!args.json) process.stderr.write(`${backend}: run ${run + 1}/${args.runs} done\n`);
     }

@@ -164,6 +164,24 @@ spec:
     assert.equal(back.json.message, 'Apply failed with 1 conflict: conflict with "scaler" using apps/v1: .spec.replicas');
   });
 
+  test("server-side apply through /status owns status only, recorded with its subresource", async () => {
+    await t.request("POST", PODS, { body: pod("sst") });
+    const status = { apiVersion: "v1", kind: "Pod", metadata: { name: "sst" }, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } };
+    const r = await t.request("PATCH", `${PODS}/sst/status?fieldManager=agent`, { rawBody: JSON.stringify(status), headers: APPLY });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status.phase, "Running");
+    const entry = r.json.metadata.managedFields.find((e: { manager: string }) => e.manager === "agent");
+    assert.equal(entry.operation, "Apply");
+    assert.equal(entry.subresource, "status");
+    assert.ok(entry.fieldsV1["f:status"]["f:phase"]);
+    // On the main resource, status is reset: an applier there does not own it.
+    const main = await t.request("PATCH", `${PODS}/sst?fieldManager=other`, { rawBody: JSON.stringify({ ...status, status: { phase: "Failed" } }), headers: APPLY });
+    assert.equal(main.status, 200, main.text);
+    assert.equal(main.json.status.phase, "Running");
+    const other = main.json.metadata.managedFields.find((e: { manager: string }) => e.manager === "other");
+    assert.equal(other?.fieldsV1["f:status"], undefined);
+  });
+
   test("server-side apply: fieldManager required, force only for apply, version checked, CBOR refused with 415", async () => {
     const body = JSON.stringify(deployment("opts", 1));
     const noManager = await t.request("PATCH", `${DEPLOYS}/opts`, { rawBody: body, headers: APPLY });

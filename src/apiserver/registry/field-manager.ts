@@ -22,9 +22,19 @@ export interface FieldManagerOptions {
 /** The store hook for a non-apply write: `manager` takes what it added or changed. */
 export function recordUpdate(o: FieldManagerOptions): NonNullable<RequestOptions["manageFields"]> {
   const schema = typeContext(o);
+  const reset = resetFields(o.def, o.subresource);
   return (live, next, now) =>
-    updateManagedFields({ live, updated: next, manager: o.manager, operation: "Update", subresource: o.subresource, now, apiVersion: o.apiVersion, schema })
-      .object;
+    updateManagedFields({
+      live,
+      updated: next,
+      manager: o.manager,
+      operation: "Update",
+      subresource: o.subresource,
+      now,
+      apiVersion: o.apiVersion,
+      schema,
+      resetFields: reset,
+    }).object;
 }
 
 /**
@@ -53,7 +63,7 @@ const STATUS = FieldSet.of([fieldElement("status")]);
 const SPEC = FieldSet.of([fieldElement("spec")]);
 
 /**
- * What the endpoint's strategy resets, so an applier never owns it (upstream's
+ * What the endpoint's strategy resets, so no manager owns it there (upstream's
  * ResetFieldsStrategy): status on the main resource of kinds with a status
  * subresource, spec on /status.
  */
