@@ -411,7 +411,29 @@ spec:
     const hpa = obj.metadata.managedFields.find((e: { manager: string }) => e.manager === "hpa");
     assert.equal(hpa.subresource, "scale");
     assert.deepEqual(hpa.fieldsV1, { "f:spec": { "f:replicas": {} } });
-    const apply = await t.request("PATCH", `${DEPLOYS}/sc/scale?fieldManager=a`, { rawBody: "{}", headers: APPLY });
-    assert.equal(apply.status, 415, "apply through /scale is not served");
+
+    // Apply through /scale: ownership of replicas maps between the Scale and the deployment.
+    const scaleApply = (replicas: number, query = "") =>
+      t.request("PATCH", `${DEPLOYS}/sc/scale?fieldManager=autoscaler${query}`, {
+        rawBody: JSON.stringify({ apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "sc" }, spec: { replicas } }),
+        headers: APPLY,
+      });
+    const clash = await scaleApply(6);
+    assert.equal(clash.status, 409, clash.text);
+    assert.equal(clash.json.message, 'Apply failed with 1 conflict: conflict with "hpa" with subresource "scale" using autoscaling/v1: .spec.replicas');
+    const dryApply = await scaleApply(6, "&force=true&dryRun=All");
+    assert.equal(dryApply.status, 200, dryApply.text);
+    assert.equal(dryApply.json.spec.replicas, 6);
+    assert.equal((await t.request("GET", `${DEPLOYS}/sc`)).json.spec.replicas, 3, "dry run stored nothing");
+    const forced = await scaleApply(6, "&force=true");
+    assert.equal(forced.status, 200, forced.text);
+    assert.equal(forced.json.kind, "Scale");
+    const after = (await t.request("GET", `${DEPLOYS}/sc`)).json;
+    assert.equal(after.spec.replicas, 6);
+    const managers = after.metadata.managedFields.map((e: { manager: string; operation: string; apiVersion: string; subresource?: string }) => [e.manager, e.operation, e.apiVersion, e.subresource ?? ""]);
+    assert.deepEqual(managers.filter((m: string[]) => m[0] !== undefined), [["autoscaler", "Apply", "apps/v1", "scale"]], "hpa lost replicas, its only field");
+    const mine = after.metadata.managedFields.find((e: { manager: string }) => e.manager === "autoscaler");
+    assert.deepEqual(mine.fieldsV1, { "f:spec": { "f:replicas": {} } });
+    assert.equal((await scaleApply(6)).status, 200, "re-applying what it owns is no conflict");
   });
 });

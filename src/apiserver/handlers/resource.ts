@@ -24,7 +24,7 @@ import type { SchemaRegistry } from "../../api/schema.js";
 import { parseJson, readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody, type PatchType } from "../http/decode-body.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
-import { applyConfiguration, recordUpdate } from "../registry/field-manager.js";
+import { applyConfiguration, applyToScale, recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
 import { checkBody, parseDryRun, setWarnings, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
 import { negotiate } from "../http/negotiation.js";
 import { sendJson, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError, type Outgoing, type Incoming } from "../http/respond.js";
@@ -412,25 +412,27 @@ function scaleOf(def: ResourceDefinition, obj: ApiObject): Record<string, unknow
  * only spec.replicas moves; the write is recorded for the manager with
  * subresource "scale".
  */
-async function updateScale(r: ResourceRequest, opts: WriteOptions, wanted: (current: Record<string, unknown>) => unknown): Promise<void> {
+async function updateScale(
+  r: ResourceRequest,
+  opts: WriteOptions & { applied?: boolean },
+  wanted: (current: Record<string, unknown>, parent: ApiObject) => unknown,
+): Promise<void> {
   const def = r.store.def;
   const name = r.path.name!;
   const gr = { group: def.group, resource: def.resource };
-  let replicas = 0;
   const out = await r.store.modify(r.path.namespace, name, (obj) => {
-    const scale = wanted(scaleOf(def, obj)) as { kind?: string; spec?: { replicas?: unknown }; metadata?: { resourceVersion?: string } } | null;
+    const scale = wanted(scaleOf(def, obj), obj) as { kind?: string; spec?: { replicas?: unknown }; metadata?: { resourceVersion?: string } } | null;
     if (typeof scale !== "object" || scale === null) throw badRequest("the body must be an autoscaling/v1 Scale object");
     if (scale.kind !== undefined && scale.kind !== "Scale") throw badRequest(`the kind in the data (${String(scale.kind)}) does not match the expected kind (Scale)`);
     const n = scale.spec?.replicas ?? 0;
     if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
       throw invalid({ group: "autoscaling", kind: "Scale" }, name, [field.invalid("spec.replicas", n, "must be greater than or equal to 0")]);
     }
-    replicas = n;
     const wantRv = scale.metadata?.resourceVersion;
     if (wantRv !== undefined && wantRv !== "" && wantRv !== obj.metadata.resourceVersion) throw conflict(gr, name);
-    def.subresources!.scale!.setSpecReplicas(obj, replicas);
+    def.subresources!.scale!.setSpecReplicas(obj, n);
     return obj;
-  }, storeOptions(r, opts, groupVersion(def, r.path.version)));
+  }, opts.applied ? { dryRun: opts.dryRun } : storeOptions(r, opts, groupVersion(def, r.path.version)));
   return sendJson(r.res, 200, scaleOf(def, out.object));
 }
 
@@ -444,9 +446,8 @@ async function putScale(r: ResourceRequest): Promise<void> {
 
 async function patchScale(r: ResourceRequest): Promise<void> {
   const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req));
-  // Apply through /scale needs ownership tracked on the Scale view; not served yet.
-  if (decoded.patchType === "apply") throw unsupportedMediaType(["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
+  if (decoded.patchType === "apply") return applyScale(r, opts, decoded);
   const { run, state } = patcher(r, decoded, opts, "autoscaling/v1", SCALE_SCHEMA, "Scale");
   const sent = updateScale(r, opts, (current) => {
     const next = run(current);
@@ -456,4 +457,19 @@ async function patchScale(r: ResourceRequest): Promise<void> {
   return sent;
 }
 
-const SCALE_SCHEMA = "io.k8s.api.autoscaling.v1.Scale";
+/** Server-side apply of a Scale: ownership of replicas maps between the Scale and its parent (registry/field-manager.ts). */
+async function applyScale(r: ResourceRequest, opts: WriteOptions, decoded: DecodedBody): Promise<void> {
+  const { value, warnings } = validateFields(r, opts, "autoscaling/v1", decoded, SCALE_SCHEMA, "Scale");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest("apply is only supported on objects with metadata");
+  const applied = value as ApiObject;
+  if (applied.kind !== "Scale") throw badRequest(`the kind in the data (${String(applied.kind ?? "")}) does not match the expected kind (Scale)`);
+  const def = r.store.def;
+  const config = { schemas: r.schemas, def, manager: opts.fieldManager, apiVersion: groupVersion(def, r.path.version), applied, force: opts.force };
+  const now = new Date();
+  setWarnings(r.res, warnings);
+  return updateScale(r, { ...opts, applied: true }, (current, parent) => {
+    const { scale, managedFields } = applyToScale(config, parent, current as ApiObject, now);
+    parent.metadata.managedFields = managedFields;
+    return scale;
+  });
+}
