@@ -97,6 +97,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       admission,
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
+      unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
     });
     stores.set(`${def.group}/${def.resource}`, store);
   }

@@ -231,6 +231,27 @@ export function internalError(err: unknown): ApiError {
   );
 }
 
+/**
+ * 500: a stored value that cannot be decoded (seed 000, "States and
+ * transitions", the corrupt state). The message carries "corrupt object", which
+ * is what tells a client that the unsafe delete option applies.
+ */
+export function corruptObject(key: string, revision: number, detail: string): ApiError {
+  return internalError(new Error(`StorageError: corrupt object, Key: ${key}, ResourceVersion: ${revision}, AdditionalErrorMsg: ${detail}`));
+}
+
+/** 500 StorageReadError: a list met stored values it cannot decode; one cause per key (at most 100). */
+export function storeReadError(gr: GroupResource, prefix: string, corrupt: readonly { key: string; error: Error }[]): ApiError {
+  return apiError(500, "StorageReadError", `failed to read one or more ${gr.resource} from the storage`, {
+    details: {
+      name: prefix,
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+      causes: corrupt.slice(0, 100).map((c) => ({ reason: "UnexpectedServerResponse", field: c.key, message: c.error.message })),
+    },
+  });
+}
+
 /** 500 ServerTimeout: a transient storage failure; the client should retry. */
 export function serverTimeout(gr: GroupResource, operation: string, retryAfterSeconds: number): ApiError {
   return apiError(

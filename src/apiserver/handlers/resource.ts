@@ -350,6 +350,7 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const fromBody = body.length > 0 ? parseJson(body) : {};
   if (typeof fromBody !== "object" || fromBody === null || Array.isArray(fromBody)) throw badRequest("DeleteOptions must be a JSON object");
   const opts = fromBody as DeleteOptions & { dryRun?: unknown };
+  const unsafe = flag(r.query, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? opts.ignoreStoreReadErrorWithClusterBreakingPotential;
   const q = r.query;
   const grace = intParam(q, "gracePeriodSeconds");
   if (opts.dryRun !== undefined && opts.dryRun !== null && (!Array.isArray(opts.dryRun) || !opts.dryRun.every((v) => typeof v === "string"))) {
@@ -362,11 +363,19 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
     orphanDependents: flag(q, "orphanDependents") ?? opts.orphanDependents,
     preconditions: opts.preconditions,
     dryRun: dry,
+    // Without AllowUnsafeMalformedObjectDeletion the option is dropped, as upstream drops alpha fields.
+    ignoreStoreReadErrorWithClusterBreakingPotential: r.store.unsafeDeletion ? unsafe === true : undefined,
   };
 }
 
 async function remove(r: ResourceRequest, gv: string): Promise<void> {
   const options = await deleteOptions(r);
+  if (options.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    const { ignoreStoreReadErrorWithClusterBreakingPotential: _, ...others } = options;
+    await r.store.deleteCorrupt(r.path.namespace, r.path.name!, { ...others, dryRun: others.dryRun || undefined });
+    // Nothing readable was removed, so the answer is a Status, as upstream's for a nil object.
+    return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
+  }
   const result = await r.store.delete(r.path.namespace, r.path.name!, options);
   return sendObject(r.req, r.res, result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() }, r.store.def, gv);
 }

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { ResourceDefinition } from "../../api/resource.js";
-import { badRequest, statusFromError, type ApiObject } from "../../machinery/index.js";
+import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
 import type { ListResult } from "../registry/store.js";
 import type { WatchEnv, WatchStream } from "../registry/watch.js";
@@ -70,8 +70,8 @@ export function sendError(res: Outgoing, err: unknown): void {
   res.end(bytes);
 }
 
-export function sendStatusSuccess(res: Outgoing, code: number): void {
-  sendJson(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code });
+export function sendStatusSuccess(res: Outgoing, code: number, details?: StatusDetails): void {
+  sendJson(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", ...(details ? { details } : {}), code });
 }
 
 export function sendObject(req: Incoming, res: Outgoing, code: number, cached: Cached<ApiObject>, def: ResourceDefinition, gv: string): void {

@@ -22,12 +22,15 @@ import {
   badRequest,
   conflict,
   continueExpired,
+  corruptObject,
+  storeReadError,
   decideGet,
   decideList,
   decodeContinue,
   encodeContinue,
   generateName,
   internalError,
+  field,
   invalid,
   isApiError,
   listExpired,
@@ -87,6 +90,7 @@ export interface DeleteOptions {
   propagationPolicy?: string | undefined;
   orphanDependents?: boolean | undefined;
   dryRun?: boolean | undefined;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean | undefined;
 }
 
 export interface DeleteResult {
@@ -107,6 +111,8 @@ export interface StoreDependencies {
   snapshots: boolean;
   /** ShardedListAndWatch. */
   sharding: boolean;
+  /** AllowUnsafeMalformedObjectDeletion: lists name every corrupt key, and the unsafe delete option is honoured. */
+  unsafeDeletion?: boolean;
 }
 
 export class RegistryStore {
@@ -123,6 +129,11 @@ export class RegistryStore {
     this.prefix = storagePrefix(def);
     this.#deps = deps;
     this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+  }
+
+  /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */
+  get unsafeDeletion(): boolean {
+    return this.#deps.unsafeDeletion === true;
   }
 
   get cacher(): Cacher<ApiObject> {
@@ -156,6 +167,10 @@ export class RegistryStore {
       if (mode.mode === "NotOlderThan") await this.#waitFor(mode.rv);
       await this.cacher.start();
       found = this.cacher.get(key);
+      if (found === undefined) {
+        const corrupt = this.cacher.corrupt(key).find((c) => c.key === key);
+        if (corrupt !== undefined) throw corrupt.error;
+      }
     }
     if (found === undefined) throw notFound(this.groupResource, name);
     return found;
@@ -206,6 +221,7 @@ export class RegistryStore {
       }
     }
 
+    if (mode.mode !== "Exact") this.#refuseCorrupt(prefix, this.cacher.corrupt(prefix));
     const items: Cached<ApiObject>[] = [];
     let i = 0;
     if (startKey !== prefix) while (i < candidates.length && candidates[i]!.key < startKey) i++;
@@ -240,11 +256,31 @@ export class RegistryStore {
     }
     try {
       const listed = await this.#deps.storage.list(prefix, { revision });
-      return listed.items.map((kv) => this.#cached(kv));
+      const out: Cached<ApiObject>[] = [];
+      const corrupt: { key: string; error: Error }[] = [];
+      for (const kv of listed.items) {
+        try {
+          out.push(this.#cached(kv));
+        } catch (err) {
+          corrupt.push({ key: kv.key, error: err as Error });
+        }
+      }
+      this.#refuseCorrupt(prefix, corrupt);
+      return out;
     } catch (err) {
       if (isStorageError(err, "Compacted")) throw expired();
       throw this.#apiError(err, "");
     }
+  }
+
+  /**
+   * A list that meets undecodable values fails rather than leave them out:
+   * with AllowUnsafeMalformedObjectDeletion the error names every such key (so
+   * they can be deleted), without it the first error stands, as upstream.
+   */
+  #refuseCorrupt(prefix: string, corrupt: readonly { key: string; error: Error }[]): void {
+    if (corrupt.length === 0) return;
+    throw this.#deps.unsafeDeletion ? storeReadError(this.groupResource, prefix, corrupt) : corrupt[0]!.error;
   }
 
   async #waitFor(revision: number): Promise<void> {
@@ -509,6 +545,34 @@ export class RegistryStore {
     return outcome!;
   }
 
+  /**
+   * Seed 000, "States and transitions", the corrupt row: remove a stored value
+   * that cannot be decoded, skipping finalizers and preconditions (there is no
+   * object to read them from). Only for a corrupt value, and with the other
+   * delete options unset; the caller checks AllowUnsafeMalformedObjectDeletion.
+   */
+  async deleteCorrupt(namespace: string | undefined, name: string, options: DeleteOptions): Promise<void> {
+    const OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
+    const notWith = (path: string, value: unknown) => field.invalid(path, value, `can not be set together with ${OPTION}`);
+    const errs: FieldError[] = [];
+    if (options.dryRun) errs.push(notWith("dryRun", ["All"]));
+    if (options.gracePeriodSeconds !== undefined) errs.push(notWith("gracePeriodSeconds", options.gracePeriodSeconds));
+    if (options.orphanDependents !== undefined) errs.push(notWith("orphanDependents", options.orphanDependents));
+    if (options.preconditions !== undefined) errs.push(notWith("preconditions", options.preconditions));
+    if (options.propagationPolicy !== undefined) errs.push(notWith("propagationPolicy", options.propagationPolicy));
+    if (errs.length > 0) throw invalid({ group: this.#deps.naming.metaGroup, kind: "DeleteOptions" }, "", errs);
+    const key = this.keyFor(namespace, name);
+    const { kv } = await this.#storage((s) => s.get(key), name);
+    if (kv === undefined) throw notFound(this.groupResource, name);
+    if (isReadable(() => this.#decode(kv))) {
+      // As upstream: the Invalid error names the resource where it would name a kind.
+      throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
+        field.invalid(OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
+      ]);
+    }
+    await this.#storage((s) => s.delete(key), name);
+  }
+
   async deleteCollection(
     namespace: string | undefined,
     params: ListParams,
@@ -551,7 +615,15 @@ export class RegistryStore {
   decode = (kv: KeyValue): ApiObject => this.#decode(kv);
 
   #decode(kv: KeyValue): ApiObject {
-    const obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
+    let obj: ApiObject;
+    try {
+      obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
+    } catch (err) {
+      throw corruptObject(kv.key, kv.modRevision, `data from the storage is not decodable: ${(err as Error).message}`);
+    }
+    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+      throw corruptObject(kv.key, kv.modRevision, "data from the storage is not decodable: not a JSON object");
+    }
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
@@ -688,4 +760,13 @@ function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foregr
     throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
   return policy;
+}
+
+function isReadable(decode: () => unknown): boolean {
+  try {
+    decode();
+    return true;
+  } catch {
+    return false;
+  }
 }
