@@ -6,6 +6,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "../api/index.js";
+import type { ApiGroupModule } from "../api/resource.js";
+import { sampleApi } from "./testing/sample-api.js";
 import { badRequest, forbidden, type ApiObject } from "../machinery/index.js";
 import { startTestServer, type TestServer, type TestWatch } from "./testing/harness.js";
 import type { AdmissionAttributes } from "./admission/index.js";
@@ -435,5 +437,39 @@ spec:
     const mine = after.metadata.managedFields.find((e: { manager: string }) => e.manager === "autoscaler");
     assert.deepEqual(mine.fieldsV1, { "f:spec": { "f:replicas": {} } });
     assert.equal((await scaleApply(6)).status, 200, "re-applying what it owns is no conflict");
+  });
+});
+
+describe("admission declared by a kind (sample API over lmdb)", () => {
+  // The widgets declaration brings its own plugins; the server adds nothing.
+  const withPlugins: ApiGroupModule = {
+    registerSchemas: (r) => sampleApi.registerSchemas(r),
+    resources: (naming) =>
+      sampleApi.resources(naming).map((d) =>
+        d.resource !== "widgets"
+          ? d
+          : {
+              ...d,
+              admission: {
+                mutating: [{ name: "WidgetColor", admit: (a) => void ((a.object as { spec?: { color?: string } }).spec!.color ??= "blue") }],
+                validating: [{ name: "NoGreen", validate: (a) => { if ((a.object as { spec?: { color?: string } } | undefined)?.spec?.color === "green") throw badRequest("no green widgets"); } }],
+              },
+            },
+      ),
+  };
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ modules: [withPlugins] });
+  });
+  after(async () => t.close());
+
+  test("the kind's mutating and validating plugins run on its writes", async () => {
+    const W = "/apis/samples.orch.io/v1/namespaces/default/widgets";
+    const made = await t.request("POST", W, { body: { apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name: "w" }, spec: {} } });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.json.spec.color, "blue");
+    const green = await t.request("PATCH", `${W}/w`, { body: { spec: { color: "green" } }, headers: MERGE });
+    assert.equal(green.status, 400);
+    assert.equal(green.json.message, "no green widgets");
   });
 });

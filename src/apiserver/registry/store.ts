@@ -50,7 +50,7 @@ import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
 import { compilePredicate, type PredicateParams } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
-import type { AdmissionChain, AdmissionOperation } from "../admission/index.js";
+import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
 import { jsonEqual } from "../../machinery/apply/index.js";
 
 const enc = new TextEncoder();
@@ -121,6 +121,7 @@ export class RegistryStore {
   /** `/registry/<group or core>/<resource>/`: every version of the resource shares it. */
   readonly prefix: string;
   readonly #deps: StoreDependencies;
+  readonly #admission: AdmissionChain;
   readonly #storageVersion: string;
 
   constructor(def: ResourceDefinition, deps: StoreDependencies) {
@@ -129,6 +130,8 @@ export class RegistryStore {
     this.prefix = storagePrefix(def);
     this.#deps = deps;
     this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+    // The server's plugins, then the kind's own (its declaration plugs in here).
+    this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
   }
 
   /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */
@@ -650,14 +653,14 @@ export class RegistryStore {
 
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.admit(this.#attributes(operation, obj, old, subresource, options));
   }
 
   async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.validate(this.#attributes(operation, obj, old, subresource, options));
   }
 
