@@ -184,6 +184,17 @@ spec:
     assert.equal(other?.fieldsV1["f:status"], undefined);
   });
 
+  test("server-side apply: concurrent applies of a missing object create it once, the others apply over it", async () => {
+    const answers = await Promise.all(
+      ["m1", "m2", "m3", "m4"].map((m) =>
+        t.request("PATCH", `${NS}/configmaps/race?fieldManager=${m}`, { rawBody: JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "race" }, data: { [m]: "1" } }), headers: APPLY }),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 201], answers.map((a) => a.text).join("\n"));
+    const cm = (await t.request("GET", `${NS}/configmaps/race`)).json;
+    assert.deepEqual(Object.keys(cm.data).sort(), ["m1", "m2", "m3", "m4"]);
+  });
+
   test("server-side apply: fieldManager required, force only for apply, version checked, CBOR refused with 415", async () => {
     const body = JSON.stringify(deployment("opts", 1));
     const noManager = await t.request("PATCH", `${DEPLOYS}/opts`, { rawBody: body, headers: APPLY });

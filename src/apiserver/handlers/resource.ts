@@ -324,25 +324,32 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
   const gr = { group: r.store.def.group, resource: r.store.def.resource };
   const wantRv = applied.metadata.resourceVersion;
   const now = new Date();
-  let out: Cached<ApiObject>;
-  let code = 200;
-  try {
-    out = await r.store.modify(
-      r.path.namespace,
-      r.path.name!,
-      (current) => {
-        if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
-        return applyConfiguration(config, current, now);
-      },
-      { dryRun: opts.dryRun, now, subresource },
-    );
-  } catch (err) {
-    if (!isApiError(err, "NotFound") || subresource !== undefined || (err.status.details?.name ?? r.path.name) !== r.path.name) throw err;
-    out = await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now });
-    code = 201;
+  const send = (code: number, out: Cached<ApiObject>) => {
+    setWarnings(r.res, warnings);
+    return sendObject(r.req, r.res, code, out, r.store.def, gv);
+  };
+  // Patch, or create when absent; a create that loses the race to another writer applies over what it made.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await r.store.modify(
+        r.path.namespace,
+        r.path.name!,
+        (current) => {
+          if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
+          return applyConfiguration(config, current, now);
+        },
+        { dryRun: opts.dryRun, now, subresource },
+      );
+      return send(200, out);
+    } catch (err) {
+      if (!isApiError(err, "NotFound") || subresource !== undefined) throw err;
+    }
+    try {
+      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now }));
+    } catch (err) {
+      if (!isApiError(err, "AlreadyExists") || attempt > 0) throw err;
+    }
   }
-  setWarnings(r.res, warnings);
-  return sendObject(r.req, r.res, code, out, r.store.def, gv);
 }
 
 async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
