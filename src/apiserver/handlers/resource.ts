@@ -21,7 +21,8 @@ import {
 } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
 import type { SchemaRegistry } from "../../api/schema.js";
-import { parseJson, readBody } from "../http/body.js";
+import { readBody } from "../http/body.js";
+import { parseJsonBody } from "../../machinery/decode/index.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody, type PatchType } from "../http/decode-body.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
 import { applyConfiguration, applyToScale, recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
@@ -354,7 +355,7 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
 
 async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   const body = await readBody(r.req);
-  const fromBody = body.length > 0 ? parseJson(body) : {};
+  const fromBody = body.length > 0 ? parseJsonBody(body).value : {};
   if (typeof fromBody !== "object" || fromBody === null || Array.isArray(fromBody)) throw badRequest("DeleteOptions must be a JSON object");
   const opts = fromBody as DeleteOptions & { dryRun?: unknown };
   const unsafe = flag(r.query, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? opts.ignoreStoreReadErrorWithClusterBreakingPotential;
@@ -398,7 +399,7 @@ async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
 }
 
 async function bind(r: ResourceRequest, _gv: string): Promise<void> {
-  const body = parseJson(await readBody(r.req)) as { target?: { kind?: string; name?: string }; metadata?: { name?: string } };
+  const body = parseJsonBody(await readBody(r.req)).value as { target?: { kind?: string; name?: string }; metadata?: { name?: string } };
   const binder = r.store.def.subresources?.binding;
   if (binder === undefined) throw notFound({ group: r.store.def.group, resource: `${r.store.def.resource}/binding` }, r.path.name ?? "");
   await r.store.modify(r.path.namespace, r.path.name!, (pod) => {
