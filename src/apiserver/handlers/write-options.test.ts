@@ -31,8 +31,8 @@ test("apply needs a fieldManager; force belongs to apply only", () => {
   assert.equal(writeOptions(q("fieldManager=a&force=false"), undefined, "PatchOptions", "meta.k8s.io", "apply").force, false);
 });
 
-test("fieldValidation: default Warn, the three levels, anything else a 422 on the options kind", () => {
+test("fieldValidation: default Warn, the three levels, anything else a 400 naming the options kind", () => {
   assert.equal(writeOptions(q(""), undefined, "CreateOptions", "meta.k8s.io").fieldValidation, "Warn");
   assert.equal(writeOptions(q("fieldValidation=Strict"), undefined, "CreateOptions", "meta.k8s.io").fieldValidation, "Strict");
-  assert.throws(() => writeOptions(q("fieldValidation=strict"), undefined, "PatchOptions", "meta.k8s.io"), (e: unknown) => isApiError(e, "Invalid") && /^PatchOptions.meta.k8s.io/.test(e.message));
+  assert.throws(() => writeOptions(q("fieldValidation=strict"), undefined, "PatchOptions", "meta.k8s.io"), (e: unknown) => isApiError(e, "BadRequest") && /^PatchOptions.meta.k8s.io/.test(e.message));
 });
