@@ -75,8 +75,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
   const namespaceStore = () => stores.get("/namespaces");
+  // Built-in plugins first, then the caller's; NamespaceLifecycle only where namespaces are served.
+  const servesNamespaces = registry.resources.some((d) => d.group === "" && d.resource === "namespaces");
   const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
-  const admission = new AdmissionChain({ mutating: [{ ...lifecycle, handles: (a) => namespaceStore() !== undefined && lifecycle.handles!(a) }] }).with(options.admission ?? {});
+  const admission = new AdmissionChain({ mutating: servesNamespaces ? [lifecycle] : [] }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;
     const cacher = new Cacher<ApiObject>({
@@ -95,6 +97,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       admission,
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
+      unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
     });
     stores.set(`${def.group}/${def.resource}`, store);
   }

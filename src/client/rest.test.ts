@@ -95,10 +95,10 @@ describe("RestClient", () => {
     const current = await client.get(WIDGETS, { namespace: "default", name: "dup" });
     const stale = await rejects(client.update(WIDGETS, { ...current, metadata: { ...current.metadata, resourceVersion: "1" } }));
     assert.equal(stale.reason, "Conflict");
-    // Server-side apply is not served yet: its patch type is refused with the accepted ones named.
+    // Server-side apply without a fieldManager: upstream's 422 on PatchOptions.
     const badPatch = await rejects(client.patch(WIDGETS, { namespace: "default", name: "dup", patch: {}, type: "apply" }));
-    assert.equal(badPatch.code, 415);
-    assert.match(badPatch.message, /accepted media types include: .*application\/merge-patch\+json/);
+    assert.equal(badPatch.code, 422);
+    assert.match(badPatch.message, /fieldManager: Required value: is required for apply patch/);
 
     const unauthorized = new RestClient({ ...client.config, token: "wrong" });
     try {

@@ -5,7 +5,7 @@
 import type { GroupKind, GroupResource, ListMeta } from "./meta.js";
 import { formatGroupKind, formatGroupResource } from "./meta.js";
 import { buildStatus } from "./status.js";
-import type { Status, StatusCause, StatusReason } from "./status.js";
+import type { Status, StatusCause, StatusDetails, StatusReason } from "./status.js";
 import { aggregateFieldErrors, fieldErrorBody } from "./field-errors.js";
 import type { FieldError } from "./field-errors.js";
 import { goQuote } from "./go-format.js";
@@ -54,8 +54,8 @@ function apiError(code: number, reason: StatusReason, message: string, extra?: P
 // --- 4xx -------------------------------------------------------------------
 
 /** 400 BadRequest with the given message. */
-export function badRequest(message: string): ApiError {
-  return apiError(400, "BadRequest", message);
+export function badRequest(message: string, details?: StatusDetails): ApiError {
+  return apiError(400, "BadRequest", message, details ? { details } : undefined);
 }
 
 /** 401: `not authorized` when no message is given, as upstream's NewUnauthorized. */
@@ -229,6 +229,27 @@ export function internalError(err: unknown): ApiError {
     buildStatus({ code: 500, reason: "InternalError", message: `Internal error occurred: ${msg}`, details: { causes: [{ message: msg }] } }),
     { cause: err },
   );
+}
+
+/**
+ * 500: a stored value that cannot be decoded (seed 000, "States and
+ * transitions", the corrupt state). The message carries "corrupt object", which
+ * is what tells a client that the unsafe delete option applies.
+ */
+export function corruptObject(key: string, revision: number, detail: string): ApiError {
+  return internalError(new Error(`StorageError: corrupt object, Key: ${key}, ResourceVersion: ${revision}, AdditionalErrorMsg: ${detail}`));
+}
+
+/** 500 StorageReadError: a list met stored values it cannot decode; one cause per key (at most 100). */
+export function storeReadError(gr: GroupResource, prefix: string, corrupt: readonly { key: string; error: Error }[]): ApiError {
+  return apiError(500, "StorageReadError", `failed to read one or more ${gr.resource} from the storage`, {
+    details: {
+      name: prefix,
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+      causes: corrupt.slice(0, 100).map((c) => ({ reason: "UnexpectedServerResponse", field: c.key, message: c.error.message })),
+    },
+  });
 }
 
 /** 500 ServerTimeout: a transient storage failure; the client should retry. */

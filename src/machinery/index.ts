@@ -63,6 +63,8 @@ export {
   causesFromFieldErrors,
   tooManyRequests,
   internalError,
+  corruptObject,
+  storeReadError,
   serverTimeout,
   serviceUnavailable,
   timeout,

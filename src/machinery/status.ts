@@ -15,7 +15,8 @@ export type StatusReason =
   | "Gone"
   | "Invalid"
   | "ServerTimeout"
-  | "StoreReadError"
+  /** Upstream's StatusReasonStoreReadError; this is its wire value. */
+  | "StorageReadError"
   | "Timeout"
   | "TooManyRequests"
   | "BadRequest"

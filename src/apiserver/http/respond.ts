@@ -10,7 +10,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { ResourceDefinition } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../api/schema.js";
 import { META_V1 } from "../../api/meta/schemas.js";
-import { badRequest, statusFromError, type ApiObject } from "../../machinery/index.js";
+import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
 import { encodeCbor } from "../../machinery/codec/cbor/index.js";
 import { codecFor, encodeEnvelope, encodeListEnvelope, encodeWatchFrame, listEnvelopeParts, listItemPrefix, STATUS_TYPE, type TypeLookup } from "../../machinery/codec/protobuf/index.js";
 import { toYaml } from "../../machinery/decode/index.js";
@@ -162,8 +162,8 @@ export function sendError(res: Outgoing, err: unknown, from?: { req: Incoming; e
   res.end(bytes);
 }
 
-export function sendStatusSuccess(res: Outgoing, code: number): void {
-  sendJson(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code });
+export function sendStatusSuccess(res: Outgoing, code: number, details?: StatusDetails): void {
+  sendJson(res, code, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", ...(details ? { details } : {}), code });
 }
 
 const META_TABLE = `${META_V1}.Table`;

@@ -22,12 +22,15 @@ import {
   badRequest,
   conflict,
   continueExpired,
+  corruptObject,
+  storeReadError,
   decideGet,
   decideList,
   decodeContinue,
   encodeContinue,
   generateName,
   internalError,
+  field,
   invalid,
   isApiError,
   listExpired,
@@ -47,7 +50,7 @@ import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
 import { compilePredicate, type PredicateParams } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
-import type { AdmissionChain, AdmissionOperation } from "../admission/index.js";
+import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
 import { jsonEqual } from "../../machinery/apply/index.js";
 
 const enc = new TextEncoder();
@@ -87,6 +90,7 @@ export interface DeleteOptions {
   propagationPolicy?: string | undefined;
   orphanDependents?: boolean | undefined;
   dryRun?: boolean | undefined;
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean | undefined;
 }
 
 export interface DeleteResult {
@@ -107,6 +111,8 @@ export interface StoreDependencies {
   snapshots: boolean;
   /** ShardedListAndWatch. */
   sharding: boolean;
+  /** AllowUnsafeMalformedObjectDeletion: lists name every corrupt key, and the unsafe delete option is honoured. */
+  unsafeDeletion?: boolean;
 }
 
 export class RegistryStore {
@@ -115,6 +121,7 @@ export class RegistryStore {
   /** `/registry/<group or core>/<resource>/`: every version of the resource shares it. */
   readonly prefix: string;
   readonly #deps: StoreDependencies;
+  readonly #admission: AdmissionChain;
   readonly #storageVersion: string;
 
   constructor(def: ResourceDefinition, deps: StoreDependencies) {
@@ -123,6 +130,13 @@ export class RegistryStore {
     this.prefix = storagePrefix(def);
     this.#deps = deps;
     this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+    // The server's plugins, then the kind's own (its declaration plugs in here).
+    this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
+  }
+
+  /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */
+  get unsafeDeletion(): boolean {
+    return this.#deps.unsafeDeletion === true;
   }
 
   get cacher(): Cacher<ApiObject> {
@@ -156,6 +170,10 @@ export class RegistryStore {
       if (mode.mode === "NotOlderThan") await this.#waitFor(mode.rv);
       await this.cacher.start();
       found = this.cacher.get(key);
+      if (found === undefined) {
+        const corrupt = this.cacher.corrupt(key).find((c) => c.key === key);
+        if (corrupt !== undefined) throw corrupt.error;
+      }
     }
     if (found === undefined) throw notFound(this.groupResource, name);
     return found;
@@ -206,6 +224,7 @@ export class RegistryStore {
       }
     }
 
+    if (mode.mode !== "Exact") this.#refuseCorrupt(prefix, this.cacher.corrupt(prefix));
     const items: Cached<ApiObject>[] = [];
     let i = 0;
     if (startKey !== prefix) while (i < candidates.length && candidates[i]!.key < startKey) i++;
@@ -240,11 +259,31 @@ export class RegistryStore {
     }
     try {
       const listed = await this.#deps.storage.list(prefix, { revision });
-      return listed.items.map((kv) => this.#cached(kv));
+      const out: Cached<ApiObject>[] = [];
+      const corrupt: { key: string; error: Error }[] = [];
+      for (const kv of listed.items) {
+        try {
+          out.push(this.#cached(kv));
+        } catch (err) {
+          corrupt.push({ key: kv.key, error: err as Error });
+        }
+      }
+      this.#refuseCorrupt(prefix, corrupt);
+      return out;
     } catch (err) {
       if (isStorageError(err, "Compacted")) throw expired();
       throw this.#apiError(err, "");
     }
+  }
+
+  /**
+   * A list that meets undecodable values fails rather than leave them out:
+   * with AllowUnsafeMalformedObjectDeletion the error names every such key (so
+   * they can be deleted), without it the first error stands, as upstream.
+   */
+  #refuseCorrupt(prefix: string, corrupt: readonly { key: string; error: Error }[]): void {
+    if (corrupt.length === 0) return;
+    throw this.#deps.unsafeDeletion ? storeReadError(this.groupResource, prefix, corrupt) : corrupt[0]!.error;
   }
 
   async #waitFor(revision: number): Promise<void> {
@@ -292,6 +331,7 @@ export class RegistryStore {
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("CREATE", obj, undefined, undefined, options);
     this.def.prepareForCreate?.(obj, ctx);
     const managed = options.manageFields?.(undefined, obj, ctx.now) ?? obj;
@@ -382,6 +422,8 @@ export class RegistryStore {
     if (options.dryRun) {
       const { kv } = await this.#storage((s) => s.get(key), name);
       await tryUpdate(kv);
+      // As upstream's dry-run storage: the answer carries the version it was computed from.
+      if (result !== undefined && kv !== undefined) result.object.metadata.resourceVersion ??= String(kv.modRevision);
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
@@ -435,6 +477,7 @@ export class RegistryStore {
     delete meta.resourceVersion;
     if (this.def.namespaced) meta.namespace = old.namespace;
     this.#defaults(next, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("UPDATE", next, current, subresource, options);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
@@ -505,6 +548,34 @@ export class RegistryStore {
     return outcome!;
   }
 
+  /**
+   * Seed 000, "States and transitions", the corrupt row: remove a stored value
+   * that cannot be decoded, skipping finalizers and preconditions (there is no
+   * object to read them from). Only for a corrupt value, and with the other
+   * delete options unset; the caller checks AllowUnsafeMalformedObjectDeletion.
+   */
+  async deleteCorrupt(namespace: string | undefined, name: string, options: DeleteOptions): Promise<void> {
+    const OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
+    const notWith = (path: string, value: unknown) => field.invalid(path, value, `can not be set together with ${OPTION}`);
+    const errs: FieldError[] = [];
+    if (options.dryRun) errs.push(notWith("dryRun", ["All"]));
+    if (options.gracePeriodSeconds !== undefined) errs.push(notWith("gracePeriodSeconds", options.gracePeriodSeconds));
+    if (options.orphanDependents !== undefined) errs.push(notWith("orphanDependents", options.orphanDependents));
+    if (options.preconditions !== undefined) errs.push(notWith("preconditions", options.preconditions));
+    if (options.propagationPolicy !== undefined) errs.push(notWith("propagationPolicy", options.propagationPolicy));
+    if (errs.length > 0) throw invalid({ group: this.#deps.naming.metaGroup, kind: "DeleteOptions" }, "", errs);
+    const key = this.keyFor(namespace, name);
+    const { kv } = await this.#storage((s) => s.get(key), name);
+    if (kv === undefined) throw notFound(this.groupResource, name);
+    if (isReadable(() => this.#decode(kv))) {
+      // As upstream: the Invalid error names the resource where it would name a kind.
+      throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
+        field.invalid(OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
+      ]);
+    }
+    await this.#storage((s) => s.delete(key), name);
+  }
+
   async deleteCollection(
     namespace: string | undefined,
     params: ListParams,
@@ -547,7 +618,15 @@ export class RegistryStore {
   decode = (kv: KeyValue): ApiObject => this.#decode(kv);
 
   #decode(kv: KeyValue): ApiObject {
-    const obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
+    let obj: ApiObject;
+    try {
+      obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
+    } catch (err) {
+      throw corruptObject(kv.key, kv.modRevision, `data from the storage is not decodable: ${(err as Error).message}`);
+    }
+    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
+      throw corruptObject(kv.key, kv.modRevision, "data from the storage is not decodable: not a JSON object");
+    }
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
@@ -574,14 +653,14 @@ export class RegistryStore {
 
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.admit(this.#attributes(operation, obj, old, subresource, options));
   }
 
   async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.validate(this.#attributes(operation, obj, old, subresource, options));
   }
 
@@ -646,6 +725,22 @@ export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
 }
 
+/**
+ * Empty labels, annotations, finalizers and ownerReferences are dropped, as
+ * upstream's `omitempty` encoding drops them (a patch that empties a map
+ * must not leave `{}` behind, or diffs and no-op checks see a change).
+ */
+function omitEmptyMetadata(meta: ApiObject["metadata"]): void {
+  for (const k of ["labels", "annotations"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (typeof v === "object" && Object.keys(v).length === 0))) delete meta[k];
+  }
+  for (const k of ["finalizers", "ownerReferences"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[k];
+  }
+}
+
 /** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */
 function sameObject(next: ApiObject, current: ApiObject): boolean {
   const { resourceVersion: _rv, ...meta } = current.metadata;
@@ -668,4 +763,13 @@ function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foregr
     throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
   return policy;
+}
+
+function isReadable(decode: () => unknown): boolean {
+  try {
+    decode();
+    return true;
+  } catch {
+    return false;
+  }
 }

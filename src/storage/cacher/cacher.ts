@@ -60,6 +60,8 @@ export class Cacher<T> {
   readonly prefix: string;
   readonly #options: CacherOptions<T>;
   readonly #objects = new Map<string, Cached<T>>();
+  /** Keys whose latest stored value cannot be decoded, with the decoder's error (seed 000, the corrupt state). */
+  readonly #corrupt = new Map<string, Error>();
   #window: WindowEntry<T>[] = [];
   #windowHead = 0;
   /** Every revision ≥ this is reconstructible from #objects and the window. */
@@ -122,7 +124,10 @@ export class Cacher<T> {
         for await (const e of watch) {
           if (e.type === "progress") this.#advance(e.revision);
           else if (e.type === "put") this.#apply(e.kv.key, this.#decode(e.kv), e.revision);
-          else this.#apply(e.key, undefined, e.revision);
+          else {
+            this.#corrupt.delete(e.key);
+            this.#apply(e.key, undefined, e.revision);
+          }
           after = Math.max(after, e.revision);
         }
         if (this.#stopped) return;
@@ -149,6 +154,7 @@ export class Cacher<T> {
       if (old?.revision !== kv.modRevision) this.#apply(kv.key, this.#decode(kv), listed.revision);
     }
     for (const key of [...this.#objects.keys()]) if (!seen.has(key)) this.#apply(key, undefined, listed.revision);
+    for (const key of [...this.#corrupt.keys()]) if (!seen.has(key)) this.#corrupt.delete(key);
     this.#advance(listed.revision);
     // Revisions before the reload cannot be reconstructed any more.
     this.#window = [];
@@ -159,9 +165,13 @@ export class Cacher<T> {
 
   #decode(kv: KeyValue): Cached<T> | undefined {
     try {
-      return { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
+      const cached = { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
+      this.#corrupt.delete(kv.key);
+      return cached;
     } catch (err) {
-      this.#options.log?.(`cacher: cannot decode ${kv.key} at revision ${kv.modRevision}: ${(err as Error).message}`);
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.#options.log?.(`cacher: cannot decode ${kv.key} at revision ${kv.modRevision}: ${error.message}`);
+      this.#corrupt.set(kv.key, error);
       return undefined;
     }
   }
@@ -254,6 +264,13 @@ export class Cacher<T> {
 
   get(key: string): Cached<T> | undefined {
     return this.#objects.get(key);
+  }
+
+  /** Keys under `prefix` whose latest stored value cannot be decoded, in key order, with the decoder's error. */
+  corrupt(prefix: string): { key: string; error: Error }[] {
+    const out: { key: string; error: Error }[] = [];
+    for (const [key, error] of this.#corrupt) if (key.startsWith(prefix)) out.push({ key, error });
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /**
