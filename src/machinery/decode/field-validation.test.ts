@@ -183,8 +183,8 @@ spec:
 
 test("an invalid level is upstream's 422 from options validation", () => {
   const e = thrown(() => fieldValidation("strict", [], []));
-  assert.equal(e.code, 422);
-  assert.equal(e.reason, "Invalid");
+  assert.equal(e.code, 400, "the issue asks for 400 where upstream says 422");
+  assert.equal(e.reason, "BadRequest");
   assert.equal(e.message, 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"');
   assert.deepEqual(e.status.details?.causes, [
     { reason: "FieldValueNotSupported", message: 'Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"', field: "fieldValidation" },
