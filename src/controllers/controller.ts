@@ -4,7 +4,7 @@
 // queue, and each key is reconciled from the current state.
 
 import type { Naming } from "../api/naming.js";
-import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
+import { runWorkers, type DiscoveryCache, type InformerFactory, type ProcessResult, type RestClient, type WorkQueue } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
@@ -56,4 +56,32 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The controller's clock in ms: the injected one (tests), else Date.now(). */
+export function nowMs(context: Pick<ControllerContext, "now">): number {
+  return context.now?.() ?? Date.now();
+}
+
+/**
+ * The common life of a queue-driven controller: wait for the informers it
+ * asked for to sync, run `workers` loops over the queue until the signal
+ * fires, then shut the queue down and wait for the workers. A failing key is
+ * logged as `<controller>: <key>: <error> (will retry)` and retried with backoff.
+ */
+export async function runQueue(
+  context: ControllerContext,
+  queue: WorkQueue,
+  options: { controller: string; workers: number; process(key: string): Promise<ProcessResult | void> },
+): Promise<void> {
+  const { signal, informers } = context;
+  if (!(await informers.waitForSync(signal))) return;
+  const workers = runWorkers(queue, {
+    workers: options.workers,
+    process: (key) => options.process(key),
+    onError: (key, err) => context.log(`${options.controller}: ${key}: ${errorMessage(err)} (will retry)`),
+  });
+  await untilAborted(signal);
+  queue.shutDown();
+  await workers;
 }

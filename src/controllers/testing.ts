@@ -12,7 +12,8 @@ export interface TestContext extends ControllerContext {
   lines: string[];
   /** Starts the informers the controller asked for. */
   start(): void;
-  stop(): void;
+  /** Stops the informers and controllers, waits for the given runs to end, then closes the client. */
+  stop(...running: Promise<void>[]): Promise<void>;
 }
 
 /** `extra`: metrics, config or a clock for the controller under test. */
@@ -31,8 +32,10 @@ export function controllerContext(t: TestServer, extra: Pick<ControllerContext, 
     lines,
     ...extra,
     start: () => informers.start(abort.signal),
-    stop: () => {
+    stop: async (...running) => {
       abort.abort();
+      // Workers in the middle of a sync may still send a request (which would open a new session): wait for them first.
+      await Promise.all(running);
       client.close();
     },
   };

@@ -4,12 +4,12 @@
 // lastScheduleTime and lastSuccessfulTime, and prunes finished Jobs beyond the history limits.
 
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import { parseCronSchedule } from "../../api/batch/cron.js";
 import type { CronJob, CronJobStatus, Job } from "../../api/batch/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { CRONJOBS, JOBS, controllerOf, controllerRef } from "../resources.js";
+import { CRONJOBS, JOBS, controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
 
 export const cronJobController: ControllerDescriptor = {
@@ -37,12 +37,8 @@ export class CronJobController {
     });
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const cronjobs = informers.informerFor<CronJob>({ resource: CRONJOBS });
     const jobs = informers.informerFor<Job>({ resource: JOBS });
     cronjobs.addEventHandler({ onAdd: (c) => this.#queue.add(keyOf(c)), onUpdate: (_o, c) => this.#queue.add(keyOf(c)) });
@@ -51,30 +47,16 @@ export class CronJobController {
       if (owner?.kind === "CronJob") this.#queue.add(`${job.metadata.namespace}/${owner.name}`);
     };
     jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j), onDelete: onJob });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 5,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`cronjob-controller: cronjob ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "cronjob-controller", workers: 5, process: (key) => this.sync(key) });
   }
 
   /** One pass over one CronJob (namespace/name); returns when to look again. Exported for tests. */
   async sync(key: string): Promise<ProcessResult | void> {
     const { client } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    let cj: CronJob;
-    try {
-      cj = await client.get<CronJob>(CRONJOBS, { namespace: namespace!, name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return;
-      throw err;
-    }
-    if (cj.metadata.deletionTimestamp) return;
-    const now = this.#now();
+    const cj = await getIfExists<CronJob>(client, CRONJOBS, { namespace: namespace!, name });
+    if (cj === undefined || cj.metadata.deletionTimestamp) return;
+    const now = nowMs(this.#ctx);
     const owned = (await client.listAll<Job>(JOBS, { namespace: namespace! })).items.filter((j) => controllerOf(j)?.uid === cj.metadata.uid);
     const status: CronJobStatus = structuredClone(cj.status ?? {});
 
@@ -180,11 +162,7 @@ export class CronJobController {
   }
 
   async #deleteJob(namespace: string, name: string): Promise<void> {
-    try {
-      await this.#ctx.client.delete(JOBS, { namespace, name, propagationPolicy: "Background" });
-    } catch (err) {
-      if (!isApiError(err, "NotFound")) throw err;
-    }
+    await deleteIfExists(this.#ctx.client, JOBS, { namespace, name, propagationPolicy: "Background" });
   }
 }
 

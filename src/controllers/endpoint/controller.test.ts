@@ -23,8 +23,7 @@ describe("endpoints and endpointslice controllers", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await Promise.all(running);
+    await ctx.stop(...running);
     await t.close();
   });
 

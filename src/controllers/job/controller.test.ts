@@ -32,8 +32,7 @@ describe("job controller", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await running;
+    await ctx.stop(running);
     await t.close();
   });
 
@@ -142,7 +141,7 @@ describe("job controller", () => {
     assert.equal((await podsOf("paused")).length, 0);
     await ctx.client.patch(JOBS, { namespace: "default", name: "paused", patch: { spec: { suspend: false } } });
     await eventually("a pod after resuming", async () => (await running_("paused")).length === 1);
-    const resumed = await getJob("paused");
-    assert.equal(resumed.status?.conditions?.find((c) => c.type === "Suspended")?.reason, "JobResumed");
+    // The pods are made before the status is written: wait for it.
+    await eventually("Suspended False, JobResumed", async () => (await getJob("paused")).status?.conditions?.find((c) => c.type === "Suspended")?.reason === "JobResumed");
   });
 });

@@ -5,13 +5,13 @@
 // interim FailureTarget/SuccessCriteriaMet conditions precede Failed/Complete (upstream 1.31+).
 
 import { formatTimestamp, isApiError, parseTimestamp, selectorFromLabelSelector } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Naming } from "../../api/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, PODS, controllerOf, controllerRef, isPodFinished, isPodReady, setCondition } from "../resources.js";
+import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
@@ -67,12 +67,8 @@ export class JobController {
     };
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const jobs = informers.informerFor<Job>({ resource: JOBS });
     const pods = informers.informerFor<Pod>({ resource: PODS });
     jobs.addEventHandler({ onAdd: (j) => this.#queue.add(keyOf(j)), onUpdate: (_o, j) => this.#queue.add(keyOf(j)), onDelete: (j) => this.#queue.add(keyOf(j)) });
@@ -81,15 +77,7 @@ export class JobController {
       if (owner?.kind === "Job") this.#queue.add(`${pod.metadata.namespace}/${owner.name}`);
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: this.#options.workers,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`job-controller: job ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "job-controller", workers: this.#options.workers, process: (key) => this.sync(key) });
   }
 
   /** One pass over one Job (namespace/name); exported for tests. */
@@ -99,7 +87,7 @@ export class JobController {
     let action: Action = "reconciling";
     try {
       const { namespace, name } = splitKey(key);
-      const job = await this.#get(namespace!, name);
+      const job = await getIfExists<Job>(this.#ctx.client, JOBS, { namespace: namespace!, name });
       const pods = await this.#pods(namespace!, job);
       if (job === undefined || job.metadata.deletionTimestamp) {
         // Gone or going: its pods must not stay held by our finalizer.
@@ -123,15 +111,6 @@ export class JobController {
     this.#metrics.syncDuration.observe(labels, (performance.now() - started) / 1000);
   }
 
-  async #get(namespace: string, name: string): Promise<Job | undefined> {
-    try {
-      return await this.#ctx.client.get<Job>(JOBS, { namespace, name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return undefined;
-      throw err;
-    }
-  }
-
   /** The Job's pods, read fresh (counting must not trust a cache that may lag our own writes). */
   async #pods(namespace: string, job: Job | undefined): Promise<Pod[]> {
     const { client } = this.#ctx;
@@ -152,7 +131,7 @@ export class JobController {
   }
 
   async #reconcile(job: Job, pods: Pod[]): Promise<{ action: Action; requeueAfterMs?: number }> {
-    const now = this.#now();
+    const now = nowMs(this.#ctx);
     const spec = job.spec ?? {};
     const indexed = spec.completionMode === "Indexed";
     const status: JobStatus = structuredClone(job.status ?? {});
@@ -330,7 +309,7 @@ export class JobController {
     status.succeeded = mode === "Indexed" ? completed.size : (status.succeeded ?? 0) + newSucceeded;
     if (mode === "Indexed") status.completedIndexes = formatIndexes(completed);
     status.failed = (status.failed ?? 0) + uncounted.failed.length;
-    if (uncounted.failed.length > 0) this.#lastFailure.set(job.metadata.uid!, this.#now());
+    if (uncounted.failed.length > 0) this.#lastFailure.set(job.metadata.uid!, nowMs(this.#ctx));
     if (uncounted.succeeded.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "succeeded" }, uncounted.succeeded.length);
     if (uncounted.failed.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "failed" }, uncounted.failed.length);
     status.uncountedTerminatedPods = { succeeded: [], failed: [] };
@@ -396,13 +375,7 @@ export class JobController {
   }
 
   async #deletePods(pods: Pod[]): Promise<void> {
-    await Promise.all(
-      pods.map((p) =>
-        this.#ctx.client.delete(PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! }).catch((err: unknown) => {
-          if (!isApiError(err, "NotFound")) throw err;
-        }),
-      ),
-    );
+    await Promise.all(pods.map((p) => deleteIfExists(this.#ctx.client, PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! })));
   }
 
   async #writeStatus(job: Job, status: JobStatus): Promise<Job> {

@@ -43,8 +43,7 @@ describe("node lifecycle and taint eviction", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await Promise.all(running);
+    await ctx.stop(...running);
     await t.close();
   });
 

@@ -3,14 +3,14 @@
 // to Unknown (NodeStatusUnknown); Ready False/Unknown taint the node not-ready/unreachable with
 // NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them.
 
-import { formatTimestamp, isApiError } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, type ProcessResult } from "../../client/index.js";
+import { formatTimestamp } from "../../machinery/index.js";
+import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
 import type { Condition, Node, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, leasesRef } from "../resources.js";
+import { NODES, getIfExists, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
@@ -59,12 +59,8 @@ export class NodeLifecycleController {
     this.#zoneHealth = m.gauge({ name: "node_collector_zone_health", help: "Gauge measuring percentage of healthy nodes per zone.", labelNames: ["zone"] });
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers, naming } = this.#ctx;
+    const { informers, naming } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
     const leases = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace });
     nodes.addEventHandler({
@@ -77,28 +73,15 @@ export class NodeLifecycleController {
     });
     const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
     leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 2,
-      process: (name) => this.sync(name),
-      onError: (name, err) => this.#ctx.log(`node-lifecycle-controller: node ${name}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "node-lifecycle-controller", workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Checks one node's health and taints; returns when to look again (when its grace period runs out). */
   async sync(name: string): Promise<ProcessResult | void> {
     const { client, naming, informers } = this.#ctx;
-    let node: Node;
-    try {
-      node = await client.get<Node>(NODES, { name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return;
-      throw err;
-    }
-    const now = this.#now();
+    let node = await getIfExists<Node>(client, NODES, { name });
+    if (node === undefined) return;
+    const now = nowMs(this.#ctx);
     const lease = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
     const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
     const signature = `${lease?.spec?.renewTime ?? ""}|${ready?.lastHeartbeatTime ?? ""}`;

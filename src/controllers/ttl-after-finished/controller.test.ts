@@ -21,7 +21,7 @@ describe("ttl-after-finished controller", () => {
     ctx = controllerContext(t, { now: () => clock });
   });
   after(async () => {
-    ctx.stop();
+    await ctx.stop();
     await t.close();
   });
 
