@@ -144,4 +144,56 @@ describe("job controller", () => {
     // The pods are made before the status is written: wait for it.
     await eventually("Suspended False, JobResumed", async () => (await getJob("paused")).status?.conditions?.find((c) => c.type === "Suspended")?.reason === "JobResumed");
   });
+  test("podFailurePolicy: FailJob on an exit code fails the Job at once; Ignore does not count the failure", async () => {
+    await createJob("strict", {
+      completions: 1,
+      parallelism: 1,
+      podFailurePolicy: {
+        rules: [
+          { action: "FailJob", onExitCodes: { operator: "In", values: [42] } },
+          { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget" }] },
+        ],
+      },
+    });
+    // Disrupted: ignored, replaced, not counted.
+    const first = await eventually("a pod", async () => (await running_("strict"))[0]);
+    await ctx.client.update(PODS, { ...first, status: { ...first.status, phase: "Failed", conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager" }] } }, { subresource: "status" });
+    const second = await eventually("a replacement", async () => (await running_("strict")).find((p) => p.metadata.name !== first.metadata.name));
+    assert.equal((await getJob("strict")).status?.failed ?? 0, 0, "an ignored failure is not counted");
+    // Exit code 42: the Job fails.
+    const terminated = { name: "c", state: { terminated: { exitCode: 42, reason: "Error" } } };
+    await ctx.client.update(PODS, { ...second, status: { ...second.status, phase: "Failed", containerStatuses: [terminated] } }, { subresource: "status" });
+    const job = await untilCondition("strict", "Failed");
+    assert.equal(condition(job, "Failed")?.reason, "PodFailurePolicy");
+    assert.equal(condition(job, "Failed")?.message, `Container c for pod default/${second.metadata.name} failed with exit code 42 matching FailJob rule at index 0`);
+    assert.equal(job.status?.failed, 1);
+  });
+
+  test("successPolicy: the Job succeeds once the named indexes have, and the other pods go", async () => {
+    await createJob("leader", { completions: 3, parallelism: 3, completionMode: "Indexed", successPolicy: { rules: [{ succeededIndexes: "0" }] } });
+    const pods = await eventually("three pods", async () => ((await running_("leader")).length === 3 ? running_("leader") : undefined));
+    await finish(pods.find((p) => p.metadata.annotations?.["batch.orch.io/job-completion-index"] === "0")!, "Succeeded");
+    const job = await untilCondition("leader", "Complete");
+    assert.equal(condition(job, "SuccessCriteriaMet")?.reason, "SuccessPolicy");
+    assert.equal(condition(job, "Complete")?.message, "Matched rules at index 0");
+    assert.equal(job.status?.completedIndexes, "0");
+    assert.equal((await running_("leader")).length, 0, "the other indexes' pods were deleted");
+  });
+
+  test("backoffLimitPerIndex: an index out of retries is failed, the others run on, and the Job ends Failed (FailedIndexes)", async () => {
+    await createJob("per-index", { completions: 2, parallelism: 2, completionMode: "Indexed", backoffLimitPerIndex: 1 });
+    const index = (p: Pod) => p.metadata.annotations?.["batch.orch.io/job-completion-index"];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const pod = await eventually(`index 0, attempt ${attempt + 1}`, async () => (await running_("per-index")).find((p) => index(p) === "0"));
+      assert.equal(pod.metadata.annotations?.["batch.orch.io/job-index-failure-count"], String(attempt));
+      await finish(pod, "Failed");
+    }
+    await eventually("index 0 failed", async () => (await getJob("per-index")).status?.failedIndexes === "0");
+    assert.equal((await running_("per-index")).some((p) => index(p) === "0"), false, "no third attempt");
+    await finish((await running_("per-index")).find((p) => index(p) === "1")!, "Succeeded");
+    const job = await untilCondition("per-index", "Failed");
+    assert.equal(condition(job, "Failed")?.reason, "FailedIndexes");
+    assert.equal(condition(job, "Failed")?.message, "Job has failed indexes");
+    assert.equal(job.status?.completedIndexes, "1");
+  });
 });

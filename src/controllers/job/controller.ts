@@ -13,6 +13,7 @@ import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } fr
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
+import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
 export const completionIndexKey = (naming: Naming) => `batch.${naming.keyDomain}/job-completion-index`;
@@ -49,6 +50,7 @@ export class JobController {
   readonly #metrics: JobMetrics;
   readonly #tracking: string;
   readonly #indexKey: string;
+  readonly #failureCountKey: string;
   /** Job uid → when its last failure was counted (the back-off clock; upstream keeps it in memory too). */
   readonly #lastFailure = new Map<string, number>();
 
@@ -57,6 +59,7 @@ export class JobController {
     this.#options = { workers: 5, backoffBaseMs: context.config?.jobBackoffBaseMs ?? 10_000, backoffMaxMs: 360_000, ...options };
     this.#tracking = jobTrackingFinalizer(context.naming);
     this.#indexKey = completionIndexKey(context.naming);
+    this.#failureCountKey = `batch.${context.naming.keyDomain}/job-index-failure-count`;
     const m = (context.metrics ?? new MetricsRegistry());
     const labelNames = ["action", "completion_mode", "result"];
     this.#metrics = {
@@ -153,6 +156,8 @@ export class JobController {
     const succeeded = status.succeeded ?? 0;
     const failed = status.failed ?? 0;
     const completed = indexed ? parseIndexes(status.completedIndexes, completions ?? 0) : new Set<number>();
+    const failedIndexes = indexed ? parseIndexes(status.failedIndexes, completions ?? 0) : new Set<number>();
+    const successRule = indexed && spec.successPolicy ? matchSuccessPolicy(job, completed) : undefined;
 
     let action: Action = tracked.changed ? "tracking" : "reconciling";
     let requeueAfterMs: number | undefined;
@@ -163,8 +168,16 @@ export class JobController {
     if (verdict === undefined && !spec.suspend) {
       const deadline = spec.activeDeadlineSeconds;
       const start = status.startTime ? parseTimestamp(status.startTime).getTime() : undefined;
-      if (failed > (spec.backoffLimit ?? 6)) {
+      if (tracked.failJob !== undefined) {
+        verdict = { type: "FailureTarget", status: "True", reason: "PodFailurePolicy", message: tracked.failJob };
+      } else if (spec.maxFailedIndexes != null && failedIndexes.size > spec.maxFailedIndexes) {
+        verdict = { type: "FailureTarget", status: "True", reason: "MaxFailedIndexesExceeded", message: "Job has exceeded the specified maximal number of failed indexes" };
+      } else if (failed > (spec.backoffLimit ?? 6)) {
         verdict = { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" };
+      } else if (successRule !== undefined) {
+        verdict = { type: "SuccessCriteriaMet", status: "True", reason: "SuccessPolicy", message: successRule };
+      } else if (indexed && failedIndexes.size > 0 && completed.size + failedIndexes.size >= (completions ?? 0)) {
+        verdict = { type: "FailureTarget", status: "True", reason: "FailedIndexes", message: "Job has failed indexes" };
       } else if (deadline != null && start !== undefined && now - start >= deadline * 1000) {
         verdict = { type: "FailureTarget", status: "True", reason: "DeadlineExceeded", message: "Job was active longer than specified deadline" };
       } else if (
@@ -186,7 +199,7 @@ export class JobController {
       // 3. Start the clock, then create or delete pods toward the wanted number.
       if (!status.startTime) status.startTime = formatTimestamp(new Date(now));
       const wait = this.#backoffRemaining(job, failed, now);
-      const plan = indexed ? this.#planIndexed(active, completed, completions ?? 0, parallelism) : this.#planNonIndexed(active, succeeded, completions, parallelism);
+      const plan = indexed ? this.#planIndexed(active, new Set([...completed, ...failedIndexes]), completions ?? 0, parallelism) : this.#planNonIndexed(active, succeeded, completions, parallelism);
       wantActive = active.filter((p) => !plan.excess.includes(p));
       if (plan.excess.length > 0) {
         await this.#deletePods(plan.excess);
@@ -195,7 +208,7 @@ export class JobController {
       if (plan.create.length > 0) {
         if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
         else {
-          await this.#createPods(job, plan.create);
+          await this.#createPods(job, plan.create, pods);
           created = plan.create.length;
           action = "pods_created";
         }
@@ -224,6 +237,7 @@ export class JobController {
     status.ready = wantActive.filter(isPodReady).length;
     status.terminating = terminating;
     if (indexed) status.completedIndexes = formatIndexes(completed);
+    if (indexed && spec.backoffLimitPerIndex != null) status.failedIndexes = formatIndexes(failedIndexes);
     await this.#writeStatus(job, status);
     if (ended !== undefined) {
       this.#metrics.finished.inc({ completion_mode: spec.completionMode ?? "NonIndexed", ...ended });
@@ -273,7 +287,7 @@ export class JobController {
    * (written first), then its finalizer is dropped, then it moves into succeeded/failed. A crash
    * anywhere in between neither loses nor double-counts a pod.
    */
-  async #track(job: Job, status: JobStatus, pods: Pod[]): Promise<{ job: Job; changed: boolean }> {
+  async #track(job: Job, status: JobStatus, pods: Pod[]): Promise<{ job: Job; changed: boolean; failJob?: string }> {
     const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
     const known = new Set([...uncounted.succeeded, ...uncounted.failed]);
     let added = false;
@@ -308,12 +322,27 @@ export class JobController {
     }
     status.succeeded = mode === "Indexed" ? completed.size : (status.succeeded ?? 0) + newSucceeded;
     if (mode === "Indexed") status.completedIndexes = formatIndexes(completed);
-    status.failed = (status.failed ?? 0) + uncounted.failed.length;
-    if (uncounted.failed.length > 0) this.#lastFailure.set(job.metadata.uid!, nowMs(this.#ctx));
+    // Failures go through podFailurePolicy (Ignore: not counted; FailJob: the Job fails) and backoffLimitPerIndex.
+    let failJob: string | undefined;
+    let counted = 0;
+    const failedIndexes = parseIndexes(status.failedIndexes, completions);
+    for (const uid of uncounted.failed) {
+      const pod = byUid.get(uid);
+      const match = pod?.status?.phase === "Failed" ? matchPodFailurePolicy(job, pod) : undefined;
+      if (match?.action === "Ignore") continue;
+      counted++;
+      if (match?.action === "FailJob") failJob ??= match.message;
+      const index = pod !== undefined && mode === "Indexed" ? this.#indexOf(pod) : undefined;
+      const perIndex = job.spec?.backoffLimitPerIndex;
+      if (index !== undefined && perIndex != null && (match?.action === "FailIndex" || this.#indexFailures(pod!) + 1 > perIndex)) failedIndexes.add(index);
+    }
+    if (job.spec?.backoffLimitPerIndex != null) status.failedIndexes = formatIndexes(failedIndexes);
+    status.failed = (status.failed ?? 0) + counted;
+    if (counted > 0) this.#lastFailure.set(job.metadata.uid!, nowMs(this.#ctx));
     if (uncounted.succeeded.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "succeeded" }, uncounted.succeeded.length);
     if (uncounted.failed.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "failed" }, uncounted.failed.length);
     status.uncountedTerminatedPods = { succeeded: [], failed: [] };
-    return { job, changed: true };
+    return failJob !== undefined ? { job, changed: true, failJob } : { job, changed: true };
   }
 
   async #releaseAll(pods: Pod[]): Promise<void> {
@@ -338,7 +367,13 @@ export class JobController {
     }
   }
 
-  async #createPods(job: Job, indexes: (number | undefined)[]): Promise<void> {
+  /** How many pods of this pod's index failed before it (upstream's job-index-failure-count annotation). */
+  #indexFailures(pod: Pod): number {
+    const n = Number(pod.metadata.annotations?.[this.#failureCountKey] ?? 0);
+    return Number.isInteger(n) && n >= 0 ? n : 0;
+  }
+
+  async #createPods(job: Job, indexes: (number | undefined)[], existing: Pod[]): Promise<void> {
     const naming = this.#ctx.naming;
     const name = job.metadata.name!;
     const template = job.spec?.template ?? {};
@@ -350,6 +385,10 @@ export class JobController {
         if (index !== undefined) {
           labels[this.#indexKey] = String(index);
           annotations[this.#indexKey] = String(index);
+          if (job.spec?.backoffLimitPerIndex != null) {
+            const failedBefore = existing.filter((p) => this.#indexOf(p) === index && p.status?.phase === "Failed").map((p) => this.#indexFailures(p) + 1);
+            annotations[this.#failureCountKey] = String(Math.max(0, ...failedBefore));
+          }
           // Stable DNS names for Indexed pods (with a headless service named by subdomain).
           spec.hostname = `${name}-${index}`;
           for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {

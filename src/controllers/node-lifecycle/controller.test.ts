@@ -99,8 +99,9 @@ describe("node lifecycle and taint eviction", () => {
     await register("doomed");
     await createPod("intolerant", "doomed");
     await createPod("patient", "doomed", [
-      { key: "node.orch.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 1 },
-      { key: "example.com/maintenance", operator: "Exists", effect: "NoExecute", tolerationSeconds: 1 },
+      // timeAdded has whole seconds: 2 s means at least 1 s after the taint.
+      { key: "node.orch.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
+      { key: "example.com/maintenance", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
     ]);
     await createPod("stubborn", "doomed", [{ operator: "Exists" }]);
     const defaulted = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "intolerant" });
@@ -120,7 +121,7 @@ describe("node lifecycle and taint eviction", () => {
     await eventually("the untolerating pod evicted", () => evicted("intolerant"));
     const early = Date.now() - tainted;
     assert.equal(await evicted("patient"), false, `the patient pod waits its tolerationSeconds (checked after ${early} ms)`);
-    await eventually("the patient pod evicted after 1 s", () => evicted("patient"), 5000);
+    await eventually("the patient pod evicted after 2 s", () => evicted("patient"), 6000);
     const pod = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "patient" });
     assert.equal(pod.status?.conditions?.find((c) => c.type === "DisruptionTarget")?.reason, "DeletionByTaintManager");
     assert.equal(await evicted("stubborn"), false, "tolerates everything forever");
