@@ -25,7 +25,9 @@ import { ensureCredentials, type Credentials } from "./pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore } from "./registry/store.js";
 import type { WatchEnv } from "./registry/watch.js";
-import { parsePath } from "./routing.js";
+import { AdmissionMetrics } from "./admission-metrics.js";
+import { ApiServerMetrics, countResponseBytes, type RequestRecord } from "./request-metrics.js";
+import { parsePath, type ParsedPath } from "./routing.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -46,6 +48,8 @@ export interface ApiServerOptions {
   metrics?: MetricsRegistry;
   /** The parsed command line, for /flagz. */
   flags?: { list(): readonly FlagEntry[] };
+  /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
+  requestMetrics?: boolean;
 }
 
 export interface RunningApiServer {
@@ -58,6 +62,8 @@ export interface RunningApiServer {
   storage: Storage;
   stores: ReadonlyMap<string, RegistryStore>;
   metrics: MetricsRegistry;
+  /** Times the admission chain (wire with instrumentPlugins/instrumentChain where the chain is built). */
+  admissionMetrics: AdmissionMetrics;
   close(): Promise<void>;
 }
 
@@ -136,9 +142,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   endpoints.health.addReady(conditionCheck("etcd-readiness", () => opened.healthy(), `storage (${storage.backend}) is not ready`));
   endpoints.health.addReady(conditionCheck("informer-sync", () => ready, "watch caches have not synced"));
   endpoints.health.addReady(conditionCheck("autoregister-completion", () => ready, "API groups are not all registered yet"));
+  const apiMetrics = new ApiServerMetrics({
+    registry: metrics,
+    storage,
+    resources: new Map(registry.resources.map((d) => [
+      `${d.group}/${d.resource}`,
+      { group: d.group, resource: d.resource, prefix: `/registry/${d.group === "" ? "core" : d.group}/${d.resource}/` },
+    ])),
+    log,
+  });
+  await apiMetrics.start();
+  const admissionMetrics = new AdmissionMetrics(metrics);
+  const recordRequests = options.requestMetrics !== false;
 
-  const handle = async (req: Incoming, res: Outgoing) => {
-    const url = new URL(req.url ?? "/", "https://localhost");
+  const handle = async (req: Incoming, res: Outgoing, url: URL, parsed: ParsedPath, record: RequestRecord | undefined) => {
     const path = url.pathname;
     if (!isPublicPath(path) && req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
     if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
@@ -147,7 +164,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       if (doc === undefined) throw notFound({ group: "", resource: "" }, "");
       return sendJson(res, 200, doc);
     }
-    const parsed = parsePath(path);
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw notFound({ group: "", resource: "" }, "");
@@ -157,7 +173,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas });
+      // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
+      const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
+        ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
+        : watchEnv;
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas });
     }
     throw notFound({ group: "", resource: "" }, "");
   };
@@ -165,14 +185,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const server: Http2SecureServer = createSecureServer(
     { cert: credentials.serverCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
     (req, res) => {
-      handle(req, res).catch((err: unknown) => {
-        if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
-        try {
-          sendError(res, err);
-        } catch {
-          res.destroy?.();
-        }
-      });
+      const url = new URL(req.url ?? "/", "https://localhost");
+      const parsed = parsePath(url.pathname);
+      const record = recordRequests ? apiMetrics.begin(req, parsed, url.searchParams) : undefined;
+      const bytes = record === undefined || record.longRunning !== undefined ? undefined : countResponseBytes(res);
+      handle(req, res, url, parsed, record)
+        .catch((err: unknown) => {
+          if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+          try {
+            sendError(res, err);
+          } catch {
+            res.destroy?.();
+          }
+        })
+        .finally(() => {
+          if (record !== undefined) apiMetrics.end(record, res, bytes?.());
+        });
     },
   );
   server.on("sessionError", () => {});
@@ -198,12 +226,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     storage,
     stores,
     metrics,
+    admissionMetrics,
     async compact(revision) {
       await storage.compact(revision);
       compacted(revision);
     },
     async close() {
       ready = false;
+      apiMetrics.stop();
       compactor.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

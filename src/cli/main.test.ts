@@ -32,7 +32,7 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 }
 
 /** Subcommands that already serve until SIGINT/SIGTERM. */
-const LONG_RUNNING = ["server", "apiserver", "controller-manager"];
+const LONG_RUNNING = ["server", "apiserver", "controller-manager", "proxy", "cloud-controller-manager"];
 
 const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager"];
 
@@ -197,9 +197,11 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",
+      "disabled-metrics": "[]",
       "etcd-servers": "[]",
       "feature-gates": "",
       "secure-port": "6443",
+      "show-hidden-metrics-for-version": "",
       "storage-backend": "lmdb",
       v: "0",
     },

@@ -1,7 +1,7 @@
 // `orch nodeagent`: runs the pods of one node through a CRI runtime (seed 001).
 // Declares the agent's flags with the seed's defaults; run() is a placeholder.
 
-import { baseFlags, flag } from "../component/index.js";
+import { baseFlags, flag, tlsServingFlags } from "../component/index.js";
 import { defineCommand, printPlan } from "./command.js";
 
 const GENERIC = "Generic flags";
@@ -24,6 +24,7 @@ export const command = defineCommand({
     "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\")." }),
     "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces." }),
     port: flag.int({ section: SERVING, default: 10250, min: 1, max: 65535, description: "The port for the agent's HTTPS API." }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   run(flags, context) {

@@ -38,6 +38,7 @@ export function baseFlags() {
       typeName: "Level",
       description: "number for the log level verbosity",
     }),
+    ...metricsFlags(),
   } as const;
 }
 

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { namingFor } from "../api/naming.js";
-import { admits, parseAccept } from "./accept.js";
+import { admits, mediaType, parseAccept } from "./accept.js";
 import type { FeatureGates } from "./feature-gates.js";
 import type { FlagEntry } from "./flags.js";
 import { HealthChecks, type HealthEndpoint } from "./health.js";
@@ -39,19 +39,21 @@ export interface ComponentEndpointsOptions {
 }
 
 const HEALTH: ReadonlySet<string> = new Set(["healthz", "livez", "readyz"]);
+const HEALTH_PREFIXES = ["/healthz", "/livez", "/readyz"];
 
 /** Health and version are public (upstream's always-allowed paths); everything else needs an authorized caller. */
 export function isPublicPath(path: string): boolean {
   if (path === "/version") return true;
-  const first = path.split("/")[1] ?? "";
-  return HEALTH.has(first);
+  for (const h of HEALTH_PREFIXES) if (path === h || path.startsWith(`${h}/`)) return true;
+  return false;
 }
 
 /** Picks the exposition for an Accept header, by q: protobuf, OpenMetrics, else text 0.0.4. */
 export function negotiateMetrics(accept: string | undefined): ExpositionFormat {
   for (const r of parseAccept(accept)) {
-    if (r.type === "application/vnd.google.protobuf" && r.params["proto"] === "io.prometheus.client.MetricFamily" && r.params["encoding"] === "delimited") return "protobuf";
-    if (r.type === "application/openmetrics-text") return "openmetrics";
+    const type = mediaType(r);
+    if (type === "application/vnd.google.protobuf" && r.params["proto"] === "io.prometheus.client.MetricFamily" && r.params["encoding"] === "delimited") return "protobuf";
+    if (type === "application/openmetrics-text") return "openmetrics";
     if (admits(r, "text/plain")) return "text";
   }
   return "text";
@@ -68,9 +70,18 @@ export class ComponentEndpoints {
   readonly health: HealthChecks;
   readonly startTime: Date;
   readonly #options: ComponentEndpointsOptions;
+  /** The served paths, worked out once (gates are immutable): handles() runs on every API server request. */
+  readonly #paths: readonly string[];
+  readonly #pathSet: ReadonlySet<string>;
 
   constructor(options: ComponentEndpointsOptions) {
     this.#options = options;
+    const g = options.featureGates;
+    const paths = ["/healthz", "/livez", "/readyz", "/version", "/metrics", "/metrics/slis", ...Object.keys(options.extra ?? {})];
+    if (g.enabled("ComponentStatusz")) paths.push("/statusz");
+    if (g.enabled("ComponentFlagz")) paths.push("/flagz");
+    this.#paths = Object.freeze(paths.sort());
+    this.#pathSet = new Set(paths);
     this.component = options.component;
     this.metrics = options.metrics;
     this.sliMetrics = options.sliMetrics;
@@ -79,18 +90,13 @@ export class ComponentEndpoints {
   }
 
   /** The read-only paths served, as /statusz lists them. */
-  paths(): string[] {
-    const g = this.#options.featureGates;
-    const paths = ["/healthz", "/livez", "/readyz", "/version", "/metrics", "/metrics/slis", ...Object.keys(this.#options.extra ?? {})];
-    if (g.enabled("ComponentStatusz")) paths.push("/statusz");
-    if (g.enabled("ComponentFlagz")) paths.push("/flagz");
-    return paths.sort();
+  paths(): readonly string[] {
+    return this.#paths;
   }
 
   /** Whether `serve` answers this path (so a server can route other paths elsewhere). */
   handles(path: string): boolean {
-    if (isPublicPath(path)) return true;
-    return this.paths().includes(path);
+    return this.#pathSet.has(path) || isPublicPath(path);
   }
 
   /** Answers a GET for one of `paths()`; false when the path is not ours. Callers check access first. */

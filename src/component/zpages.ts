@@ -4,7 +4,7 @@
 // when asked with `application/json;v=v1beta1;g=config.orch.io;as=Statusz|Flagz`.
 // `application/json` without g, v and as (or with others) is 406.
 
-import { admits, parseAccept } from "./accept.js";
+import { admits, mediaType, parseAccept } from "./accept.js";
 import type { FlagEntry } from "./flags.js";
 import { EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, versionInfo } from "./version.js";
 
@@ -32,10 +32,8 @@ export interface StatuszInfo {
 
 /** Picks text or structured output; undefined when nothing acceptable was asked for (406). */
 export function negotiateZPage(accept: string | undefined, kind: ZPageKind): "text" | "json" | undefined {
-  const ranges = parseAccept(accept);
-  if (ranges.length === 0) return "text";
-  for (const r of ranges) {
-    if (r.type === "application/json") {
+  for (const r of parseAccept(accept)) {
+    if (mediaType(r) === "application/json") {
       const { g, v, as } = r.params;
       if (g !== undefined && GROUPS.has(g) && v === "v1beta1" && as === kind) return "json";
       continue;

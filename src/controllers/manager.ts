@@ -61,6 +61,8 @@ export interface ControllerManagerOptions {
   metrics?: MetricsRegistry;
   /** Controller tuning flags. */
   config?: ControllerConfig;
+  /** The `manager` label of running_managed_controllers (default "orch-controller-manager"). */
+  managerName?: string;
 }
 
 /**
@@ -102,7 +104,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     return;
   }
   const start = (signal: AbortSignal) =>
-    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config"]) });
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config", "managerName"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -114,6 +116,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     naming,
     ...pick(settings, ["identity", "leaseDurationMs", "renewDeadlineMs", "retryPeriodMs"]),
     log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     onStartedLeading: async (signal) => {
       led = true;
       await start(signal);
@@ -126,22 +129,33 @@ export async function runControllerManager(options: ControllerManagerOptions): P
 
 interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config"> {
   controllers: readonly ControllerDescriptor[];
+  managerName?: string;
 }
 
 async function runControllers(options: RunControllersOptions): Promise<void> {
-  const { client, signal, log } = options;
+  const { client, signal, log, metrics } = options;
   const context: ControllerContext = {
     client,
-    informers: new InformerFactory({ client, log }),
+    informers: new InformerFactory({ client, log, ...pick(options, ["metrics"]) }),
     discovery: new DiscoveryCache({ client }),
     naming: options.naming,
     signal,
     log,
     ...pick(options, ["metrics", "config"]),
   };
-  const runs = options.controllers.map((c) =>
-    c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),
-  );
+  // Seed 002: running_managed_controllers{manager,name} is 1 while a controller runs.
+  const running = metrics?.gauge({
+    name: "running_managed_controllers", stabilityLevel: "BETA", labelNames: ["manager", "name"],
+    help: "Indicates where instances of a controller are currently running",
+  });
+  const manager = options.managerName ?? "orch-controller-manager";
+  const runs = options.controllers.map((c) => {
+    const labels = { manager, name: c.name };
+    running?.set(labels, 1);
+    return c.run(context)
+      .catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`))
+      .finally(() => running?.remove(labels));
+  });
   context.informers.start(signal);
   log(`controller-manager: started ${options.controllers.map((c) => c.name).join(", ")}`);
   await Promise.all(runs);

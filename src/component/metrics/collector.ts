@@ -11,25 +11,34 @@ export interface CollectorSample {
   readonly value: number;
 }
 
+export type CollectorSource = () => Iterable<CollectorSample>;
+
 export interface CollectorOptions extends MetricOptions {
   readonly kind: "counter" | "gauge" | "untyped";
-  readonly collect: () => Iterable<CollectorSample>;
+  /** The first source; more join with addSource (several work queues feeding one family). */
+  readonly collect?: CollectorSource;
 }
 
 export class CustomCollector extends Metric implements Collectable {
   readonly kind: "counter" | "gauge" | "untyped";
-  readonly #collect: () => Iterable<CollectorSample>;
+  readonly #sources = new Set<CollectorSource>();
 
   constructor(options: CollectorOptions) {
     super(options);
     this.kind = options.kind;
-    this.#collect = options.collect;
+    if (options.collect !== undefined) this.#sources.add(options.collect);
+  }
+
+  /** Adds a source of samples; returns its remover. */
+  addSource(source: CollectorSource): () => void {
+    this.#sources.add(source);
+    return () => this.#sources.delete(source);
   }
 
   collect(): FamilySnapshot {
     const series = [];
     if (this.active) {
-      for (const sample of this.#collect()) {
+      for (const source of this.#sources) for (const sample of source()) {
         const labelValues = labelValuesOf(this.name, this.labelNames, sample.labels);
         series.push({ labelValues, labelText: renderLabels(this.labelNames, labelValues), value: sample.value });
       }

@@ -48,8 +48,30 @@ abstract class ValueMetric extends Metric implements Collectable {
   }
 }
 
+export interface BoundCounter {
+  inc(amount?: number): void;
+}
+
+export interface BoundGauge {
+  set(value: number): void;
+  inc(amount?: number): void;
+  dec(amount?: number): void;
+}
+
 export class Counter extends ValueMetric {
   readonly kind = "counter";
+
+  /** A handle on one series, for hot paths: the label lookup happens once, here. */
+  bind(labels?: Labels): BoundCounter {
+    const s = this.series.get(labels);
+    return {
+      inc: (amount = 1) => {
+        if (!this.active) return;
+        if (!(amount >= 0)) throw new Error(`counter ${this.name}: cannot add ${amount}`);
+        s.value += amount;
+      },
+    };
+  }
 
   inc(labels?: Labels, amount = 1): void {
     if (!this.active) return;
@@ -60,6 +82,22 @@ export class Counter extends ValueMetric {
 
 export class Gauge extends ValueMetric {
   readonly kind = "gauge";
+
+  /** A handle on one series, for hot paths (the series stays until remove()). */
+  bind(labels?: Labels): BoundGauge {
+    const s = this.series.get(labels);
+    return {
+      set: (value) => {
+        if (this.active) s.value = value;
+      },
+      inc: (amount = 1) => {
+        if (this.active) s.value += amount;
+      },
+      dec: (amount = 1) => {
+        if (this.active) s.value -= amount;
+      },
+    };
+  }
 
   set(labels: Labels | undefined, value: number): void {
     if (!this.active) return;

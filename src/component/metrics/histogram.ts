@@ -57,7 +57,20 @@ export class Histogram extends Metric implements Collectable {
 
   observe(labels: Labels | undefined, value: number): void {
     if (!this.active) return;
+    this.#observeSeries(this.#series.get(labels), value);
+  }
+
+  /** A handle on one series, for hot paths: the label lookup happens once, here. */
+  bind(labels?: Labels): { observe(value: number): void } {
     const s = this.#series.get(labels);
+    return {
+      observe: (value) => {
+        if (this.active) this.#observeSeries(s, value);
+      },
+    };
+  }
+
+  #observeSeries(s: HistogramSeries, value: number): void {
     const b = this.buckets;
     let i = 0;
     while (i < b.length && value > b[i]!) i++;

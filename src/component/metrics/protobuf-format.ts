@@ -8,21 +8,30 @@ export const PROTOBUF_CONTENT_TYPE = "application/vnd.google.protobuf; proto=io.
 
 const TYPE = { counter: 0, gauge: 1, summary: 2, untyped: 3, histogram: 4 } as const;
 
-/** A minimal protobuf writer: varints, doubles, strings and nested messages. */
+/** A minimal protobuf writer over a growing buffer: varints, doubles, strings and nested messages. */
 class Writer {
-  #bytes: number[] = [];
+  #buf: Buffer = Buffer.allocUnsafe(256);
+  #len = 0;
 
   get length(): number {
-    return this.#bytes.length;
+    return this.#len;
+  }
+
+  #ensure(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#len + n));
+    this.#buf.copy(next, 0, 0, this.#len);
+    this.#buf = next;
   }
 
   varint(v: number): this {
     // Values here are non-negative integers below 2^53.
+    this.#ensure(10);
     while (v > 0x7f) {
-      this.#bytes.push((v % 0x80) | 0x80);
+      this.#buf[this.#len++] = (v % 0x80) | 0x80;
       v = Math.floor(v / 0x80);
     }
-    this.#bytes.push(v);
+    this.#buf[this.#len++] = v;
     return this;
   }
 
@@ -39,20 +48,26 @@ class Writer {
   }
 
   double(field: number, v: number): this {
-    const b = Buffer.allocUnsafe(8);
-    b.writeDoubleLE(v);
     this.tag(field, 1);
-    for (const x of b) this.#bytes.push(x);
+    this.#ensure(8);
+    this.#buf.writeDoubleLE(v, this.#len);
+    this.#len += 8;
     return this;
   }
 
   string(field: number, s: string): this {
-    return this.bytes(field, Buffer.from(s, "utf8"));
+    const n = Buffer.byteLength(s);
+    this.tag(field, 2).varint(n);
+    this.#ensure(n);
+    this.#len += this.#buf.write(s, this.#len, "utf8");
+    return this;
   }
 
   bytes(field: number, data: Uint8Array): this {
     this.tag(field, 2).varint(data.length);
-    for (const x of data) this.#bytes.push(x);
+    this.#ensure(data.length);
+    this.#buf.set(data, this.#len);
+    this.#len += data.length;
     return this;
   }
 
@@ -63,7 +78,7 @@ class Writer {
   }
 
   finish(): Uint8Array {
-    return Uint8Array.from(this.#bytes);
+    return this.#buf.subarray(0, this.#len);
   }
 }
 

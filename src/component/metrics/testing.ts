@@ -3,6 +3,7 @@
 // decode the protobuf exposition (a small reader, so tests need no schema files).
 
 import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
 
 export interface ParsedFamily {
   readonly name: string;
@@ -268,4 +269,48 @@ export function decodeMetricFamilies(data: Uint8Array): DecodedFamily[] {
     out.push(fam);
   }
   return out;
+}
+
+// --- declarations ---
+
+/**
+ * Asserts a metric is registered with exactly these label names, for metrics
+ * that have no samples yet (a family without series is not exposed, as upstream).
+ */
+export function assertDeclaresMetric(registry: { get(name: string): { labelNames: readonly string[]; kind: string } | undefined }, expected: ExpectedMetric): void {
+  const metric = registry.get(expected.name);
+  assert.ok(metric !== undefined, `metric ${expected.name} is not registered`);
+  if (expected.kind !== "custom") assert.equal(metric.kind, expected.kind, `metric ${expected.name}: kind`);
+  assert.deepEqual([...metric.labelNames].sort(), [...expected.labels].sort(), `metric ${expected.name}: label names`);
+}
+
+// --- promtool ---
+
+/** Why tests needing `command` cannot run here (undefined when they can); under CI=true its absence is an error. */
+export function commandSkipReason(command: string, debianPackage: string): string | undefined {
+  try {
+    execFileSync(command, ["--version"], { stdio: "ignore" });
+    return undefined;
+  } catch {
+    const reason = `${command} not found (Debian package ${debianPackage})`;
+    if (process.env["CI"] === "true") throw new Error(`${reason}; CI=true, so this test fails instead of skipping`);
+    return reason;
+  }
+}
+
+export function promtoolSkipReason(): string | undefined {
+  return commandSkipReason("promtool", "prometheus");
+}
+
+/** Runs `promtool check metrics` on an exposition; resolves to its exit code and output (lint problems are printed, exit 3 for lint). */
+export function promtoolCheckMetrics(text: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, output }));
+    child.stdin.end(text);
+  });
 }
