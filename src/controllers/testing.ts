@@ -3,8 +3,9 @@
 
 import { namingFor } from "../api/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
-import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig } from "../client/index.js";
+import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
+import { getIfExists } from "./resources.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { parseExposition } from "../component/metrics/testing.js";
 
@@ -61,4 +62,10 @@ export function metricValue(registry: MetricsRegistry, name: string, labels: Rec
     }
   }
   return 0;
+}
+
+/** Whether the object is being deleted (has a deletionTimestamp) or is gone already. */
+export async function deletingOrGone(ctx: Pick<ControllerContext, "client">, ref: ResourceRef, namespace: string, name: string): Promise<boolean> {
+  const obj = await getIfExists(ctx.client, ref, { namespace, name });
+  return obj === undefined || !!obj.metadata.deletionTimestamp;
 }

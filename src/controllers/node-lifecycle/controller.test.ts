@@ -8,10 +8,10 @@ import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Node, Pod, Toleration } from "../../api/core/types.js";
 import type { Lease } from "../../api/coordination/types.js";
-import { formatMicroTimestamp, formatTimestamp, isApiError } from "../../machinery/index.js";
+import { formatMicroTimestamp, formatTimestamp } from "../../machinery/index.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
-import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
+import { controllerContext, deletingOrGone, metricValue, eventually, type TestContext } from "../testing.js";
 import { NODES, PODS, leasesRef } from "../resources.js";
 import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
@@ -63,14 +63,7 @@ describe("node lifecycle and taint eviction", () => {
   const ready = (node: Node) => node.status?.conditions?.find((c) => c.type === "Ready");
   const createPod = (name: string, node: string, tolerations: Toleration[] = []) =>
     ctx.client.create<Pod>(PODS, { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { nodeName: node, tolerations, containers: [{ name: "c", image: "busybox" }] } });
-  const evicted = async (name: string) => {
-    try {
-      return !!(await ctx.client.get<Pod>(PODS, { namespace: "default", name })).metadata.deletionTimestamp;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return true;
-      throw err;
-    }
-  };
+  const evicted = (name: string) => deletingOrGone(ctx, PODS, "default", name);
 
   test("a node that keeps renewing its lease stays Ready; a silent one goes Unknown and is tainted unreachable", async () => {
     await register("alive", { "topology.orch.io/zone": "z1" });
