@@ -27,8 +27,6 @@ export interface ControllerContext {
 export interface ControllerConfig {
   /** `--node-monitor-grace-period` (default 50 s). */
   nodeMonitorGracePeriodMs?: number;
-  /** `--node-monitor-period`: how often node health is checked (default 5 s). */
-  nodeMonitorPeriodMs?: number;
   /** `--terminated-pod-gc-threshold` (default 12500; 0 or less: off). */
   terminatedPodGcThreshold?: number;
   /** First back-off before the Job controller replaces a failed pod (upstream: 10 s). */
