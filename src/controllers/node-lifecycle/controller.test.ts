@@ -96,7 +96,8 @@ describe("node lifecycle and taint eviction", () => {
       { key: "node.orch.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
       { key: "example.com/maintenance", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
     ]);
-    await createPod("stubborn", "doomed", [{ operator: "Exists" }]);
+    const stubborn = await createPod("stubborn", "doomed", [{ operator: "Exists" }]);
+    await ctx.client.update(PODS, { ...stubborn, status: { ...stubborn.status, phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { subresource: "status" });
     const defaulted = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "intolerant" });
     assert.deepEqual(
       defaulted.spec?.tolerations?.map((x) => `${x.key}:${x.tolerationSeconds}`),
@@ -118,6 +119,10 @@ describe("node lifecycle and taint eviction", () => {
     const pod = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "patient" });
     assert.equal(pod.status?.conditions?.find((c) => c.type === "DisruptionTarget")?.reason, "DeletionByTaintManager");
     assert.equal(await evicted("stubborn"), false, "tolerates everything forever");
+    await eventually("the pod on the unreachable node marked not ready", async () => {
+      const p = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "stubborn" });
+      return p.status?.conditions?.find((c) => c.type === "Ready")?.status === "False";
+    });
   });
 
   test("a node whose agent comes back is Ready again and loses the taints", async () => {

@@ -1,16 +1,17 @@
 // The node lifecycle controller (seed 001, "States and transitions"): a node whose agent has not
 // renewed its Lease nor its Ready heartbeat for --node-monitor-grace-period gets its conditions set
 // to Unknown (NodeStatusUnknown); Ready False/Unknown taint the node not-ready/unreachable with
-// NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them.
+// NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them;
+// the pods of a node that is not Ready are marked not ready.
 
-import { formatTimestamp } from "../../machinery/index.js";
+import { formatTimestamp, isApiError } from "../../machinery/index.js";
 import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
-import type { Condition, Node, Taint } from "../../api/core/types.js";
+import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, getIfExists, leasesRef } from "../resources.js";
+import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
@@ -71,6 +72,14 @@ export class NodeLifecycleController {
         this.#updateZoneMetrics();
       },
     });
+    // A ready pod on a node that is not Ready is marked not ready too (see #markPodsNotReady).
+    const onPod = (pod: Pod) => {
+      const nodeName = pod.spec?.nodeName;
+      if (!nodeName || !isPodReady(pod)) return;
+      const node = nodes.get(nodeName);
+      if (node !== undefined && (node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") this.#queue.add(nodeName);
+    };
+    informers.informerFor<Pod>({ resource: PODS }).addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
     const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
     leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
     await runQueue(this.#ctx, this.#queue, { controller: "node-lifecycle-controller", workers: 2, process: (key) => this.sync(key) });
@@ -99,6 +108,7 @@ export class NodeLifecycleController {
       result = { requeueAfterMs: this.#graceMs - silentFor + 10 };
     }
     await this.#reconcileTaints(node, now);
+    if ((node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") await this.#markPodsNotReady(name, now);
     this.#updateZoneMetrics();
     return result;
   }
@@ -119,6 +129,27 @@ export class NodeLifecycleController {
     }
     this.#ctx.log(`node-lifecycle-controller: node ${node.metadata.name} has not been heard from for ${this.#graceMs / 1000}s: conditions Unknown`);
     return this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+  }
+
+  /**
+   * Upstream's MarkPodsNotReady: the pods of a node that is not Ready get Ready=False, so that
+   * Services stop sending them traffic (nothing on the node will say otherwise).
+   */
+  async #markPodsNotReady(nodeName: string, now: number): Promise<void> {
+    const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).list();
+    for (const pod of pods) {
+      if (pod.spec?.nodeName !== nodeName || isPodFinished(pod)) continue;
+      const conditions = [...(pod.status?.conditions ?? [])];
+      const i = conditions.findIndex((c) => c?.type === "Ready");
+      if (i < 0 || conditions[i]!.status !== "True") continue;
+      conditions[i] = { ...conditions[i], status: "False", lastTransitionTime: formatTimestamp(new Date(now)) };
+      try {
+        await this.#ctx.client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
+      } catch (err) {
+        // The cache was behind (Conflict) or the pod went: its next event brings it back here.
+        if (!isApiError(err, "Conflict") && !isApiError(err, "NotFound")) throw err;
+      }
+    }
   }
 
   /** The taints the Ready condition (and spec.unschedulable) call for, set; ours that no longer apply, removed. */
