@@ -11,6 +11,7 @@ import { errorMessage, type ControllerContext, type ControllerDescriptor, runQue
 import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { CRONJOBS, JOBS, controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
+import { EventRecorder } from "../events.js";
 
 export const cronJobController: ControllerDescriptor = {
   name: "cronjob-controller",
@@ -26,9 +27,11 @@ export class CronJobController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "cronjob", baseDelayMs: 10, maxDelayMs: 60_000 });
   readonly #skew: Histogram;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "cronjob-controller");
     this.#skew = (context.metrics ?? new MetricsRegistry()).histogram({
       name: "cronjob_controller_job_creation_skew_duration_seconds",
       help: "Time between when a cronjob is scheduled to be run, and when the corresponding job is created",
@@ -64,7 +67,9 @@ export class CronJobController {
     const byUid = new Map(owned.map((j) => [j.metadata.uid, j]));
     status.active = (status.active ?? []).filter((ref) => {
       const job = byUid.get(ref.uid);
-      return job !== undefined && finishedAs(job) === undefined;
+      const end = job === undefined ? undefined : finishedAs(job);
+      if (end !== undefined) this.#events.record(cj, "Normal", "SawCompletedJob", `Saw completed job: ${ref.name}, condition: ${end}`);
+      return job !== undefined && end === undefined;
     });
     for (const job of owned) {
       const end = finishedAs(job);
@@ -112,9 +117,12 @@ export class CronJobController {
     if ((status.active ?? []).some((r) => r.name === jobName)) return requeue;
 
     const policy = spec.concurrencyPolicy ?? "Allow";
-    if (policy === "Forbid" && (status.active ?? []).length > 0) return requeue; // upstream: JobAlreadyActive, try again at the next time
+    if (policy === "Forbid" && (status.active ?? []).length > 0) {
+      this.#events.record(cj, "Normal", "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid");
+      return requeue; // try again at the next time
+    }
     if (policy === "Replace") {
-      for (const ref of status.active ?? []) await this.#deleteJob(cj.metadata.namespace!, ref.name!);
+      for (const ref of status.active ?? []) await this.#deleteJob(cj, ref.name!);
       status.active = [];
     }
 
@@ -137,6 +145,7 @@ export class CronJobController {
     let made: Job;
     try {
       made = await this.#ctx.client.create<Job>(JOBS, job);
+      this.#events.record(cj, "Normal", "SuccessfulCreate", `Created job ${jobName}`);
       this.#skew.observe({}, Math.max(0, (now - scheduled) / 1000));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists")) throw err;
@@ -157,12 +166,14 @@ export class CronJobController {
         .filter((j) => finishedAs(j) === kind && !j.metadata.deletionTimestamp)
         .sort((a, b) => startOf(a) - startOf(b));
       const excess = finished.slice(0, Math.max(0, finished.length - limits[kind]));
-      for (const job of excess) await this.#deleteJob(job.metadata.namespace!, job.metadata.name!);
+      for (const job of excess) await this.#deleteJob(cj, job.metadata.name!);
     }
   }
 
-  async #deleteJob(namespace: string, name: string): Promise<void> {
-    await deleteIfExists(this.#ctx.client, JOBS, { namespace, name, propagationPolicy: "Background" });
+  async #deleteJob(cj: CronJob, name: string): Promise<void> {
+    if (await deleteIfExists(this.#ctx.client, JOBS, { namespace: cj.metadata.namespace!, name, propagationPolicy: "Background" })) {
+      this.#events.record(cj, "Normal", "SuccessfulDelete", `Deleted job ${name}`);
+    }
   }
 }
 

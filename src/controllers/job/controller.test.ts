@@ -9,6 +9,8 @@ import type { Pod } from "../../api/core/types.js";
 import type { Job, JobSpec } from "../../api/batch/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
+import type { ApiObject } from "../../machinery/index.js";
+import type { ResourceRef } from "../../client/index.js";
 import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
 import { JOBS, PODS } from "../resources.js";
 import { JobController } from "./controller.js";
@@ -18,6 +20,8 @@ test("completed indexes are written sorted with consecutive runs collapsed", () 
   assert.equal(formatIndexes([7, 1, 3, 4, 5, 9, 10]), "1,3-5,7,9-10");
   assert.deepEqual([...parseIndexes("1,3-5,7,9-10", 10)].sort((a, b) => a - b), [1, 3, 4, 5, 7, 9]);
 });
+
+const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 
 describe("job controller", () => {
   let t: TestServer;
@@ -79,6 +83,12 @@ describe("job controller", () => {
     assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
     assert.equal(metricValue(metrics, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
     assert.ok(metricValue(metrics, "job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
+    // kubectl describe job shows what happened.
+    await eventually("the Job's events", async () => {
+      const events = (await ctx.client.list<ApiObject & { reason?: string }>(EVENTS, { namespace: "default", fieldSelector: { "involvedObject.name": "nonindexed" } })).items;
+      const reasons = events.map((e) => e.reason);
+      return reasons.filter((r) => r === "SuccessfulCreate").length === 3 && reasons.includes("Completed");
+    });
     // Seed 002: the stable job_controller_* metrics with exactly their labels.
     const text = metrics.expose();
     assertExposesMetric(text, { name: "job_controller_job_syncs_total", kind: "counter", labels: ["action", "completion_mode", "result"] });

@@ -14,6 +14,7 @@ import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } fro
 import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
+import { EventRecorder } from "../events.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
 export const completionIndexKey = (naming: Naming) => `batch.${naming.keyDomain}/job-completion-index`;
@@ -51,6 +52,7 @@ export class JobController {
   readonly #tracking: string;
   readonly #indexKey: string;
   readonly #failureCountKey: string;
+  readonly #events: EventRecorder;
   /** Job uid → when its last failure was counted (the back-off clock; upstream keeps it in memory too). */
   readonly #lastFailure = new Map<string, number>();
 
@@ -59,6 +61,7 @@ export class JobController {
     this.#options = { workers: 5, backoffBaseMs: context.config?.jobBackoffBaseMs ?? 10_000, backoffMaxMs: 360_000, ...options };
     this.#tracking = jobTrackingFinalizer(context.naming);
     this.#indexKey = completionIndexKey(context.naming);
+    this.#events = new EventRecorder(context, "job-controller");
     this.#failureCountKey = `batch.${context.naming.keyDomain}/job-index-failure-count`;
     const m = (context.metrics ?? new MetricsRegistry());
     const labelNames = ["action", "completion_mode", "result"];
@@ -202,7 +205,7 @@ export class JobController {
       const plan = indexed ? this.#planIndexed(active, new Set([...completed, ...failedIndexes]), completions ?? 0, parallelism) : this.#planNonIndexed(active, succeeded, completions, parallelism);
       wantActive = active.filter((p) => !plan.excess.includes(p));
       if (plan.excess.length > 0) {
-        await this.#deletePods(plan.excess);
+        await this.#deletePods(job, plan.excess);
         action = "pods_deleted";
       }
       if (plan.create.length > 0) {
@@ -215,14 +218,16 @@ export class JobController {
       }
     } else if (active.length > 0) {
       // Suspended, or decided: the remaining pods go.
-      await this.#deletePods(active);
+      await this.#deletePods(job, active);
       action = "pods_deleted";
     }
 
+    const events: [type: "Normal" | "Warning", reason: string, message: string][] = [];
     if (spec.suspend) {
-      setCondition(conditions, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }, now);
+      if (setCondition(conditions, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }, now)) events.push(["Normal", "Suspended", "Job suspended"]);
     } else if (conditions.some((c) => c.type === "Suspended" && c.status === "True")) {
       setCondition(conditions, { type: "Suspended", status: "False", reason: "JobResumed", message: "Job resumed" }, now);
+      events.push(["Normal", "Resumed", "Job resumed"]);
       status.startTime = formatTimestamp(new Date(now)); // a resumed Job's deadline counts from the resumption
     }
 
@@ -232,6 +237,7 @@ export class JobController {
       setCondition(conditions, { type: success ? "Complete" : "Failed", status: "True", reason: verdict.reason ?? "", message: verdict.message ?? "" }, now);
       if (success) status.completionTime = formatTimestamp(new Date(now));
       ended = { result: success ? "succeeded" : "failed", reason: verdict.reason ?? "" };
+      events.push(success ? ["Normal", "Completed", "Job completed"] : ["Warning", verdict.reason ?? "Failed", verdict.message ?? ""]);
     }
     status.active = wantActive.length + created;
     status.ready = wantActive.filter(isPodReady).length;
@@ -239,6 +245,8 @@ export class JobController {
     if (indexed) status.completedIndexes = formatIndexes(completed);
     if (indexed && spec.backoffLimitPerIndex != null) status.failedIndexes = formatIndexes(failedIndexes);
     await this.#writeStatus(job, status);
+    // After the write: a conflict retries the pass, and must not repeat its events.
+    for (const [type, reason, message] of events) this.#events.record(job, type, reason, message);
     if (ended !== undefined) {
       this.#metrics.finished.inc({ completion_mode: spec.completionMode ?? "NonIndexed", ...ended });
       this.#lastFailure.delete(job.metadata.uid!);
@@ -408,13 +416,19 @@ export class JobController {
           },
           spec,
         };
-        return this.#ctx.client.create(PODS, pod);
+        return this.#ctx.client.create<Pod>(PODS, pod).then((made) => this.#events.record(job, "Normal", "SuccessfulCreate", `Created pod: ${made.metadata.name}`));
       }),
     );
   }
 
-  async #deletePods(pods: Pod[]): Promise<void> {
-    await Promise.all(pods.map((p) => deleteIfExists(this.#ctx.client, PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! })));
+  async #deletePods(job: Job, pods: Pod[]): Promise<void> {
+    await Promise.all(
+      pods.map(async (p) => {
+        if (await deleteIfExists(this.#ctx.client, PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! })) {
+          this.#events.record(job, "Normal", "SuccessfulDelete", `Deleted pod: ${p.metadata.name}`);
+        }
+      }),
+    );
   }
 
   async #writeStatus(job: Job, status: JobStatus): Promise<Job> {

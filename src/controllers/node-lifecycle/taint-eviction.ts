@@ -10,6 +10,7 @@ import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } fr
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, isPodFinished } from "../resources.js";
 import { tolerationWindowMs } from "./taints.js";
+import { EventRecorder } from "../events.js";
 
 export const taintEvictionController: ControllerDescriptor = {
   name: "taint-eviction-controller",
@@ -21,9 +22,11 @@ export class TaintEvictionController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "taint_eviction_controller", baseDelayMs: 50, maxDelayMs: 30_000 });
   readonly #deletions: Counter;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "taint-eviction-controller");
     this.#deletions = (context.metrics ?? new MetricsRegistry()).counter({
       name: "taint_eviction_controller_pod_deletions_total",
       help: "Total number of Pods deleted by TaintEvictionController since its start.",
@@ -70,6 +73,7 @@ export class TaintEvictionController {
       await client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
       await client.delete(PODS, { namespace: namespace!, name, preconditions: { uid: pod.metadata.uid! } });
       this.#deletions.inc();
+      this.#events.record({ ...pod, apiVersion: "v1", kind: "Pod" }, "Normal", "TaintManagerEviction", `Marking for deletion Pod ${namespace}/${name}`);
       this.#ctx.log(`taint-eviction-controller: deleted pod ${namespace}/${name} from node ${pod.spec?.nodeName} (NoExecute taint)`);
     } catch (err) {
       if (!isApiError(err, "NotFound")) throw err;
