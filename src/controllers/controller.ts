@@ -31,6 +31,8 @@ export interface ControllerConfig {
   terminatedPodGcThreshold?: number;
   /** First back-off before the Job controller replaces a failed pod (upstream: 10 s). */
   jobBackoffBaseMs?: number;
+  /** `--max-endpoints-per-slice` (default 100). */
+  maxEndpointsPerSlice?: number;
   /** How often pod GC runs (upstream: 20 s). */
   podGcPeriodMs?: number;
 }

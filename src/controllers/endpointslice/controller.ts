@@ -36,7 +36,7 @@ export class EndpointSliceController {
 
   constructor(context: ControllerContext, options: EndpointSliceControllerOptions = {}) {
     this.#ctx = context;
-    this.#max = options.maxEndpointsPerSlice ?? 100;
+    this.#max = options.maxEndpointsPerSlice ?? context.config?.maxEndpointsPerSlice ?? 100;
     this.#labels = endpointSliceLabels(context.naming);
   }
 

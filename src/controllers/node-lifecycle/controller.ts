@@ -13,6 +13,7 @@ import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } fr
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
+import { EventRecorder } from "../events.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: "node-lifecycle-controller",
@@ -48,9 +49,11 @@ export class NodeLifecycleController {
   readonly #zoneSize: Gauge;
   readonly #zoneUnhealthy: Gauge;
   readonly #zoneHealth: Gauge;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "node-controller");
     this.#graceMs = context.config?.nodeMonitorGracePeriodMs ?? 50_000;
     this.#taints = nodeTaintKeys(context.naming);
     const m = (context.metrics ?? new MetricsRegistry());
@@ -128,7 +131,9 @@ export class NodeLifecycleController {
       else conditions[i] = unknown;
     }
     this.#ctx.log(`node-lifecycle-controller: node ${node.metadata.name} has not been heard from for ${this.#graceMs / 1000}s: conditions Unknown`);
-    return this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+    const updated = await this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+    this.#events.record({ ...updated, apiVersion: "v1", kind: "Node" }, "Normal", "NodeNotReady", `Node ${node.metadata.name} status is now: NodeNotReady`);
+    return updated;
   }
 
   /**
@@ -145,6 +150,7 @@ export class NodeLifecycleController {
       conditions[i] = { ...conditions[i], status: "False", lastTransitionTime: formatTimestamp(new Date(now)) };
       try {
         await this.#ctx.client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
+        this.#events.record({ ...pod, apiVersion: "v1", kind: "Pod" }, "Warning", "NodeNotReady", "Node is not ready");
       } catch (err) {
         // The cache was behind (Conflict) or the pod went: its next event brings it back here.
         if (!isApiError(err, "Conflict") && !isApiError(err, "NotFound")) throw err;
