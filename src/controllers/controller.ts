@@ -68,6 +68,7 @@ export function nowMs(context: Pick<ControllerContext, "now">): number {
  * asked for to sync, run `workers` loops over the queue until the signal
  * fires, then shut the queue down and wait for the workers. A failing key is
  * logged as `<controller>: <key>: <error> (will retry)` and retried with backoff.
+ * The queue reports the workqueue metrics into the context's registry.
  */
 export async function runQueue(
   context: ControllerContext,
@@ -75,6 +76,7 @@ export async function runQueue(
   options: { controller: string; workers: number; process(key: string): Promise<ProcessResult | void> },
 ): Promise<void> {
   const { signal, informers } = context;
+  queue.instrument(context.metrics); // workqueue_*{name} (seed 002)
   if (!(await informers.waitForSync(signal))) return;
   const workers = runWorkers(queue, {
     workers: options.workers,

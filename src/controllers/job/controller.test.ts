@@ -95,6 +95,7 @@ describe("job controller", () => {
     assertExposesMetric(text, { name: "job_controller_job_sync_duration_seconds", kind: "histogram", labels: ["action", "completion_mode", "result"] });
     assertExposesMetric(text, { name: "job_controller_jobs_finished_total", kind: "counter", labels: ["completion_mode", "reason", "result"] });
     assertExposesMetric(text, { name: "job_controller_job_pods_finished_total", kind: "counter", labels: ["completion_mode", "result"] });
+    assert.ok(metricValue(metrics, "workqueue_adds_total", { name: "job" }) > 0, "the work queue reports workqueue_*{name=\"job\"}");
   });
 
   test("Indexed: one pod per index with the index annotation, label and hostname; completedIndexes", async () => {
