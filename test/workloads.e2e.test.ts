@@ -86,7 +86,8 @@ describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReas
   let agent: Promise<void>;
   let stopAgent = false;
   before(async () => {
-    orch = await startOrch("server");
+    // The test plays the node agent (and binds nothing): the controllers under test, without a real node.
+    orch = await startOrch("server", ["--disable-agent", "--disable-scheduler"]);
     k = new Kubectl(orch.kubeconfig);
     client = new RestClient(loadKubeconfig(orch.kubeconfig));
     // The node agent's part: every pod that appears is reported Running and Ready.
