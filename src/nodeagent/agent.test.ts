@@ -5,22 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "./config/index.js";
 import { startNodeAgent, type NodeAgent } from "./agent.js";
-
-/** Polls `check` until it returns a value (not undefined), failing after `ms`. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { eventually } from "./testing/eventually.js";
 
 const manifest = (name: string, script: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: main\n    image: busybox\n    imagePullPolicy: IfNotPresent\n    command: ["sh", "-c", ${JSON.stringify(script)}]\n  terminationGracePeriodSeconds: 1\n`;

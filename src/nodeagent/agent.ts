@@ -348,9 +348,13 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
             },
             spec: pod.spec!,
           };
-          await client!.create(PODS, mirror).catch((err: Error) => {
-            if (!isApiError(err) || err.code !== 409) log(`mirror pod ${pod.metadata.namespace}/${pod.metadata.name}: ${err.message}`);
-          });
+          try {
+            await client!.create(PODS, mirror);
+            // Its status is written on the next pass of the static pod's worker.
+            workers.wake(pod.metadata.uid!);
+          } catch (err) {
+            if (!isApiError(err) || err.code !== 409) log(`mirror pod ${pod.metadata.namespace}/${pod.metadata.name}: ${(err as Error).message}`);
+          }
         }
       };
       const mirrorTimer = setInterval(() => void mirrors(), tuning.housekeepingMs ?? 10_000);
