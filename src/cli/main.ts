@@ -7,6 +7,7 @@ import { command as apiserver } from "./apiserver.js";
 import { command as cloudControllerManager } from "./cloud-controller-manager.js";
 import { runCommand, type Command, type Io } from "./command.js";
 import { command as controllerManager } from "./controller-manager.js";
+import { command as images } from "./images.js";
 import { command as nodeagent } from "./nodeagent.js";
 import { command as proxy } from "./proxy.js";
 import { command as scheduler } from "./scheduler.js";
@@ -24,6 +25,7 @@ export const commands: readonly AnyCommand[] = [
   nodeagent,
   proxy,
   cloudControllerManager,
+  images,
 ];
 
 export function usage(): string {

@@ -1,8 +1,8 @@
 // The CRI container log format: one record per line,
 // `<RFC3339Nano timestamp> <stdout|stderr> <F|P> <content>`, where P marks a
-// partial line (a long line split, or output that ended without a newline
-// when the stream closed is still F). Runtimes write it; the agent reads it
-// for `kubectl logs`. Both directions live here so they cannot disagree.
+// partial line (a long line cut, or output that ended without a newline, as
+// containerd writes it). Runtimes write it; the agent reads it for
+// `kubectl logs`. Both directions live here so they cannot disagree.
 
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
@@ -21,11 +21,20 @@ export interface LogRecord {
   content: string;
 }
 
-/** RFC 3339 with nine fractional digits and Z, from the wall clock plus hrtime for the sub-millisecond part. */
-export function rfc3339Nano(date: Date = new Date(), nanosOfMilli = Number(process.hrtime.bigint() % 1_000_000n)): string {
-  const iso = date.toISOString(); // 2024-01-02T03:04:05.678Z
-  const nanos = String(date.getUTCMilliseconds() * 1_000_000 + nanosOfMilli).padStart(9, "0");
-  return `${iso.slice(0, 19)}.${nanos}Z`;
+// Wall-clock nanoseconds that never go backwards within a process: the epoch
+// at start-up plus the monotonic clock since (Date alone has milliseconds only).
+const EPOCH_NS = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+
+/** Nanoseconds since the epoch, monotonic within this process. */
+export function nowNanos(): bigint {
+  return EPOCH_NS + process.hrtime.bigint();
+}
+
+/** RFC 3339 with nine fractional digits and Z, as the CRI log format and containerd write it. */
+export function rfc3339Nano(nanos: bigint = nowNanos()): string {
+  const ms = nanos / 1_000_000n;
+  const iso = new Date(Number(ms)).toISOString(); // 2024-01-02T03:04:05.678Z
+  return `${iso.slice(0, 19)}.${String(nanos % 1_000_000_000n).padStart(9, "0")}Z`;
 }
 
 /** One record, newline included. */
@@ -48,7 +57,7 @@ export function parseLogRecord(line: string): LogRecord | undefined {
  * Writes a container's stdout and stderr into one CRI log file. Each stream is
  * cut into lines; a line longer than MAX_LOG_LINE becomes P records followed
  * by an F record. Output left without a newline when a stream ends is written
- * as an F record. reopen() starts a new file at the same path (log rotation).
+ * as a P record. reopen() starts a new file at the same path (log rotation).
  */
 export class CriLogWriter {
   readonly #path: string;
@@ -70,6 +79,7 @@ export class CriLogWriter {
   attach(stream: LogStream, source: Readable): Promise<void> {
     source.setEncoding("utf8");
     source.on("data", (chunk: string) => this.write(stream, chunk));
+    source.resume(); // a source paused by its producer starts flowing here
     return new Promise((resolve) => {
       const done = (): void => {
         source.off("end", done).off("close", done).off("error", done);
@@ -97,11 +107,11 @@ export class CriLogWriter {
     if (records !== "") this.#out.write(records);
   }
 
-  /** Writes what is left of a stream's last line as a full record. */
+  /** Writes what is left of a stream's last line (no newline came) as a partial record. */
   flush(stream: LogStream): void {
     const rest = this.#pending.get(stream) ?? "";
     this.#pending.delete(stream);
-    if (rest !== "") this.#out.write(formatLogRecord(stream, false, rest));
+    if (rest !== "") this.#out.write(formatLogRecord(stream, true, rest));
   }
 
   /** Closes the file and opens the path anew (after the agent rotated it). */

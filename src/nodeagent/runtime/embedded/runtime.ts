@@ -5,17 +5,22 @@
 
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync, readdirSync, lstatSync } from "node:fs";
-import { constants as osConstants, hostname as osHostname, networkInterfaces } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
-import { CriLogWriter } from "../../cri/log-format.js";
+import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
+import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
-import { execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { RuntimeError } from "./errors.js";
+import { PodNetwork, type PodNetworkOptions } from "./network.js";
+import { diskUsage, hostIp, lookupUser, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
+import { checkSeccomp } from "./seccomp.js";
 
 export const RUNTIME_NAME = "orch-embedded";
 export const RUNTIME_VERSION = "0.1.0";
@@ -23,25 +28,24 @@ const DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
 /** Upstream caps ExecSync output at 16 MiB per stream (CVE-2022-1708). */
 const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
 
-/** A CRI failure with its gRPC status code. */
-export class RuntimeError extends Error {
-  readonly code: Code;
-  constructor(code: Code, message: string) {
-    super(message);
-    this.name = "RuntimeError";
-    this.code = code;
-  }
-}
 
 export interface EmbeddedRuntimeOptions {
   /** The runtime's directory: images/, state/, containers/, sandboxes/. */
   root: string;
   /**
-   * What PullImage does for an image not in the store (registries are not
-   * reachable from the embedded runtime): "host-root" answers success and the
-   * container runs on the host's root file system; "error" fails the pull.
+   * What PullImage does for an image neither in the store nor pullable (no
+   * registry reachable): "host-root" answers success and the container runs
+   * on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /** Pull absent images from their registries (default true); where none is reachable, absentImages decides. */
+  pullFromRegistries?: boolean;
+  /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
+  insecureRegistries?: string[];
+  /** Pod network settings, or false to put every pod on the host network. */
+  network?: PodNetworkOptions | false;
+  /** false runs containers as plain host processes even where namespaces are available. */
+  namespaces?: boolean;
   log?: (message: string) => void;
 }
 
@@ -53,7 +57,8 @@ interface Running {
   killedByUs: boolean;
 }
 
-const now = (): number => Date.now() * 1_000_000;
+// Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
+const now = (): number => Number(nowNanos());
 const newId = (): string => randomBytes(32).toString("hex");
 const notFound = (what: string, id: string): RuntimeError => new RuntimeError(Code.NOT_FOUND, `an error occurred when try to find ${what} "${id}": not found`);
 
@@ -63,6 +68,10 @@ export class EmbeddedRuntimeService {
   readonly cgroups: Cgroups;
   readonly #root: string;
   readonly #absentImages: "host-root" | "error";
+  readonly #pull: boolean;
+  /** The pod network, or why pods use the host's. */
+  readonly #network: PodNetwork | string;
+  readonly #insecureRegistries: string[];
   readonly #log: (message: string) => void;
   readonly #sandboxes: RecordStore<SandboxRecord>;
   readonly #containers: RecordStore<ContainerRecord>;
@@ -72,11 +81,20 @@ export class EmbeddedRuntimeService {
   constructor(options: EmbeddedRuntimeOptions) {
     this.#root = options.root;
     this.#absentImages = options.absentImages ?? "host-root";
+    this.#pull = options.pullFromRegistries ?? true;
+    this.#insecureRegistries = options.insecureRegistries ?? [];
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
     this.images = new ImageStore(this.#root);
-    this.isolation = probeIsolation(this.#root);
+    this.isolation = options.namespaces === false
+      ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
+      : probeIsolation(this.#root);
     this.cgroups = new Cgroups();
+    this.#network = options.network === false
+      ? "turned off by configuration"
+      : !this.isolation.namespaces
+        ? "containers run without namespaces"
+        : PodNetwork.probe(options.network ?? {});
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
     this.#recover();
@@ -96,7 +114,9 @@ export class EmbeddedRuntimeService {
   status(req: cri.StatusRequest): cri.DeepPartial<cri.StatusResponse> {
     const conditions: cri.RuntimeCondition[] = [
       { type: "RuntimeReady", status: true, reason: "", message: "" },
-      { type: "NetworkReady", status: true, reason: "HostNetwork", message: "the embedded runtime runs every pod on the host network" },
+      typeof this.#network === "string"
+        ? { type: "NetworkReady", status: true, reason: "HostNetwork", message: `every pod uses the host network: ${this.#network}` }
+        : { type: "NetworkReady", status: true, reason: "", message: this.#network.description },
       // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
       { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
@@ -109,13 +129,23 @@ export class EmbeddedRuntimeService {
 
   // ---- sandboxes ----
 
-  runPodSandbox(req: cri.RunPodSandboxRequest): cri.RunPodSandboxResponse {
+  async runPodSandbox(req: cri.RunPodSandboxRequest): Promise<cri.RunPodSandboxResponse> {
     const config = req.config;
     if (config?.metadata == null || config.metadata.name === "" || config.metadata.uid === "") throw new RuntimeError(Code.INVALID_ARGUMENT, "sandbox config must include metadata with name and uid");
     if (req.runtimeHandler !== "") throw new RuntimeError(Code.NOT_FOUND, `no runtime for "${req.runtimeHandler}" is configured`);
     const id = newId();
+    const hostNetwork = config.linux?.securityContext?.namespaceOptions?.network === "NODE" || typeof this.#network === "string";
     const hostname = config.hostname !== "" ? config.hostname : osHostname();
-    const ip = hostIp();
+    let ip = hostIp();
+    let netns = "";
+    if (!hostNetwork) {
+      try {
+        ({ ip, netns } = await (this.#network as PodNetwork).attach(id, config.portMappings));
+      } catch (err) {
+        // Keep the pod running: the host network is what the runtime offers without CNI anyway.
+        this.#log(`sandbox ${config.metadata.name}: pod network failed, using the host network: ${(err as Error).message}`);
+      }
+    }
     const dir = this.#sandboxDir(id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "hostname"), `${hostname}\n`);
@@ -126,7 +156,7 @@ export class EmbeddedRuntimeService {
       : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
     writeFileSync(join(dir, "resolv.conf"), resolv);
     if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
-    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname });
+    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname, netns });
     return { podSandboxId: id };
   }
 
@@ -134,7 +164,11 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {}; // idempotent, as upstream
     await Promise.all(this.#containers.values().filter((c) => c.podSandboxId === sandbox.id).map((c) => this.#kill(c.id, 0)));
-    if (sandbox.state !== "SANDBOX_NOTREADY") this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    if (sandbox.state !== "SANDBOX_NOTREADY") {
+      // As upstream: stopping a sandbox gives back its address and ports.
+      if (sandbox.netns && typeof this.#network !== "string") await this.#network.release(sandbox.id, sandbox.config.portMappings).catch(() => {});
+      this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    }
     return {};
   }
 
@@ -142,6 +176,7 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {};
     for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
+    if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
     rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
@@ -149,7 +184,7 @@ export class EmbeddedRuntimeService {
 
   podSandboxStatus(req: cri.PodSandboxStatusRequest): cri.DeepPartial<cri.PodSandboxStatusResponse> {
     const s = this.#sandbox(req.podSandboxId);
-    const hostNetwork = s.config.linux?.securityContext?.namespaceOptions?.network === "NODE";
+    const hostNetwork = s.netns === "";
     return {
       status: {
         id: s.id,
@@ -157,12 +192,12 @@ export class EmbeddedRuntimeService {
         state: s.state,
         createdAt: s.createdAt,
         network: { ip: s.ip, additionalIps: [] },
-        linux: { namespaces: { options: { network: "NODE", pid: "CONTAINER", ipc: "CONTAINER" } } },
+        linux: { namespaces: { options: { network: hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "CONTAINER" } } },
         labels: s.config.labels,
         annotations: s.config.annotations,
         runtimeHandler: s.runtimeHandler,
       },
-      info: req.verbose ? { info: JSON.stringify({ hostNetwork, network: "host", hostname: s.hostname }) } : {},
+      info: req.verbose ? { info: JSON.stringify({ hostNetwork, netns: s.netns, hostname: s.hostname }) } : {},
       containersStatuses: [],
       timestamp: 0,
     };
@@ -190,6 +225,7 @@ export class EmbeddedRuntimeService {
     const notes: string[] = [];
     const security = config.linux?.securityContext ?? null;
     checkSeccomp(security, notes);
+    if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
@@ -252,6 +288,10 @@ export class EmbeddedRuntimeService {
         mounts: (c.config.mounts ?? []).filter((m) => m.hostPath !== "").map((m) => ({ hostPath: m.hostPath, containerPath: m.containerPath, readonly: m.readonly })),
         etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
         cgroupProcs: this.cgroups.procsFiles(cgroup),
+        privileged: c.config.linux?.securityContext?.privileged ?? false,
+        devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
+        readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
+        netns: sandbox.netns,
         isolation: this.isolation,
       });
     } catch (err) {
@@ -261,20 +301,17 @@ export class EmbeddedRuntimeService {
       this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode: 128, reason: "StartError", message });
       throw new RuntimeError(Code.UNKNOWN, message);
     }
-    const { child, pid, stdout, stderr } = launched;
+    const { child, exited, pid, stdout, stderr } = launched;
     const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
     const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
-    running.exited = new Promise<void>((resolve) => {
-      child.once("exit", (code, signal) => {
-        void drained.then(async () => {
-          await logs?.close();
-          this.#exited(c.id, code, signal, cgroup, running);
-          resolve();
-        });
-      });
+    running.exited = exited.then(async ({ code, signal }) => {
+      await drained;
+      await logs?.close();
+      this.#exited(c.id, code, signal, cgroup, running);
     });
     this.#running.set(c.id, running);
     this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
+    await commandStarted(pid);
     return {};
   }
 
@@ -414,22 +451,34 @@ export class EmbeddedRuntimeService {
     return { image: toCriImage(image), info: req.verbose ? { info: JSON.stringify({ config: image.config, rootfs: this.images.rootfs(image.id), importedAt: image.importedAt }) } : {} };
   }
 
-  pullImage(req: cri.PullImageRequest): cri.PullImageResponse {
+  async pullImage(req: cri.PullImageRequest): Promise<cri.PullImageResponse> {
     const ref = req.image?.image ?? "";
+    const present = this.images.resolve(ref);
+    if (present !== undefined) return { imageRef: present.id };
     let name: string;
     try {
       name = normalizeReference(ref);
     } catch (err) {
-      if (this.images.resolve(ref) === undefined) throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
-      name = ref;
+      throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
-    const image = this.images.resolve(ref);
-    if (image !== undefined) return { imageRef: image.id };
+    let failure = "pulling from registries is turned off";
+    if (this.#pull) {
+      try {
+        const auth = req.auth;
+        const image = await pullFromRegistry(this.images, name, {
+          insecure: this.#insecureRegistries,
+          ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
+        });
+        return { imageRef: image.id };
+      } catch (err) {
+        failure = (err as Error).message;
+      }
+    }
     if (this.#absentImages === "host-root") {
-      this.#log(`image ${name} is not in the image store and registries are not used: its containers run on the host's root file system`);
+      this.#log(`image ${name} could not be pulled (${failure}): its containers run on the host's root file system`);
       return { imageRef: name };
     }
-    throw new RuntimeError(Code.NOT_FOUND, `failed to pull image "${ref}": the embedded runtime does not pull from registries; import the image with "orch images import FILE" (docker save or OCI archive)`);
+    throw new RuntimeError(Code.UNKNOWN, `failed to pull image "${ref}": ${failure}; to run it without a registry, import it with "orch images import FILE" (docker save or OCI archive)`);
   }
 
   removeImage(req: cri.RemoveImageRequest): cri.Empty {
@@ -600,98 +649,4 @@ function toCriImage(i: StoredImage): cri.DeepPartial<cri.Image> {
 function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
   return true;
-}
-
-/** The seccomp check the runtime can make: a Localhost profile must exist and be a profile (seed 001, "Seccomp settings"). */
-function checkSeccomp(security: cri.LinuxContainerSecurityContext | null, notes: string[]): void {
-  const profile = security?.seccomp;
-  if (security?.privileged || profile == null || profile.profileType === "Unconfined") return;
-  if (profile.profileType === "Localhost") {
-    const path = profile.localhostRef;
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: cannot load seccomp profile "${path}": open ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: decoding seccomp profile "${path}" failed: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== "object" || parsed === null || typeof (parsed as { defaultAction?: unknown }).defaultAction !== "string") {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: seccomp profile "${path}" has no defaultAction`);
-    }
-  }
-  notes.push(`seccomp profile ${profile.profileType}${profile.localhostRef ? ` (${profile.localhostRef})` : ""} is not enforced by the embedded runtime`);
-}
-
-function lookupUser(root: string, name: string): { uid: number; gid: number } | undefined {
-  try {
-    for (const line of readFileSync(join(root, "etc", "passwd"), "utf8").split("\n")) {
-      const f = line.split(":");
-      if (f[0] === name && f.length >= 4) return { uid: Number(f[2]), gid: Number(f[3]) };
-    }
-  } catch {
-    // no passwd file
-  }
-  return undefined;
-}
-
-function hostIp(): string {
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-  }
-  return "127.0.0.1";
-}
-
-/** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */
-function procStart(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
-  } catch {
-    return "";
-  }
-}
-
-/** CPU and memory of one process from /proc, when there is no cgroup to read. */
-function procUsage(pid: number): { cpuNanos?: number; rss?: number; workingSet?: number; memoryUsage?: number; pageFaults?: number; majorPageFaults?: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = 100; // USER_HZ on Linux
-    const cpu = ((Number(f[11]) + Number(f[12])) / ticks) * 1e9;
-    const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
-    return { cpuNanos: cpu, rss, workingSet: rss, memoryUsage: rss, pageFaults: Number(f[7]), majorPageFaults: Number(f[9]) };
-  } catch {
-    return {};
-  }
-}
-
-function diskUsage(dir: string): number {
-  let total = 0;
-  const walk = (d: string, depth: number): void => {
-    if (depth > 32) return;
-    let entries: string[];
-    try {
-      entries = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e);
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (st === undefined) continue;
-      if (st.isDirectory()) walk(p, depth + 1);
-      else total += st.size;
-    }
-  };
-  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir, 0);
-  return total;
-}
-
-function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === null ? 0 : osConstants.signals[signal] ?? 0;
 }

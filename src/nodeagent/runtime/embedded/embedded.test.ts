@@ -1,0 +1,310 @@
+// What the embedded runtime does beyond the shared CRI suite: the host-root
+// fallback for images it does not hold, the refused pull, seccomp checks,
+// volumes, cgroup limits, hostnames, plain processes without namespaces, and
+// recovery after the runtime is killed.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { CriClient, GrpcStatus, isCriError, type ContainerStatus, type DeepPartial, type ContainerConfig } from "../../cri/index.js";
+import { packageRoot } from "../../../component/index.js";
+import { importArchive } from "../images/archive.js";
+import { buildBusyboxImage, busyboxSkipReason } from "../../../../test/support/busybox-image.js";
+import { registrySkipReason, startRegistry } from "../../../../test/support/registry.js";
+import { waitFor } from "../../cri/testing/wait.js";
+import { startEmbeddedRuntime, type EmbeddedRuntime } from "./index.js";
+
+const skip = busyboxSkipReason() ?? (process.getuid?.() !== 0 ? "namespaces and cgroups need root" : undefined);
+
+interface Harness {
+  dir: string;
+  runtime: EmbeddedRuntime;
+  client: CriClient;
+  sandbox: string;
+  logs: string;
+  run(name: string, config: DeepPartial<ContainerConfig>): Promise<string>;
+  exited(id: string): Promise<ContainerStatus>;
+  close(): Promise<void>;
+}
+
+async function harness(options: { absentImages?: "host-root" | "error"; namespaces?: boolean; root?: string } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "orch-embedded-"));
+  const runtime = await startEmbeddedRuntime({ root: options.root ?? join(dir, "rt"), ...options });
+  const client = new CriClient({ endpoint: runtime.endpoint, timeoutMs: 15_000 });
+  await buildBusyboxImage({ file: join(dir, "busybox.tar") });
+  await importArchive(runtime.service.images, join(dir, "busybox.tar"));
+  const logs = join(dir, "logs");
+  const { podSandboxId } = await client.runPodSandbox({ config: { metadata: { name: "web", uid: "u-1", namespace: "default" }, hostname: "web-0", logDirectory: logs } });
+  return {
+    dir,
+    runtime,
+    client,
+    sandbox: podSandboxId,
+    logs,
+    async run(name, config) {
+      const { containerId } = await client.createContainer({ podSandboxId, config: { metadata: { name }, image: { image: "busybox" }, logPath: `${name}.log`, ...config } });
+      await client.startContainer({ containerId });
+      return containerId;
+    },
+    exited: (id) => waitFor(`${id} to exit`, async () => {
+      const { status } = await client.containerStatus({ containerId: id });
+      return status?.state === "CONTAINER_EXITED" ? status : undefined;
+    }),
+    async close() {
+      // Sandboxes outlive a runtime by design; a test removes its own (and their network namespaces).
+      for (const item of (await client.listPodSandbox({})).items) await client.removePodSandbox({ podSandboxId: item.id });
+      client.close();
+      await runtime.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const log = (h: Harness, name: string): string => (existsSync(join(h.logs, `${name}.log`)) ? readFileSync(join(h.logs, `${name}.log`), "utf8") : "");
+
+describe("embedded runtime", { skip }, () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness();
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  test("an image not in the store: the pull answers, the command runs on the host root, the status says so", async () => {
+    // A registry that refuses connections: the pull fails at once, the fallback answers.
+    const { imageRef } = await h.client.pullImage({ image: { image: "127.0.0.1:1/never-imported:1" } });
+    assert.equal(imageRef, "127.0.0.1:1/never-imported:1");
+    const marker = join(h.dir, "host-file");
+    writeFileSync(marker, "from the host\n");
+    const id = await h.run("hostroot", { image: { image: imageRef }, command: ["/bin/cat", marker] });
+    const status = await h.exited(id);
+    assert.equal(status.exitCode, 0);
+    assert.match(status.message, /not in the embedded runtime's image store: the command runs on the host's root file system/);
+    assert.equal(status.imageId, "");
+    const verbose = await h.client.containerStatus({ containerId: id, verbose: true });
+    assert.equal(JSON.parse(verbose.info.info!).rootfs, "host");
+    assert.match(log(h, "hostroot"), / stdout F from the host\n/);
+  });
+
+  test("an imported image is the container's root: host files are not visible", async () => {
+    const id = await h.run("imageroot", { command: ["sh", "-c", `test -e ${JSON.stringify(h.dir)} && echo visible || echo hidden`] });
+    await h.exited(id);
+    assert.match(log(h, "imageroot"), / stdout F hidden\n/);
+  });
+
+  test("the container's hostname is the sandbox's, and the host keeps its own", async () => {
+    const id = await h.run("hostname", { command: ["hostname"] });
+    await h.exited(id);
+    assert.match(log(h, "hostname"), / stdout F web-0\n/);
+    assert.equal(hostname(), readFileSync("/proc/sys/kernel/hostname", "utf8").trim());
+    assert.notEqual(hostname(), "web-0");
+  });
+
+  test("volumes: a host directory mounted read-only is readable, not writable", async () => {
+    const vol = join(h.dir, "vol");
+    mkdirSync(vol);
+    writeFileSync(join(vol, "config.txt"), "setting=1\n");
+    const id = await h.run("volume", {
+      command: ["sh", "-c", "cat /etc/app/config.txt; touch /etc/app/new 2>/dev/null && echo wrote || echo read-only"],
+      mounts: [{ containerPath: "/etc/app", hostPath: vol, readonly: true }],
+    });
+    await h.exited(id);
+    assert.match(log(h, "volume"), / stdout F setting=1\n.* stdout F read-only\n/s);
+    assert.equal(existsSync(join(vol, "new")), false);
+  });
+
+  test("privileged containers see the host's /dev; others a minimal one plus their devices; a read-only root refuses writes", async () => {
+    const priv = await h.run("privileged", { command: ["sh", "-c", "ls /dev | wc -l"], linux: { securityContext: { privileged: true } } });
+    const plain = await h.run("unprivileged", { command: ["sh", "-c", "ls /dev | wc -l; ls /dev/mydisk"], devices: [{ hostPath: "/dev/zero", containerPath: "/dev/mydisk", permissions: "r" }] });
+    await h.exited(priv);
+    await h.exited(plain);
+    const count = (name: string) => Number(/ stdout F (\d+)\n/.exec(log(h, name))?.[1]);
+    assert.ok(count("privileged") > count("unprivileged") + 5, `${count("privileged")} host devices vs ${count("unprivileged")}`);
+    assert.match(log(h, "unprivileged"), / stdout F \/dev\/mydisk\n/);
+    const ro = await h.run("readonly", { command: ["sh", "-c", "touch /newfile && echo wrote || echo refused; touch /tmp/x 2>/dev/null || echo tmp-refused"], linux: { securityContext: { readonlyRootfs: true } } });
+    await h.exited(ro);
+    assert.match(log(h, "readonly"), / stdout F refused\n.* stdout F tmp-refused\n/s);
+  });
+
+  test("env, working directory and user come from the config over the image", async () => {
+    const id = await h.run("identity", {
+      command: ["sh", "-c", "echo $GREETING $PATH; pwd; id -u; id -g"],
+      envs: [{ key: "GREETING", value: "hello" }],
+      workingDir: "/tmp",
+      linux: { securityContext: { runAsUser: { value: 1234 }, runAsGroup: { value: 5678 } } },
+    });
+    await h.exited(id);
+    const out = log(h, "identity");
+    assert.match(out, / stdout F hello \/usr\/local\/sbin:/);
+    assert.match(out, / stdout F \/tmp\n.* stdout F 1234\n.* stdout F 5678\n/s);
+  });
+
+  test("seccomp: a missing Localhost profile fails CreateContainer; a valid one is checked and noted; privileged skips it", async () => {
+    const missing = join(h.dir, "seccomp", "missing.json");
+    await assert.rejects(
+      h.client.createContainer({ podSandboxId: h.sandbox, config: { metadata: { name: "sec-missing" }, image: { image: "busybox" }, command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: missing } } } } }),
+      (err: unknown) => isCriError(err) && /cannot load seccomp profile/.test((err as Error).message) && /no such file or directory/.test((err as Error).message),
+    );
+    const bad = join(h.dir, "bad.json");
+    writeFileSync(bad, '{"syscalls": []}');
+    await assert.rejects(
+      h.client.createContainer({ podSandboxId: h.sandbox, config: { metadata: { name: "sec-bad" }, image: { image: "busybox" }, command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: bad } } } } }),
+      /has no defaultAction/,
+    );
+    const good = join(h.dir, "good.json");
+    writeFileSync(good, JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] }));
+    const id = await h.run("sec-good", { command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: good } } } });
+    assert.match((await h.exited(id)).message, /seccomp profile Localhost .* is not enforced/);
+    const priv = await h.run("sec-priv", { command: ["true"], linux: { securityContext: { privileged: true, seccomp: { profileType: "Localhost", localhostRef: missing } } } });
+    assert.equal((await h.exited(priv)).exitCode, 0, "privileged containers are unconfined: the profile is not read");
+  });
+
+  test("cgroup limits: memory and CPU are written where the hierarchy is writable", async (t) => {
+    if (h.runtime.service.cgroups.version !== "v1") return t.skip(`cgroup v1 not writable here (${h.runtime.service.cgroups.unavailable ?? h.runtime.service.cgroups.version})`);
+    const id = await h.run("limited", {
+      command: ["sh", "-c", "cat /proc/self/cgroup; sleep 30"],
+      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
+    });
+    const path = await waitFor("the cgroup line", () => /:memory:(\S+)/.exec(log(h, "limited"))?.[1]);
+    assert.equal(readFileSync(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"), "utf8").trim(), String(64 * 1024 * 1024));
+    assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.cfs_quota_us"), "utf8").trim(), "50000");
+    assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.shares"), "utf8").trim(), "512");
+    await h.client.updateContainerResources({ containerId: id, linux: { memoryLimitInBytes: 96 * 1024 * 1024 } });
+    assert.equal(readFileSync(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"), "utf8").trim(), String(96 * 1024 * 1024));
+    await h.client.stopContainer({ containerId: id, timeout: 0 });
+    await waitFor("the cgroup to be removed", () => (existsSync(join("/sys/fs/cgroup/memory", path)) ? undefined : true));
+  });
+
+  test("networking: host-network sandboxes get the host's address; pod-network ones a namespace that removal deletes", async (t) => {
+    const hostNet = await h.client.runPodSandbox({ config: { metadata: { name: "hostnet", uid: "u-hn", namespace: "default" }, linux: { securityContext: { namespaceOptions: { network: "NODE" } } } } });
+    const hostStatus = await h.client.podSandboxStatus({ podSandboxId: hostNet.podSandboxId, verbose: true });
+    assert.equal(hostStatus.status?.linux?.namespaces?.options?.network, "NODE");
+    assert.ok(Object.values(networkInterfaces()).flat().some((a) => a?.address === hostStatus.status?.network?.ip), "the host's own address");
+    await h.client.removePodSandbox({ podSandboxId: hostNet.podSandboxId });
+    const info = JSON.parse((await h.client.podSandboxStatus({ podSandboxId: h.sandbox, verbose: true })).info.info!) as { netns: string };
+    if (info.netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    const pod = await h.client.runPodSandbox({ config: { metadata: { name: "podnet", uid: "u-pn", namespace: "default" } } });
+    const netns = (JSON.parse((await h.client.podSandboxStatus({ podSandboxId: pod.podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    assert.ok(existsSync(netns), netns);
+    await h.client.stopPodSandbox({ podSandboxId: pod.podSandboxId });
+    await h.client.removePodSandbox({ podSandboxId: pod.podSandboxId });
+    assert.equal(existsSync(netns), false, "the namespace is gone");
+  });
+
+  test("Status reports the runtime ready, host networking, and seccomp as not enforced", async () => {
+    const s = await h.client.status({ verbose: true });
+    const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
+    assert.equal(byType.get("RuntimeReady")?.status, true);
+    assert.equal(byType.get("NetworkReady")?.status, true);
+    assert.equal(byType.get("SeccompEnforced")?.status, false);
+    assert.equal(JSON.parse(s.info.isolation!).namespaces, true);
+  });
+});
+
+describe("embedded runtime: choices", { skip }, () => {
+  test("absentImages=error: a pull that reaches no registry fails, names the request and says how to import", async () => {
+    const h = await harness({ absentImages: "error" });
+    try {
+      await assert.rejects(h.client.pullImage({ image: { image: "127.0.0.1:1/team/app:1.25" } }), (err: unknown) =>
+        isCriError(err, GrpcStatus.UNKNOWN) && /failed to pull image "127.0.0.1:1\/team\/app:1.25": failed to do request: GET http:\/\/127.0.0.1:1\/v2\/team\/app\/manifests\/1.25/.test((err as Error).message) && /orch images import FILE/.test((err as Error).message));
+      const { imageRef } = await h.client.pullImage({ image: { image: "busybox" } });
+      assert.match(imageRef, /^sha256:[0-9a-f]{64}$/, "an imported image still pulls");
+      await assert.rejects(h.client.pullImage({ image: { image: "Not A Reference" } }), (err: unknown) => isCriError(err, GrpcStatus.INVALID_ARGUMENT));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test("namespaces=false: containers are plain host processes; exit codes, logs and stop still work", async () => {
+    const h = await harness({ namespaces: false });
+    try {
+      const done = await h.run("plain", { image: { image: "host-only" }, command: ["sh", "-c", "echo $$; exit 5"] });
+      assert.equal((await h.exited(done)).exitCode, 5);
+      assert.match(log(h, "plain"), / stdout F \d+\n/);
+      const sleeper = await h.run("sleeper", { image: { image: "host-only" }, command: ["sh", "-c", "sleep 30"] });
+      await h.client.stopContainer({ containerId: sleeper, timeout: 0 });
+      assert.equal((await h.exited(sleeper)).exitCode, 137);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("embedded runtime: registry pulls", { skip: skip ?? registrySkipReason() }, () => {
+  test("PullImage fetches from a registry (Debian docker-registry on loopback): digests checked, tag and digest recorded, the image runs", async () => {
+    const registry = await startRegistry();
+    const h = await harness({ absentImages: "error" });
+    try {
+      const file = join(h.dir, "pushed.tar");
+      const id = await buildBusyboxImage({ file, files: { "pulled.txt": "from the registry\n" } });
+      const digest = await registry.push(file, "team/pulled", "v1");
+      const ref = `${registry.host}/team/pulled:v1`;
+      assert.equal((await h.client.imageStatus({ image: { image: ref } })).image, null);
+      const { imageRef } = await h.client.pullImage({ image: { image: ref } });
+      assert.equal(imageRef, id);
+      const { image } = await h.client.imageStatus({ image: { image: ref } });
+      assert.deepEqual(image?.repoTags, [ref]);
+      assert.deepEqual(image?.repoDigests, [`${registry.host}/team/pulled@${digest}`]);
+      const c = await h.run("pulled", { image: { image: imageRef }, command: ["cat", "/pulled.txt"] });
+      assert.equal((await h.exited(c)).exitCode, 0);
+      assert.match(log(h, "pulled"), / stdout F from the registry\n/);
+      await assert.rejects(h.client.pullImage({ image: { image: `${registry.host}/team/absent:v1` } }), /404 Not Found/);
+    } finally {
+      await h.close();
+      await registry.stop();
+    }
+  });
+});
+
+describe("embedded runtime: restart", { skip }, () => {
+  test("after the runtime is killed, its running containers are reported exited and their processes are gone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-embedded-restart-"));
+    try {
+      const root = join(dir, "rt");
+      // The first runtime runs in a child process so that it can be killed outright.
+      const script = `
+        import { startEmbeddedRuntime } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/runtime/embedded/index.js"))};
+        import { CriClient } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/cri/index.js"))};
+        const rt = await startEmbeddedRuntime({ root: ${JSON.stringify(root)} });
+        const c = new CriClient({ endpoint: rt.endpoint });
+        const { podSandboxId } = await c.runPodSandbox({ config: { metadata: { name: "p", uid: "u", namespace: "d" }, logDirectory: ${JSON.stringify(join(dir, "logs"))} } });
+        const { containerId } = await c.createContainer({ podSandboxId, config: { metadata: { name: "long" }, image: { image: "none" }, command: ["sleep", "300"], logPath: "long.log" } });
+        await c.startContainer({ containerId });
+        console.log(JSON.stringify({ containerId, podSandboxId }));
+      `;
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      const { containerId, podSandboxId } = await waitFor("the first runtime to start a container", () => (out.includes("\n") ? (JSON.parse(out) as { containerId: string; podSandboxId: string }) : undefined), 15_000);
+      const record = JSON.parse(readFileSync(join(root, "state", "containers", `${containerId}.json`), "utf8")) as { pid: number };
+      assert.ok(existsSync(`/proc/${record.pid}`), "the container runs");
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+
+      const runtime = await startEmbeddedRuntime({ root });
+      const client = new CriClient({ endpoint: runtime.endpoint });
+      try {
+        const { status } = await client.containerStatus({ containerId });
+        assert.equal(status?.state, "CONTAINER_EXITED");
+        assert.equal(status?.exitCode, 255);
+        assert.equal(status?.reason, "Unknown");
+        assert.match(status!.message, /restarted while the container ran/);
+        await waitFor("the old process to be gone", () => (existsSync(`/proc/${record.pid}`) ? undefined : true));
+        assert.equal((await client.podSandboxStatus({ podSandboxId })).status?.state, "SANDBOX_READY", "sandboxes survive");
+        // The agent's way on: a new attempt in the same sandbox.
+        const { containerId: again } = await client.createContainer({ podSandboxId, config: { metadata: { name: "long", attempt: 1 }, image: { image: "none" }, command: ["true"] } });
+        await client.startContainer({ containerId: again });
+        await client.removePodSandbox({ podSandboxId });
+      } finally {
+        client.close();
+        await runtime.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,76 @@
+// Facts about the host and its processes that the embedded runtime reads:
+// the pod IP, users in an image's /etc/passwd, process start times and usage
+// from /proc, disk usage of a writable layer, signal numbers.
+
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { constants as osConstants, networkInterfaces } from "node:os";
+import { join } from "node:path";
+
+export function lookupUser(root: string, name: string): { uid: number; gid: number } | undefined {
+  try {
+    for (const line of readFileSync(join(root, "etc", "passwd"), "utf8").split("\n")) {
+      const f = line.split(":");
+      if (f[0] === name && f.length >= 4) return { uid: Number(f[2]), gid: Number(f[3]) };
+    }
+  } catch {
+    // no passwd file
+  }
+  return undefined;
+}
+
+export function hostIp(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}
+
+/** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */
+export function procStart(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** CPU and memory of one process from /proc, when there is no cgroup to read. */
+export function procUsage(pid: number): { cpuNanos?: number; rss?: number; workingSet?: number; memoryUsage?: number; pageFaults?: number; majorPageFaults?: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = 100; // USER_HZ on Linux
+    const cpu = ((Number(f[11]) + Number(f[12])) / ticks) * 1e9;
+    const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
+    return { cpuNanos: cpu, rss, workingSet: rss, memoryUsage: rss, pageFaults: Number(f[7]), majorPageFaults: Number(f[9]) };
+  } catch {
+    return {};
+  }
+}
+
+export function diskUsage(dir: string): number {
+  let total = 0;
+  const walk = (d: string, depth: number): void => {
+    if (depth > 32) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e);
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (st === undefined) continue;
+      if (st.isDirectory()) walk(p, depth + 1);
+      else total += st.size;
+    }
+  };
+  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir, 0);
+  return total;
+}
+
+export function signalNumber(signal: NodeJS.Signals | null): number {
+  return signal === null ? 0 : osConstants.signals[signal] ?? 0;
+}
