@@ -189,6 +189,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       nodeName,
       hostname: host.nodeHostname(options.hostnameOverride),
       internalIP: hostIP,
+      ...(host.isPrivateIPv4(hostIP) ? {} : { externalIP: hostIP }),
       cpu: host.cpuCount(),
       memoryBytes: host.memoryTotalBytes(),
       ephemeralStorageBytes: host.fsStats(rootDir).capacityBytes,
