@@ -78,6 +78,26 @@ export async function ensureCredentials(dir: string, extraNames: string[] = []):
   return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken };
 }
 
+/**
+ * A serving certificate for a component started without --tls-cert-file (upstream's
+ * self-signed serving cert: a throwaway CA and a certificate it signs, chain in `cert`).
+ */
+export async function selfSignedServingCert(extraNames: string[] = []): Promise<{ cert: string; key: string; ca: string }> {
+  const ca = await makeCa();
+  const server = await makeServingCert(ca, servingNames(extraNames));
+  return { cert: server.cert + ca.cert, key: server.key, ca: ca.cert };
+}
+
+/** A client certificate (CN = user, O = groups) signed by the CA: how scrapers and components authenticate with certificates. */
+export async function issueClientCert(ca: { cert: string; key: string }, user: string, groups: string[] = []): Promise<{ cert: string; key: string }> {
+  return signLeaf(ca, {
+    subject: [`CN=${user}`, ...groups.map((g) => `O=${g}`)].join(", "),
+    keyUsages: x509.KeyUsageFlags.digitalSignature,
+    usage: x509.ExtendedKeyUsage.clientAuth,
+    extensions: [],
+  });
+}
+
 function writeSecret(file: string, content: string): void {
   writeFileSync(file, content, { mode: 0o600 });
 }
@@ -122,12 +142,30 @@ async function makeServingCert(
   ca: { cert: string; key: string },
   names: { dns: string[]; ips: string[] },
 ): Promise<{ cert: string; key: string }> {
+  return signLeaf(ca, {
+    subject: "CN=orch-apiserver",
+    keyUsages: x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+    usage: x509.ExtendedKeyUsage.serverAuth,
+    extensions: [
+      new x509.SubjectAlternativeNameExtension([
+        ...names.dns.map((value) => ({ type: "dns" as const, value })),
+        ...names.ips.map((value) => ({ type: "ip" as const, value })),
+      ]),
+    ],
+  });
+}
+
+/** A one-year leaf certificate with a fresh key, signed by the CA. */
+async function signLeaf(
+  ca: { cert: string; key: string },
+  options: { subject: string; keyUsages: number; usage: string; extensions: x509.Extension[] },
+): Promise<{ cert: string; key: string }> {
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
   const caCert = new x509.X509Certificate(ca.cert);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
-    subject: "CN=orch-apiserver",
+    subject: options.subject,
     issuer: caCert.subject,
     notBefore: new Date(now - DAY_MS),
     notAfter: new Date(now + 365 * DAY_MS),
@@ -136,12 +174,9 @@ async function makeServingCert(
     signingKey: await importKey(ca.key),
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([
-        ...names.dns.map((value) => ({ type: "dns" as const, value })),
-        ...names.ips.map((value) => ({ type: "ip" as const, value })),
-      ]),
+      new x509.KeyUsagesExtension(options.keyUsages, true),
+      new x509.ExtendedKeyUsageExtension([options.usage]),
+      ...options.extensions,
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
     ],
   });

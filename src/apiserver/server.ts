@@ -10,8 +10,9 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { namingFor, type Naming } from "../api/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
-import type { FeatureGates } from "../component/index.js";
-import { versionInfo } from "../component/index.js";
+import type { FeatureGates, FlagEntry } from "../component/index.js";
+import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { forbidden, isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
@@ -24,7 +25,9 @@ import { ensureCredentials, type Credentials } from "./pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore } from "./registry/store.js";
 import type { WatchEnv } from "./registry/watch.js";
-import { parsePath } from "./routing.js";
+import { AdmissionMetrics } from "./admission-metrics.js";
+import { ApiServerMetrics, countResponseBytes, type RequestRecord } from "./request-metrics.js";
+import { parsePath, type ParsedPath } from "./routing.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -41,6 +44,12 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
   cacheWindowMs?: number;
+  /** The API server's metrics registry; one from its feature gates when omitted. */
+  metrics?: MetricsRegistry;
+  /** The parsed command line, for /flagz. */
+  flags?: { list(): readonly FlagEntry[] };
+  /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
+  requestMetrics?: boolean;
 }
 
 export interface RunningApiServer {
@@ -52,10 +61,11 @@ export interface RunningApiServer {
   credentials: Credentials;
   storage: Storage;
   stores: ReadonlyMap<string, RegistryStore>;
+  metrics: MetricsRegistry;
+  /** Times the admission chain (wire with instrumentPlugins/instrumentChain where the chain is built). */
+  admissionMetrics: AdmissionMetrics;
   close(): Promise<void>;
 }
-
-const PUBLIC_PATHS = new Set(["/version", "/healthz", "/livez", "/readyz"]);
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
@@ -120,26 +130,40 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const discovery = new Discovery(registry);
   const openapi = new OpenApi(registry);
   let ready = false;
+  const metrics = options.metrics ?? componentRegistry({ featureGates: options.featureGates });
+  // The same /healthz, /livez, /readyz, /version, /metrics and z-pages as every component (seed 002).
+  const endpoints = componentEndpoints({
+    component: "orch-apiserver",
+    featureGates: options.featureGates,
+    metrics,
+    ...(options.flags ? { flags: options.flags } : {}),
+  });
+  endpoints.health.addLive(conditionCheck("etcd", () => opened.healthy(), `storage (${storage.backend}) is not reachable`));
+  endpoints.health.addReady(conditionCheck("etcd-readiness", () => opened.healthy(), `storage (${storage.backend}) is not ready`));
+  endpoints.health.addReady(conditionCheck("informer-sync", () => ready, "watch caches have not synced"));
+  endpoints.health.addReady(conditionCheck("autoregister-completion", () => ready, "API groups are not all registered yet"));
+  const apiMetrics = new ApiServerMetrics({
+    registry: metrics,
+    storage,
+    resources: new Map(registry.resources.map((d) => [
+      `${d.group}/${d.resource}`,
+      { group: d.group, resource: d.resource, prefix: `/registry/${d.group === "" ? "core" : d.group}/${d.resource}/` },
+    ])),
+    log,
+  });
+  await apiMetrics.start();
+  const admissionMetrics = new AdmissionMetrics(metrics);
+  const recordRequests = options.requestMetrics !== false;
 
-  const handle = async (req: Incoming, res: Outgoing) => {
-    const url = new URL(req.url ?? "/", "https://localhost");
+  const handle = async (req: Incoming, res: Outgoing, url: URL, parsed: ParsedPath, record: RequestRecord | undefined) => {
     const path = url.pathname;
-    if (!PUBLIC_PATHS.has(path) && req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
-    switch (path) {
-      case "/version":
-        return sendJson(res, 200, versionInfo());
-      case "/healthz":
-      case "/livez":
-        return sendText(res, 200, "ok");
-      case "/readyz":
-        return ready && opened.healthy() ? sendText(res, 200, "ok") : sendText(res, 500, "[-]storage or caches not ready\nreadyz check failed");
-    }
+    if (!isPublicPath(path) && req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
+    if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
     if (path === "/openapi/v3" || path.startsWith("/openapi/v3/") || path === "/openapi/v2") {
       const doc = openapi.answer(path);
       if (doc === undefined) throw notFound({ group: "", resource: "" }, "");
       return sendJson(res, 200, doc);
     }
-    const parsed = parsePath(path);
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw notFound({ group: "", resource: "" }, "");
@@ -149,7 +173,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv, schemas: registry.schemas });
+      // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
+      const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
+        ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
+        : watchEnv;
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas });
     }
     throw notFound({ group: "", resource: "" }, "");
   };
@@ -157,14 +185,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const server: Http2SecureServer = createSecureServer(
     { cert: credentials.serverCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
     (req, res) => {
-      handle(req, res).catch((err: unknown) => {
-        if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
-        try {
-          sendError(res, err);
-        } catch {
-          res.destroy?.();
-        }
-      });
+      const url = new URL(req.url ?? "/", "https://localhost");
+      const parsed = parsePath(url.pathname);
+      const record = recordRequests ? apiMetrics.begin(req, parsed, url.searchParams) : undefined;
+      const bytes = record === undefined || record.longRunning !== undefined ? undefined : countResponseBytes(res);
+      handle(req, res, url, parsed, record)
+        .catch((err: unknown) => {
+          if (!isApiError(err)) log(`internal error on ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+          try {
+            sendError(res, err);
+          } catch {
+            res.destroy?.();
+          }
+        })
+        .finally(() => {
+          if (record !== undefined) apiMetrics.end(record, res, bytes?.());
+        });
     },
   );
   server.on("sessionError", () => {});
@@ -189,12 +225,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     credentials,
     storage,
     stores,
+    metrics,
+    admissionMetrics,
     async compact(revision) {
       await storage.compact(revision);
       compacted(revision);
     },
     async close() {
       ready = false;
+      apiMetrics.stop();
       compactor.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -206,11 +245,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       await storage.close();
     },
   };
-}
-
-function sendText(res: Outgoing, code: number, text: string): void {
-  res.writeHead(code, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

@@ -2,7 +2,7 @@
 // resource API with the built-in types, print where it serves and how to
 // reach it with kubectl, and stop cleanly on SIGINT/SIGTERM.
 
-import type { ParsedFlags } from "../component/index.js";
+import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import type { apiserverFlags } from "./apiserver.js";
@@ -20,6 +20,12 @@ export async function startApiServerFromFlags(flags: ParsedFlags<typeof apiserve
     groupSuffix: flags.get("api-group-suffix"),
     modules: builtinModules(),
     log,
+    flags,
+    metrics: componentRegistry({
+      featureGates: context.featureGates,
+      showHiddenMetricsForVersion: flags.get("show-hidden-metrics-for-version"),
+      disabledMetrics: flags.get("disabled-metrics"),
+    }),
   });
 }
 

@@ -1,11 +1,13 @@
 // `orch controller-manager`: the namespace controller and the garbage
 // collector (node lifecycle, workloads and jobs join later), reaching the API
-// server through --kubeconfig like any client, behind the leader lease.
+// server through --kubeconfig like any client, behind the leader lease, and
+// serving the component base (health, metrics, z-pages) on --secure-port.
 
-import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
+import { serveComponent } from "./serve-component.js";
 
 const GENERIC = "Generic flags";
 
@@ -38,6 +40,7 @@ export const command = defineCommand({
       description: "How long a node may go without a heartbeat before it is marked Unknown (seed 001, \"States and transitions\").",
     }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   validate(flags) {
@@ -50,9 +53,9 @@ export const command = defineCommand({
     }
   },
   async run(flags, context) {
-    const kubeconfig = flags.get("kubeconfig");
     const log = (line: string) => context.stderr.write(`${line}\n`);
-    const client = new RestClient(loadKubeconfig(kubeconfig), { userAgent: "orch-controller-manager" });
+    const server = await serveComponent({ name: "orch-controller-manager", flags, context });
+    const client = new RestClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-controller-manager", metrics: server.metrics });
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
       await runControllerManager({
@@ -61,9 +64,11 @@ export const command = defineCommand({
         leaderElect: flags.get("leader-elect"),
         signal: context.signal,
         log,
+        metrics: server.metrics,
       });
     } finally {
       client.close();
+      await server.close();
     }
     log(`${context.command}: stopped`);
     return 0;

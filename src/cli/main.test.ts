@@ -32,7 +32,7 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 }
 
 /** Subcommands that already serve until SIGINT/SIGTERM. */
-const LONG_RUNNING = ["server", "apiserver", "controller-manager", "nodeagent"];
+const LONG_RUNNING = ["server", "apiserver", "controller-manager", "proxy", "cloud-controller-manager", "nodeagent"];
 
 const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images"];
 /** Tools, not components: no serving flags, no ports (tested in their own files). */
@@ -201,9 +201,11 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",
+      "disabled-metrics": "[]",
       "etcd-servers": "[]",
       "feature-gates": "",
       "secure-port": "6443",
+      "show-hidden-metrics-for-version": "",
       "storage-backend": "lmdb",
       v: "0",
     },

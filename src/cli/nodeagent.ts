@@ -2,8 +2,9 @@
 // Loads --config and --config-dir (flags win), then runs startNodeAgent until
 // SIGTERM. Configuration errors exit 2 naming the file and field.
 
-import { baseFlags, flag, parseFeatureGates } from "../component/index.js";
-import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { baseFlags, conditionCheck, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
+import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { serveComponent } from "./serve-component.js";
 import { defineCommand } from "./command.js";
 
 const GENERIC = "Generic flags";
@@ -28,7 +29,8 @@ export const command = defineCommand({
     "container-runtime-endpoint": flag.string({ section: GENERIC, description: "The CRI runtime socket (unix:///run/containerd/containerd.sock); empty runs the embedded runtime. Overrides containerRuntimeEndpoint." }),
     "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\"). Overrides failSwapOn." }),
     "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces. Overrides address." }),
-    port: flag.int({ section: SERVING, default: 10250, min: 1, max: 65535, description: "The port for the agent's HTTPS API. Overrides port." }),
+    port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/healthz, /metrics, /statusz...); 0 picks a free one. Overrides port." }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   async run(flags, context) {
@@ -63,22 +65,31 @@ export const command = defineCommand({
       log(`${context.command}: invalid configuration: featureGates: ${(err as Error).message}`);
       return 2;
     }
+    // The component base (/healthz, /livez, /readyz, /metrics, /statusz, /flagz) on address:port;
+    // ready once the PLEG relists.
+    let agent: NodeAgent | undefined;
+    const server = await serveComponent({
+      name: "orch-nodeagent",
+      flags,
+      context,
+      listen: { host: config.address, port: config.port },
+      readyChecks: [conditionCheck("pleg", () => agent?.healthy() ?? false, "the pod lifecycle event generator has not relisted the runtime yet")],
+    });
     try {
-      const agent = await startNodeAgent({
+      agent = await startNodeAgent({
         config,
         ...(flags.get("kubeconfig") ? { kubeconfig: flags.get("kubeconfig") } : {}),
         ...(flags.get("hostname-override") ? { hostnameOverride: flags.get("hostname-override") } : {}),
         rootDir: flags.get("root-dir"),
-        certDir: flags.isSet("cert-dir") || flags.isSet("root-dir") === false ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`,
+        certDir: flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`,
         podLogsDir: flags.get("pod-logs-dir"),
         ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),
         featureGates,
+        metrics: server.metrics,
         signal: context.signal,
         log,
       });
-      // Wiring point: the component HTTPS base (/healthz, /metrics, /statusz...) from src/component
-      // (observability branch) is started here on config.address:config.port once it exists.
-      log(`${context.command}: running (node ${agent.nodeName}, ${agent.mode}); the HTTPS endpoints on ${config.address}:${config.port} are not served yet`);
+      log(`${context.command}: running (node ${agent.nodeName}, ${agent.mode}); serving ${server.url}`);
       await new Promise<void>((resolve) => {
         if (context.signal.aborted) resolve();
         else context.signal.addEventListener("abort", () => resolve(), { once: true });
@@ -92,6 +103,8 @@ export const command = defineCommand({
         return 1;
       }
       throw err;
+    } finally {
+      await server.close();
     }
   },
 });

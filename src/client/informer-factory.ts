@@ -3,6 +3,7 @@
 // the server one watch, not N.
 
 import { setMaxListeners } from "node:events";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { ApiObject } from "../machinery/index.js";
 import { Informer, type InformerOptions } from "./informer.js";
 import type { ResourceRef, RestClient } from "./rest.js";
@@ -12,6 +13,8 @@ export interface InformerFactoryOptions {
   log?: (line: string) => void;
   /** Defaults for every informer (page size, backoff...). */
   defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds">>;
+  /** The component's registry, handed to every informer (informer_* metrics). */
+  metrics?: MetricsRegistry;
 }
 
 export interface InformerRequest {
@@ -42,6 +45,7 @@ export class InformerFactory {
         ...(request.namespace !== undefined ? { namespace: request.namespace } : {}),
         ...(request.metadataOnly ? { metadataOnly: true } : {}),
         ...(this.#options.log ? { log: this.#options.log } : {}),
+        ...(this.#options.metrics ? { metrics: this.#options.metrics } : {}),
       });
       this.#informers.set(key, informer);
       if (this.#signal !== undefined) void informer.run(this.#signal);

@@ -2,7 +2,9 @@
 // watch with bookmarks from the list's version, resumed where it left off, a fresh list on 410 Gone
 // (seed 000, "Watch behavior", "Chunked lists"). Handlers get objects; controllers queue keys.
 
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError, type ApiObject } from "../machinery/index.js";
+import { informerMetrics, type InformerMetrics } from "./metrics.js";
 import type { LabelSelectorInput, ResourceRef, RestClient, Watch } from "./rest.js";
 
 export interface EventHandlers<T extends ApiObject = ApiObject> {
@@ -30,6 +32,8 @@ export interface InformerOptions {
   /** Upper bound of the random server-side watch timeout (default 5–10 min, as upstream). */
   watchTimeoutSeconds?: number;
   log?: (line: string) => void;
+  /** The component's registry: informer_* metrics labelled with the resource. */
+  metrics?: MetricsRegistry;
 }
 
 /** "namespace/name", or "name" for cluster-scoped objects: the key controllers queue. */
@@ -60,10 +64,18 @@ export class Informer<T extends ApiObject = ApiObject> {
   /** Whether the next 410 may relist without waiting. */
   #quickRelist = true;
   #lists = 0;
+  readonly #metrics: { m: InformerMetrics; labels: { resource: string } } | undefined;
 
   constructor(options: InformerOptions) {
     this.#options = options;
     this.resource = options.resource;
+    if (options.metrics !== undefined) {
+      const r = options.resource;
+      const labels = { resource: r.group ? `${r.resource}.${r.group}` : r.resource };
+      const m = informerMetrics(options.metrics);
+      m.storeItems.addSource(() => [{ labels, value: this.#cache.size }]);
+      this.#metrics = { m, labels };
+    }
   }
 
   /** True once the first list has been loaded into the cache. */
@@ -176,6 +188,7 @@ export class Informer<T extends ApiObject = ApiObject> {
     const o = this.#options;
     const pageSize = o.pageSize ?? 500;
     const items: T[] = [];
+    const started = performance.now();
     let resourceVersion = "";
     let token: string | undefined;
     do {
@@ -202,6 +215,10 @@ export class Informer<T extends ApiObject = ApiObject> {
       token = page.metadata.continue || undefined;
     } while (token !== undefined);
     this.#lists++;
+    if (this.#metrics !== undefined) {
+      this.#metrics.m.lists.inc(this.#metrics.labels);
+      this.#metrics.m.listDuration.observe(this.#metrics.labels, (performance.now() - started) / 1000);
+    }
     this.#replace(items, resourceVersion);
   }
 
@@ -237,6 +254,7 @@ export class Informer<T extends ApiObject = ApiObject> {
         signal,
       });
       for await (const event of watch) {
+        if (this.#metrics !== undefined) this.#metrics.m.watchEvents.inc({ ...this.#metrics.labels, type: event.type });
         const rv = event.object?.metadata?.resourceVersion;
         if (event.type === "BOOKMARK") {
           if (rv) this.#lastResourceVersion = rv;

@@ -6,6 +6,8 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { namingFor, type Naming } from "../api/naming.js";
 import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";
 import type { ResourceRef, RestClient } from "./rest.js";
 
 export interface LeaseSpec {
@@ -41,6 +43,8 @@ export interface LeaderElectionOptions {
   /** The holder changed (ourselves included). */
   onNewLeader?(identity: string): void;
   log?: (line: string) => void;
+  /** The component's registry: leader_election_master_status and leader_election_slowpath_total. */
+  metrics?: MetricsRegistry;
 }
 
 export function leaseResource(naming: Naming = namingFor()): ResourceRef {
@@ -64,6 +68,7 @@ export class LeaderElector {
   #observedAt = 0;
   #leader = "";
   #leading = false;
+  readonly #metrics: { m: LeaderElectionMetrics; labels: { name: string } } | undefined;
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
@@ -74,6 +79,10 @@ export class LeaderElector {
     this.#retryPeriodMs = options.retryPeriodMs ?? 2_000;
     if (this.#renewDeadlineMs >= this.#leaseDurationMs) throw new Error("leader election: renewDeadline must be shorter than leaseDuration");
     if (this.#retryPeriodMs >= this.#renewDeadlineMs) throw new Error("leader election: retryPeriod must be shorter than renewDeadline");
+    if (options.metrics !== undefined) {
+      this.#metrics = { m: leaderElectionMetrics(options.metrics), labels: { name: options.lease.name } };
+      this.#metrics.m.masterStatus.set(this.#metrics.labels, 0);
+    }
   }
 
   isLeader(): boolean {
@@ -95,6 +104,7 @@ export class LeaderElector {
     const stop = () => leading.abort();
     signal.addEventListener("abort", stop, { once: true });
     this.#leading = true;
+    this.#metrics?.m.masterStatus.set(this.#metrics.labels, 1);
     let work: Promise<void> | undefined;
     try {
       work = Promise.resolve()
@@ -103,6 +113,7 @@ export class LeaderElector {
       await this.#renew(leading.signal);
     } finally {
       this.#leading = false;
+      this.#metrics?.m.masterStatus.set(this.#metrics.labels, 0);
       leading.abort();
       signal.removeEventListener("abort", stop);
       await work;
@@ -148,6 +159,8 @@ export class LeaderElector {
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const { namespace, name } = this.#o.lease;
     const now = new Date();
+    // Taking a lease we do not hold (rather than renewing ours) is upstream's slow path.
+    if (!this.#leading) this.#metrics?.m.slowpathTotal.inc(this.#metrics.labels);
     const mine = (old: LeaseSpec | undefined): LeaseSpec => {
       const held = old?.holderIdentity === this.identity;
       return {

@@ -5,7 +5,9 @@
 
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import { ApiError, buildStatus, isStatusObject, type ApiList, type ApiObject, type Status, type StatusReason } from "../machinery/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { ClientConfig } from "./kubeconfig.js";
+import { restClientMetrics, type RestClientMetrics } from "./metrics.js";
 
 /** Which resource a call is about: enough to build its paths. */
 export interface ResourceRef {
@@ -160,6 +162,8 @@ export interface RestClientOptions {
   healthCheckIntervalMs?: number;
   /** Server `Warning` headers (unknown fields and the like). */
   onWarning?: (warning: string) => void;
+  /** The component's registry: rest_client_* metrics. */
+  metrics?: MetricsRegistry;
 }
 
 const JSON_TYPE = "application/json";
@@ -184,6 +188,8 @@ export class RestClient {
   #session: ClientHttp2Session | undefined;
   #open = 0;
   #closed = false;
+  readonly #metrics: RestClientMetrics | undefined;
+  readonly #host: string;
 
   constructor(config: ClientConfig, options: RestClientOptions = {}) {
     this.config = config;
@@ -192,6 +198,8 @@ export class RestClient {
     if (url.protocol !== "https:") throw new Error(`the API server address must be https (got ${config.server})`);
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, "");
+    this.#host = url.host;
+    this.#metrics = options.metrics === undefined ? undefined : restClientMetrics(options.metrics);
   }
 
   // ---- verbs ----
@@ -376,8 +384,15 @@ export class RestClient {
 
   /** A request as given; the answer whatever its status (for paths the verbs above do not cover). */
   async request(request: RawRequest): Promise<RawResponse> {
+    const started = this.#metrics === undefined ? 0 : performance.now();
     const opened = await this.#start(request, { watch: false });
-    return { status: opened.status, headers: opened.headers, body: await readAll(opened.stream) };
+    const body = await readAll(opened.stream);
+    if (this.#metrics !== undefined) {
+      const labels = { verb: request.method, host: this.#host };
+      this.#metrics.duration.observe(labels, (performance.now() - started) / 1000);
+      this.#metrics.responseSize.observe(labels, body.length);
+    }
+    return { status: opened.status, headers: opened.headers, body };
   }
 
   /** Ends the session and whatever still runs on it (watches end quietly); later calls open a new one. */
@@ -464,7 +479,9 @@ export class RestClient {
         // Later stream errors surface to whoever reads the body.
         const warnings = h["warning"];
         if (warnings !== undefined && this.#options.onWarning) for (const w of ([] as string[]).concat(warnings)) this.#options.onWarning(w);
-        resolve({ status: Number(h[":status"]), headers: h, stream });
+        const status = Number(h[":status"]);
+        this.#metrics?.requests.inc({ code: String(status), host: this.#host, method: request.method });
+        resolve({ status, headers: h, stream });
       });
       if (body !== undefined) stream.end(body);
     });

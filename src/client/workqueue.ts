@@ -3,6 +3,9 @@
 // once (an add while it is processed re-queues it after done()), and failing
 // keys come back later with per-key exponential backoff.
 
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { WorkQueueMetrics } from "./metrics.js";
+
 export interface WorkQueueOptions {
   /** For log lines. */
   name?: string;
@@ -10,6 +13,8 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   /** Longest retry delay (default 1000 s, as upstream). */
   maxDelayMs?: number;
+  /** The component's registry: the queue reports the workqueue_* family under its name. */
+  metrics?: MetricsRegistry;
 }
 
 export class WorkQueue {
@@ -27,11 +32,19 @@ export class WorkQueue {
   #waiters: ((key: string | undefined) => void)[] = [];
   #idle: (() => void)[] = [];
   #shuttingDown = false;
+  #metrics: WorkQueueMetrics | undefined;
 
   constructor(options: WorkQueueOptions = {}) {
     this.name = options.name ?? "queue";
     this.#baseDelayMs = options.baseDelayMs ?? 5;
     this.#maxDelayMs = options.maxDelayMs ?? 1_000_000;
+    if (options.metrics !== undefined) this.instrument(options.metrics);
+  }
+
+  /** Reports the workqueue_* metrics into `registry` from now on (for queues made before the registry was known). */
+  instrument(registry: MetricsRegistry | undefined): void {
+    if (registry === undefined || this.#metrics !== undefined) return;
+    this.#metrics = new WorkQueueMetrics(registry, this.name);
   }
 
   get length(): number {
@@ -46,6 +59,7 @@ export class WorkQueue {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#dirty.add(key);
     if (this.#processing.has(key)) return; // done() queues it again
+    this.#metrics?.added(key);
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
       this.#take(key);
@@ -77,6 +91,7 @@ export class WorkQueue {
   addRateLimited(key: string): void {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
+    this.#metrics?.retried();
     this.addAfter(key, Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** Math.min(failures, 40)));
   }
 
@@ -101,6 +116,7 @@ export class WorkQueue {
   }
 
   done(key: string): void {
+    this.#metrics?.done(key);
     this.#processing.delete(key);
     if (this.#dirty.has(key) && !this.#shuttingDown) {
       this.#dirty.delete(key);
@@ -116,6 +132,8 @@ export class WorkQueue {
     for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#queue = [];
+    this.#metrics?.drained();
+    this.#metrics?.close();
     for (const waiter of this.#waiters.splice(0)) waiter(undefined);
   }
 
@@ -126,6 +144,7 @@ export class WorkQueue {
   }
 
   #take(key: string): void {
+    this.#metrics?.taken(key);
     this.#dirty.delete(key);
     this.#processing.add(key);
   }

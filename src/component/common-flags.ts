@@ -4,6 +4,7 @@
 
 import { featureGatesFlag } from "./feature-gates.js";
 import { flag } from "./flags.js";
+import { validateShowHiddenMetricsVersion } from "./metrics/registry.js";
 
 export const SECURE_SERVING = "Secure serving flags";
 
@@ -36,6 +37,43 @@ export function baseFlags() {
       min: 0,
       typeName: "Level",
       description: "number for the log level verbosity",
+    }),
+    ...metricsFlags(),
+  } as const;
+}
+
+export const METRICS = "Metrics flags";
+
+/** `--show-hidden-metrics-for-version` and `--disabled-metrics` (seed 002, "Versioning" 2), on every component. */
+export function metricsFlags() {
+  return {
+    "show-hidden-metrics-for-version": flag.string({
+      section: METRICS,
+      description:
+        "The previous version for which you want to show hidden metrics. Only the previous minor version is meaningful, " +
+        "other values will not be allowed. The format is <major>.<minor>, e.g.: '1.35'. The purpose of this format is " +
+        "make sure you have the opportunity to notice if the next release hides additional metrics, rather than being " +
+        "surprised when they are permanently removed in the release after that.",
+      check: (v) => validateShowHiddenMetricsVersion(v),
+    }),
+    "disabled-metrics": flag.strings({
+      section: METRICS,
+      description: "This flag provides an escape hatch for misbehaving metrics. You must provide the fully qualified metric name in order to disable it.",
+    }),
+  } as const;
+}
+
+/** `--tls-cert-file`, `--tls-private-key-file` and `--client-ca-file` of the components' HTTPS port. */
+export function tlsServingFlags() {
+  return {
+    "tls-cert-file": flag.string({
+      section: SECURE_SERVING,
+      description: "File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If empty, a self-signed certificate is generated in memory.",
+    }),
+    "tls-private-key-file": flag.string({ section: SECURE_SERVING, description: "File containing the default x509 private key matching --tls-cert-file." }),
+    "client-ca-file": flag.string({
+      section: SECURE_SERVING,
+      description: "If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated. Defaults to the CA of --kubeconfig.",
     }),
   } as const;
 }

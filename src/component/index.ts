@@ -1,6 +1,6 @@
 // The shared component base: what every orch component (and the CLI) imports.
-// Flag parsing, feature gates, common flags and the version; later health,
-// metrics and the z-pages join here.
+// Flag parsing, feature gates, common flags, the version, health checks, the
+// metrics registry (./metrics/), the z-pages and the component HTTPS server.
 
 export {
   FlagError,
@@ -37,6 +37,12 @@ export {
   type FeatureStage,
 } from "./feature-gates.js";
 export { knownFeatures, type FeatureName } from "./features.js";
-export { SECURE_SERVING, baseFlags, secureServingFlags } from "./common-flags.js";
-export { versionInfo, type VersionInfo } from "./version.js";
+export { METRICS, SECURE_SERVING, baseFlags, metricsFlags, secureServingFlags, tlsServingFlags } from "./common-flags.js";
+export { EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, versionInfo, type VersionInfo } from "./version.js";
+export { HealthChecks, conditionCheck, logCheck, pingCheck, type HealthCheck, type HealthEndpoint } from "./health.js";
+export { ComponentEndpoints, componentEndpoints, isPublicPath, negotiateMetrics, type ExtraHandler } from "./endpoints.js";
+export { componentRegistry, registerComponentMetrics, type ComponentRegistryOptions } from "./component-metrics.js";
+export { readTlsFiles, startComponentServer, type ComponentServerOptions, type RunningComponentServer } from "./component-server.js";
+export { ScraperAuth, type AccessDecision } from "./scraper-auth.js";
+export { flagz, statusz, negotiateZPage, REDACTED, ZPAGE_API_VERSION } from "./zpages.js";
 export { packageRoot } from "./package-root.js";

@@ -19,6 +19,14 @@ export interface VersionInfo {
   readonly platform: string;
 }
 
+/**
+ * The release orch's APIs and metrics behave as (the seeds describe 1.36): /statusz's
+ * emulationVersion, and what metric deprecations are compared with.
+ */
+export const EMULATION_VERSION = "1.36";
+/** The oldest release orch stays compatible with (/statusz's minimumCompatibilityVersion). */
+export const MINIMUM_COMPATIBILITY_VERSION = "1.35";
+
 let cached: VersionInfo | undefined;
 
 export function versionInfo(): VersionInfo {

@@ -5,6 +5,7 @@
 
 import type { Naming } from "../api/naming.js";
 import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
   client: RestClient;
@@ -14,6 +15,8 @@ export interface ControllerContext {
   /** Ends the controller. */
   signal: AbortSignal;
   log(line: string): void;
+  /** Where controllers record their metrics (the component's registry); none: not recorded. */
+  metrics?: MetricsRegistry;
 }
 
 export interface ControllerDescriptor {

@@ -5,6 +5,7 @@
 import { namingFor, type Naming } from "../api/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, type RestClient } from "../client/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "./controller.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
 
@@ -35,6 +36,10 @@ export interface ControllerManagerOptions {
   log?: (line: string) => void;
   /** The controller set to choose from (tests). */
   available?: readonly ControllerDescriptor[];
+  /** The component's metrics registry. */
+  metrics?: MetricsRegistry;
+  /** The `manager` label of running_managed_controllers (default "orch-controller-manager"). */
+  managerName?: string;
 }
 
 /**
@@ -75,7 +80,8 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     log("controller-manager: no controllers selected");
     return;
   }
-  const start = (signal: AbortSignal) => runControllers({ client: options.client, controllers: selected, naming, signal, log });
+  const start = (signal: AbortSignal) =>
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "managerName"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -87,6 +93,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     naming,
     ...pick(settings, ["identity", "leaseDurationMs", "renewDeadlineMs", "retryPeriodMs"]),
     log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     onStartedLeading: async (signal) => {
       led = true;
       await start(signal);
@@ -97,19 +104,35 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-async function runControllers(options: { client: RestClient; controllers: readonly ControllerDescriptor[]; naming: Naming; signal: AbortSignal; log: (line: string) => void }): Promise<void> {
-  const { client, signal, log } = options;
+interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics"> {
+  controllers: readonly ControllerDescriptor[];
+  managerName?: string;
+}
+
+async function runControllers(options: RunControllersOptions): Promise<void> {
+  const { client, signal, log, metrics } = options;
   const context: ControllerContext = {
     client,
-    informers: new InformerFactory({ client, log }),
+    informers: new InformerFactory({ client, log, ...pick(options, ["metrics"]) }),
     discovery: new DiscoveryCache({ client }),
     naming: options.naming,
     signal,
     log,
+    ...pick(options, ["metrics"]),
   };
-  const runs = options.controllers.map((c) =>
-    c.run(context).catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`)),
-  );
+  // Seed 002: running_managed_controllers{manager,name} is 1 while a controller runs.
+  const running = metrics?.gauge({
+    name: "running_managed_controllers", stabilityLevel: "BETA", labelNames: ["manager", "name"],
+    help: "Indicates where instances of a controller are currently running",
+  });
+  const manager = options.managerName ?? "orch-controller-manager";
+  const runs = options.controllers.map((c) => {
+    const labels = { manager, name: c.name };
+    running?.set(labels, 1);
+    return c.run(context)
+      .catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`))
+      .finally(() => running?.remove(labels));
+  });
   context.informers.start(signal);
   log(`controller-manager: started ${options.controllers.map((c) => c.name).join(", ")}`);
   await Promise.all(runs);

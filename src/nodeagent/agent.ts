@@ -10,6 +10,7 @@ import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
 import { namingFor, type Naming } from "../api/naming.js";
 import { Informer, RestClient, leaseResource, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import { defaultFeatureGates, versionInfo, type FeatureGates } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
 import { CriClient } from "./cri/index.js";
@@ -58,8 +59,8 @@ export interface NodeAgentOptions {
   naming?: Naming;
   signal?: AbortSignal;
   log?: (line: string) => void;
-  /** Wiring point for the component metrics registry (src/component/metrics, observability branch). */
-  metrics?: unknown;
+  /** The component's metrics registry (the agent's own metrics are not registered yet). */
+  metrics?: MetricsRegistry;
   /** Test and benchmark knobs: shorter periods than upstream's. */
   tuning?: {
     plegPeriodMs?: number;

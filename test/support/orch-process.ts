@@ -1,6 +1,8 @@
 // Runs the real `orch` command (bin/orch.js) as a child process for
 // end-to-end tests: a fresh data folder, a port picked at run time, and the
 // ready line parsed for the URL. Stopped with SIGTERM (then SIGKILL).
+// startComponent does the same for the components other than the API server,
+// reading the line the component base logs when it serves.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,19 +21,23 @@ export interface OrchProcess {
   stop(): Promise<void>;
 }
 
-export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
+export interface ComponentProcess {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Spawns `orch <args>` and resolves once its output matches `ready` (group 1: the URL). */
+async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number): Promise<ComponentProcess & { child: ChildProcess }> {
   // ORCH_NODE_ARGS passes node flags to the child (e.g. --cpu-prof when profiling a benchmark).
   const nodeArgs = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, subcommand, "--data-dir", dataDir, "--secure-port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`orch ${subcommand} not ready after ${options.readyTimeoutMs ?? 20000} ms:\n${output}`)), options.readyTimeoutMs ?? 20000);
+    const timer = setTimeout(() => reject(new Error(`orch ${args[0]} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /ready: serving (https:\/\/\S+)/.exec(output);
+      const m = ready.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -41,24 +47,42 @@ export async function startOrch(subcommand: string, args: string[] = [], options
     child.stderr!.on("data", onData);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`orch ${subcommand} exited with ${code}:\n${output}`));
+      reject(new Error(`orch ${args[0]} exited with ${code}:\n${output}`));
     });
   });
   return {
+    child,
     url,
-    pid: child.pid!,
-    dataDir,
-    kubeconfig: join(dataDir, "admin.kubeconfig"),
     output: () => output,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise<void>((r) => child.once("exit", () => r()));
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  return {
+    url: p.url,
+    pid: p.child.pid!,
+    dataDir,
+    kubeconfig: join(dataDir, "admin.kubeconfig"),
+    output: p.output,
+    async stop() {
+      await p.stop();
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `orch controller-manager|proxy|cloud-controller-manager|...` with `args` (give it a port of 0). */
+export async function startComponent(subcommand: string, args: string[], options: { readyTimeoutMs?: number } = {}): Promise<ComponentProcess> {
+  const p = await spawnUntilReady([subcommand, ...args], /: serving \/healthz.* on (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  return { url: p.url, output: p.output, stop: p.stop };
 }

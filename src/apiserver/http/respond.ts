@@ -163,7 +163,7 @@ export async function sendWatch(
   def: ResourceDefinition,
   gv: string,
   rep: Representation,
-  env: WatchEnv & { initialEventsEndAnnotation?: string },
+  env: WatchEnv & { initialEventsEndAnnotation?: string; onInitialEventsEnd?: () => void },
 ): Promise<void> {
   const closed = () => stream.close();
   req.once("close", closed);
@@ -179,6 +179,7 @@ export async function sendWatch(
         if (event.initialEventsEnd && env.initialEventsEndAnnotation !== undefined) {
           metadata["annotations"] = { [env.initialEventsEndAnnotation]: "true" };
         }
+        if (event.initialEventsEnd) env.onInitialEventsEnd?.();
         frame = eventFrame("BOOKMARK", JSON.stringify({ kind: def.kind, apiVersion: gv, metadata }));
       } else if (rep.as === "object") {
         frame = eventFrameBytes(event.type, event.object, gv);

@@ -38,6 +38,8 @@ export class GarbageCollector {
   constructor(context: ControllerContext, options: GarbageCollectorOptions = {}) {
     this.#ctx = context;
     this.#options = options;
+    this.#toDelete.instrument(context.metrics);
+    this.#toOrphan.instrument(context.metrics);
   }
 
   /** The owner graph (for tests and status pages). */

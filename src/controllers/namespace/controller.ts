@@ -54,6 +54,7 @@ export class NamespaceController {
   constructor(context: ControllerContext, options: NamespaceControllerOptions = {}) {
     this.#ctx = context;
     this.#workers = options.workers ?? 5;
+    this.#queue.instrument(context.metrics);
   }
 
   async run(): Promise<void> {

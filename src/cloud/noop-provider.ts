@@ -1,0 +1,39 @@
+// The cloud provider of `orch cloud-controller-manager` when none is named: it
+// offers no instances, zones, routes or load balancers, so the cloud
+// controllers have nothing to do; they still run, watch and report metrics as
+// upstream's do with an external provider that declines every interface.
+
+import { WorkQueue, runWorkers } from "../client/index.js";
+import { untilAborted, type ControllerDescriptor } from "../controllers/controller.js";
+
+export interface CloudProvider {
+  readonly name: string;
+  /** Whether the provider can say anything about nodes (addresses, zones, existence). */
+  readonly hasInstances: boolean;
+}
+
+export const noopCloudProvider: CloudProvider = Object.freeze({ name: "", hasInstances: false });
+
+/**
+ * cloud-node: upstream's controller initializes new nodes from the provider's
+ * instance data. Without instance data each node key is seen and let go.
+ */
+export function cloudNodeController(provider: CloudProvider): ControllerDescriptor {
+  return {
+    name: "cloud-node-controller",
+    aliases: ["cloud-node"],
+    enabledByDefault: true,
+    async run(context) {
+      const queue = new WorkQueue({ name: "cloud_node", ...(context.metrics ? { metrics: context.metrics } : {}) });
+      const nodes = context.informers.informerFor({ resource: { group: "", version: "v1", resource: "nodes", namespaced: false } });
+      nodes.addEventHandler({ onAdd: (n) => queue.add(n.metadata.name ?? ""), onUpdate: (_o, n) => queue.add(n.metadata.name ?? "") });
+      const workers = runWorkers(queue, {
+        // Nothing to copy from a provider without instances.
+        process: async () => (provider.hasInstances ? { requeueAfterMs: 60_000 } : undefined),
+      });
+      await untilAborted(context.signal);
+      queue.shutDown();
+      await workers;
+    },
+  };
+}
