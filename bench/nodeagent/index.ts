@@ -62,7 +62,7 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "orch-node-lease" } }).catch(() => {});
     mkdirSync(join(dir, "manifests"));
     writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\nmaxPods: 110\n`);
-    const args = ["nodeagent", "--kubeconfig", server.server.kubeconfigPath, "--config", join(dir, "config.yaml"), "--root-dir", join(dir, "agent"), "--pod-logs-dir", join(dir, "logs"), "--hostname-override", NODE];
+    const args = ["nodeagent", "--kubeconfig", server.server.kubeconfigPath, "--config", join(dir, "config.yaml"), "--root-dir", join(dir, "agent"), "--pod-logs-dir", join(dir, "logs"), "--hostname-override", NODE, "--port", "0", "--bind-address", "127.0.0.1"];
     if (containerd) args.push("--container-runtime-endpoint", containerd.endpoint);
     agent = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     let out = "";

@@ -22,6 +22,7 @@ import type { Lease } from "../api/coordination/types.js";
 import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
+import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
 import { Prober } from "./probes/prober.js";
 import { Backoff } from "./runtime-manager/backoff.js";
@@ -223,11 +224,17 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     });
     const statuses = new StatusManager({ ...(client ? { client } : {}), log });
     const startTimes = new Map<string, string>();
+    const metrics = agentMetrics(options.metrics, naming, nodeName);
+    /** When the agent first saw each pod, until it ran (pod start duration). */
+    const firstSeen = new Map<string, number>();
     const annotations = configAnnotations(naming.keyDomain);
 
     const writeStatus = (pod: Pod): void => {
       const uid = pod.metadata.uid!;
-      if (!startTimes.has(uid)) startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+      if (!startTimes.has(uid)) {
+        startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+        firstSeen.set(uid, performance.now());
+      }
       const spec = (name: string) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name) ?? {};
       const status = buildPodStatus({
         pod,
@@ -241,6 +248,11 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         now: new Date(),
       });
       statuses.set(pod, status);
+      const seen = firstSeen.get(uid);
+      if (seen !== undefined && status.phase === "Running") {
+        metrics.podStarted((performance.now() - seen) / 1000);
+        firstSeen.delete(uid);
+      }
     };
 
     let syncLoop!: SyncLoop;
@@ -255,6 +267,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         afterSync: async (pod: Pod, _state: WorkerState) => writeStatus(pod),
         onRemoved: (pod) => {
           startTimes.delete(pod.metadata.uid!);
+          firstSeen.delete(pod.metadata.uid!);
           const fromApi = !!client && !syncLoop.isStatic(pod.metadata.uid!) && !!pod.metadata.deletionTimestamp;
           void statuses.remove(pod, { deleteFromApi: fromApi });
         },
@@ -287,7 +300,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       log,
     });
 
-    const pleg = new Pleg({ runtime, labels, onEvent: (e) => workers.wake(e.uid), ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
+    const pleg = new Pleg({ runtime, labels, onEvent: (e) => workers.wake(e.uid), onRelist: (seconds, ready) => { metrics.relisted(seconds); metrics.runningPods(ready); }, ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
     const signals = async (): Promise<Signals> => {
       let runtimeReady = { ok: false, message: "container runtime status check may not have completed yet" };
       let networkReady = { ok: false, message: "container runtime network not ready" };
