@@ -67,3 +67,12 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("startNodeAgent refuses to start with swap on and failSwapOn, before touching the root directory", async () => {
+  const root = join(mkdtempSync(join(tmpdir(), "nodeagent-swap-")), "agent");
+  await assert.rejects(
+    startNodeAgent({ rootDir: root, tuning: { swapTotalBytes: 1 << 30 } }),
+    /running with swap on is not supported, please disable swap or set failSwapOn to false/,
+  );
+  assert.equal(existsSync(root), false);
+});
