@@ -38,6 +38,9 @@ const METRICS: Metric[] = [
   { name: "PLEG relist CPU, 110 pods", unit: "ms", better: "lower" },
 ];
 
+const debug = (line: string): void => {
+  if (process.env["BENCH_DEBUG"]) process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+};
 const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
@@ -68,11 +71,11 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     let out = "";
     agent.stderr!.on("data", (d: Buffer) => {
       out += d.toString();
-      if (process.env["BENCH_DEBUG"]) process.stderr.write(d);
     });
     await waitFor(() => /running \(node bench-node, joined\)/.test(out), 30_000, `the agent:\n${out}`);
     await new Promise((r) => setTimeout(r, 1000)); // settle: first status writes, lease
     const idle = rssMiB(agent.pid!);
+    debug(`agent running, RSS ${idle.toFixed(1)} MiB`);
 
     const running = new Map<string, number>();
     const created = new Map<string, number>();
@@ -100,13 +103,19 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     const names = Array.from({ length: pods }, (_, i) => `p-${i}`);
     await createAll(names);
     await waitFor(() => {
-      if (process.env["BENCH_DEBUG"]) process.stderr.write(`running ${running.size}/${names.length}\n`);
       return names.every((n) => running.has(n));
     }, 120_000, "every pod to run");
+    debug("all pods running");
     const latencies = names.map((n) => running.get(n)! - created.get(n)!);
     const more = Array.from({ length: Math.max(0, 110 - pods) }, (_, i) => `q-${i}`);
     await createAll(more);
-    await waitFor(() => more.every((n) => running.has(n)), 120_000, "110 pods to run");
+    // Counted with lists: the watch above measured the latency; this only waits.
+    let listed = 0;
+    await waitFor(() => {
+      void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.filter((p) => p.status?.phase === "Running").length));
+      return listed >= names.length + more.length;
+    }, 180_000, "110 pods to run");
+    debug("110 pods running");
     await new Promise((r) => setTimeout(r, 2000));
     const full = rssMiB(agent.pid!);
 
@@ -122,9 +131,18 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
       const c = process.cpuUsage(c0);
       cpu.push((c.user + c.system) / 1000);
     }
-    cri.close();
+    debug("relists measured");
     watch.close();
     await pump;
+    // Delete every pod with grace 0 and wait for the agent to finish them, so stopping the agent is quick.
+    await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
+    let left = 1;
+    await waitFor(() => {
+      void cri.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } }).then((l) => (left = l.containers.length));
+      return left === 0;
+    }, 180_000, "the agent to stop the containers");
+    cri.close();
+    debug("pods deleted");
     return {
       "pod start p50": percentile(latencies, 50),
       "pod start p99": percentile(latencies, 99),
@@ -133,11 +151,13 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
       "PLEG relist CPU, 110 pods": percentile(cpu, 50),
     };
   } finally {
+    debug("stopping");
     if (agent && agent.exitCode === null) {
       const gone = new Promise((r) => agent!.once("exit", r));
       agent.kill("SIGTERM");
       await gone;
     }
+    debug("agent stopped");
     await containerd?.stop();
     client.close();
     await server.close();

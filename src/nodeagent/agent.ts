@@ -84,7 +84,6 @@ export interface NodeAgent {
   stop(): Promise<void>;
 }
 
-export class NodeAgentError extends Error {}
 
 /** Local directories of seed 001's table that the agent owns, with their modes. */
 export function localDirectories(rootDir: string, certDir: string, podLogsDir: string): [string, number][] {
