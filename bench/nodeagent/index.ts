@@ -112,7 +112,7 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     // Counted with lists: the watch above measured the latency; this only waits.
     let listed = 0;
     await waitFor(() => {
-      void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.filter((p) => p.status?.phase === "Running").length));
+      void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.filter((p) => p.status?.phase === "Running").length), () => {});
       return listed >= names.length + more.length;
     }, 180_000, "110 pods to run");
     debug("110 pods running");
@@ -138,9 +138,9 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
     let left = 1;
     await waitFor(() => {
-      void cri.listContainers({ filter: { state: { state: "CONTAINER_RUNNING" } } }).then((l) => (left = l.containers.length));
+      void cri.listPodSandbox({}).then((l) => (left = l.items.length), () => {});
       return left === 0;
-    }, 180_000, "the agent to stop the containers");
+    }, 300_000, "the agent to remove the pods' sandboxes");
     cri.close();
     debug("pods deleted");
     return {
@@ -155,7 +155,9 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     if (agent && agent.exitCode === null) {
       const gone = new Promise((r) => agent!.once("exit", r));
       agent.kill("SIGTERM");
+      const timer = setTimeout(() => agent!.kill("SIGKILL"), 60_000);
       await gone;
+      clearTimeout(timer);
     }
     debug("agent stopped");
     await containerd?.stop();

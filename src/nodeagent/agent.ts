@@ -141,7 +141,13 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const signal = stopping.signal;
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch((err: Error) => log(`nodeagent: stopping: ${err.message}`));
+    for (const c of cleanups.splice(0).reverse()) {
+      // A step that hangs (a runtime waiting on calls) must not keep the agent from stopping.
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(() => { log("nodeagent: stopping: a cleanup step took over 10 s; going on"); resolve(); }, 10_000)));
+      await Promise.race([Promise.resolve(c()).catch((err: Error) => log(`nodeagent: stopping: ${err.message}`)), limit]);
+      clearTimeout(timer);
+    }
   };
 
   // Seed 001, "Swap behavior setting": refuse to start before touching anything.
@@ -409,6 +415,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     let stopped: Promise<void> | undefined;
     const stop = () => {
       stopped ??= (async () => {
+        // `stopped` is set before the abort listeners (which call stop again) run.
+        await Promise.resolve();
         stopping.abort();
         await cleanup();
       })();
