@@ -281,6 +281,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     cleanups.push(() => {
       workers.stop();
       prober.stopAll();
+      statuses.close();
     });
 
     const nodeStatus = client
