@@ -32,7 +32,7 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 }
 
 /** Subcommands that already serve until SIGINT/SIGTERM. */
-const LONG_RUNNING = ["server", "apiserver", "controller-manager", "scheduler", "proxy", "cloud-controller-manager"];
+const LONG_RUNNING = ["server", "apiserver", "controller-manager", "scheduler", "proxy", "cloud-controller-manager", "nodeagent"];
 
 const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images"];
 /** Tools, not components: no serving flags, no ports (tested in their own files). */
@@ -132,8 +132,9 @@ test("flags reach run(): the plan reflects them", async () => {
     assert.equal(noKubeconfig.status, 2, name);
     assert.match(noKubeconfig.stderr, /--kubeconfig is required/);
   }
-  const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true");
-  assert.equal(ga.status, 0);
+  // A config file that is not there stops the agent before it starts (exit 2); the warning comes first.
+  const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true", "--config=/nonexistent/nodeagent.yaml");
+  assert.equal(ga.status, 2);
   assert.match(ga.stderr, /orch nodeagent: warning: Setting GA feature gate NodeSwap=true/);
 });
 
