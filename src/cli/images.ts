@@ -24,7 +24,7 @@ export const command = defineCommand({
     quiet: flag.bool({ short: "q", description: "Print only image IDs." }),
     "insecure-registry": flag.strings({ description: "Registry hosts (host:port) to pull from over plain HTTP; loopback registries always are." }),
   },
-  positionals: { name: "ACTION [ARG]", description: `one of ${ACTIONS.join(", ")}, then files (import) or references (remove)` },
+  positionals: { name: "ACTION [ARG]", description: `one of ${ACTIONS.join(", ")}, then files (import) or references (pull, remove)` },
   validate(flags) {
     const [action = "list", ...rest] = flags.args;
     if (!(ACTIONS as readonly string[]).includes(action)) return `unknown action "${action}": use ${ACTIONS.join(", ")}`;

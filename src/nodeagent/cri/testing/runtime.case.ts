@@ -4,7 +4,7 @@
 // images, all through CriClient as the node agent uses them.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:net";
 import { after, before, describe, test, type TestContext } from "node:test";
@@ -54,7 +54,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       });
     };
 
-    const sandboxConfig = (rt: RuntimeUnderTest, labels: Record<string, string> = {}): DeepPartial<PodSandboxConfig> => {
+    const sandboxConfig = (rt: RuntimeUnderTest, labels: Record<string, string> = {}, cgroupParent = ""): DeepPartial<PodSandboxConfig> => {
       const n = ++seq;
       return {
         metadata: { name: `pod-${n}`, uid: `uid-${process.pid}-${n}`, namespace: "conformance", attempt: 0 },
@@ -62,12 +62,12 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         logDirectory: join(rt.dir, "logs", `pod-${n}`),
         labels,
         // As the agent sends them: a PID namespace per container (CONTAINER), the pod's network unless on the host's.
-        linux: { securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } },
+        linux: { cgroupParent, securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } },
       };
     };
 
-    const runSandbox = async (rt: RuntimeUnderTest, labels: Record<string, string> = {}): Promise<{ id: string; config: DeepPartial<PodSandboxConfig> }> => {
-      const config = sandboxConfig(rt, labels);
+    const runSandbox = async (rt: RuntimeUnderTest, labels: Record<string, string> = {}, cgroupParent = ""): Promise<{ id: string; config: DeepPartial<PodSandboxConfig> }> => {
+      const config = sandboxConfig(rt, labels, cgroupParent);
       const { podSandboxId } = await rt.client.runPodSandbox({ config });
       return { id: podSandboxId, config };
     };
@@ -107,6 +107,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       const s = await rt.client.status({});
       const ready = s.status?.conditions.find((c) => c.type === "RuntimeReady");
       assert.equal(ready?.status, true);
+      await rt.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.0.0/24" } } });
     });
 
     it("sandbox lifecycle: run, status, list, stop, remove (stop and remove are idempotent)", async (rt) => {
@@ -143,6 +144,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         await rt.client.removeContainer({ containerId: id });
         await rt.client.removeContainer({ containerId: id });
         await assert.rejects(rt.client.containerStatus({ containerId: id }), (err: unknown) => isCriError(err, GrpcStatus.NOT_FOUND));
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
+    it("a command that is not in the image fails StartContainer; the container is exited with StartError", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const { containerId } = await rt.client.createContainer({
+          podSandboxId: sb.id,
+          sandboxConfig: sb.config,
+          config: { metadata: { name: "missing" }, image: { image: rt.busybox }, command: ["no-such-command-anywhere"], logPath: "missing.log" },
+        });
+        await assert.rejects(rt.client.startContainer({ containerId }), (err: unknown) => isCriError(err) && /executable file not found in \$PATH/.test((err as Error).message));
+        const { status } = await rt.client.containerStatus({ containerId });
+        assert.equal(status?.state, "CONTAINER_EXITED");
+        assert.equal(status?.reason, "StartError");
+        assert.equal(status?.exitCode, 128);
+        assert.match(status!.message, /executable file not found in \$PATH/);
       } finally {
         await cleanup(rt, sb.id);
       }
@@ -252,8 +272,9 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       }
     });
 
-    it("ContainerStats: CPU and memory of a running container", async (rt) => {
-      const sb = await runSandbox(rt);
+    it("ContainerStats and PodSandboxStats: CPU and memory of a running container and its pod", async (rt) => {
+      const parent = `orch-conformance-${process.pid}`;
+      const sb = await runSandbox(rt, {}, `/${parent}`);
       try {
         const id = await startContainer(rt, sb, "busy", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 30");
         const stats = await waitFor("CPU usage", async () => {
@@ -264,8 +285,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         assert.ok((stats!.memory?.workingSetBytes?.value ?? 0) > 0, "working set reported");
         const list = await rt.client.listContainerStats({ filter: { podSandboxId: sb.id } });
         assert.deepEqual(list.stats.map((s) => s.attributes?.id), [id]);
+        // Pod-level stats (containerd needs the sandbox's cgroup parent for them).
+        const pod = await waitFor("pod stats", async () => {
+          const { stats } = await rt.client.listPodSandboxStats({ filter: { id: sb.id } });
+          return stats[0]?.linux?.containers.length === 1 ? stats[0] : undefined;
+        });
+        assert.equal(pod.attributes?.id, sb.id);
+        assert.equal(pod.linux?.containers[0]?.attributes?.id, id);
+        assert.ok((pod.linux?.memory?.workingSetBytes?.value ?? 0) > 0, "pod working set");
+        if (!rt.hostNetwork) assert.ok((pod.linux?.network?.defaultInterface?.rxBytes?.value ?? -1) >= 0, "pod network counters");
       } finally {
         await cleanup(rt, sb.id);
+        // The pod's cgroup parent is the agent's to remove, as upstream's runtimes leave it.
+        for (const dir of existsSync("/sys/fs/cgroup") ? readdirSync("/sys/fs/cgroup") : []) {
+          try {
+            rmdirSync(join("/sys/fs/cgroup", dir, parent));
+          } catch {
+            // not there in this hierarchy
+          }
+        }
       }
     });
 

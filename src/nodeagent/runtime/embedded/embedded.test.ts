@@ -167,10 +167,14 @@ describe("embedded runtime", { skip }, () => {
     if (h.runtime.service.cgroups.version !== "v1") return t.skip(`cgroup v1 not writable here (${h.runtime.service.cgroups.unavailable ?? h.runtime.service.cgroups.version})`);
     const id = await h.run("limited", {
       command: ["sh", "-c", "cat /proc/self/cgroup; sleep 30"],
-      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
+      // NoSwap as the agent sends it on cgroup v1: memory+swap equal to memory (seed 001, "Swap behavior setting").
+      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, memorySwapLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
     });
     const path = await waitFor("the cgroup line", () => /:memory:(\S+)/.exec(log(h, "limited"))?.[1]);
     assert.equal(readFileSync(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"), "utf8").trim(), String(64 * 1024 * 1024));
+    const memsw = join("/sys/fs/cgroup/memory", path, "memory.memsw.limit_in_bytes");
+    if (existsSync(memsw)) assert.equal(readFileSync(memsw, "utf8").trim(), String(64 * 1024 * 1024));
+    else assert.match((await h.client.containerStatus({ containerId: id })).status!.message, /swap accounting is off/);
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.cfs_quota_us"), "utf8").trim(), "50000");
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.shares"), "utf8").trim(), "512");
     await h.client.updateContainerResources({ containerId: id, linux: { memoryLimitInBytes: 96 * 1024 * 1024 } });
@@ -195,13 +199,35 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(existsSync(netns), false, "the namespace is gone");
   });
 
-  test("Status reports the runtime ready, host networking, and seccomp as not enforced", async () => {
+  test("networking: the pods of a runtime whose directory was deleted are unwired by the next runtime on the host", async (t) => {
+    const root = mkdtempSync(join(tmpdir(), "orch-embedded-orphan-"));
+    const gone = await startEmbeddedRuntime({ root });
+    const client = new CriClient({ endpoint: gone.endpoint });
+    const { podSandboxId } = await client.runPodSandbox({ config: { metadata: { name: "orphan", uid: "u-orphan", namespace: "default" } } });
+    const netns = (JSON.parse((await client.podSandboxStatus({ podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    client.close();
+    await gone.close();
+    rmSync(root, { recursive: true, force: true }); // a test folder deleted with its sandbox still there
+    if (netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    assert.ok(existsSync(netns));
+    const next = await startEmbeddedRuntime({ root: join(h.dir, "next") });
+    try {
+      await waitFor("the orphan's namespace to go", () => (existsSync(netns) ? undefined : true));
+    } finally {
+      await next.close();
+    }
+  });
+
+  test("Status reports the runtime and its network ready, and seccomp as not enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
     assert.equal(byType.get("RuntimeReady")?.status, true);
     assert.equal(byType.get("NetworkReady")?.status, true);
     assert.equal(byType.get("SeccompEnforced")?.status, false);
     assert.equal(JSON.parse(s.info.isolation!).namespaces, true);
+    assert.deepEqual(await h.client.runtimeConfig({}), { linux: { cgroupDriver: "CGROUPFS" } });
+    await h.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.1.0/24" } } });
+    assert.equal(JSON.parse((await h.client.status({ verbose: true })).info.podCIDR!), "10.244.1.0/24");
   });
 });
 

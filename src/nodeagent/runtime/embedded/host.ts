@@ -74,3 +74,41 @@ export function diskUsage(dir: string): number {
 export function signalNumber(signal: NodeJS.Signals | null): number {
   return signal === null ? 0 : osConstants.signals[signal] ?? 0;
 }
+
+export interface InterfaceCounters {
+  name: string;
+  rxBytes: number;
+  rxErrors: number;
+  txBytes: number;
+  txErrors: number;
+}
+
+/** Interface counters of the network namespace `pid` lives in (/proc/<pid>/net/dev), loopback left out. */
+export function netDev(pid: number): InterfaceCounters[] {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/net/dev`, "utf8");
+  } catch {
+    return [];
+  }
+  const out: InterfaceCounters[] = [];
+  for (const line of text.split("\n").slice(2)) {
+    const m = /^\s*([^:]+):\s*(.*)$/.exec(line);
+    if (m === null || m[1] === "lo") continue;
+    const f = m[2]!.trim().split(/\s+/).map(Number);
+    out.push({ name: m[1]!, rxBytes: f[0]!, rxErrors: f[2]!, txBytes: f[8]!, txErrors: f[10]! });
+  }
+  return out;
+}
+
+/**
+ * Why `command` cannot be run inside `root` with `path` (the container's
+ * PATH), in runc's words, or undefined when it can. Links are not followed:
+ * an absolute link points into the container's root, not the host's.
+ */
+export function missingExecutable(root: string, command: string, path: string): string | undefined {
+  const present = (p: string): boolean => lstatSync(join(root, p), { throwIfNoEntry: false }) !== undefined;
+  if (command.includes("/")) return present(command) ? undefined : `exec: "${command}": stat ${command}: no such file or directory`;
+  for (const dir of path.split(":")) if (dir !== "" && present(join(dir, command))) return undefined;
+  return `exec: "${command}": executable file not found in $PATH`;
+}

@@ -5,7 +5,7 @@
 // the host's network and the runtime says why.
 
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { PortMapping } from "../../cri/types.js";
@@ -38,8 +38,10 @@ export class PodNetwork {
   readonly #subnet: string;
   readonly #cniBin: string;
   readonly #dataDir: string;
+  readonly #owner: string;
 
-  private constructor(options: PodNetworkOptions) {
+  private constructor(options: PodNetworkOptions, owner: string) {
+    this.#owner = owner;
     this.#bridge = options.bridge ?? "orch0";
     this.#subnet = options.subnet ?? "10.89.0.0/16";
     this.#cniBin = options.cniBin ?? CNI_BIN;
@@ -49,15 +51,19 @@ export class PodNetwork {
     this.#dataDir = join("/run/orch-cni", this.#bridge);
   }
 
-  /** A pod network when this host can give one, else why not. */
-  static probe(options: PodNetworkOptions): PodNetwork | string {
+  /**
+   * A pod network when this host can give one, else why not. `owner` is the
+   * runtime's root directory: namespaces whose owner directory is gone (a
+   * deleted test folder) are cleaned up by the next runtime on the host.
+   */
+  static probe(options: PodNetworkOptions, owner: string): PodNetwork | string {
     if (process.getuid?.() !== 0) return "not running as root";
     if (IP === undefined) return "iproute2 (ip) not found";
     const bin = options.cniBin ?? CNI_BIN;
     const missing = ["bridge", "host-local", "loopback"].filter((p) => !existsSync(join(bin, p)));
     if (missing.length > 0) return `CNI plugins ${missing.join(", ")} not found in ${bin} (apt-get install containernetworking-plugins)`;
-    const network = new PodNetwork(options);
-    mkdirSync(network.#dataDir, { recursive: true });
+    const network = new PodNetwork(options, owner);
+    mkdirSync(join(network.#dataDir, "owners"), { recursive: true });
     return network;
   }
 
@@ -72,6 +78,7 @@ export class PodNetwork {
       if (!/File exists/.test(err.message)) throw err;
     });
     const netns = `/run/netns/${name}`;
+    writeFileSync(join(this.#dataDir, "owners", name), JSON.stringify({ owner: this.#owner, sandboxId, portMappings }));
     try {
       await this.#plugin("ADD", sandboxId, netns, "lo", { cniVersion: "1.0.0", name: "orch-lo", type: "loopback" });
       const result = await this.#plugin("ADD", sandboxId, netns, "eth0", this.#bridgeConfig());
@@ -107,6 +114,24 @@ export class PodNetwork {
   async detach(sandboxId: string, portMappings: readonly PortMapping[]): Promise<void> {
     await this.release(sandboxId, portMappings).catch(() => {});
     await run(IP!, ["netns", "delete", netnsName(sandboxId)]).catch(() => {});
+    rmSync(join(this.#dataDir, "owners", netnsName(sandboxId)), { force: true });
+  }
+
+  /** Detaches the pods of runtimes whose directory no longer exists; returns how many. */
+  async collectOrphans(): Promise<number> {
+    let n = 0;
+    for (const name of readdirSync(join(this.#dataDir, "owners"))) {
+      let record: { owner: string; sandboxId: string; portMappings: PortMapping[] };
+      try {
+        record = JSON.parse(readFileSync(join(this.#dataDir, "owners", name), "utf8")) as typeof record;
+      } catch {
+        continue;
+      }
+      if (existsSync(record.owner)) continue;
+      await this.detach(record.sandboxId, record.portMappings);
+      n++;
+    }
+    return n;
   }
 
   #bridgeConfig(): Record<string, unknown> {

@@ -18,7 +18,7 @@ import { Cgroups } from "./cgroups.js";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
-import { diskUsage, hostIp, lookupUser, procStart, procUsage, signalNumber } from "./host.js";
+import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { checkSeccomp } from "./seccomp.js";
 
@@ -54,7 +54,6 @@ interface Running {
   exited: Promise<void>;
   logs: CriLogWriter | undefined;
   oomBefore: number;
-  killedByUs: boolean;
 }
 
 // Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
@@ -77,6 +76,8 @@ export class EmbeddedRuntimeService {
   readonly #containers: RecordStore<ContainerRecord>;
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
+  readonly #starting = new Set<string>();
+  #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
     this.#root = options.root;
@@ -94,7 +95,10 @@ export class EmbeddedRuntimeService {
       ? "turned off by configuration"
       : !this.isolation.namespaces
         ? "containers run without namespaces"
-        : PodNetwork.probe(options.network ?? {});
+        : PodNetwork.probe(options.network ?? {}, this.#root);
+    if (typeof this.#network !== "string") {
+      void this.#network.collectOrphans().then((n) => n > 0 && this.#log(`removed the network namespaces of ${n} pods whose runtime directory is gone`), () => {});
+    }
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
     this.#recover();
@@ -122,7 +126,7 @@ export class EmbeddedRuntimeService {
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
     ];
     const info: Record<string, string> = req.verbose
-      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root) }
+      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root), podCIDR: JSON.stringify(this.#podCidr) }
       : {};
     return { status: { conditions }, info, runtimeHandlers: [{ name: "", features: { recursiveReadOnlyMounts: false, userNamespaces: false } }], features: { supplementalGroupsPolicy: false } };
   }
@@ -177,6 +181,8 @@ export class EmbeddedRuntimeService {
     if (sandbox === undefined) return {};
     for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
     if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
+    // The runtime's own per-pod cgroup (a cgroup parent from the agent is the agent's to remove).
+    if (!sandbox.config.linux?.cgroupParent) this.cgroups.remove(`orch-embedded/${sandbox.id}`);
     rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
@@ -260,6 +266,19 @@ export class EmbeddedRuntimeService {
     if (c.state !== "CONTAINER_CREATED") throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is in ${c.state} state, not CONTAINER_CREATED`);
     const sandbox = this.#sandbox(c.podSandboxId);
     if (sandbox.state !== "SANDBOX_READY") throw new RuntimeError(Code.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
+    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
+    if (this.#starting.has(c.id)) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is already being started`);
+    this.#starting.add(c.id);
+    try {
+      await this.#start(c, sandbox, image);
+    } finally {
+      this.#starting.delete(c.id);
+    }
+    return {};
+  }
+
+  async #start(c: ContainerRecord, sandbox: SandboxRecord, image: StoredImage | undefined): Promise<void> {
     const cgroup = this.#cgroupPath(sandbox, c);
     const notes = [...c.notes];
     if (this.cgroups.version !== undefined) {
@@ -272,11 +291,14 @@ export class EmbeddedRuntimeService {
       mkdirSync(dirname(c.logPath), { recursive: true });
       logs = new CriLogWriter(c.logPath);
     }
-    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
-    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
     const sandboxDir = this.#sandboxDir(sandbox.id);
+    // Fail the start, as runc does, when the command is nowhere to be found (a volume may bring it: not checked then).
+    const argv0 = c.process.argv[0]!;
+    const fromVolume = (c.config.mounts ?? []).some((m) => argv0.startsWith(`${m.containerPath.replace(/\/+$/, "")}/`));
+    const missing = fromVolume ? undefined : missingExecutable(image === undefined ? "/" : this.images.rootfs(image.id), argv0, c.process.env.find((e) => e.startsWith("PATH="))?.slice(5) ?? "");
     let launched;
     try {
+      if (missing !== undefined) throw new Error(missing);
       launched = await launch({
         dir: join(this.#root, "containers", c.id),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
@@ -303,7 +325,7 @@ export class EmbeddedRuntimeService {
     }
     const { child, exited, pid, stdout, stderr } = launched;
     const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
-    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
+    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0 };
     running.exited = exited.then(async ({ code, signal }) => {
       await drained;
       await logs?.close();
@@ -312,7 +334,6 @@ export class EmbeddedRuntimeService {
     this.#running.set(c.id, running);
     this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
     await commandStarted(pid);
-    return {};
   }
 
   async stopContainer(req: cri.StopContainerRequest): Promise<cri.Empty> {
@@ -430,6 +451,28 @@ export class EmbeddedRuntimeService {
       .filter((c) => c.state === "CONTAINER_RUNNING")
       .filter((c) => !f || ((f.id === "" || c.id.startsWith(f.id)) && (f.podSandboxId === "" || c.podSandboxId === f.podSandboxId) && matches(c.config.labels, f.labelSelector)))
       .map((c) => this.#stats(c));
+    return { stats };
+  }
+
+  /** The node's pod CIDR from the agent; recorded (Status info) but the pod network keeps its configured subnet. */
+  updateRuntimeConfig(req: cri.UpdateRuntimeConfigRequest): cri.Empty {
+    this.#podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? "";
+    return {};
+  }
+
+  runtimeConfig(): cri.RuntimeConfigResponse {
+    return { linux: { cgroupDriver: "CGROUPFS" } };
+  }
+
+  podSandboxStats(req: cri.PodSandboxStatsRequest): cri.DeepPartial<cri.PodSandboxStatsResponse> {
+    return { stats: this.#podStats(this.#sandbox(req.podSandboxId)) };
+  }
+
+  listPodSandboxStats(req: cri.ListPodSandboxStatsRequest): cri.DeepPartial<cri.ListPodSandboxStatsResponse> {
+    const f = req.filter;
+    const stats = this.#sandboxes.values()
+      .filter((s) => s.state === "SANDBOX_READY" && (!f || ((f.id === "" || s.id.startsWith(f.id)) && matches(s.config.labels, f.labelSelector))))
+      .map((s) => this.#podStats(s));
     return { stats };
   }
 
@@ -566,7 +609,6 @@ export class EmbeddedRuntimeService {
       clearTimeout(timer);
       if (!timedOut) return;
     }
-    running.killedByUs = true;
     signal("SIGKILL");
     await running.exited;
   }
@@ -604,6 +646,37 @@ export class EmbeddedRuntimeService {
       memory: { timestamp: ts, workingSetBytes: u(usage.workingSet), availableBytes: u(available), usageBytes: u(usage.memoryUsage), rssBytes: u(usage.rss), pageFaults: u(usage.pageFaults), majorPageFaults: u(usage.majorPageFaults) },
       writableLayer: { timestamp: ts, fsId: { mountpoint: upper }, usedBytes: { value: c.imageId === "" ? 0 : diskUsage(upper) }, inodesUsed: { value: 0 } },
       swap: usage.swapUsage === undefined ? null : { timestamp: ts, swapUsageBytes: u(usage.swapUsage) },
+    };
+  }
+
+  /** A pod's usage: its running containers' summed, the network of its namespace, its process count. */
+  #podStats(s: SandboxRecord): cri.DeepPartial<cri.PodSandboxStats> {
+    const ts = now();
+    const running = this.#containers.values().filter((c) => c.podSandboxId === s.id && c.state === "CONTAINER_RUNNING");
+    const containers = running.map((c) => this.#stats(c));
+    const sum = (pick: (c: cri.DeepPartial<cri.ContainerStats>) => number | null | undefined): { value: number } | null => {
+      const values = containers.map(pick).filter((v): v is number => typeof v === "number");
+      return values.length === 0 ? null : { value: values.reduce((a, b) => a + b, 0) };
+    };
+    const counters = s.netns !== "" && running[0] !== undefined ? netDev(running[0].pid) : [];
+    const iface = (i: (typeof counters)[number]) => ({ name: i.name, rxBytes: { value: i.rxBytes }, rxErrors: { value: i.rxErrors }, txBytes: { value: i.txBytes }, txErrors: { value: i.txErrors } });
+    const processes = running.reduce((n, c) => n + (this.cgroups.version !== undefined ? this.cgroups.pids(this.#cgroupPath(s, c)).length : 1), 0);
+    return {
+      attributes: { id: s.id, metadata: s.config.metadata, labels: s.config.labels, annotations: s.config.annotations },
+      linux: {
+        cpu: { timestamp: ts, usageCoreNanoSeconds: sum((c) => c.cpu?.usageCoreNanoSeconds?.value), usageNanoCores: sum((c) => c.cpu?.usageNanoCores?.value) },
+        memory: {
+          timestamp: ts,
+          workingSetBytes: sum((c) => c.memory?.workingSetBytes?.value),
+          usageBytes: sum((c) => c.memory?.usageBytes?.value),
+          rssBytes: sum((c) => c.memory?.rssBytes?.value),
+          pageFaults: sum((c) => c.memory?.pageFaults?.value),
+          majorPageFaults: sum((c) => c.memory?.majorPageFaults?.value),
+        },
+        network: counters.length === 0 ? null : { timestamp: ts, defaultInterface: iface(counters.find((i) => i.name === "eth0") ?? counters[0]!), interfaces: counters.filter((i) => i.name !== "eth0").map(iface) },
+        process: { timestamp: ts, processCount: { value: processes } },
+        containers,
+      },
     };
   }
 
