@@ -102,19 +102,3 @@ function usageWidth(out: Output): { width?: number } {
 function isStringMap(value: unknown): value is Readonly<Record<string, string>> {
   return typeof value === "object" && value !== null && Object.values(value).every((v) => typeof v === "string");
 }
-
-/**
- * What the placeholder run() functions print until their component exists:
- * what the command is and what these flags would make it do.
- */
-export function printPlan(context: RunContext, options: { what: string; actions: readonly string[] }): number {
-  const gates = context.featureGates.toString();
-  const lines = [
-    `${context.command}: ${options.what} (not implemented yet); with these flags it would:`,
-    ...options.actions.map((a) => `  - ${a}`),
-    `  feature gates: ${gates === "" ? "defaults" : gates}`,
-    "",
-  ];
-  context.stdout.write(lines.join("\n"));
-  return 0;
-}
