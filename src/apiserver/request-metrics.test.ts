@@ -11,6 +11,7 @@ import { stableMetricsOf } from "../component/metrics/stable-metrics.js";
 import {
   assertDeclaresMetric, assertExposesMetric, parseExposition, promtoolCheckMetrics, promtoolSkipReason, type ParsedFamily,
 } from "../component/metrics/testing.js";
+import { AdmissionChain } from "./admission/index.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { sampleApi } from "./testing/sample-api.js";
 import { startTestServer, type TestServer } from "./testing/harness.js";
@@ -92,6 +93,12 @@ describe("API server metrics", () => {
     assert.equal(sample(families, "apiserver_current_inflight_requests", { request_kind: "mutating" }), 0);
     assert.equal(sample(families, "field_validation_request_duration_seconds", { field_validation: "Warn", status: "201" }, "field_validation_request_duration_seconds_count"), 2);
     assert.equal(sample(families, "apiserver_watch_list_duration_seconds", { group: "samples.orch.io", resource: "widgets", scope: "namespace", version: "v1" }, "apiserver_watch_list_duration_seconds_count"), 1);
+    // Creates go through the server's admission chain (the two widgets here, and the system namespaces made at start):
+    // both phases of each are timed, and NamespaceLifecycle for the two namespaced ones.
+    const step = (type: string) => sample(families, "apiserver_admission_step_admission_duration_seconds", { operation: "CREATE", rejected: "false", type }, "apiserver_admission_step_admission_duration_seconds_count");
+    assert.ok((step("admit") ?? 0) >= 2);
+    assert.equal(step("validate"), step("admit"));
+    assert.equal(sample(families, "apiserver_admission_controller_admission_duration_seconds", { name: "NamespaceLifecycle", operation: "CREATE", rejected: "false", type: "admit" }, "apiserver_admission_controller_admission_duration_seconds_count"), 2);
   });
 
   test("object counts and the store size are read from storage", () => {
@@ -111,16 +118,14 @@ describe("API server metrics", () => {
 test("admission hooks: plugins and phases land in the stable admission histograms with rejected and type", async () => {
   const registry = new MetricsRegistry();
   const am = new AdmissionMetrics(registry);
-  const plugins = am.instrumentPlugins({
-    mutating: [{ name: "AlwaysFine", admit: (_a: { operation: string }) => {} }],
-    validating: [{ name: "Refuser", validate: (_a: { operation: string }) => { throw new Error("no"); } }],
+  const chain = new AdmissionChain({
+    mutating: [{ name: "AlwaysFine", admit: () => {} }],
+    validating: [{ name: "Refuser", validate: () => { throw new Error("no"); } }],
+    timing: am,
   });
-  const chain = am.instrumentChain({
-    async admit(a: { operation: string }) { for (const p of plugins.mutating) await p.admit(a); },
-    async validate(a: { operation: string }) { for (const p of plugins.validating) await p.validate(a); },
-  });
-  await chain.admit({ operation: "CREATE" });
-  await assert.rejects(chain.validate({ operation: "CREATE" }), /no/);
+  const attrs = { operation: "CREATE", resource: { group: "", resource: "pods" }, kind: "Pod", subresource: undefined, namespace: "default", name: "p", object: undefined, oldObject: undefined, dryRun: false } as const;
+  await chain.admit(attrs);
+  await assert.rejects(chain.validate(attrs), /no/);
   const f = parseExposition(registry.expose());
   assert.equal(sample(f, "apiserver_admission_controller_admission_duration_seconds", { name: "AlwaysFine", operation: "CREATE", rejected: "false", type: "admit" }, "apiserver_admission_controller_admission_duration_seconds_count"), 1);
   assert.equal(sample(f, "apiserver_admission_controller_admission_duration_seconds", { name: "Refuser", rejected: "true", type: "validate" }, "apiserver_admission_controller_admission_duration_seconds_count"), 1);

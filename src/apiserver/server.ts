@@ -68,7 +68,7 @@ export interface RunningApiServer {
   storage: Storage;
   stores: ReadonlyMap<string, RegistryStore>;
   metrics: MetricsRegistry;
-  /** Times the admission chain (wire with instrumentPlugins/instrumentChain where the chain is built). */
+  /** The admission chain's timing (the stable admission histograms). */
   admissionMetrics: AdmissionMetrics;
   close(): Promise<void>;
 }
@@ -85,6 +85,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: compacted });
 
+  const metrics = options.metrics ?? componentRegistry({ featureGates: options.featureGates });
+  const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
   const namespaceStore = () => stores.get("/namespaces");
@@ -93,6 +95,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
   const admission = new AdmissionChain({
     mutating: [...(servesNamespaces ? [lifecycle] : []), priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`))],
+    timing: admissionMetrics,
   }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;
@@ -136,7 +139,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const discovery = new Discovery(registry);
   const openapi = new OpenApi(registry);
   let ready = false;
-  const metrics = options.metrics ?? componentRegistry({ featureGates: options.featureGates });
   // The same /healthz, /livez, /readyz, /version, /metrics and z-pages as every component (seed 002).
   const endpoints = componentEndpoints({
     component: "orch-apiserver",
@@ -158,7 +160,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     log,
   });
   await apiMetrics.start();
-  const admissionMetrics = new AdmissionMetrics(metrics);
   const recordRequests = options.requestMetrics !== false;
 
   const handle = async (req: Incoming, res: Outgoing, url: URL, parsed: ParsedPath, record: RequestRecord | undefined) => {
