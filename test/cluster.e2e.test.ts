@@ -9,7 +9,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
@@ -180,7 +180,9 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
   });
 
   test("a killed node agent: its node goes Ready Unknown after the grace period, is tainted unreachable, and its pods are evicted", async () => {
-    other = await startJoinedAgent(orch.kubeconfig, "other", { readyTimeoutMs: 60_000 });
+    // Joined the way docs/server.md tells a second machine to: URL, the admin token and the cluster's CA.
+    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
+    other = await startJoinedAgent(join_, "other", { readyTimeoutMs: 60_000 });
     const pod = (name: string, digit: number, toleration: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: other\n  terminationGracePeriodSeconds: 1\n` +
       `  tolerations: [${toleration}]\n  containers: [{name: main, image: busybox:1.36, command: [sleep, "${TOKEN}${digit}"]}]\n`;

@@ -94,11 +94,14 @@ export interface JoinedAgentProcess extends ComponentProcess {
   kill(): Promise<void>;
 }
 
-/** `orch server --kubeconfig KUBECONFIG --node-name NAME`: only a node agent, joining an existing cluster; resolves once its node is Ready. */
-export async function startJoinedAgent(kubeconfig: string, nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
+/**
+ * `orch server JOIN --node-name NAME`, where JOIN is `--kubeconfig FILE` or `--join URL --token T
+ * --certificate-authority CA`: only a node agent, joining an existing cluster; resolves once its node is Ready.
+ */
+export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
   const p = await spawnUntilReady(
-    ["server", "--kubeconfig", kubeconfig, "--node-name", nodeName, "--data-dir", dataDir],
+    ["server", ...join_, "--node-name", nodeName, "--data-dir", dataDir],
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 20000,
   );
