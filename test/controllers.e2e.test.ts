@@ -40,7 +40,8 @@ describe("kubectl 1.33 against orch server: the built-in controllers", { skip: k
   let orch: OrchProcess;
   let k: Kubectl;
   before(async () => {
-    orch = await startOrch("server", ["--node-monitor-grace-period=2s"]);
+    // The test plays the node agent: the controllers under test, without a real node (test/cluster.e2e.test.ts has the real one).
+    orch = await startOrch("server", ["--node-monitor-grace-period=2s", "--disable-agent", "--disable-scheduler"]);
     k = new Kubectl(orch.kubeconfig);
   });
   after(async () => {

@@ -86,7 +86,8 @@ describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReas
   let agent: Promise<void>;
   let stopAgent = false;
   before(async () => {
-    orch = await startOrch("server");
+    // The test plays the node agent (and binds nothing): the controllers under test, without a real node.
+    orch = await startOrch("server", ["--disable-agent", "--disable-scheduler"]);
     k = new Kubectl(orch.kubeconfig);
     client = new RestClient(loadKubeconfig(orch.kubeconfig));
     // The node agent's part: every pod that appears is reported Running and Ready.
@@ -170,6 +171,15 @@ describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReas
   test("delete deployment cascades to its ReplicaSets and pods", async () => {
     assert.match(await k.ok("delete", "deployment", "web"), /deployment.apps "web" deleted/);
     await until("ReplicaSets and pods gone", async () => (await sets()).length === 0 && (await pods()).length === 0, 20_000);
+  });
+
+  // kubectl's typed create sends a protobuf body; the API server on this branch does not decode protobuf
+  // requests yet (the encodings work does): the integrator drops this skip once both are merged.
+  test("create deployment --image --replicas", { skip: "needs protobuf request bodies (wip/encodings)" }, async () => {
+    assert.match(await k.ok("create", "deployment", "hello", "--image=nginx:1.27", "--replicas=2"), /deployment.apps\/hello created/);
+    const r = await k.run(["rollout", "status", "deployment/hello", "--timeout=30s"], { timeoutMs: 40_000 });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.equal((await k.ok("get", "pods", "-l", "app=hello", "-o", "name")).trim().split("\n").length, 2);
   });
 
   test("a StatefulSet: db-0 then db-1; rollout status", async () => {

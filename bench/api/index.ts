@@ -6,10 +6,9 @@
 // 50k-pod LIST < 2 s).
 // Usage: node dist/bench/api/index.js [--json] [--runs=N] [--only=lmdb,etcd] [--big=50000]
 
-import { connect, type ClientHttp2Session } from "node:http2";
 import { readFileSync } from "node:fs";
-import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
+import { benchClient as client, benchPod as pod, closedLoop as loop, ensureNamespace, type BenchClient as Client } from "../support/http2-client.js";
 import { parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
 
 const METRICS: Metric[] = [
@@ -23,80 +22,6 @@ const METRICS: Metric[] = [
 ];
 
 const PHASE_MS = 3000;
-
-interface Client {
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: Buffer }>;
-  session: ClientHttp2Session;
-  close(): void;
-}
-
-function client(orch: OrchProcess): Client {
-  const config = readFileSync(orch.kubeconfig, "utf8");
-  const token = /token: (\S+)/.exec(config)![1]!;
-  const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(config)![1]!, "base64");
-  // Like Go's HTTP/2 client (kubectl, client-go): large flow-control windows and no Nagle delay.
-  const session = connect(orch.url, {
-    ca,
-    settings: { initialWindowSize: 4 << 20 },
-    createConnection: (url) => tlsConnect({ host: url.hostname, port: Number(url.port), ca, ALPNProtocols: ["h2"], noDelay: true } as ConnectionOptions),
-  });
-  session.on("connect", () => session.setLocalWindowSize(16 << 20));
-  session.setMaxListeners(0);
-  return {
-    session,
-    request(method, path, body) {
-      return new Promise((resolve, reject) => {
-        const headers: Record<string, string> = { ":method": method, ":path": path, authorization: `Bearer ${token}` };
-        if (body !== undefined) headers["content-type"] = "application/json";
-        const stream = session.request(headers);
-        const chunks: Buffer[] = [];
-        let status = 0;
-        stream.on("response", (h) => (status = Number(h[":status"])));
-        stream.on("data", (c: Buffer) => chunks.push(c));
-        stream.on("end", () => resolve({ status, body: Buffer.concat(chunks) }));
-        stream.on("error", reject);
-        stream.end(body === undefined ? undefined : JSON.stringify(body));
-      });
-    },
-    close: () => session.close(),
-  };
-}
-
-function pod(name: string, i: number): unknown {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, labels: { app: "bench", shard: String(i % 10) }, annotations: { note: "x".repeat(1500) } },
-    spec: {
-      containers: [
-        {
-          name: "main",
-          image: "registry.local/bench:1.0",
-          command: ["/bin/sh", "-c", "sleep 3600"],
-          env: Array.from({ length: 10 }, (_, k) => ({ name: `VAR_${k}`, value: `value-${k}-${"y".repeat(20)}` })),
-          ports: [{ containerPort: 8080, name: "http" }],
-          resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
-        },
-      ],
-    },
-  };
-}
-
-async function loop(concurrency: number, ms: number, op: (i: number) => Promise<void>): Promise<number> {
-  let n = 0;
-  const deadline = performance.now() + ms;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) await op(n++);
-    }),
-  );
-  return n / ((performance.now() - start) / 1000);
-}
-
-async function ensureNamespace(c: Client, name: string): Promise<void> {
-  await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-}
 
 async function fill(c: Client, ns: string, count: number, prefix: string): Promise<void> {
   let next = 0;

@@ -72,10 +72,11 @@ function main(): void {
     metrics: metrics(listLabel),
     samples: {},
   };
-  for (const format of formats) {
-    const samples: Record<string, number[]> = {};
-    const add = (name: string, unit: string, v: number) => (samples[`${name} [${unit}]`] ??= []).push(v);
-    for (let run = 0; run < args.runs; run++) {
+  // Runs outermost: every format is measured in each run, close in time, so a noisy machine hurts them alike.
+  for (let run = 0; run < args.runs; run++) {
+    for (const format of formats) {
+      const samples = (report.samples[format] ??= {});
+      const add = (name: string, unit: string, v: number) => (samples[`${name} [${unit}]`] ??= []).push(v);
       for (const [label, value, typeName, objects, ms] of [
         ["pod", pod, POD, 1, 300],
         [listLabel, list, `${POD}List`, podCount, 1500],
@@ -91,7 +92,6 @@ function main(): void {
         add(`${label}: decode`, "objects/s", dec * objects);
       }
     }
-    report.samples[format] = samples;
   }
   printReport(report, args.json);
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isValidGroupSuffix, namingFor } from "./naming.js";
+import { isValidGroupSuffix, namingFor, workloadKeys } from "./naming.js";
 
 test("orch names by default, upstream names for k8s.io", () => {
   const orch = namingFor();
@@ -24,4 +24,20 @@ test("group suffixes must be DNS subdomains with a dot", () => {
   assert.ok(!isValidGroupSuffix("orch"));
   assert.ok(!isValidGroupSuffix("Orch.io"));
   assert.ok(!isValidGroupSuffix("-a.io"));
+});
+
+test("workload keys: orch.io by default, upstream's with k8s.io", () => {
+  const orch = workloadKeys(namingFor());
+  assert.equal(orch.deploymentRevision, "deployment.orch.io/revision");
+  assert.equal(orch.statefulSetPodName, "statefulset.orch.io/pod-name");
+  assert.equal(orch.podIndex, "apps.orch.io/pod-index");
+  assert.equal(orch.taintNotReady, "node.orch.io/not-ready");
+  const k8s = workloadKeys(namingFor("k8s.io"));
+  assert.equal(k8s.deploymentRevision, "deployment.kubernetes.io/revision");
+  assert.equal(k8s.desiredReplicas, "deployment.kubernetes.io/desired-replicas");
+  assert.equal(k8s.statefulSetPodName, "statefulset.kubernetes.io/pod-name");
+  assert.equal(k8s.podIndex, "apps.kubernetes.io/pod-index");
+  assert.equal(k8s.podDeletionCost, "controller.kubernetes.io/pod-deletion-cost");
+  assert.equal(k8s.revisionHash, "controller.kubernetes.io/hash");
+  assert.equal(k8s.taintUnschedulable, "node.kubernetes.io/unschedulable");
 });

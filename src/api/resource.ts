@@ -9,6 +9,7 @@
 import type { ApiObject, FieldError } from "../machinery/index.js";
 import type { Naming } from "./naming.js";
 import type { SchemaRegistry } from "./schema.js";
+import type { AdmissionOptions } from "../apiserver/admission/index.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -97,6 +98,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   validateStatusUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
   /** Non-fatal advice returned as `Warning` headers. */
   warnings?(obj: T): string[];
+  /**
+   * The kind's own admission plugins, run after the server's (mutating ones
+   * after the server's mutating ones, validating after validating), on this
+   * resource only (src/apiserver/admission).
+   */
+  readonly admission?: AdmissionOptions;
 
   /** Upstream's columns for `kubectl get`; default Name and Created At. */
   readonly table?: TableDefinition<T>;

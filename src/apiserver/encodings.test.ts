@@ -173,6 +173,12 @@ describe("representations (built-in kinds, CBOR gate on)", () => {
     const put = await t.request("PUT", `${CM_PATH}/p1`, { rawBody: JSON.stringify({ ...current, data: { x: "z" } }), headers: { "content-type": "" } });
     assert.equal(put.status, 200, put.text);
     assert.equal(put.json.data.x, "z");
+    const applied = await t.request("PATCH", `${CM_PATH}/a1?fieldManager=cbor-test`, {
+      rawBody: encodeCbor(configMap("a1", { via: "apply-patch+cbor" })),
+      headers: { "content-type": "application/apply-patch+cbor" },
+    });
+    assert.equal(applied.status, 201, applied.text);
+    assert.equal(applied.json.data.via, "apply-patch+cbor");
     const plain = await t.request("POST", CM_PATH, { rawBody: "name=x", headers: { "content-type": "text/plain" } });
     assert.equal(plain.status, 415);
     assert.equal(plain.json.reason, "UnsupportedMediaType");
@@ -229,6 +235,9 @@ describe("gates off: CBOR refused (406, 415), compression never", () => {
     assert.equal((await t.request("GET", CM_PATH, { headers: { accept: "application/cbor, application/json;q=0.5" } })).status, 200);
     const post = await t.request("POST", CM_PATH, { rawBody: encodeCbor(configMap("b1")), headers: { "content-type": "application/cbor" } });
     assert.equal(post.status, 415);
+    assert.doesNotMatch(post.json.message, /cbor/);
+    const apply = await t.request("PATCH", `${CM_PATH}/b1?fieldManager=m`, { rawBody: encodeCbor(configMap("b1")), headers: { "content-type": "application/apply-patch+cbor" } });
+    assert.equal(apply.status, 415);
   });
 
   test("a large list with Accept-Encoding: gzip goes out plain", async () => {
@@ -253,6 +262,8 @@ describe("kinds without a Protobuf form (custom resources)", () => {
     assert.equal(fallback.json.metadata.name, "w");
     const only = await t.request("GET", path, { headers: { accept: PB } });
     assert.equal(only.status, 406);
-    assert.equal(only.json.reason, "NotAcceptable");
+    // The Status itself has a Protobuf form, so it answers in the type the client asked for.
+    const status = hasProtobufMagic(only.body) ? (decodeEnvelope(only.body, schemas, lookup) as any) : only.json;
+    assert.equal(status.reason, "NotAcceptable");
   });
 });

@@ -255,7 +255,7 @@ describe("API server (sample API over lmdb)", () => {
     const before = (await t.request("POST", W, { body: widget("safe") })).json;
     const cases: Array<[string, string, Parameters<TestServer["request"]>[2], number, RegExp?]> = [
       ["POST", W, { rawBody: '{"apiVersion": "samples.orch.io/v1", "kind": ' }, 400, /JSON/],
-      ["POST", W, { rawBody: "[".repeat(20_000) + "]".repeat(20_000) }, 400, /exceeded max depth|nested deeper than 10000/],
+      ["POST", W, { rawBody: "[".repeat(20_000) + "]".repeat(20_000) }, 400, /exceeded max depth/],
       ["POST", W, { rawBody: JSON.stringify({ ...widget("big"), spec: { color: "x".repeat(3.5 * 1024 * 1024) } }) }, 413],
       ["POST", W, { rawBody: JSON.stringify({ ...widget("big2"), spec: { color: "x".repeat(2 * 1024 * 1024) } }) }, 413],
       ["POST", W, { body: { ...widget("nsmismatch"), metadata: { name: "nsmismatch", namespace: "other" } } }, 400, /namespace/],

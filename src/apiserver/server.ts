@@ -88,12 +88,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ApiRegistry(options.modules, naming);
   const defaulter = new SchemaDefaulter(registry.schemas);
   const namespaceStore = () => stores.get("/namespaces");
+  // Built-in plugins first, then the caller's; NamespaceLifecycle only where namespaces are served.
+  const servesNamespaces = registry.resources.some((d) => d.group === "" && d.resource === "namespaces");
   const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
   const admission = new AdmissionChain({
-    mutating: [
-      { ...lifecycle, handles: (a) => namespaceStore() !== undefined && lifecycle.handles!(a) },
-      priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)),
-    ],
+    mutating: [...(servesNamespaces ? [lifecycle] : []), priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`))],
   }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;

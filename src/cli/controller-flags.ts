@@ -21,6 +21,13 @@ export const controllerFlags = {
   "concurrent-deployment-syncs": syncs("Deployments", 5),
   "concurrent-daemonset-syncs": syncs("DaemonSets", 2),
   "concurrent-statefulset-syncs": syncs("StatefulSets", 5),
+  "max-endpoints-per-slice": flag.int({
+    section: SECTION,
+    default: 100,
+    min: 1,
+    max: 1000,
+    description: "The maximum number of endpoints the endpointslice controller puts in one EndpointSlice.",
+  }),
 };
 
 function syncs(kinds: string, byDefault: number) {
@@ -37,6 +44,7 @@ type ControllerFlagValues = { readonly [N in keyof typeof controllerFlags]: numb
 /** From a command's parsed flag values (`flags.values`). */
 export function controllerConfigFromFlags(values: ControllerFlagValues): ControllerConfig {
   return {
+    maxEndpointsPerSlice: values["max-endpoints-per-slice"],
     nodeMonitorGracePeriodMs: values["node-monitor-grace-period"],
     terminatedPodGcThreshold: values["terminated-pod-gc-threshold"],
     concurrentReplicaSetSyncs: values["concurrent-replicaset-syncs"],

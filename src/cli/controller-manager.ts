@@ -1,6 +1,6 @@
-// `orch controller-manager`: the namespace controller and the garbage
-// collector (node lifecycle, workloads and jobs join later), reaching the API
-// server through --kubeconfig like any client, behind the leader lease, and
+// `orch controller-manager`: the built-in controllers (namespace, garbage
+// collector, node lifecycle, jobs, endpoints...), reaching the API server
+// through --kubeconfig like any client, behind the leader lease, and
 // serving the component base (health, metrics, z-pages) on --secure-port.
 
 import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";

@@ -61,6 +61,14 @@ test("re-importing a tag moves it to the new image, as docker load does", { skip
   assert.deepEqual(store.resolve(first)?.repoTags, []);
 });
 
+test("pull from a registry that is not there fails clearly and stores nothing", async () => {
+  const root = join(dir, "d");
+  const r = await orch("images", "pull", "--root", root, "127.0.0.1:1/team/app:v1");
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^orch images: failed to do request: GET http:\/\/127.0.0.1:1\/v2\/team\/app\/manifests\/v1: /m);
+  assert.deepEqual(new ImageStore(root).list(), []);
+});
+
 test("bad input: a missing file, a file that is no archive, an unknown action, a missing argument", async () => {
   const root = join(dir, "c");
   const missing = await orch("images", "import", "--root", root, join(dir, "nope.tar"));

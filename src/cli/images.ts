@@ -5,24 +5,26 @@
 
 import { flag } from "../component/index.js";
 import { importArchive } from "../nodeagent/runtime/images/archive.js";
+import { pullImage } from "../nodeagent/runtime/images/registry.js";
 import { ImageStore, type StoredImage } from "../nodeagent/runtime/images/store.js";
 import { DEFAULT_EMBEDDED_ROOT } from "../nodeagent/runtime/embedded/server.js";
 import { defineCommand, type Output } from "./command.js";
 
-const ACTIONS = ["import", "list", "remove"] as const;
+const ACTIONS = ["import", "pull", "list", "remove"] as const;
 
 export const command = defineCommand({
   name: "images",
-  summary: "import, list and remove the embedded runtime's images (import FILE | list | remove REF)",
+  summary: "import, pull, list and remove the embedded runtime's images (import FILE | pull REF | list | remove REF)",
   description:
     "Manages the image store of the node agent's embedded container runtime. 'orch images import FILE...' unpacks " +
-    "docker save or OCI image archives; 'orch images list' (the default) prints the images; 'orch images remove REF...' " +
-    "deletes images by name or ID. Registries are not used.",
+    "docker save or OCI image archives; 'orch images pull REF...' fetches images from their registries; 'orch images list' " +
+    "(the default) prints the images; 'orch images remove REF...' deletes images by name or ID.",
   flags: {
     root: flag.string({ default: DEFAULT_EMBEDDED_ROOT, description: "The embedded runtime's root directory (the node agent's runtime root)." }),
     quiet: flag.bool({ short: "q", description: "Print only image IDs." }),
+    "insecure-registry": flag.strings({ description: "Registry hosts (host:port) to pull from over plain HTTP; loopback registries always are." }),
   },
-  positionals: { name: "ACTION [ARG]", description: `one of ${ACTIONS.join(", ")}, then files (import) or references (remove)` },
+  positionals: { name: "ACTION [ARG]", description: `one of ${ACTIONS.join(", ")}, then files (import) or references (pull, remove)` },
   validate(flags) {
     const [action = "list", ...rest] = flags.args;
     if (!(ACTIONS as readonly string[]).includes(action)) return `unknown action "${action}": use ${ACTIONS.join(", ")}`;
@@ -38,6 +40,13 @@ export const command = defineCommand({
       for (const file of rest) {
         const images = await importArchive(store, file);
         for (const i of images) context.stdout.write(quiet ? `${i.id}\n` : `imported ${i.repoTags.join(", ") || "<untagged>"} (${i.id})\n`);
+      }
+      return 0;
+    }
+    if (action === "pull") {
+      for (const ref of rest) {
+        const image = await pullImage(store, ref, { insecure: flags.get("insecure-registry") });
+        context.stdout.write(quiet ? `${image.id}\n` : `pulled ${image.repoTags.join(", ") || ref} (${image.id})\n`);
       }
       return 0;
     }

@@ -32,7 +32,7 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 }
 
 /** Subcommands that already serve until SIGINT/SIGTERM. */
-const LONG_RUNNING = ["server", "apiserver", "controller-manager", "proxy", "cloud-controller-manager"];
+const LONG_RUNNING = ["server", "apiserver", "controller-manager", "scheduler", "proxy", "cloud-controller-manager", "nodeagent"];
 
 const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images"];
 /** Tools, not components: no serving flags, no ports (tested in their own files). */
@@ -122,15 +122,19 @@ test("bad values exit 2 naming the flag and the value", async () => {
 });
 
 test("flags reach run(): the plan reflects them", async () => {
-  const r = await inProcess("scheduler", "--secure-port=7443", "--feature-gates=NativeHistograms=true", "-v=4");
+  // The node agent is the last command that prints a plan (when its work lands, this part goes).
+  const r = await inProcess("nodeagent", "--port=7443", "--feature-gates=NativeHistograms=true", "-v=4");
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /7443/);
   assert.match(r.stdout, /feature gates: NativeHistograms=true/);
-  const noKubeconfig = await inProcess("controller-manager");
-  assert.equal(noKubeconfig.status, 2);
-  assert.match(noKubeconfig.stderr, /--kubeconfig is required/);
-  const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true");
-  assert.equal(ga.status, 0);
+  for (const name of ["controller-manager", "scheduler"]) {
+    const noKubeconfig = await inProcess(name);
+    assert.equal(noKubeconfig.status, 2, name);
+    assert.match(noKubeconfig.stderr, /--kubeconfig is required/);
+  }
+  // A config file that is not there stops the agent before it starts (exit 2); the warning comes first.
+  const ga = await inProcess("nodeagent", "--feature-gates=NodeSwap=true", "--config=/nonexistent/nodeagent.yaml");
+  assert.equal(ga.status, 2);
   assert.match(ga.stderr, /orch nodeagent: warning: Setting GA feature gate NodeSwap=true/);
 });
 

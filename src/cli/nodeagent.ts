@@ -1,8 +1,11 @@
 // `orch nodeagent`: runs the pods of one node through a CRI runtime (seed 001).
-// Declares the agent's flags with the seed's defaults; run() is a placeholder.
+// Loads --config and --config-dir (flags win), then runs startNodeAgent until
+// SIGTERM. Configuration errors exit 2 naming the file and field.
 
-import { baseFlags, flag, tlsServingFlags } from "../component/index.js";
-import { defineCommand, printPlan } from "./command.js";
+import { baseFlags, conditionCheck, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
+import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { serveComponent } from "./serve-component.js";
+import { defineCommand } from "./command.js";
 
 const GENERIC = "Generic flags";
 const SERVING = "Serving flags";
@@ -15,27 +18,93 @@ export const command = defineCommand({
     "through a container runtime. Without --kubeconfig it runs standalone (seed 001, \"What the service does\" 7).",
   flags: {
     kubeconfig: flag.string({ section: GENERIC, description: "Path to a kubeconfig file for the control plane; empty runs the agent standalone." }),
-    config: flag.string({ section: GENERIC, description: "Path to a NodeAgentConfiguration file (nodeagent.config.orch.io/v1beta1)." }),
-    "config-dir": flag.string({ section: GENERIC, description: "Directory of drop-in configuration files merged over --config, in name order." }),
+    config: flag.string({ section: GENERIC, description: "Path to a NodeAgentConfiguration file (nodeagent.config.orch.io/v1beta1, YAML or JSON)." }),
+    "config-dir": flag.string({ section: GENERIC, description: "Directory of drop-in configuration files merged over --config, in lexical name order (*.conf, *.yaml, *.yml, *.json)." }),
     "root-dir": flag.string({ section: GENERIC, default: "/var/lib/nodeagent", description: "Directory for the agent's files: pod volumes, plugins, checkpoints." }),
     "cert-dir": flag.string({ section: GENERIC, default: "/var/lib/nodeagent/pki", description: "Directory of the agent's TLS certificate and key." }),
+    "pod-logs-dir": flag.string({ section: GENERIC, default: "/var/log/pods", description: "Directory of the containers' logs (<namespace>_<pod>_<uid>/<container>/<restart>.log)." }),
     "hostname-override": flag.string({ section: GENERIC, description: "Use this name instead of the host name as the node's HostName address and name." }),
     "lock-file": flag.string({ section: GENERIC, description: "Path to a lock file the agent holds while it runs, usually /var/run/nodeagent.lock." }),
-    "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\")." }),
-    "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces." }),
-    port: flag.int({ section: SERVING, default: 10250, min: 1, max: 65535, description: "The port for the agent's HTTPS API." }),
+    "exit-on-lock-contention": flag.bool({ section: GENERIC, description: "Exit when another agent asks for the lock file (for in-place upgrades)." }),
+    "container-runtime-endpoint": flag.string({ section: GENERIC, description: "The CRI runtime socket (unix:///run/containerd/containerd.sock); empty runs the embedded runtime. Overrides containerRuntimeEndpoint." }),
+    "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\"). Overrides failSwapOn." }),
+    "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces. Overrides address." }),
+    port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/healthz, /metrics, /statusz...); 0 picks a free one. Overrides port." }),
     ...tlsServingFlags(),
     ...baseFlags(),
   },
-  run(flags, context) {
-    return printPlan(context, {
-      what: "the node agent",
-      actions: [
-        flags.get("kubeconfig") ? `join the control plane with ${flags.get("kubeconfig")}` : "run standalone (no --kubeconfig)",
-        `register node ${flags.get("hostname-override") || "named after this host"} and keep its files under ${flags.get("root-dir")}`,
-        `serve its HTTPS API on ${flags.get("bind-address")}:${flags.get("port")}`,
-        flags.get("fail-swap-on") ? "refuse to start if swap is on" : "start even with swap on",
-      ],
+  async run(flags, context) {
+    const log = (line: string) => context.stderr.write(`${line}\n`);
+    let config: NodeAgentConfig;
+    try {
+      // Flags named on the command line win over every file (upstream's precedence).
+      const set = <T,>(name: Parameters<typeof flags.isSet>[0], value: T): T | undefined => (flags.isSet(name) ? value : undefined);
+      const gates = flags.get("feature-gates") as Record<string, string>;
+      config = loadConfig({
+        ...(flags.get("config") ? { file: flags.get("config") } : {}),
+        ...(flags.get("config-dir") ? { dir: flags.get("config-dir") } : {}),
+        flags: {
+          port: set("port", flags.get("port")),
+          address: set("bind-address", flags.get("bind-address")),
+          failSwapOn: set("fail-swap-on", flags.get("fail-swap-on")),
+          containerRuntimeEndpoint: set("container-runtime-endpoint", flags.get("container-runtime-endpoint")),
+          featureGates: flags.isSet("feature-gates") ? Object.fromEntries(Object.entries(gates).map(([k, v]) => [k, v === "true"])) : undefined,
+        },
+      });
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        log(`${context.command}: invalid configuration: ${err.message}`);
+        return 2;
+      }
+      throw err;
+    }
+    let featureGates;
+    try {
+      featureGates = parseFeatureGates(config.featureGates);
+    } catch (err) {
+      log(`${context.command}: invalid configuration: featureGates: ${(err as Error).message}`);
+      return 2;
+    }
+    // The component base (/healthz, /livez, /readyz, /metrics, /statusz, /flagz) on address:port;
+    // ready once the PLEG relists.
+    let agent: NodeAgent | undefined;
+    const server = await serveComponent({
+      name: "orch-nodeagent",
+      flags,
+      context,
+      listen: { host: config.address, port: config.port },
+      readyChecks: [conditionCheck("pleg", () => agent?.healthy() ?? false, "the pod lifecycle event generator has not relisted the runtime yet")],
     });
+    try {
+      agent = await startNodeAgent({
+        config,
+        ...(flags.get("kubeconfig") ? { kubeconfig: flags.get("kubeconfig") } : {}),
+        ...(flags.get("hostname-override") ? { hostnameOverride: flags.get("hostname-override") } : {}),
+        rootDir: flags.get("root-dir"),
+        certDir: flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`,
+        podLogsDir: flags.get("pod-logs-dir"),
+        ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),
+        featureGates,
+        metrics: server.metrics,
+        signal: context.signal,
+        log,
+      });
+      log(`${context.command}: running (node ${agent.nodeName}, ${agent.mode}); serving ${server.url}`);
+      await new Promise<void>((resolve) => {
+        if (context.signal.aborted) resolve();
+        else context.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await agent.stop();
+      log(`${context.command}: stopped`);
+      return 0;
+    } catch (err) {
+      if (err instanceof SwapError || err instanceof LockContentionError) {
+        log(`${context.command}: ${err.message}`);
+        return 1;
+      }
+      throw err;
+    } finally {
+      await server.close();
+    }
   },
 });

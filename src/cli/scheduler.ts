@@ -1,10 +1,11 @@
 // `orch scheduler`: binds pending pods to nodes (src/scheduler), reaching the
 // API server through --kubeconfig like any client, behind the leader lease.
 
-import { baseFlags, flag, secureServingFlags } from "../component/index.js";
+import { baseFlags, conditionCheck, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
 import { RestClient, loadKubeconfig } from "../client/index.js";
 import { startScheduler } from "../scheduler/index.js";
 import { defineCommand } from "./command.js";
+import { serveComponent } from "./serve-component.js";
 
 const GENERIC = "Generic flags";
 
@@ -29,6 +30,7 @@ export const command = defineCommand({
       description: "Share of nodes (1–100) to find feasible before scoring; 0 picks upstream's adaptive share (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes).",
     }),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10259 }),
+    ...tlsServingFlags(),
     ...baseFlags(),
   },
   validate(flags) {
@@ -40,7 +42,17 @@ export const command = defineCommand({
   },
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
-    const client = new RestClient(loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler" });
+    let synced = false;
+    // /healthz, /livez, /readyz, /metrics, /statusz, /flagz on --secure-port (the shared component base);
+    // ready once this replica's caches have synced (a follower waiting for the lease is not ready, as upstream).
+    const server = await serveComponent({
+      name: "orch-scheduler",
+      flags,
+      context,
+      readyChecks: [conditionCheck("sched-handler-sync", () => synced, "the scheduler's caches have not synced")],
+    });
+    const client = new RestClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler", metrics: server.metrics });
+    log(`${context.command}: serving health and metrics on ${server.url}`);
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
       await startScheduler({
@@ -49,9 +61,12 @@ export const command = defineCommand({
         percentageOfNodesToScore: flags.get("percentage-of-nodes-to-score"),
         signal: context.signal,
         log,
+        metrics: server.metrics,
+        onStarted: (scheduler) => void scheduler.synced.then(() => (synced = true)),
       });
     } finally {
       client.close();
+      await server.close();
     }
     log(`${context.command}: stopped`);
     return 0;

@@ -35,6 +35,8 @@ const serverFlags = {
   token: flag.string({ section: NODE, description: "Bearer token for --join.", sensitive: true }),
   "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join (the server's DATA_DIR/ca.crt)." }),
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
+  "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
+  "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
 };
 
 type ServerFlags = ParsedFlags<typeof serverFlags>;
@@ -90,16 +92,24 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     runControllerManager({ client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     }),
-    startScheduler({ client: clients.scheduler, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
-      log(`scheduler failed: ${(err as Error).message}`);
-    }),
   ];
+  if (!flags.get("disable-scheduler")) {
+    loops.push(
+      startScheduler({ client: clients.scheduler, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+        log(`scheduler failed: ${(err as Error).message}`);
+      }),
+    );
+  }
   let agent: NodeAgent | undefined;
   try {
-    agent = await startAgent(flags, clients.agent, context, log);
-    await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
+    let node = "no node agent";
+    if (!flags.get("disable-agent")) {
+      agent = await startAgent(flags, clients.agent, context, log);
+      await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
+      node = `node ${agent.nodeName} Ready`;
+    }
     if (!context.signal.aborted) {
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); node ${agent.nodeName} Ready; kubeconfig ${server.kubeconfigPath}`);
+      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {

@@ -41,4 +41,5 @@ export {
   type LeaseSpec,
 } from "./leader-election.js";
 export { namingOfServer } from "./server-naming.js";
+export { EventRecorder, type EventRecorderOptions } from "./event-recorder.js";
 export { ApiError, isApiError } from "../machinery/index.js";

@@ -12,7 +12,7 @@ export interface InformerFactoryOptions {
   client: RestClient;
   log?: (line: string) => void;
   /** Defaults for every informer (page size, backoff...). */
-  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds">>;
+  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds" | "stallTimeoutMs">>;
   /** The component's registry, handed to every informer (informer_* metrics). */
   metrics?: MetricsRegistry;
 }

@@ -222,3 +222,36 @@ test("a relist tells the handlers about objects deleted while the informer was n
     await t.close();
   }
 });
+
+test("a watch that brings neither events nor bookmarks is restarted from the last version (no silent stalls)", async () => {
+  const t = await startTestServer({ modules: [sampleApi] });
+  const creds = t.server.credentials;
+  const watchVersions: string[] = [];
+  const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+    if (req.url?.includes("watch=1")) {
+      watchVersions.push(new URL(req.url, "https://x").searchParams.get("resourceVersion") ?? "");
+      res.writeHead(200, { "content-type": "application/json" });
+      if (watchVersions.length === 1) res.write(JSON.stringify({ type: "BOOKMARK", object: { kind: "Widget", apiVersion: "samples.orch.io/v1", metadata: { resourceVersion: "8" } } }) + "\n");
+      return; // then silence, connection open: a stall
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ kind: "WidgetList", apiVersion: "samples.orch.io/v1", metadata: { resourceVersion: "5" }, items: [] }));
+  });
+  await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+  const client = new RestClient({ server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}`, ca: creds.caCertPem });
+  try {
+    const informer = new Informer({ client, resource: WIDGETS, stallTimeoutMs: 200 });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until("two restarts", () => watchVersions.length >= 3);
+    stop.abort();
+    await running;
+    assert.deepEqual(watchVersions.slice(0, 3), ["5", "8", "8"], "resumed from the bookmark's version, without a relist");
+    assert.ok(informer.stallCount >= 2);
+    assert.equal(informer.listCount, 1);
+  } finally {
+    client.close();
+    fake.close();
+    await t.close();
+  }
+});

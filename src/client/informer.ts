@@ -31,6 +31,12 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   /** Upper bound of the random server-side watch timeout (default 5–10 min, as upstream). */
   watchTimeoutSeconds?: number;
+  /**
+   * A watch that brings no event and no bookmark for this long is presumed
+   * stalled (a half-open connection, a wedged proxy) and restarted from the
+   * last version seen (default 3 min: three of the server's one-minute bookmarks).
+   */
+  stallTimeoutMs?: number;
   log?: (line: string) => void;
   /** The component's registry: informer_* metrics labelled with the resource. */
   metrics?: MetricsRegistry;
@@ -64,6 +70,7 @@ export class Informer<T extends ApiObject = ApiObject> {
   /** Whether the next 410 may relist without waiting. */
   #quickRelist = true;
   #lists = 0;
+  #stalls = 0;
   readonly #metrics: { m: InformerMetrics; labels: { resource: string } } | undefined;
 
   constructor(options: InformerOptions) {
@@ -100,6 +107,11 @@ export class Informer<T extends ApiObject = ApiObject> {
   /** The resourceVersion of the newest event or list seen. */
   get lastSyncResourceVersion(): string {
     return this.#lastResourceVersion;
+  }
+
+  /** How many watches were restarted because they went silent. */
+  get stallCount(): number {
+    return this.#stalls;
   }
 
   /** How many full lists have been made (the first, and one per relist). */
@@ -244,6 +256,21 @@ export class Informer<T extends ApiObject = ApiObject> {
   async #watch(signal: AbortSignal, timeoutSeconds: number): Promise<void> {
     const o = this.#options;
     let watch: Watch<T> | undefined;
+    // No silent stalls: every event or bookmark rearms the timer; when it fires, the watch is dropped and resumed.
+    const stallMs = o.stallTimeoutMs ?? 180_000;
+    const stall = new AbortController();
+    const onStall = () => {
+      this.#stalls++;
+      this.#log(`watch from ${this.#lastResourceVersion} brought no event or bookmark for ${stallMs} ms; restarting it`);
+      watch?.close();
+      stall.abort();
+    };
+    // Unref'd: a pending stall check must not keep a process alive that has nothing else to do.
+    let timer = setTimeout(onStall, stallMs).unref();
+    const rearm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(onStall, stallMs).unref();
+    };
     try {
       watch = await o.client.watch<T>(this.resource, {
         ...this.#scope(),
@@ -251,9 +278,10 @@ export class Informer<T extends ApiObject = ApiObject> {
         allowWatchBookmarks: true,
         timeoutSeconds,
         ...(o.metadataOnly ? { metadataOnly: true } : {}),
-        signal,
+        signal: AbortSignal.any([signal, stall.signal]),
       });
       for await (const event of watch) {
+        rearm();
         if (this.#metrics !== undefined) this.#metrics.m.watchEvents.inc({ ...this.#metrics.labels, type: event.type });
         const rv = event.object?.metadata?.resourceVersion;
         if (event.type === "BOOKMARK") {
@@ -270,7 +298,11 @@ export class Informer<T extends ApiObject = ApiObject> {
         }
         if (rv) this.#lastResourceVersion = rv;
       }
+    } catch (err) {
+      // A stalled watch is not a failure: it is resumed like one the server ended.
+      if (!(stall.signal.aborted && !signal.aborted)) throw err;
     } finally {
+      clearTimeout(timer);
       watch?.close();
     }
   }

@@ -11,6 +11,8 @@ import { startTestServer, type TestServer } from "../apiserver/testing/harness.j
 import { ApiError, type ApiList, type ApiObject, type Status } from "../machinery/index.js";
 import { loadKubeconfig } from "./kubeconfig.js";
 import { RestClient, type ResourceRef } from "./rest.js";
+import { encodeEnvelope } from "../machinery/codec/protobuf/index.js";
+import { builtinRegistry } from "../machinery/codec/protobuf/testing.js";
 
 const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
 const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
@@ -93,10 +95,10 @@ describe("RestClient", () => {
     const current = await client.get(WIDGETS, { namespace: "default", name: "dup" });
     const stale = await rejects(client.update(WIDGETS, { ...current, metadata: { ...current.metadata, resourceVersion: "1" } }));
     assert.equal(stale.reason, "Conflict");
-    // Server-side apply is not served yet: its patch type is refused with the accepted ones named.
+    // Server-side apply without a fieldManager: upstream's 422 on PatchOptions.
     const badPatch = await rejects(client.patch(WIDGETS, { namespace: "default", name: "dup", patch: {}, type: "apply" }));
-    assert.equal(badPatch.code, 415);
-    assert.match(badPatch.message, /accepted media types include: .*application\/merge-patch\+json/);
+    assert.equal(badPatch.code, 422);
+    assert.match(badPatch.message, /fieldManager: Required value: is required for apply patch/);
 
     const unauthorized = new RestClient({ ...client.config, token: "wrong" });
     try {
@@ -276,6 +278,29 @@ describe("RestClient", () => {
     assert.equal((await client.get(WIDGETS, { namespace: "default", name: "dup" })).metadata.name, "dup");
   });
 
+  test("close() fails the requests still waiting for an answer at once, not at their timeout", async () => {
+    const creds = t.server.credentials;
+    // A server that never answers.
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, () => {});
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}` }, { requestTimeoutMs: 60_000 });
+    try {
+      const pending = c.list(WIDGETS).then(
+        () => undefined,
+        (err: unknown) => err as Error,
+      );
+      await new Promise((r) => setTimeout(r, 100)); // let the request reach the server
+      const started = Date.now();
+      c.close();
+      const err = await pending;
+      assert.ok(err instanceof Error, "the request fails");
+      assert.match(err.message, /closed before an answer|cancel/i);
+      assert.ok(Date.now() - started < 2000, "promptly");
+    } finally {
+      fake.close();
+    }
+  });
+
   test("ERROR events and answers without a Status body", async () => {
     const creds = t.server.credentials;
     const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
@@ -305,6 +330,36 @@ describe("RestClient", () => {
       assert.equal(plain.message, "upstream connect error");
     } finally {
       c.close();
+      fake.close();
+    }
+  });
+
+  test("Protobuf answers: decoded with schemas; rejected without the magic prefix (seed 000, \"Protobuf envelope\")", async () => {
+    const schemas = builtinRegistry();
+    const lookupType = (apiVersion: string, kind: string) => (apiVersion === "v1" ? `io.k8s.api.core.v1.${kind}` : undefined);
+    const configMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: { a: "1" } };
+    const good = Buffer.from(encodeEnvelope(configMap, "io.k8s.api.core.v1.ConfigMap", schemas));
+    const creds = t.server.credentials;
+    let accept = "";
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+      accept = String(req.headers.accept);
+      res.writeHead(200, { "content-type": "application/vnd.kubernetes.protobuf" });
+      res.end(req.url?.includes("/good") ? good : good.subarray(4));
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const server = `https://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    const c = new RestClient({ ...client.config, server }, { protobuf: { schemas, lookupType } });
+    const plain = new RestClient({ ...client.config, server });
+    const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+    try {
+      assert.deepEqual(await c.get(CONFIGMAPS, { namespace: "default", name: "good" }), configMap);
+      assert.equal(accept, "application/vnd.kubernetes.protobuf, application/json");
+      await assert.rejects(c.get(CONFIGMAPS, { namespace: "default", name: "bad" }), /lacks the prefix 6b 38 73 00/);
+      await assert.rejects(plain.get(CONFIGMAPS, { namespace: "default", name: "bad" }), /lacks the prefix 6b 38 73 00/);
+      await assert.rejects(plain.get(CONFIGMAPS, { namespace: "default", name: "good" }), /did not ask for/);
+    } finally {
+      c.close();
+      plain.close();
       fake.close();
     }
   });

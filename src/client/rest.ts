@@ -490,6 +490,8 @@ export class RestClient {
         else reject(err);
       };
       stream.once("error", fail);
+      // A session destroyed by close() ends its streams without an error: the caller must still hear of it.
+      stream.once("close", () => fail(new Error(`${describe}: the connection closed before an answer`)));
       stream.once("response", (h) => {
         stream.off("error", fail);
         // Later stream errors surface to whoever reads the body.

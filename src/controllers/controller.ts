@@ -4,7 +4,7 @@
 // queue, and each key is reconciled from the current state.
 
 import type { Naming } from "../api/naming.js";
-import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
+import { runWorkers, type DiscoveryCache, type InformerFactory, type ProcessResult, type RestClient, type WorkQueue } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
@@ -35,12 +35,12 @@ export interface ControllerConfig {
   concurrentStatefulSetSyncs?: number;
   /** `--node-monitor-grace-period` (default 50 s). */
   nodeMonitorGracePeriodMs?: number;
-  /** `--node-monitor-period`: how often node health is checked (default 5 s). */
-  nodeMonitorPeriodMs?: number;
   /** `--terminated-pod-gc-threshold` (default 12500; 0 or less: off). */
   terminatedPodGcThreshold?: number;
   /** First back-off before the Job controller replaces a failed pod (upstream: 10 s). */
   jobBackoffBaseMs?: number;
+  /** `--max-endpoints-per-slice` (default 100). */
+  maxEndpointsPerSlice?: number;
   /** How often pod GC runs (upstream: 20 s). */
   podGcPeriodMs?: number;
 }
@@ -64,4 +64,34 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The controller's clock in ms: the injected one (tests), else Date.now(). */
+export function nowMs(context: Pick<ControllerContext, "now">): number {
+  return context.now?.() ?? Date.now();
+}
+
+/**
+ * The common life of a queue-driven controller: wait for the informers it
+ * asked for to sync, run `workers` loops over the queue until the signal
+ * fires, then shut the queue down and wait for the workers. A failing key is
+ * logged as `<controller>: <key>: <error> (will retry)` and retried with backoff.
+ * The queue reports the workqueue metrics into the context's registry.
+ */
+export async function runQueue(
+  context: ControllerContext,
+  queue: WorkQueue,
+  options: { controller: string; workers: number; process(key: string): Promise<ProcessResult | void> },
+): Promise<void> {
+  const { signal, informers } = context;
+  queue.instrument(context.metrics); // workqueue_*{name} (seed 002)
+  if (!(await informers.waitForSync(signal))) return;
+  const workers = runWorkers(queue, {
+    workers: options.workers,
+    process: (key) => options.process(key),
+    onError: (key, err) => context.log(`${options.controller}: ${key}: ${errorMessage(err)} (will retry)`),
+  });
+  await untilAborted(signal);
+  queue.shutDown();
+  await workers;
 }

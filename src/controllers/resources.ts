@@ -3,8 +3,8 @@
 // Group names that carry the product suffix come from the naming table.
 
 import type { Naming } from "../api/naming.js";
-import type { ResourceRef } from "../client/index.js";
-import { formatTimestamp, type ApiObject, type OwnerReference } from "../machinery/index.js";
+import type { DeleteOptions, GetOptions, ResourceRef, RestClient } from "../client/index.js";
+import { formatTimestamp, isApiError, type ApiObject, type OwnerReference } from "../machinery/index.js";
 import type { Condition, Pod } from "../api/core/types.js";
 
 const core = (resource: string, namespaced = true): ResourceRef => ({ group: "", version: "v1", resource, namespaced });
@@ -20,6 +20,27 @@ export const CRONJOBS: ResourceRef = { group: "batch", version: "v1", resource: 
 
 export const leasesRef = (naming: Naming): ResourceRef => ({ group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true });
 export const endpointSlicesRef = (naming: Naming): ResourceRef => ({ group: `discovery.${naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true });
+
+/** GET, with NotFound answered as undefined. */
+export async function getIfExists<T extends ApiObject>(client: RestClient, ref: ResourceRef, options: GetOptions): Promise<T | undefined> {
+  try {
+    return await client.get<T>(ref, options);
+  } catch (err) {
+    if (isApiError(err, "NotFound")) return undefined;
+    throw err;
+  }
+}
+
+/** DELETE, with NotFound (someone was quicker) counted as done; false then. */
+export async function deleteIfExists(client: RestClient, ref: ResourceRef, options: DeleteOptions): Promise<boolean> {
+  try {
+    await client.delete(ref, options);
+    return true;
+  } catch (err) {
+    if (isApiError(err, "NotFound")) return false;
+    throw err;
+  }
+}
 
 export function isPodFinished(pod: Pod): boolean {
   return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";

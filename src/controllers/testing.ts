@@ -3,8 +3,9 @@
 
 import { namingFor } from "../api/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
-import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig } from "../client/index.js";
+import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
+import { getIfExists } from "./resources.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { parseExposition } from "../component/metrics/testing.js";
 
@@ -12,7 +13,8 @@ export interface TestContext extends ControllerContext {
   lines: string[];
   /** Starts the informers the controller asked for. */
   start(): void;
-  stop(): void;
+  /** Stops the informers and controllers, waits for the given runs to end, then closes the client. */
+  stop(...running: Promise<void>[]): Promise<void>;
 }
 
 /** `extra`: metrics, config or a clock for the controller under test. */
@@ -31,8 +33,10 @@ export function controllerContext(t: TestServer, extra: Pick<ControllerContext, 
     lines,
     ...extra,
     start: () => informers.start(abort.signal),
-    stop: () => {
+    stop: async (...running) => {
       abort.abort();
+      // Workers in the middle of a sync may still send a request (which would open a new session): wait for them first.
+      await Promise.all(running);
       client.close();
     },
   };
@@ -58,4 +62,10 @@ export function metricValue(registry: MetricsRegistry, name: string, labels: Rec
     }
   }
   return 0;
+}
+
+/** Whether the object is being deleted (has a deletionTimestamp) or is gone already. */
+export async function deletingOrGone(ctx: Pick<ControllerContext, "client">, ref: ResourceRef, namespace: string, name: string): Promise<boolean> {
+  const obj = await getIfExists(ctx.client, ref, { namespace, name });
+  return obj === undefined || !!obj.metadata.deletionTimestamp;
 }

@@ -5,7 +5,7 @@
 import type { GroupKind, GroupResource, ListMeta } from "./meta.js";
 import { formatGroupKind, formatGroupResource } from "./meta.js";
 import { buildStatus } from "./status.js";
-import type { Status, StatusCause, StatusReason } from "./status.js";
+import type { Status, StatusCause, StatusDetails, StatusReason } from "./status.js";
 import { aggregateFieldErrors, fieldErrorBody } from "./field-errors.js";
 import type { FieldError } from "./field-errors.js";
 import { goQuote } from "./go-format.js";
@@ -54,8 +54,8 @@ function apiError(code: number, reason: StatusReason, message: string, extra?: P
 // --- 4xx -------------------------------------------------------------------
 
 /** 400 BadRequest with the given message. */
-export function badRequest(message: string): ApiError {
-  return apiError(400, "BadRequest", message);
+export function badRequest(message: string, details?: StatusDetails): ApiError {
+  return apiError(400, "BadRequest", message, details ? { details } : undefined);
 }
 
 /** 401: `not authorized` when no message is given, as upstream's NewUnauthorized. */

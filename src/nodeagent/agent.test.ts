@@ -5,22 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "./config/index.js";
 import { startNodeAgent, type NodeAgent } from "./agent.js";
-
-/** Polls `check` until it returns a value (not undefined), failing after `ms`. */
-export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, ms = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { eventually } from "./testing/eventually.js";
+import { MetricsRegistry } from "../component/metrics/index.js";
 
 const manifest = (name: string, script: string) =>
   `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: main\n    image: busybox\n    imagePullPolicy: IfNotPresent\n    command: ["sh", "-c", ${JSON.stringify(script)}]\n  terminationGracePeriodSeconds: 1\n`;
@@ -32,12 +18,14 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
   mkdirSync(manifests);
   const logs: string[] = [];
   let agent: NodeAgent | undefined;
+  const metrics = new MetricsRegistry();
   try {
     agent = await startNodeAgent({
       config: { ...defaultConfig(), staticPodPath: manifests, fileCheckFrequency: 1_000 },
       rootDir: join(root, "agent"),
       podLogsDir: join(root, "logs"),
       nodeName: "node-a",
+      metrics,
       tuning: { plegPeriodMs: 200, housekeepingMs: 500 },
       log: (l) => logs.push(l),
     });
@@ -55,6 +43,11 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
     assert.equal(running.status.conditions?.find((c) => c.type === "Ready")?.status, "True");
     const logDir = join(root, "logs", `default_web-node-a_${running.pod.metadata.uid}`);
     await eventually(() => (readFileSync(join(logDir, "main", "0.log"), "utf8").includes("hello from web") ? true : undefined), 10_000, "the container's log");
+    // The agent's metrics: node name, running pods (from the PLEG), one pod start observed.
+    const exposed = await eventually(() => { const t = metrics.expose(); return /^nodeagent_running_pods 1$/m.test(t) ? t : undefined; }, 5_000, "running pods metric");
+    assert.match(exposed, /^nodeagent_node_name\{node="node-a"\} 1$/m);
+    assert.match(exposed, /^nodeagent_pod_start_duration_seconds_count 1$/m);
+    assert.match(exposed, /^nodeagent_pleg_relist_duration_seconds_count [1-9]\d*$/m);
 
     // A changed manifest is a new pod; the old one goes.
     writeFileSync(join(manifests, "web.yaml"), manifest("web", "echo changed; exec sleep 3600"));
@@ -73,4 +66,13 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
     await agent?.stop();
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("startNodeAgent refuses to start with swap on and failSwapOn, before touching the root directory", async () => {
+  const root = join(mkdtempSync(join(tmpdir(), "nodeagent-swap-")), "agent");
+  await assert.rejects(
+    startNodeAgent({ rootDir: root, tuning: { swapTotalBytes: 1 << 30 } }),
+    /running with swap on is not supported, please disable swap or set failSwapOn to false/,
+  );
+  assert.equal(existsSync(root), false);
 });

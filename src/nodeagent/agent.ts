@@ -10,6 +10,7 @@ import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
 import { namingFor, type Naming } from "../api/naming.js";
 import { Informer, RestClient, leaseResource, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import { defaultFeatureGates, versionInfo, type FeatureGates } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
 import { CriClient } from "./cri/index.js";
@@ -21,6 +22,7 @@ import type { Lease } from "../api/coordination/types.js";
 import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
+import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
 import { Prober } from "./probes/prober.js";
 import { Backoff } from "./runtime-manager/backoff.js";
@@ -58,8 +60,8 @@ export interface NodeAgentOptions {
   naming?: Naming;
   signal?: AbortSignal;
   log?: (line: string) => void;
-  /** Wiring point for the component metrics registry (src/component/metrics, observability branch). */
-  metrics?: unknown;
+  /** The component's metrics registry (the agent's own metrics are not registered yet). */
+  metrics?: MetricsRegistry;
   /** Test and benchmark knobs: shorter periods than upstream's. */
   tuning?: {
     plegPeriodMs?: number;
@@ -82,7 +84,6 @@ export interface NodeAgent {
   stop(): Promise<void>;
 }
 
-export class NodeAgentError extends Error {}
 
 /** Local directories of seed 001's table that the agent owns, with their modes. */
 export function localDirectories(rootDir: string, certDir: string, podLogsDir: string): [string, number][] {
@@ -140,7 +141,13 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const signal = stopping.signal;
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async () => {
-    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch((err: Error) => log(`nodeagent: stopping: ${err.message}`));
+    for (const c of cleanups.splice(0).reverse()) {
+      // A step that hangs (a runtime waiting on calls) must not keep the agent from stopping.
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(() => { log("nodeagent: stopping: a cleanup step took over 10 s; going on"); resolve(); }, 10_000)));
+      await Promise.race([Promise.resolve(c()).catch((err: Error) => log(`nodeagent: stopping: ${err.message}`)), limit]);
+      clearTimeout(timer);
+    }
   };
 
   // Seed 001, "Swap behavior setting": refuse to start before touching anything.
@@ -189,6 +196,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       nodeName,
       hostname: host.nodeHostname(options.hostnameOverride),
       internalIP: hostIP,
+      ...(host.isPrivateIPv4(hostIP) ? {} : { externalIP: hostIP }),
       cpu: host.cpuCount(),
       memoryBytes: host.memoryTotalBytes(),
       ephemeralStorageBytes: host.fsStats(rootDir).capacityBytes,
@@ -221,11 +229,17 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     });
     const statuses = new StatusManager({ ...(client ? { client } : {}), log });
     const startTimes = new Map<string, string>();
+    const metrics = agentMetrics(options.metrics, naming, nodeName);
+    /** When the agent first saw each pod, until it ran (pod start duration). */
+    const firstSeen = new Map<string, number>();
     const annotations = configAnnotations(naming.keyDomain);
 
     const writeStatus = (pod: Pod): void => {
       const uid = pod.metadata.uid!;
-      if (!startTimes.has(uid)) startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+      if (!startTimes.has(uid)) {
+        startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+        firstSeen.set(uid, performance.now());
+      }
       const spec = (name: string) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name) ?? {};
       const status = buildPodStatus({
         pod,
@@ -239,6 +253,11 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         now: new Date(),
       });
       statuses.set(pod, status);
+      const seen = firstSeen.get(uid);
+      if (seen !== undefined && status.phase === "Running") {
+        metrics.podStarted((performance.now() - seen) / 1000);
+        firstSeen.delete(uid);
+      }
     };
 
     let syncLoop!: SyncLoop;
@@ -253,6 +272,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         afterSync: async (pod: Pod, _state: WorkerState) => writeStatus(pod),
         onRemoved: (pod) => {
           startTimes.delete(pod.metadata.uid!);
+          firstSeen.delete(pod.metadata.uid!);
           const fromApi = !!client && !syncLoop.isStatic(pod.metadata.uid!) && !!pod.metadata.deletionTimestamp;
           void statuses.remove(pod, { deleteFromApi: fromApi });
         },
@@ -261,6 +281,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     cleanups.push(() => {
       workers.stop();
       prober.stopAll();
+      statuses.close();
     });
 
     const nodeStatus = client
@@ -285,7 +306,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       log,
     });
 
-    const pleg = new Pleg({ runtime, labels, onEvent: (e) => workers.wake(e.uid), ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
+    const pleg = new Pleg({ runtime, labels, onEvent: (e) => workers.wake(e.uid), onRelist: (seconds, ready) => { metrics.relisted(seconds); metrics.runningPods(ready); }, ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
     const signals = async (): Promise<Signals> => {
       let runtimeReady = { ok: false, message: "container runtime status check may not have completed yet" };
       let networkReady = { ok: false, message: "container runtime network not ready" };
@@ -348,9 +369,13 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
             },
             spec: pod.spec!,
           };
-          await client!.create(PODS, mirror).catch((err: Error) => {
-            if (!isApiError(err) || err.code !== 409) log(`mirror pod ${pod.metadata.namespace}/${pod.metadata.name}: ${err.message}`);
-          });
+          try {
+            await client!.create(PODS, mirror);
+            // Its status is written on the next pass of the static pod's worker.
+            workers.wake(pod.metadata.uid!);
+          } catch (err) {
+            if (!isApiError(err) || err.code !== 409) log(`mirror pod ${pod.metadata.namespace}/${pod.metadata.name}: ${(err as Error).message}`);
+          }
         }
       };
       const mirrorTimer = setInterval(() => void mirrors(), tuning.housekeepingMs ?? 10_000);
@@ -391,6 +416,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     let stopped: Promise<void> | undefined;
     const stop = () => {
       stopped ??= (async () => {
+        // `stopped` is set before the abort listeners (which call stop again) run.
+        await Promise.resolve();
         stopping.abort();
         await cleanup();
       })();

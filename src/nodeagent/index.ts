@@ -1,7 +1,7 @@
 // The node agent (seed 001): startNodeAgent runs it as a component, standalone
 // or joined to a cluster; the configuration loader is for the CLI.
 
-export { startNodeAgent, localDirectories, NodeAgentError, type NodeAgent, type NodeAgentOptions } from "./agent.js";
+export { startNodeAgent, localDirectories, type NodeAgent, type NodeAgentOptions } from "./agent.js";
 export { loadConfig, defaultConfig, ConfigError, type NodeAgentConfig } from "./config/index.js";
 export { LockContentionError } from "./lock/lock-file.js";
 export { SwapError } from "./swap/swap.js";

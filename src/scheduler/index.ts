@@ -5,11 +5,11 @@
 
 import { namingFor, type Naming } from "../api/naming.js";
 import { LeaderElector, namingOfServer, type RestClient } from "../client/index.js";
-import type { MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { DEFAULT_SCHEDULER_NAME, Scheduler, type SchedulerOptions } from "./scheduler.js";
 
 export { Scheduler, DEFAULT_SCHEDULER_NAME, selectHighest, type SchedulerOptions } from "./scheduler.js";
-export { SchedulerMetrics, type MetricsRegistryLike } from "./metrics.js";
+export { SchedulerMetrics } from "./metrics.js";
 export { SchedulingQueue, type Clock, type QueuedPodInfo } from "./queue/scheduling-queue.js";
 
 export interface StartSchedulerOptions {
@@ -20,7 +20,7 @@ export interface StartSchedulerOptions {
   /** Stops scheduling (and releases the lease). */
   signal: AbortSignal;
   log?: (line: string) => void;
-  metrics?: MetricsRegistryLike;
+  metrics?: MetricsRegistry;
   /** Default: read from the server's API groups. */
   naming?: Naming;
   schedulerName?: string;
@@ -63,6 +63,7 @@ export async function startScheduler(options: StartSchedulerOptions): Promise<vo
     ...(settings.renewDeadlineMs ? { renewDeadlineMs: settings.renewDeadlineMs } : {}),
     ...(settings.retryPeriodMs ? { retryPeriodMs: settings.retryPeriodMs } : {}),
     log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     onStartedLeading: async (signal) => {
       led = true;
       await make().run(signal);

@@ -4,6 +4,8 @@
 
 import type { PodInfo } from "./framework/pod-info.js";
 
+const NONE: readonly PodInfo[] = Object.freeze([]);
+
 export class Nominator {
   readonly #byNode = new Map<string, Map<string, PodInfo>>();
   readonly #nodeOf = new Map<string, string>();
@@ -32,9 +34,9 @@ export class Nominator {
   }
 
   /** Pods nominated to the node that outrank or equal `pod` (it must leave them room). */
-  blocking(nodeName: string, pod: PodInfo): PodInfo[] {
+  blocking(nodeName: string, pod: PodInfo): readonly PodInfo[] {
     const pods = this.#byNode.get(nodeName);
-    if (pods === undefined) return [];
+    if (pods === undefined) return NONE; // the hot path: most nodes have no nominations
     const out: PodInfo[] = [];
     for (const p of pods.values()) if (p.key !== pod.key && p.priority >= pod.priority) out.push(p);
     return out;

@@ -10,7 +10,11 @@ import type { Pod } from "../api/core/types.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import { eventually } from "../controllers/testing.js";
-import { startScheduler, type Scheduler } from "./index.js";
+import { MetricsRegistry } from "../component/metrics/index.js";
+import { assertExposesMetric, parseExposition } from "../component/metrics/testing.js";
+import { Scheduler, startScheduler } from "./index.js";
+import type { FilterPlugin } from "./framework/interface.js";
+import { nodeResourcesFit } from "./plugins/node-resources-fit/index.js";
 import { makeNode, makePod } from "./testing/objects.js";
 
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
@@ -28,10 +32,10 @@ after(async () => {
 });
 
 /** A scheduler (no leader election) for one test, in its own namespace's world. */
-async function withScheduler(fn: (s: Scheduler) => Promise<void>): Promise<void> {
+async function withScheduler(fn: (s: Scheduler) => Promise<void>, metrics?: MetricsRegistry): Promise<void> {
   const abort = new AbortController();
   let scheduler: Scheduler | undefined;
-  const run = startScheduler({ client, leaderElect: false, signal: abort.signal, naming: namingFor(), log: (l) => process.env["SCHED_DEBUG"] && console.error(l), onStarted: (s) => (scheduler = s) });
+  const run = startScheduler({ client, leaderElect: false, signal: abort.signal, naming: namingFor(), ...(metrics ? { metrics } : {}), log: (l) => process.env["SCHED_DEBUG"] && console.error(l), onStarted: (s) => (scheduler = s) });
   try {
     await eventually("scheduler started", () => scheduler);
     await fn(scheduler!);
@@ -153,6 +157,24 @@ test("scheduler: a higher-priority pod preempts a lower-priority one, is nominat
   });
 });
 
+test("scheduler: gated pods wait until their last gate is removed; a pending pod deleted leaves the queue", async () => {
+  await cleanNodes();
+  const ns = await namespace("gates");
+  await client.create(NODES, makeNode("g1"));
+  await withScheduler(async (s) => {
+    await client.create(PODS, makePod("gated", { namespace: ns, spec: { schedulingGates: [{ name: "example.com/quota" }] } }));
+    await eventually("gated in the queue", () => s.queue.where(`${ns}/gated`) === "gated");
+    assert.equal((await pod(ns, "gated")).status?.conditions?.find((c) => c.type === "PodScheduled")?.reason, "SchedulingGated");
+    const current = await pod(ns, "gated");
+    await client.update(PODS, { ...current, spec: { ...current.spec, schedulingGates: [] } });
+    assert.equal(await boundNode(ns, "gated"), "g1");
+    await client.create(PODS, makePod("doomed", { namespace: ns, spec: { nodeSelector: { never: "true" } } }));
+    await eventually("doomed unschedulable", () => s.queue.where(`${ns}/doomed`) === "unschedulable");
+    await client.delete(PODS, { namespace: ns, name: "doomed" });
+    await eventually("doomed gone from the queue", () => s.queue.where(`${ns}/doomed`) === undefined);
+  });
+});
+
 test("scheduler: two replicas with leader election: only the lease holder schedules; the other takes over when it stops", async () => {
   await cleanNodes();
   const ns = await namespace("leader");
@@ -177,4 +199,79 @@ test("scheduler: two replicas with leader election: only the lease holder schedu
   b.abort();
   await runB;
   assert.deepEqual(started, ["a", "b"]);
+});
+
+test("scheduler metrics: every seed 002 scheduler metric, with exactly the seed's labels", async () => {
+  await cleanNodes();
+  const ns = await namespace("metrics");
+  const pc = { group: "scheduling.orch.io", version: "v1", resource: "priorityclasses", namespaced: false };
+  await client.create(pc, { apiVersion: "scheduling.orch.io/v1", kind: "PriorityClass", metadata: { name: "metrics-high" }, value: 2000 } as never);
+  await client.create(NODES, makeNode("m1", { cpu: "1" }));
+  const registry = new MetricsRegistry();
+  await withScheduler(async (s) => {
+    const low = makePod("low", { namespace: ns, cpu: "1", memory: "64Mi" });
+    low.spec!.containers![0]!.resources!.limits = { cpu: "1", memory: "64Mi" };
+    await client.create(PODS, low);
+    assert.equal(await boundNode(ns, "low"), "m1");
+    await client.create(PODS, makePod("gated", { namespace: ns, spec: { schedulingGates: [{ name: "example.com/hold" }] } }));
+    await client.create(PODS, makePod("nowhere", { namespace: ns, spec: { nodeSelector: { disk: "ssd" } } }));
+    await client.create(PODS, makePod("high", { namespace: ns, cpu: "1", spec: { priorityClassName: "metrics-high" } }));
+    await eventually("nomination", async () => (await pod(ns, "high")).status?.nominatedNodeName);
+    await eventually("queues settled", () => s.queue.where(`${ns}/nowhere`) === "unschedulable" && s.queue.where(`${ns}/gated`) === "gated");
+    const text = registry.expose();
+    const families = parseExposition(text);
+    const seed: [string, string, string[]][] = [
+      ["orch_pod_resource_request", "custom", ["namespace", "pod", "node", "scheduler", "priority", "resource", "unit"]],
+      ["orch_pod_resource_limit", "custom", ["namespace", "pod", "node", "scheduler", "priority", "resource", "unit"]],
+      ["scheduler_framework_extension_point_duration_seconds", "histogram", ["extension_point", "profile", "status"]],
+      ["scheduler_pending_pods", "gauge", ["queue"]],
+      ["scheduler_pod_scheduling_attempts", "histogram", []],
+      ["scheduler_preemption_attempts_total", "counter", []],
+      ["scheduler_preemption_victims", "histogram", []],
+      ["scheduler_queue_incoming_pods_total", "counter", ["event", "queue"]],
+      ["scheduler_schedule_attempts_total", "counter", ["profile", "result"]],
+      ["scheduler_scheduling_attempt_duration_seconds", "histogram", ["profile", "result"]],
+      ["scheduler_pod_scheduling_sli_duration_seconds", "histogram", ["attempts"]],
+    ];
+    for (const [name, kind, labels] of seed) assertExposesMetric(families, { name, kind, labels });
+    const value = (name: string, labels: Record<string, string>) =>
+      families.get(name)!.samples.find((x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v))?.value;
+    assert.equal(value("scheduler_pending_pods", { queue: "gated" }), 1);
+    for (const [queue, n] of Object.entries(s.queue.counts())) assert.equal(value("scheduler_pending_pods", { queue }), n, queue);
+    assert.ok(value("scheduler_queue_incoming_pods_total", { queue: "gated", event: "PodAdd" })! >= 1);
+    assert.equal(value("scheduler_preemption_attempts_total", {}), 1);
+    assert.equal(value("scheduler_schedule_attempts_total", { result: "scheduled", profile: "default-scheduler" }), 1);
+    assert.equal(value("orch_pod_resource_request", { pod: "low", resource: "cpu", unit: "cores", node: "m1" }), 1);
+    assert.equal(value("orch_pod_resource_request", { pod: "low", resource: "memory", unit: "bytes" }), 64 * 1024 * 1024);
+    assert.equal(value("orch_pod_resource_request", { pod: "high", resource: "cpu", priority: "2000", node: "" }), 1);
+    assert.equal(value("orch_pod_resource_limit", { pod: "low", resource: "memory", unit: "bytes" }), 64 * 1024 * 1024);
+  }, registry);
+});
+
+test("scheduler: a plugin that throws on one pod costs that pod a retry; the others are still scheduled", async () => {
+  await cleanNodes();
+  const ns = await namespace("robust");
+  await client.create(NODES, makeNode("r1"));
+  const broken: FilterPlugin = {
+    name: "Broken",
+    events: [],
+    filter(_state, pod) {
+      if (pod.labels["boom"]) throw new Error("plugin bug");
+      return undefined;
+    },
+  };
+  const lines: string[] = [];
+  const s = new Scheduler({ client, naming: namingFor(), plugins: [broken, nodeResourcesFit], log: (l) => lines.push(l) });
+  const abort = new AbortController();
+  const run = s.run(abort.signal);
+  try {
+    await client.create(PODS, makePod("boom", { namespace: ns, labels: { boom: "1" } }));
+    await client.create(PODS, makePod("fine", { namespace: ns }));
+    assert.equal(await boundNode(ns, "fine"), "r1");
+    await eventually("the failure logged", () => lines.some((l) => l.includes(`scheduling ${ns}/boom failed: plugin bug`)));
+    assert.equal(s.queue.where(`${ns}/boom`), "backoff");
+  } finally {
+    abort.abort();
+    await run;
+  }
 });

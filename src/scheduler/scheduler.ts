@@ -8,7 +8,7 @@
 import type { Naming } from "../api/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
-import { InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
+import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
 import { formatTimestamp } from "../machinery/index.js";
 import { SchedulerCache } from "./cache/cache.js";
 import { Diagnosis, fitErrorMessage, NO_NODES_AVAILABLE } from "./framework/fit-error.js";
@@ -16,7 +16,8 @@ import { Framework } from "./framework/framework.js";
 import type { ClusterEvent, CycleState, FilterPlugin, Plugin, Status } from "./framework/interface.js";
 import type { NodeInfo } from "./framework/node-info.js";
 import { PodInfo } from "./framework/pod-info.js";
-import { SchedulerMetrics, type MetricsRegistryLike } from "./metrics.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { SchedulerMetrics } from "./metrics.js";
 import { Nominator } from "./nominator.js";
 import { defaultPlugins } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
@@ -38,7 +39,7 @@ export interface SchedulerOptions {
   naming: Naming;
   /** Pods whose spec.schedulerName is this (default "default-scheduler"; also the profile label). */
   schedulerName?: string;
-  metrics?: MetricsRegistryLike;
+  metrics?: MetricsRegistry;
   log?: (line: string) => void;
   clock?: Clock;
   /** Share of nodes to find feasible before scoring (1–100); 0 or unset: upstream's adaptive default. */
@@ -60,11 +61,17 @@ export class Scheduler {
   readonly #o: SchedulerOptions;
   readonly #name: string;
   readonly #log: (line: string) => void;
+  readonly #events: EventRecorder;
   #pods: Informer<Pod> | undefined;
   #pdbs: Informer<PodDisruptionBudget> | undefined;
   #nextStartNode = 0;
   #bindsInFlight = 0;
   #bindWaiters: (() => void)[] = [];
+  readonly #synced: { promise: Promise<void>; resolve: () => void } = (() => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  })();
   /** Settles when every binding and status write started has finished. */
   #pending = new Set<Promise<void>>();
 
@@ -72,7 +79,8 @@ export class Scheduler {
     this.#o = options;
     this.#name = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     this.#log = options.log ?? (() => {});
-    this.metrics = new SchedulerMetrics(options.metrics, this.#name);
+    this.#events = new EventRecorder({ client: options.client, component: this.#name, log: this.#log });
+    this.metrics = new SchedulerMetrics({ registry: options.metrics, profile: this.#name, metricPrefix: options.naming.metricPrefix, pods: () => this.#pods?.list() ?? [] });
     this.framework = new Framework({
       profile: this.#name,
       plugins: options.plugins ?? defaultPlugins(options.naming),
@@ -92,9 +100,14 @@ export class Scheduler {
     });
   }
 
+  /** Resolves once nodes and pods are cached and scheduling has begun (readiness). */
+  get synced(): Promise<void> {
+    return this.#synced.promise;
+  }
+
   /** Watches pods, nodes and budgets and schedules until the signal fires. */
   async run(signal: AbortSignal): Promise<void> {
-    const informers = new InformerFactory({ client: this.#o.client, log: this.#log });
+    const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
     this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PDBS });
@@ -109,14 +122,25 @@ export class Scheduler {
       onDelete: (p) => this.onPodDelete(p),
     });
     informers.start(signal);
-    if (!(await informers.waitForSync(signal))) return;
+    // Budgets only refine preemption: a server without policy/v1 must not keep the scheduler from starting.
+    const synced = await Promise.all([nodes.waitForSync(signal), this.#pods.waitForSync(signal)]);
+    if (!synced.every(Boolean)) return;
     this.queue.run(signal);
+    this.#synced.resolve();
     this.#log(`scheduler ${this.#name}: caches synced (${this.cache.nodes.length} nodes); scheduling`);
     let slice = performance.now();
     for (;;) {
       const q = await this.queue.pop(signal);
       if (q === undefined) break;
-      await this.scheduleOne(q);
+      try {
+        await this.scheduleOne(q);
+      } catch (err) {
+        // A bug or an odd object must cost one pod a retry, not stop the scheduler.
+        this.#log(`scheduler: scheduling ${q.key} failed: ${describe(err)}`);
+        this.metrics.attempt("error", 0);
+        this.cache.forget(q.key);
+        this.queue.addBackoff(q);
+      }
       if (performance.now() - slice > YIELD_EVERY_MS) {
         await new Promise((r) => setImmediate(r));
         slice = performance.now();
@@ -145,14 +169,22 @@ export class Scheduler {
       this.queue.delete(key);
       this.nominator.delete(key);
       this.cache.addPod(pod);
-      this.queue.moveOnEvent(wasAssigned ? "AssignedPodUpdate" : "AssignedPodAdd");
+      if (!wasAssigned) this.queue.moveOnEvent("AssignedPodAdd");
+      // Status heartbeats of running pods change nothing a filter reads: only labels and resources matter (upstream's queueing hints).
+      else if (schedulingRelevantChange(old!, pod)) this.queue.moveOnEvent("AssignedPodUpdate");
       return;
     }
-    if (!this.#responsibleFor(pod)) return;
+    if (!this.#responsibleFor(pod)) {
+      // Deleting or finished before it was placed: nothing to schedule any more.
+      this.queue.delete(key);
+      this.nominator.delete(key);
+      return;
+    }
     // Our own placement, waiting for the binding to show up: nothing to redo.
     if (this.cache.isAssumed(key)) return;
     const nominated = pod.status?.nominatedNodeName;
     if (nominated) this.nominator.set(new PodInfo(pod), nominated);
+    else this.nominator.delete(key);
     if (old === undefined) this.queue.add(pod);
     else this.queue.update(pod);
   }
@@ -190,7 +222,8 @@ export class Scheduler {
       return;
     }
     // No node: preemption may make room (upstream's PostFilter), then the pod waits for an event.
-    let nominate: string | undefined;
+    /** A node to nominate, null to clear a void nomination, undefined to leave it. */
+    let nominate: string | null | undefined;
     const numNodes = this.cache.nodes.length;
     if (numNodes > 0 && diagnosis.preFilterMessage === "") {
       const t = performance.now();
@@ -200,13 +233,20 @@ export class Scheduler {
         nominate = result.nodeName;
         this.nominator.set(pi, nominate);
         this.metrics.preemption(result.victims.length);
-        this.#track(this.#evict(pi, nominate, result.victims));
-      } else diagnosis.postFilterMessage = result.message;
+        this.#track(this.#evict(pi, result.nodeName, result.victims));
+      } else {
+        diagnosis.postFilterMessage = result.message;
+        if (result.clearNomination && pi.pod.status?.nominatedNodeName) {
+          nominate = null;
+          this.nominator.delete(pi.key);
+        }
+      }
     }
     const message = numNodes === 0 ? NO_NODES_AVAILABLE : fitErrorMessage(numNodes, diagnosis);
     q.unschedulablePlugins = diagnosis.unschedulablePlugins;
     this.queue.addUnschedulable(q, cycle);
     this.metrics.attempt("unschedulable", (performance.now() - started) / 1000);
+    this.#events.event(asPod(pi.pod), "Warning", "FailedScheduling", message);
     this.#track(this.#reportUnschedulable(pi.pod, message, nominate));
   }
 
@@ -279,6 +319,7 @@ export class Scheduler {
         { subresource: "binding", namespace: pod.metadata.namespace! },
       );
       this.framework.observe("Bind", "Success", (performance.now() - t) / 1000);
+      this.#events.event(asPod(pod), "Normal", "Scheduled", `Successfully assigned ${q.key} to ${nodeName}`);
       this.metrics.attempt("scheduled", (performance.now() - started) / 1000);
       this.metrics.podScheduled(q.attempts, (this.#clock() - q.initialAttemptTimestamp) / 1000);
       this.queue.done(q.key);
@@ -304,10 +345,10 @@ export class Scheduler {
   }
 
   /** PodScheduled=False/Unschedulable with the message (and a new nomination), written only when it changed. */
-  async #reportUnschedulable(pod: Pod, message: string, nominatedNodeName: string | undefined): Promise<void> {
+  async #reportUnschedulable(pod: Pod, message: string, nominatedNodeName: string | null | undefined): Promise<void> {
     const current = (this.#pods?.get(keyOf(pod)) ?? pod).status;
     const cond = (current?.conditions ?? []).find((c) => c?.type === "PodScheduled");
-    const nominationChanges = nominatedNodeName !== undefined && current?.nominatedNodeName !== nominatedNodeName;
+    const nominationChanges = nominatedNodeName !== undefined && (current?.nominatedNodeName || null) !== nominatedNodeName;
     if (cond?.status === "False" && cond.reason === "Unschedulable" && cond.message === message && !nominationChanges) return;
     const now = formatTimestamp(new Date());
     const condition = {
@@ -357,6 +398,7 @@ export class Scheduler {
             },
           });
           await client.delete(PODS, { ...ref, ...(v.pod.metadata.uid ? { preconditions: { uid: v.pod.metadata.uid } } : {}) });
+          this.#events.event(asPod(v.pod), "Normal", "Preempted", `Preempted by pod ${preemptor.pod.metadata.uid ?? preemptor.key} on node ${nodeName}`);
           this.#log(`scheduler: preempted ${v.key} on ${nodeName} for ${preemptor.key}`);
         } catch (err) {
           if (!isApiError(err, "NotFound") && !isApiError(err, "Conflict")) this.#log(`scheduler: preempting ${v.key} failed: ${describe(err)}`);
@@ -381,6 +423,16 @@ export class Scheduler {
   #clock(): number {
     return this.#o.clock?.now() ?? Date.now();
   }
+}
+
+function schedulingRelevantChange(old: Pod, pod: Pod): boolean {
+  const resources = (p: Pod) => JSON.stringify([p.spec?.containers?.map((c) => c?.resources), p.spec?.initContainers?.map((c) => c?.resources)]);
+  return JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(pod.metadata.labels ?? {}) || resources(old) !== resources(pod);
+}
+
+/** List items may lack kind and apiVersion; an event's involvedObject needs them. */
+function asPod(pod: Pod): Pod {
+  return pod.kind ? pod : { ...pod, apiVersion: "v1", kind: "Pod" };
 }
 
 function isTerminal(pod: Pod): boolean {

@@ -19,6 +19,7 @@ test("leases: one declaration serves v1 and v1beta1 from one storage", () => {
   assert.equal(def.group, "coordination.orch.io");
   assert.deepEqual(def.versions, ["v1", "v1beta1"]); // v1 first: preferred and storage version
   assert.equal(def.resource, "leases");
+  assert.equal(def.allowCreateOnUpdate, true, "a PUT to a missing lease creates it, as upstream");
   assert.equal(def.namespaced, true);
   assert.equal(def.subresources, undefined);
   assert.equal(leases(namingFor("k8s.io")).group, "coordination.k8s.io");

@@ -42,6 +42,8 @@ export function leases(naming: Naming): ResourceDefinition {
     kind: "Lease",
     namespaced: true,
     schema: `${COORDINATION_V1}.Lease`,
+    // As upstream's lease strategy: a PUT to a missing lease creates it.
+    allowCreateOnUpdate: true,
     validate: (obj) => validateLeaseSpec(obj.spec ?? {}),
     validateUpdate: (obj) => validateLeaseSpec(obj.spec ?? {}),
     table: {

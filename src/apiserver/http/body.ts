@@ -1,14 +1,11 @@
-// Request bodies: read with a size limit (413 beyond it), and parse JSON
-// with a nesting limit checked before parsing (400 beyond it), so hostile
-// input costs one bounded pass and never reaches the store.
+// Request bodies: read with a size limit (413 beyond it), so hostile input
+// costs one bounded pass. Parsing is ./decode-body.ts's (by Content-Type),
+// with the limits of machinery/decode.
 
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
-import { badRequest, requestEntityTooLarge } from "../../machinery/index.js";
-
-/** Upstream's limit on a request body. */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-export const MAX_JSON_DEPTH = 10_000;
+import { requestEntityTooLarge } from "../../machinery/index.js";
+import { MAX_BODY_BYTES } from "../../machinery/decode/index.js";
 
 export async function readBody(req: IncomingMessage | Http2ServerRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
@@ -31,32 +28,4 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
 
 function tooLarge(size: number, limit: number) {
   return requestEntityTooLarge(`the request body is ${size > limit ? "over" : ""} ${limit} bytes; request entity too large: limit is ${limit}`);
-}
-
-/** JSON.parse with a depth check first; errors name the position. */
-export function parseJson(body: Buffer | string): unknown {
-  const text = typeof body === "string" ? body : body.toString("utf8");
-  checkDepth(text);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`the body of the request was in an unknown format: invalid JSON: ${(err as Error).message}`);
-  }
-}
-
-function checkDepth(text: string): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_JSON_DEPTH) {
-        throw badRequest(`the body of the request was in an unknown format: JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${i}`);
-      }
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
 }

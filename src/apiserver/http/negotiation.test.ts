@@ -5,7 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isApiError } from "../../machinery/index.js";
-import { bodyFormat, negotiate, parseAccept, type NegotiateOptions } from "./negotiation.js";
+import { negotiate, parseAccept, type NegotiateOptions } from "./negotiation.js";
+import { decodeObjectBody, decodePatchBody, type BodyDecoding } from "./decode-body.js";
+import { encodeCbor } from "../../machinery/codec/cbor/index.js";
+import { encodeEnvelope } from "../../machinery/codec/protobuf/index.js";
+import { builtinRegistry } from "../../machinery/codec/protobuf/testing.js";
 
 const ON: NegotiateOptions = { list: false, cbor: true, protobuf: true };
 const OFF: NegotiateOptions = { list: false, cbor: false, protobuf: true };
@@ -88,15 +92,24 @@ test("406: nothing fits, a target with no fallback, CBOR with the gate off, Prot
   }
 });
 
-test("request bodies: JSON without a Content-Type, YAML, CBOR by gate, Protobuf in both spellings, others unsupported (415)", () => {
-  assert.equal(bodyFormat(undefined, { cbor: false }), "json");
-  assert.equal(bodyFormat("", { cbor: false }), "json");
-  assert.equal(bodyFormat("application/json; charset=utf-8", { cbor: false }), "json");
-  assert.equal(bodyFormat("application/yaml", { cbor: false }), "yaml");
-  assert.equal(bodyFormat("application/cbor", { cbor: true }), "cbor");
-  assert.equal(bodyFormat("application/cbor", { cbor: false }), undefined);
-  assert.equal(bodyFormat("application/vnd.kubernetes.protobuf", { cbor: false }), "protobuf");
-  assert.equal(bodyFormat("application/vnd.orch.protobuf", { cbor: false }), "protobuf");
-  assert.equal(bodyFormat("text/plain", { cbor: true }), undefined);
-  assert.equal(bodyFormat("application/x-www-form-urlencoded", { cbor: true }), undefined);
+test("request bodies: JSON without a Content-Type, YAML, CBOR by gate, Protobuf in both spellings, others 415", () => {
+  const schemas = builtinRegistry();
+  const on: BodyDecoding = { cbor: true, schemas, lookupType: (v, k) => (v === "v1" ? `io.k8s.api.core.v1.${k}` : undefined) };
+  const off: BodyDecoding = { ...on, cbor: false };
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { a: "1" } };
+  const pb = Buffer.from(encodeEnvelope(cm, "io.k8s.api.core.v1.ConfigMap", schemas));
+  assert.deepEqual(decodeObjectBody(undefined, Buffer.from(JSON.stringify(cm)), off).value, cm);
+  assert.deepEqual(decodeObjectBody("", Buffer.from(JSON.stringify(cm)), off).value, cm);
+  assert.deepEqual(decodeObjectBody("application/yaml", Buffer.from("a: 1\n"), off).value, { a: 1 });
+  assert.deepEqual(decodeObjectBody("application/cbor", encodeCbor(cm), on).value, cm);
+  assert.deepEqual(decodeObjectBody("application/vnd.kubernetes.protobuf", pb, off).value, cm);
+  assert.deepEqual(decodeObjectBody("application/vnd.orch.protobuf", pb, off).value, cm);
+  assert.equal(decodePatchBody("application/apply-patch+cbor", encodeCbor(cm), on).patchType, "apply");
+  const unsupported = (fn: () => unknown, listsCbor: boolean) =>
+    assert.throws(fn, (e: unknown) => isApiError(e, "UnsupportedMediaType") && e.message.includes("application/cbor") === listsCbor && e.message.includes("application/vnd.orch.protobuf"));
+  unsupported(() => decodeObjectBody("application/cbor", encodeCbor(cm), off), false);
+  unsupported(() => decodeObjectBody("text/plain", Buffer.from("x"), on), true);
+  unsupported(() => decodeObjectBody("application/x-www-form-urlencoded", Buffer.from("a=b"), off), false);
+  assert.throws(() => decodeObjectBody("application/vnd.kubernetes.protobuf", Buffer.from("{}"), off), (e: unknown) => isApiError(e, "BadRequest") && /expected prefix/.test(e.message));
+  assert.throws(() => decodeObjectBody("application/cbor", Buffer.from("a2616101616102", "hex"), on), (e: unknown) => isApiError(e, "BadRequest") && /duplicate map key/.test(e.message));
 });

@@ -4,6 +4,7 @@
 // Protobuf where the kind has a Protobuf form) and a target (the object, a
 // Table, or metadata only, asked for with `as=...;g=meta.<suffix>;v=...` in
 // orch's or upstream's spelling, in any format: rule 3). 406 when none fits.
+// Request bodies are dispatched by Content-Type in decode-body.ts.
 
 import { notAcceptable } from "../../machinery/index.js";
 import { META_GROUPS, PROTOBUF_MEDIA_TYPES } from "../../api/naming.js";
@@ -137,24 +138,4 @@ export function errorRepresentation(accept: string | undefined, options: { cbor:
   } catch {
     return { format: "json", as: "object", group: "", version: "", contentType: "application/json" };
   }
-}
-
-// ---------------------------------------------------------------- request bodies
-
-/** The format of a request body by its Content-Type; undefined when unsupported (415). */
-export function bodyFormat(contentType: string | undefined, options: { cbor: boolean }): Format | undefined {
-  if (contentType === undefined || contentType.trim() === "") return "json";
-  const range = parseMediaRange(contentType);
-  if (range === undefined) return undefined;
-  const mediaType = `${range.type}/${range.subtype}`;
-  if (mediaType === "application/json") return "json";
-  if (mediaType === "application/yaml") return "yaml";
-  if (mediaType === "application/cbor") return options.cbor ? "cbor" : undefined;
-  if (PROTOBUF_MEDIA_TYPES.includes(mediaType)) return "protobuf";
-  return undefined;
-}
-
-/** The body types a 415 lists. */
-export function supportedBodyTypes(options: { cbor: boolean }): string[] {
-  return ["application/json", "application/yaml", ...(options.cbor ? ["application/cbor"] : []), ...PROTOBUF_MEDIA_TYPES];
 }

@@ -12,7 +12,7 @@ import type { SchemaRegistry } from "../../api/schema.js";
 import { META_V1 } from "../../api/meta/schemas.js";
 import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
 import { encodeCbor } from "../../machinery/codec/cbor/index.js";
-import { codecFor, encodeEnvelope, encodeWatchFrame, listEnvelopeParts, listItemPrefix, STATUS_TYPE, type TypeLookup } from "../../machinery/codec/protobuf/index.js";
+import { codecFor, encodeEnvelope, encodeListEnvelope, encodeWatchFrame, listEnvelopeParts, listItemPrefix, STATUS_TYPE, type TypeLookup } from "../../machinery/codec/protobuf/index.js";
 import { toYaml } from "../../machinery/decode/index.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
 import type { ListResult } from "../registry/store.js";
@@ -114,8 +114,15 @@ export function encodeValue(value: object, format: Representation["format"], typ
       return Buffer.from(toYaml(value));
     case "cbor":
       return encodeCbor(value);
-    case "protobuf":
+    case "protobuf": {
+      // Lists (`<Kind>List` of `<Kind>`) item by item: no list-sized buffer to grow and move.
+      const items = (value as { items?: unknown }).items;
+      const itemType = typeName.endsWith("List") ? typeName.slice(0, -4) : undefined;
+      if (Array.isArray(items) && itemType !== undefined && schemas.get(itemType) !== undefined) {
+        return encodeListEnvelope(value as Parameters<typeof encodeListEnvelope>[0], typeName, itemType, schemas);
+      }
       return encodeEnvelope(value, typeName, schemas);
+    }
   }
 }
 
@@ -299,12 +306,18 @@ export function sendWatchError(scope: ResponseScope, rep: Representation, err: u
   scope.res.end(errorFrame(rep, err, scope.encoding.schemas));
 }
 
-/** Write with backpressure: wait for drain when the socket's buffer is full. */
+/** Write with backpressure: wait for drain when the socket's buffer is full, or for the client to leave. */
 function write(res: Outgoing, chunk: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     const ok = (res as ServerResponse).write(chunk, (err?: Error | null) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else res.once("drain", () => resolve());
+    if (ok) return resolve();
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
   });
 }
 

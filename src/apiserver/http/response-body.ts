@@ -100,10 +100,20 @@ export class ResponseBody {
 
   #send(chunk: Uint8Array): Promise<void> {
     const sink = (this.#gzip ?? this.#res) as ServerResponse | Gzip;
+    const res = this.#res;
+    if (res.destroyed) return Promise.reject(new Error("the client went away"));
     return new Promise((resolve, reject) => {
       const ok = sink.write(chunk, (err?: Error | null) => (err ? reject(err) : undefined));
-      if (ok) resolve();
-      else sink.once("drain", () => resolve());
+      if (ok) return resolve();
+      // A client that leaves mid-list never drains: stop writing instead of waiting forever.
+      const done = () => {
+        sink.off("drain", done);
+        res.off("close", done);
+        if (res.destroyed && !res.writableFinished) reject(new Error("the client went away"));
+        else resolve();
+      };
+      sink.once("drain", done);
+      res.once("close", done);
     });
   }
 }

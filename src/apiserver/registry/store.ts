@@ -50,7 +50,7 @@ import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
 import { compilePredicate, type PredicateParams } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
-import type { AdmissionChain, AdmissionOperation } from "../admission/index.js";
+import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
 import { jsonEqual } from "../../machinery/apply/index.js";
 
 const enc = new TextEncoder();
@@ -121,6 +121,7 @@ export class RegistryStore {
   /** `/registry/<group or core>/<resource>/`: every version of the resource shares it. */
   readonly prefix: string;
   readonly #deps: StoreDependencies;
+  readonly #admission: AdmissionChain;
   readonly #storageVersion: string;
 
   constructor(def: ResourceDefinition, deps: StoreDependencies) {
@@ -129,6 +130,8 @@ export class RegistryStore {
     this.prefix = storagePrefix(def);
     this.#deps = deps;
     this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+    // The server's plugins, then the kind's own (its declaration plugs in here).
+    this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
   }
 
   /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */
@@ -328,6 +331,7 @@ export class RegistryStore {
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("CREATE", obj, undefined, undefined, options);
     this.def.prepareForCreate?.(obj, ctx);
     const managed = options.manageFields?.(undefined, obj, ctx.now) ?? obj;
@@ -418,6 +422,8 @@ export class RegistryStore {
     if (options.dryRun) {
       const { kv } = await this.#storage((s) => s.get(key), name);
       await tryUpdate(kv);
+      // As upstream's dry-run storage: the answer carries the version it was computed from.
+      if (result !== undefined && kv !== undefined) result.object.metadata.resourceVersion ??= String(kv.modRevision);
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
@@ -473,6 +479,7 @@ export class RegistryStore {
     delete meta.resourceVersion;
     if (this.def.namespaced) meta.namespace = old.namespace;
     this.#defaults(next, ctx);
+    omitEmptyMetadata(meta);
     await this.#admit("UPDATE", next, current, subresource, options);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
@@ -650,14 +657,14 @@ export class RegistryStore {
 
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.admit(this.#attributes(operation, obj, old, subresource, options));
   }
 
   async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#deps.admission;
-    if (chain === undefined || chain.empty) return;
+    const chain = this.#admission;
+    if (chain.empty) return;
     await chain.validate(this.#attributes(operation, obj, old, subresource, options));
   }
 
@@ -721,6 +728,22 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+}
+
+/**
+ * Empty labels, annotations, finalizers and ownerReferences are dropped, as
+ * upstream's `omitempty` encoding drops them (a patch that empties a map
+ * must not leave `{}` behind, or diffs and no-op checks see a change).
+ */
+function omitEmptyMetadata(meta: ApiObject["metadata"]): void {
+  for (const k of ["labels", "annotations"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (typeof v === "object" && Object.keys(v).length === 0))) delete meta[k];
+  }
+  for (const k of ["finalizers", "ownerReferences"] as const) {
+    const v = meta[k];
+    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[k];
+  }
 }
 
 /** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */

@@ -10,6 +10,7 @@ import type { ApiGroupModule } from "../../api/resource.js";
 import { parseFeatureGates } from "../../component/index.js";
 import { startApiServer, type RunningApiServer } from "../server.js";
 import type { StorageConfig } from "../../storage/index.js";
+import type { AdmissionOptions } from "../admission/index.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -49,6 +50,7 @@ export async function startTestServer(options: {
   bookmarkIntervalMs?: number;
   cacheWindowMs?: number;
   dataDir?: string;
+  admission?: AdmissionOptions;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -62,6 +64,7 @@ export async function startTestServer(options: {
     log: () => {},
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
+    ...(options.admission !== undefined ? { admission: options.admission } : {}),
   });
   const base = {
     host: "127.0.0.1",

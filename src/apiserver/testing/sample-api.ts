@@ -6,6 +6,7 @@
 import type { ApiGroupModule, ResourceDefinition } from "../../api/resource.js";
 import { defineResource } from "../../api/resource.js";
 import { f, s, type } from "../../api/schema.js";
+import { registerMetaSchemas } from "../../api/meta/schemas.js";
 import { field, type ApiObject } from "../../machinery/index.js";
 
 interface Widget extends ApiObject {
@@ -17,28 +18,26 @@ const META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 export const sampleApi: ApiGroupModule = {
   registerSchemas(registry) {
-    if (registry.get(META) === undefined) {
-      registry.add(
-        type(META, "Standard object metadata.", {
-          name: f(1, s.string(), "Name of the object."),
-          namespace: f(3, s.string(), "Namespace of the object."),
-          labels: f(11, s.map(s.string()), "Labels."),
-          annotations: f(12, s.map(s.string()), "Annotations."),
-        }),
-      );
-    }
+    registerMetaSchemas(registry);
     registry.add(
       type("io.orch.samples.v1.Widget", "A widget.", {
         apiVersion: f(0, s.string(), "API version."),
         kind: f(0, s.string(), "Kind."),
         metadata: f(1, s.ref(META), "Metadata."),
         spec: f(2, s.ref("io.orch.samples.v1.WidgetSpec"), "What the widget should be."),
+        status: f(3, s.map(s.any()), "What the widget is."),
       }),
       type("io.orch.samples.v1.WidgetSpec", "Widget spec.", {
         size: f(1, s.int32(), "Size of the widget.", { default: 1 }),
         color: f(2, s.string(), "Color of the widget."),
       }),
-      type("io.orch.samples.v1.Namespace", "A namespace.", { metadata: f(1, s.ref(META), "Metadata.") }),
+      type("io.orch.samples.v1.Namespace", "A namespace.", {
+        apiVersion: f(0, s.string(), "API version."),
+        kind: f(0, s.string(), "Kind."),
+        metadata: f(1, s.ref(META), "Metadata."),
+        spec: f(2, s.map(s.any()), "Finalizers."),
+        status: f(3, s.map(s.any()), "Phase."),
+      }),
     );
   },
   resources(): ResourceDefinition[] {

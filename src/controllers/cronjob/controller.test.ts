@@ -55,7 +55,7 @@ describe("cronjob controller", () => {
     controller = new CronJobController(ctx);
   });
   after(async () => {
-    ctx.stop();
+    await ctx.stop();
     await t.close();
   });
 

@@ -4,13 +4,14 @@
 // lastScheduleTime and lastSuccessfulTime, and prunes finished Jobs beyond the history limits.
 
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import { parseCronSchedule } from "../../api/batch/cron.js";
 import type { CronJob, CronJobStatus, Job } from "../../api/batch/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { CRONJOBS, JOBS, controllerOf, controllerRef } from "../resources.js";
+import { CRONJOBS, JOBS, controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
+import { EventRecorder } from "../events.js";
 
 export const cronJobController: ControllerDescriptor = {
   name: "cronjob-controller",
@@ -26,9 +27,11 @@ export class CronJobController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "cronjob", baseDelayMs: 10, maxDelayMs: 60_000 });
   readonly #skew: Histogram;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "cronjob-controller");
     this.#skew = (context.metrics ?? new MetricsRegistry()).histogram({
       name: "cronjob_controller_job_creation_skew_duration_seconds",
       help: "Time between when a cronjob is scheduled to be run, and when the corresponding job is created",
@@ -37,12 +40,8 @@ export class CronJobController {
     });
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const cronjobs = informers.informerFor<CronJob>({ resource: CRONJOBS });
     const jobs = informers.informerFor<Job>({ resource: JOBS });
     cronjobs.addEventHandler({ onAdd: (c) => this.#queue.add(keyOf(c)), onUpdate: (_o, c) => this.#queue.add(keyOf(c)) });
@@ -51,30 +50,16 @@ export class CronJobController {
       if (owner?.kind === "CronJob") this.#queue.add(`${job.metadata.namespace}/${owner.name}`);
     };
     jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j), onDelete: onJob });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 5,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`cronjob-controller: cronjob ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "cronjob-controller", workers: 5, process: (key) => this.sync(key) });
   }
 
   /** One pass over one CronJob (namespace/name); returns when to look again. Exported for tests. */
   async sync(key: string): Promise<ProcessResult | void> {
     const { client } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    let cj: CronJob;
-    try {
-      cj = await client.get<CronJob>(CRONJOBS, { namespace: namespace!, name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return;
-      throw err;
-    }
-    if (cj.metadata.deletionTimestamp) return;
-    const now = this.#now();
+    const cj = await getIfExists<CronJob>(client, CRONJOBS, { namespace: namespace!, name });
+    if (cj === undefined || cj.metadata.deletionTimestamp) return;
+    const now = nowMs(this.#ctx);
     const owned = (await client.listAll<Job>(JOBS, { namespace: namespace! })).items.filter((j) => controllerOf(j)?.uid === cj.metadata.uid);
     const status: CronJobStatus = structuredClone(cj.status ?? {});
 
@@ -82,7 +67,9 @@ export class CronJobController {
     const byUid = new Map(owned.map((j) => [j.metadata.uid, j]));
     status.active = (status.active ?? []).filter((ref) => {
       const job = byUid.get(ref.uid);
-      return job !== undefined && finishedAs(job) === undefined;
+      const end = job === undefined ? undefined : finishedAs(job);
+      if (end !== undefined) this.#events.record(cj, "Normal", "SawCompletedJob", `Saw completed job: ${ref.name}, condition: ${end}`);
+      return job !== undefined && end === undefined;
     });
     for (const job of owned) {
       const end = finishedAs(job);
@@ -130,9 +117,12 @@ export class CronJobController {
     if ((status.active ?? []).some((r) => r.name === jobName)) return requeue;
 
     const policy = spec.concurrencyPolicy ?? "Allow";
-    if (policy === "Forbid" && (status.active ?? []).length > 0) return requeue; // upstream: JobAlreadyActive, try again at the next time
+    if (policy === "Forbid" && (status.active ?? []).length > 0) {
+      this.#events.record(cj, "Normal", "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid");
+      return requeue; // try again at the next time
+    }
     if (policy === "Replace") {
-      for (const ref of status.active ?? []) await this.#deleteJob(cj.metadata.namespace!, ref.name!);
+      for (const ref of status.active ?? []) await this.#deleteJob(cj, ref.name!);
       status.active = [];
     }
 
@@ -155,6 +145,7 @@ export class CronJobController {
     let made: Job;
     try {
       made = await this.#ctx.client.create<Job>(JOBS, job);
+      this.#events.record(cj, "Normal", "SuccessfulCreate", `Created job ${jobName}`);
       this.#skew.observe({}, Math.max(0, (now - scheduled) / 1000));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists")) throw err;
@@ -175,15 +166,13 @@ export class CronJobController {
         .filter((j) => finishedAs(j) === kind && !j.metadata.deletionTimestamp)
         .sort((a, b) => startOf(a) - startOf(b));
       const excess = finished.slice(0, Math.max(0, finished.length - limits[kind]));
-      for (const job of excess) await this.#deleteJob(job.metadata.namespace!, job.metadata.name!);
+      for (const job of excess) await this.#deleteJob(cj, job.metadata.name!);
     }
   }
 
-  async #deleteJob(namespace: string, name: string): Promise<void> {
-    try {
-      await this.#ctx.client.delete(JOBS, { namespace, name, propagationPolicy: "Background" });
-    } catch (err) {
-      if (!isApiError(err, "NotFound")) throw err;
+  async #deleteJob(cj: CronJob, name: string): Promise<void> {
+    if (await deleteIfExists(this.#ctx.client, JOBS, { namespace: cj.metadata.namespace!, name, propagationPolicy: "Background" })) {
+      this.#events.record(cj, "Normal", "SuccessfulDelete", `Deleted job ${name}`);
     }
   }
 }

@@ -3,15 +3,13 @@
 // unbound (pinned to their node by node affinity), and the test plays the
 // node agent, marking them Running and Ready through pods/status.
 
-import { after, before, describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import type { ControllerRevision, DaemonSet } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { eventually, type TestContext } from "../testing.js";
 import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS, type Pod } from "../workload/index.js";
-import { markAllReady } from "../workload/testing.js";
+import { markAllReady, useControllers } from "../workload/testing.js";
 import { DaemonSetController } from "./controller.js";
 import { nodeNameOf } from "./node-eligibility.js";
 
@@ -34,23 +32,16 @@ const daemonSet = (name: string, extra: Partial<NonNullable<DaemonSet["spec"]>> 
 });
 
 describe("daemonset controller", () => {
-  let t: TestServer;
   let ctx: TestContext;
-  let running: Promise<void>;
+  useControllers((c) => {
+    ctx = c;
+    return [new DaemonSetController(c).run()];
+  });
   before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    running = new DaemonSetController(ctx).run();
-    ctx.start();
     await ctx.client.create(NODES, node("n1", { disk: "ssd" }));
     await ctx.client.create(NODES, node("n2", { disk: "ssd" }, [{ key: "dedicated", value: "db", effect: "NoSchedule" }]));
     await ctx.client.create(NODES, node("n3", {}));
     await ctx.client.create(NODES, node("n4", { disk: "ssd" }, [{ key: "node.orch.io/not-ready", effect: "NoExecute" }, { key: "node.orch.io/unschedulable", effect: "NoSchedule" }], true));
-  });
-  after(async () => {
-    ctx.stop();
-    await running;
-    await t.close();
   });
 
   const podsOf = async (app: string) => (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app } })).items.filter((p) => !p.metadata.deletionTimestamp);
@@ -82,11 +73,16 @@ describe("daemonset controller", () => {
     assert.deepEqual([s.desiredNumberScheduled, s.currentNumberScheduled, s.numberAvailable, s.updatedNumberScheduled, s.numberUnavailable ?? 0, s.numberMisscheduled ?? 0], [2, 2, 2, 2, 0, 0]);
   });
 
-  test("nodes that start matching get a pod; nodes that stop matching lose theirs", async () => {
+  test("nodes that start matching get a pod; nodes that stop matching, or go, lose theirs", async () => {
     await ctx.client.patch(NODES, { name: "n3", patch: { metadata: { labels: { disk: "ssd" } } } });
     await eventually("a pod on n3", async () => (await placement("ssd")) === "n1,n3,n4");
     await ctx.client.patch(NODES, { name: "n1", patch: { metadata: { labels: { disk: null } } } });
     await eventually("n1's pod gone", async () => (await placement("ssd")) === "n3,n4");
+    // A node that goes away takes its daemon pod with it (put back for the tests below).
+    await ctx.client.delete(NODES, { name: "n4" });
+    await eventually("n4's pod gone", async () => (await placement("ssd")) === "n3");
+    await ctx.client.create(NODES, node("n4", { disk: "ssd" }, [{ key: "node.orch.io/not-ready", effect: "NoExecute" }, { key: "node.orch.io/unschedulable", effect: "NoSchedule" }], true));
+    await eventually("n4's pod back", async () => (await placement("ssd")) === "n3,n4");
   });
 
   test("RollingUpdate replaces pods no more than maxUnavailable (1) at a time", async () => {
@@ -142,5 +138,26 @@ describe("daemonset controller", () => {
       return pods.length === 3 && pods.every((p) => p.spec?.containers?.[0]?.image === "agent:2") && st.numberAvailable === 3 && st.updatedNumberScheduled === 3;
     });
     assert.ok(most <= 4, `never more than one surge pod, saw ${most} pods`);
+  });
+
+  test("a failed pod is replaced at once, the next failure on that node only after a backoff", async () => {
+    await ctx.client.create(DAEMONSETS, daemonSet("flaky", {}, { disk: "ssd" }));
+    const onN3 = async () => (await podsOf("flaky")).filter((p) => nodeNameOf(p.spec) === "n3");
+    const fail = (p: Pod) => ctx.client.patch(PODS, { namespace: "default", name: p.metadata.name!, subresource: "status", patch: { status: { phase: "Failed" } } });
+    const [first] = await eventually("a pod on n3", async () => {
+      const p = await onN3();
+      return p.length === 1 ? p : undefined;
+    });
+    const firstFailedAt = Date.now();
+    await fail(first!);
+    const [second] = await eventually("a replacement", async () => {
+      const p = (await onN3()).filter((x) => x.metadata.uid !== first!.metadata.uid);
+      return p.length === 1 ? p : undefined;
+    });
+    await fail(second!);
+    await eventually("the second replacement", async () => (await onN3()).some((x) => x.metadata.uid !== first!.metadata.uid && x.metadata.uid !== second!.metadata.uid), 5000);
+    // The first replacement (after firstFailedAt) started a 1 s backoff for n3.
+    const waited = Date.now() - firstFailedAt;
+    assert.ok(waited >= 1000, `second replacement ${waited} ms after the first failure: the backoff held it back`);
   });
 });

@@ -17,21 +17,20 @@ import {
   Expectations,
   NODES,
   PODS,
-  RevisionCollision,
   claimObjects,
   isPodAvailable,
   isPodReady,
   isPodTerminating,
   msUntilAvailable,
   podFromTemplate,
-  revisionData,
+  ownerRevisions,
   runLoop,
   scaled,
   selectorOf,
   slowStartBatch,
-  syncRevision,
   truncateHistory,
   watchOwnedPods,
+  watchOwners,
   writeStatus,
   type ControllerRevision,
   type Pod,
@@ -55,6 +54,10 @@ export const daemonSetController: ControllerDescriptor = {
   run: (context) => new DaemonSetController(context, { workers: context.config?.concurrentDaemonSetSyncs }).run(),
 };
 
+/** Backoff before a node's next failed daemon pod is replaced (upstream's failedPodsBackoff: 1 s doubling to 15 min). */
+const FAILED_POD_BACKOFF_MS = 1000;
+const FAILED_POD_BACKOFF_MAX_MS = 15 * 60_000;
+
 const created = (p: Pod) => (p.metadata.creationTimestamp ? parseTimestamp(p.metadata.creationTimestamp).getTime() : 0);
 const oldestFirst = (pods: Pod[]) => [...pods].sort((a, b) => created(a) - created(b) || (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
 
@@ -68,6 +71,8 @@ export class DaemonSetController {
   readonly #pods: Informer<Pod>;
   readonly #nodes: Informer<Node>;
   readonly #revisions: Informer<ControllerRevision>;
+  /** Per "<daemonset key>/<node>": when the next failed pod may be replaced, and the delay after that. */
+  readonly #failedBackoff = new Map<string, { until: number; delayMs: number }>();
 
   constructor(context: ControllerContext, options: DaemonSetControllerOptions = {}) {
     this.#ctx = context;
@@ -80,15 +85,7 @@ export class DaemonSetController {
   }
 
   async run(): Promise<void> {
-    const enqueue = (ds: DaemonSet) => this.queue.add(keyOf(ds));
-    this.#sets.addEventHandler({
-      onAdd: enqueue,
-      onUpdate: (_o, ds) => enqueue(ds),
-      onDelete: (ds) => {
-        this.expectations.delete(keyOf(ds));
-        enqueue(ds);
-      },
-    });
+    watchOwners(this.#sets, this.queue, this.expectations);
     watchOwnedPods<DaemonSet>(this.#pods, {
       kind: "DaemonSet",
       owners: this.#sets,
@@ -98,7 +95,7 @@ export class DaemonSetController {
       minReadySecondsOf: (ds) => ds.spec?.minReadySeconds ?? 0,
     });
     // A node that comes, goes, or changes what it admits may change every DaemonSet's placement.
-    const everyone = () => this.#sets.list().forEach(enqueue);
+    const everyone = () => this.#sets.list().forEach((ds) => this.queue.add(keyOf(ds)));
     const placementOf = (n: Node) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? [], n.spec?.unschedulable ?? false]);
     this.#nodes.addEventHandler({ onAdd: everyone, onDelete: everyone, onUpdate: (old, n) => placementOf(old) !== placementOf(n) && everyone() });
     await runLoop(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
@@ -117,38 +114,35 @@ export class DaemonSetController {
     const client = this.#ctx.client;
     const { namespace } = splitKey(key);
     const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#pods.list().filter((p) => p.metadata.namespace === namespace) });
-    const revisions = await claimObjects({ client, resource: CONTROLLERREVISIONS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace) });
-    let current: ControllerRevision;
-    try {
-      current = await syncRevision({ client, owner: ds, revisions, data: revisionData(ds.spec?.template), templateLabels: ds.spec?.template?.metadata?.labels, collisionCount: ds.status?.collisionCount ?? 0, hashLabel: HASH_LABEL });
-    } catch (err) {
-      if (err instanceof RevisionCollision) await writeStatus(client, DAEMONSETS, ds, { ...ds.status, collisionCount: err.collisionCount });
-      throw err;
-    }
+    const { revisions, update: current } = await ownerRevisions({ client, owner: ds, ownerResource: DAEMONSETS, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace), hashLabel: HASH_LABEL });
     const hash = current.metadata.labels?.[HASH_LABEL] ?? "";
     const nodes = this.#nodes.list();
     const byNode = new Map<string, Pod[]>();
     for (const pod of pods) {
-      const node = nodeNameOf(pod.spec) ?? "";
-      byNode.set(node, [...(byNode.get(node) ?? []), pod]);
+      // A pod with neither a node nor a node pin is not one this controller placed: left alone, as upstream.
+      const node = nodeNameOf(pod.spec);
+      if (node !== undefined) byNode.set(node, [...(byNode.get(node) ?? []), pod]);
     }
 
+    let retryAfterMs: number | undefined;
     if (this.expectations.satisfied(key)) {
-      const plan = this.#manage(ds, nodes, byNode, hash);
+      const plan = this.#manage(key, ds, nodes, byNode, hash);
       if ((ds.spec?.updateStrategy?.type ?? "RollingUpdate") === "RollingUpdate") this.#rollingUpdate(ds, nodes, byNode, hash, plan);
       await this.#syncNodes(key, ds, plan, hash);
       const live = new Set([current.metadata.name!, ...revisions.filter((r) => pods.some((p) => p.metadata.labels?.[HASH_LABEL] === r.metadata.labels?.[HASH_LABEL])).map((r) => r.metadata.name!)]);
-      await truncateHistory(client, [...revisions.filter((r) => r.metadata.name !== current.metadata.name), current], live, ds.spec?.revisionHistoryLimit ?? 10);
+      await truncateHistory(client, revisions, live, ds.spec?.revisionHistoryLimit ?? 10);
+      retryAfterMs = plan.retryAfterMs;
     }
 
     const status = this.#status(ds, nodes, byNode, hash);
     if (!sameStatus(ds.status, status)) await writeStatus(client, DAEMONSETS, ds, { ...ds.status, ...status });
     const minReady = ds.spec?.minReadySeconds ?? 0;
-    if (minReady > 0 && status.numberReady !== status.numberAvailable) return { requeueAfterMs: Math.max(1000, ...pods.map((p) => msUntilAvailable(p, minReady))) };
+    if (minReady > 0 && status.numberReady !== status.numberAvailable) retryAfterMs = Math.min(retryAfterMs ?? Infinity, Math.max(1000, ...pods.map((p) => msUntilAvailable(p, minReady))));
+    if (retryAfterMs !== undefined) return { requeueAfterMs: retryAfterMs };
   }
 
   /** Which nodes need a pod and which pods must go (upstream's manage/podsShouldBeOnNode). */
-  #manage(ds: DaemonSet, nodes: Node[], byNode: Map<string, Pod[]>, hash: string): Plan {
+  #manage(key: string, ds: DaemonSet, nodes: Node[], byNode: Map<string, Pod[]>, hash: string): Plan {
     const plan: Plan = { create: [], remove: [] };
     const surge = maxSurgeOf(ds, nodes.length) > 0;
     const known = new Set(nodes.map((n) => n.metadata.name!));
@@ -162,8 +156,7 @@ export class DaemonSetController {
         const running: Pod[] = [];
         for (const pod of onNode) {
           if (isPodTerminating(pod)) continue;
-          // A failed daemon pod is replaced: delete it, the next pass makes a new one.
-          if (pod.status?.phase === "Failed") plan.remove.push(pod);
+          if (pod.status?.phase === "Failed") this.#replaceFailed(`${key}/${name}`, pod, plan);
           else running.push(pod);
         }
         if (running.length > 1) {
@@ -179,6 +172,23 @@ export class DaemonSetController {
     // Pods for nodes that are gone.
     for (const [name, onNode] of byNode) if (!known.has(name)) plan.remove.push(...onNode.filter((p) => !isPodTerminating(p)));
     return plan;
+  }
+
+  /**
+   * A failed daemon pod is deleted (the next pass makes a new one) — at once
+   * the first time, then only after a backoff per node that doubles, so a pod
+   * that keeps failing does not spin.
+   */
+  #replaceFailed(backoffKey: string, pod: Pod, plan: Plan): void {
+    const now = Date.now();
+    const backoff = this.#failedBackoff.get(backoffKey);
+    if (backoff !== undefined && now < backoff.until) {
+      plan.retryAfterMs = Math.min(plan.retryAfterMs ?? Infinity, backoff.until - now);
+      return;
+    }
+    const delayMs = backoff === undefined ? FAILED_POD_BACKOFF_MS : Math.min(backoff.delayMs * 2, FAILED_POD_BACKOFF_MAX_MS);
+    this.#failedBackoff.set(backoffKey, { until: now + delayMs, delayMs });
+    plan.remove.push(pod);
   }
 
   /** Adds to the plan the replacements RollingUpdate allows this pass (upstream's rollingUpdate). */
@@ -280,6 +290,8 @@ interface Plan {
   /** Node names that get a new pod. */
   create: string[];
   remove: Pod[];
+  /** A failed pod waits out its backoff: look again then. */
+  retryAfterMs?: number;
 }
 
 function maxSurgeOf(ds: DaemonSet, nodes: number): number {

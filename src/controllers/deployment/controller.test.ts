@@ -3,15 +3,13 @@
 // agent, marking pods Running and Ready through pods/status when a rollout
 // needs them ready.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import type { Deployment, ReplicaSet } from "../../api/apps/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { eventually, type TestContext } from "../testing.js";
 import { ReplicaSetController } from "../replicaset/controller.js";
 import { DEPLOYMENTS, PODS, REPLICASETS, type Pod } from "../workload/index.js";
-import { markAllReady } from "../workload/testing.js";
+import { markAllReady, scaleTo, useControllers } from "../workload/testing.js";
 import { DeploymentController } from "./controller.js";
 
 const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>> = {}): Deployment => ({
@@ -27,19 +25,10 @@ const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>
 });
 
 describe("deployment controller", () => {
-  let t: TestServer;
   let ctx: TestContext;
-  let running: Promise<void>[];
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    running = [new ReplicaSetController(ctx).run(), new DeploymentController(ctx).run()];
-    ctx.start();
-  });
-  after(async () => {
-    ctx.stop();
-    await Promise.all(running);
-    await t.close();
+  useControllers((c) => {
+    ctx = c;
+    return [new ReplicaSetController(c).run(), new DeploymentController(c).run()];
   });
 
   const get = (name: string) => ctx.client.get<Deployment>(DEPLOYMENTS, { namespace: "default", name });
@@ -47,6 +36,7 @@ describe("deployment controller", () => {
     (await ctx.client.list<ReplicaSet>(REPLICASETS, { namespace: "default" })).items.filter((rs) => rs.metadata.ownerReferences?.some((r) => r.uid === d.metadata.uid && r.controller));
   const podsOf = async (app: string) => (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app } })).items.filter((p) => !p.metadata.deletionTimestamp);
   const setImage = (name: string, image: string) => ctx.client.patch(DEPLOYMENTS, { namespace: "default", name, type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image }] } } } } });
+  const scale = (name: string, replicas: number) => scaleTo(ctx.client, DEPLOYMENTS, name, replicas);
   /** Marks pods ready as they come (the node agent's part) until the deployment has rolled out. */
   const rolledOut = (name: string, ms = 10_000) =>
     eventually(`${name} rolled out`, async () => {
@@ -109,7 +99,7 @@ describe("deployment controller", () => {
   });
 
   test("scaling resizes the ReplicaSet", async () => {
-    await ctx.client.patch(DEPLOYMENTS, { namespace: "default", name: "web", subresource: "scale", patch: { spec: { replicas: 5 } } });
+    await scale("web", 5);
     await eventually("5 pods", async () => (await podsOf("web")).length === 5);
     await rolledOut("web");
   });
@@ -178,5 +168,30 @@ describe("deployment controller", () => {
     const rs = (await setsOf(d))[0]!;
     assert.equal(d.status?.conditions?.find((c) => c.type === "Progressing")?.message, `ReplicaSet "${rs.metadata.name}" has timed out progressing.`);
     assert.equal(d.status?.conditions?.find((c) => c.type === "Available")?.status, "False");
+  });
+
+  test("scaling mid-rollout grows the old and the new ReplicaSet in proportion", async () => {
+    const created = await ctx.client.create(DEPLOYMENTS, deployment("prop", { replicas: 10, strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }));
+    await rolledOut("prop");
+    // New pods are never marked ready from here on: the rollout stops half-way.
+    await setImage("prop", "nginx:1.28");
+    const stalled = await eventually("old and new ReplicaSets both holding pods", async () => {
+      const sets = await setsOf(created);
+      const newest = sets.find((rs) => rs.spec?.template?.spec?.containers?.[0]?.image === "nginx:1.28");
+      const old = sets.find((rs) => rs !== newest);
+      const d = await get("prop");
+      return newest?.spec?.replicas === 5 && old?.spec?.replicas === 8 && (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) ? { newest, old } : undefined;
+    });
+    assert.ok(stalled, "new 5 (surge 3 + the 2 unavailable allowed), old 8");
+    await scale("prop", 20);
+    const grown = await eventually("both grown to 23 in all", async () => {
+      const sets = await setsOf(created);
+      const total = sets.reduce((n, rs) => n + (rs.spec?.replicas ?? 0), 0);
+      return total === 23 ? sets : undefined;
+    });
+    const size = (name: string | undefined) => grown.find((rs) => rs.metadata.name === name)?.spec?.replicas ?? 0;
+    // Each keeps its share of the 13 it had: 8/13 and 5/13 of 23, rounded (14 and 9).
+    assert.equal(size(stalled.old!.metadata.name), 14);
+    assert.equal(size(stalled.newest!.metadata.name), 9);
   });
 });

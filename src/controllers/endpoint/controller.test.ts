@@ -18,13 +18,12 @@ describe("endpoints and endpointslice controllers", () => {
   let running: Promise<void>[];
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
+    ctx = controllerContext(t, { config: { maxEndpointsPerSlice: 2 } });
     running = [new EndpointsController(ctx).run(), new EndpointSliceController(ctx).run()];
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await Promise.all(running);
+    await ctx.stop(...running);
     await t.close();
   });
 
@@ -39,8 +38,8 @@ describe("endpoints and endpointslice controllers", () => {
     await ctx.client.update(PODS, { ...pod, status: { ...pod.status, phase: "Running", podIP: ip, podIPs: [{ ip }], conditions: [{ type: "Ready", status: ready ? "True" : "False" }] } }, { subresource: "status" });
   };
   const endpoints = () => ctx.client.get<Endpoints>(ENDPOINTS, { namespace: "default", name: "web" }).catch(() => undefined);
-  const slices = async () =>
-    (await ctx.client.list<EndpointSlice>(endpointSlicesRef(ctx.naming), { namespace: "default", labelSelector: { "orch.io/service-name": "web" } })).items;
+  const slices = async (service = "web") =>
+    (await ctx.client.list<EndpointSlice>(endpointSlicesRef(ctx.naming), { namespace: "default", labelSelector: { "orch.io/service-name": service } })).items;
 
   test("ready and not-ready pods, ports by name and number, managed-by and service-name labels; deletion follows", async () => {
     await ctx.client.create(NODES, { apiVersion: "v1", kind: "Node", metadata: { name: "node-a", labels: { "topology.orch.io/zone": "z1" } } });
@@ -91,5 +90,15 @@ describe("endpoints and endpointslice controllers", () => {
     await ctx.client.delete(SERVICES, { namespace: "default", name: "web" });
     await eventually("Endpoints gone", async () => (await endpoints()) === undefined);
     await eventually("slices gone", async () => (await slices()).length === 0);
+  });
+
+  test("--max-endpoints-per-slice splits a service's endpoints over several slices", async () => {
+    await ctx.client.create(SERVICES, { apiVersion: "v1", kind: "Service", metadata: { name: "many", namespace: "default" }, spec: { selector: { app: "many" }, ports: [{ port: 80 }] } });
+    for (const n of [1, 2, 3]) await runPod(`many-${n}`, `10.2.0.${n}`, true, { app: "many" });
+    const found = await eventually("two slices holding three endpoints", async () => {
+      const s = await slices("many");
+      return s.length === 2 && s.reduce((sum, x) => sum + (x.endpoints?.length ?? 0), 0) === 3 ? s : undefined;
+    });
+    assert.deepEqual(found.map((x) => x.endpoints?.length).sort(), [1, 2]);
   });
 });

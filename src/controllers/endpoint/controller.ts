@@ -2,11 +2,10 @@
 // listing the selected pods' IPs, ready ones in addresses and the rest in notReadyAddresses, grouped
 // in subsets by the ports they resolve to. Terminating pods are left out, as upstream does.
 
-import { isApiError } from "../../machinery/index.js";
-import { WorkQueue, runWorkers, splitKey } from "../../client/index.js";
+import { WorkQueue, splitKey } from "../../client/index.js";
 import type { EndpointAddress, EndpointSubset, Endpoints, Pod, Service } from "../../api/core/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { ENDPOINTS, PODS, SERVICES } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
+import { ENDPOINTS, PODS, SERVICES, deleteIfExists, getIfExists } from "../resources.js";
 import { hasSelector, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 
 export const endpointsController: ControllerDescriptor = {
@@ -25,17 +24,9 @@ export class EndpointsController {
   }
 
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 5,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`endpoints-controller: service ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "endpoints-controller", workers: 5, process: (key) => this.sync(key) });
   }
 
   /** Brings the Endpoints of one service (namespace/name) in line; exported for tests. */
@@ -44,9 +35,7 @@ export class EndpointsController {
     const { namespace, name } = splitKey(key);
     const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
     if (service === undefined) {
-      await client.delete(ENDPOINTS, { namespace: namespace!, name }).catch((err: unknown) => {
-        if (!isApiError(err, "NotFound")) throw err;
-      });
+      await deleteIfExists(client, ENDPOINTS, { namespace: namespace!, name });
       return;
     }
     if (!hasSelector(service)) return; // endpoints of a selector-less service are the user's
@@ -55,12 +44,7 @@ export class EndpointsController {
     const labels: Record<string, string> = { ...(service.metadata.labels ?? {}) };
     if (service.spec?.clusterIP === "None") labels[`service.${naming.keyDomain}/headless`] = "";
 
-    let current: Endpoints | undefined;
-    try {
-      current = await client.get<Endpoints>(ENDPOINTS, { namespace: namespace!, name });
-    } catch (err) {
-      if (!isApiError(err, "NotFound")) throw err;
-    }
+    const current = await getIfExists<Endpoints>(client, ENDPOINTS, { namespace: namespace!, name });
     if (current === undefined) {
       await client.create<Endpoints>(ENDPOINTS, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: namespace!, labels }, subsets });
       return;

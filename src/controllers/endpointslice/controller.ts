@@ -3,13 +3,12 @@
 // list, labelled `<domain>/service-name` and `endpointslice.<domain>/managed-by`, owned by the
 // Service. Terminating pods stay listed as not ready, serving while ready, terminating (upstream 1.26+).
 
-import { isApiError } from "../../machinery/index.js";
-import { WorkQueue, runWorkers, splitKey } from "../../client/index.js";
+import { WorkQueue, splitKey } from "../../client/index.js";
 import type { Node, Pod, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import type { Naming } from "../../api/naming.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-import { NODES, PODS, SERVICES, controllerRef, endpointSlicesRef } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
+import { NODES, PODS, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
 import { hasSelector, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 
 export const endpointSliceController: ControllerDescriptor = {
@@ -37,23 +36,15 @@ export class EndpointSliceController {
 
   constructor(context: ControllerContext, options: EndpointSliceControllerOptions = {}) {
     this.#ctx = context;
-    this.#max = options.maxEndpointsPerSlice ?? 100;
+    this.#max = options.maxEndpointsPerSlice ?? context.config?.maxEndpointsPerSlice ?? 100;
     this.#labels = endpointSliceLabels(context.naming);
   }
 
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
     informers.informerFor<Node>({ resource: NODES });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 5,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`endpointslice-controller: service ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "endpointslice-controller", workers: 5, process: (key) => this.sync(key) });
   }
 
   /** Brings the slices of one service (namespace/name) in line; exported for tests. */
@@ -133,10 +124,6 @@ export class EndpointSliceController {
   }
 
   async #delete(slice: EndpointSlice): Promise<void> {
-    try {
-      await this.#ctx.client.delete(endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
-    } catch (err) {
-      if (!isApiError(err, "NotFound")) throw err;
-    }
+    await deleteIfExists(this.#ctx.client, endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
   }
 }

@@ -51,8 +51,7 @@ describe("garbage collector", () => {
     await eventually("the monitors to sync", () => ctx.informers.waitForSync().then((ok) => ok && gc.graph.size > 0));
   });
   after(async () => {
-    ctx.stop();
-    await running;
+    await ctx.stop(running);
     await t.close();
   });
 

@@ -9,6 +9,8 @@ import type { Pod } from "../../api/core/types.js";
 import type { Job, JobSpec } from "../../api/batch/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
+import type { ApiObject } from "../../machinery/index.js";
+import type { ResourceRef } from "../../client/index.js";
 import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
 import { JOBS, PODS } from "../resources.js";
 import { JobController } from "./controller.js";
@@ -18,6 +20,8 @@ test("completed indexes are written sorted with consecutive runs collapsed", () 
   assert.equal(formatIndexes([7, 1, 3, 4, 5, 9, 10]), "1,3-5,7,9-10");
   assert.deepEqual([...parseIndexes("1,3-5,7,9-10", 10)].sort((a, b) => a - b), [1, 3, 4, 5, 7, 9]);
 });
+
+const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 
 describe("job controller", () => {
   let t: TestServer;
@@ -32,8 +36,7 @@ describe("job controller", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await running;
+    await ctx.stop(running);
     await t.close();
   });
 
@@ -80,12 +83,19 @@ describe("job controller", () => {
     assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
     assert.equal(metricValue(metrics, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
     assert.ok(metricValue(metrics, "job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
+    // kubectl describe job shows what happened.
+    await eventually("the Job's events", async () => {
+      const events = (await ctx.client.list<ApiObject & { reason?: string }>(EVENTS, { namespace: "default", fieldSelector: { "involvedObject.name": "nonindexed" } })).items;
+      const reasons = events.map((e) => e.reason);
+      return reasons.filter((r) => r === "SuccessfulCreate").length === 3 && reasons.includes("Completed");
+    });
     // Seed 002: the stable job_controller_* metrics with exactly their labels.
     const text = metrics.expose();
     assertExposesMetric(text, { name: "job_controller_job_syncs_total", kind: "counter", labels: ["action", "completion_mode", "result"] });
     assertExposesMetric(text, { name: "job_controller_job_sync_duration_seconds", kind: "histogram", labels: ["action", "completion_mode", "result"] });
     assertExposesMetric(text, { name: "job_controller_jobs_finished_total", kind: "counter", labels: ["completion_mode", "reason", "result"] });
     assertExposesMetric(text, { name: "job_controller_job_pods_finished_total", kind: "counter", labels: ["completion_mode", "result"] });
+    assert.ok(metricValue(metrics, "workqueue_adds_total", { name: "job" }) > 0, "the work queue reports workqueue_*{name=\"job\"}");
   });
 
   test("Indexed: one pod per index with the index annotation, label and hostname; completedIndexes", async () => {
@@ -142,7 +152,59 @@ describe("job controller", () => {
     assert.equal((await podsOf("paused")).length, 0);
     await ctx.client.patch(JOBS, { namespace: "default", name: "paused", patch: { spec: { suspend: false } } });
     await eventually("a pod after resuming", async () => (await running_("paused")).length === 1);
-    const resumed = await getJob("paused");
-    assert.equal(resumed.status?.conditions?.find((c) => c.type === "Suspended")?.reason, "JobResumed");
+    // The pods are made before the status is written: wait for it.
+    await eventually("Suspended False, JobResumed", async () => (await getJob("paused")).status?.conditions?.find((c) => c.type === "Suspended")?.reason === "JobResumed");
+  });
+  test("podFailurePolicy: FailJob on an exit code fails the Job at once; Ignore does not count the failure", async () => {
+    await createJob("strict", {
+      completions: 1,
+      parallelism: 1,
+      podFailurePolicy: {
+        rules: [
+          { action: "FailJob", onExitCodes: { operator: "In", values: [42] } },
+          { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget" }] },
+        ],
+      },
+    });
+    // Disrupted: ignored, replaced, not counted.
+    const first = await eventually("a pod", async () => (await running_("strict"))[0]);
+    await ctx.client.update(PODS, { ...first, status: { ...first.status, phase: "Failed", conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager" }] } }, { subresource: "status" });
+    const second = await eventually("a replacement", async () => (await running_("strict")).find((p) => p.metadata.name !== first.metadata.name));
+    assert.equal((await getJob("strict")).status?.failed ?? 0, 0, "an ignored failure is not counted");
+    // Exit code 42: the Job fails.
+    const terminated = { name: "c", state: { terminated: { exitCode: 42, reason: "Error" } } };
+    await ctx.client.update(PODS, { ...second, status: { ...second.status, phase: "Failed", containerStatuses: [terminated] } }, { subresource: "status" });
+    const job = await untilCondition("strict", "Failed");
+    assert.equal(condition(job, "Failed")?.reason, "PodFailurePolicy");
+    assert.equal(condition(job, "Failed")?.message, `Container c for pod default/${second.metadata.name} failed with exit code 42 matching FailJob rule at index 0`);
+    assert.equal(job.status?.failed, 1);
+  });
+
+  test("successPolicy: the Job succeeds once the named indexes have, and the other pods go", async () => {
+    await createJob("leader", { completions: 3, parallelism: 3, completionMode: "Indexed", successPolicy: { rules: [{ succeededIndexes: "0" }] } });
+    const pods = await eventually("three pods", async () => ((await running_("leader")).length === 3 ? running_("leader") : undefined));
+    await finish(pods.find((p) => p.metadata.annotations?.["batch.orch.io/job-completion-index"] === "0")!, "Succeeded");
+    const job = await untilCondition("leader", "Complete");
+    assert.equal(condition(job, "SuccessCriteriaMet")?.reason, "SuccessPolicy");
+    assert.equal(condition(job, "Complete")?.message, "Matched rules at index 0");
+    assert.equal(job.status?.completedIndexes, "0");
+    assert.equal((await running_("leader")).length, 0, "the other indexes' pods were deleted");
+  });
+
+  test("backoffLimitPerIndex: an index out of retries is failed, the others run on, and the Job ends Failed (FailedIndexes)", async () => {
+    await createJob("per-index", { completions: 2, parallelism: 2, completionMode: "Indexed", backoffLimitPerIndex: 1 });
+    const index = (p: Pod) => p.metadata.annotations?.["batch.orch.io/job-completion-index"];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const pod = await eventually(`index 0, attempt ${attempt + 1}`, async () => (await running_("per-index")).find((p) => index(p) === "0"));
+      assert.equal(pod.metadata.annotations?.["batch.orch.io/job-index-failure-count"], String(attempt));
+      await finish(pod, "Failed");
+    }
+    await eventually("index 0 failed", async () => (await getJob("per-index")).status?.failedIndexes === "0");
+    assert.equal((await running_("per-index")).some((p) => index(p) === "0"), false, "no third attempt");
+    await finish((await running_("per-index")).find((p) => index(p) === "1")!, "Succeeded");
+    const job = await untilCondition("per-index", "Failed");
+    assert.equal(condition(job, "Failed")?.reason, "FailedIndexes");
+    assert.equal(condition(job, "Failed")?.message, "Job has failed indexes");
+    assert.equal(job.status?.completedIndexes, "1");
   });
 });

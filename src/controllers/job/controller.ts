@@ -5,14 +5,16 @@
 // interim FailureTarget/SuccessCriteriaMet conditions precede Failed/Complete (upstream 1.31+).
 
 import { formatTimestamp, isApiError, parseTimestamp, selectorFromLabelSelector } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Naming } from "../../api/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, PODS, controllerOf, controllerRef, isPodFinished, isPodReady, setCondition } from "../resources.js";
+import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
+import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
+import { EventRecorder } from "../events.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
 export const completionIndexKey = (naming: Naming) => `batch.${naming.keyDomain}/job-completion-index`;
@@ -49,6 +51,8 @@ export class JobController {
   readonly #metrics: JobMetrics;
   readonly #tracking: string;
   readonly #indexKey: string;
+  readonly #failureCountKey: string;
+  readonly #events: EventRecorder;
   /** Job uid → when its last failure was counted (the back-off clock; upstream keeps it in memory too). */
   readonly #lastFailure = new Map<string, number>();
 
@@ -57,6 +61,8 @@ export class JobController {
     this.#options = { workers: 5, backoffBaseMs: context.config?.jobBackoffBaseMs ?? 10_000, backoffMaxMs: 360_000, ...options };
     this.#tracking = jobTrackingFinalizer(context.naming);
     this.#indexKey = completionIndexKey(context.naming);
+    this.#events = new EventRecorder(context, "job-controller");
+    this.#failureCountKey = `batch.${context.naming.keyDomain}/job-index-failure-count`;
     const m = (context.metrics ?? new MetricsRegistry());
     const labelNames = ["action", "completion_mode", "result"];
     this.#metrics = {
@@ -67,12 +73,8 @@ export class JobController {
     };
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const jobs = informers.informerFor<Job>({ resource: JOBS });
     const pods = informers.informerFor<Pod>({ resource: PODS });
     jobs.addEventHandler({ onAdd: (j) => this.#queue.add(keyOf(j)), onUpdate: (_o, j) => this.#queue.add(keyOf(j)), onDelete: (j) => this.#queue.add(keyOf(j)) });
@@ -81,15 +83,7 @@ export class JobController {
       if (owner?.kind === "Job") this.#queue.add(`${pod.metadata.namespace}/${owner.name}`);
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: this.#options.workers,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`job-controller: job ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "job-controller", workers: this.#options.workers, process: (key) => this.sync(key) });
   }
 
   /** One pass over one Job (namespace/name); exported for tests. */
@@ -99,7 +93,7 @@ export class JobController {
     let action: Action = "reconciling";
     try {
       const { namespace, name } = splitKey(key);
-      const job = await this.#get(namespace!, name);
+      const job = await getIfExists<Job>(this.#ctx.client, JOBS, { namespace: namespace!, name });
       const pods = await this.#pods(namespace!, job);
       if (job === undefined || job.metadata.deletionTimestamp) {
         // Gone or going: its pods must not stay held by our finalizer.
@@ -123,15 +117,6 @@ export class JobController {
     this.#metrics.syncDuration.observe(labels, (performance.now() - started) / 1000);
   }
 
-  async #get(namespace: string, name: string): Promise<Job | undefined> {
-    try {
-      return await this.#ctx.client.get<Job>(JOBS, { namespace, name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return undefined;
-      throw err;
-    }
-  }
-
   /** The Job's pods, read fresh (counting must not trust a cache that may lag our own writes). */
   async #pods(namespace: string, job: Job | undefined): Promise<Pod[]> {
     const { client } = this.#ctx;
@@ -152,7 +137,7 @@ export class JobController {
   }
 
   async #reconcile(job: Job, pods: Pod[]): Promise<{ action: Action; requeueAfterMs?: number }> {
-    const now = this.#now();
+    const now = nowMs(this.#ctx);
     const spec = job.spec ?? {};
     const indexed = spec.completionMode === "Indexed";
     const status: JobStatus = structuredClone(job.status ?? {});
@@ -174,6 +159,8 @@ export class JobController {
     const succeeded = status.succeeded ?? 0;
     const failed = status.failed ?? 0;
     const completed = indexed ? parseIndexes(status.completedIndexes, completions ?? 0) : new Set<number>();
+    const failedIndexes = indexed ? parseIndexes(status.failedIndexes, completions ?? 0) : new Set<number>();
+    const successRule = indexed && spec.successPolicy ? matchSuccessPolicy(job, completed) : undefined;
 
     let action: Action = tracked.changed ? "tracking" : "reconciling";
     let requeueAfterMs: number | undefined;
@@ -184,8 +171,16 @@ export class JobController {
     if (verdict === undefined && !spec.suspend) {
       const deadline = spec.activeDeadlineSeconds;
       const start = status.startTime ? parseTimestamp(status.startTime).getTime() : undefined;
-      if (failed > (spec.backoffLimit ?? 6)) {
+      if (tracked.failJob !== undefined) {
+        verdict = { type: "FailureTarget", status: "True", reason: "PodFailurePolicy", message: tracked.failJob };
+      } else if (spec.maxFailedIndexes != null && failedIndexes.size > spec.maxFailedIndexes) {
+        verdict = { type: "FailureTarget", status: "True", reason: "MaxFailedIndexesExceeded", message: "Job has exceeded the specified maximal number of failed indexes" };
+      } else if (failed > (spec.backoffLimit ?? 6)) {
         verdict = { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" };
+      } else if (successRule !== undefined) {
+        verdict = { type: "SuccessCriteriaMet", status: "True", reason: "SuccessPolicy", message: successRule };
+      } else if (indexed && failedIndexes.size > 0 && completed.size + failedIndexes.size >= (completions ?? 0)) {
+        verdict = { type: "FailureTarget", status: "True", reason: "FailedIndexes", message: "Job has failed indexes" };
       } else if (deadline != null && start !== undefined && now - start >= deadline * 1000) {
         verdict = { type: "FailureTarget", status: "True", reason: "DeadlineExceeded", message: "Job was active longer than specified deadline" };
       } else if (
@@ -207,30 +202,32 @@ export class JobController {
       // 3. Start the clock, then create or delete pods toward the wanted number.
       if (!status.startTime) status.startTime = formatTimestamp(new Date(now));
       const wait = this.#backoffRemaining(job, failed, now);
-      const plan = indexed ? this.#planIndexed(active, completed, completions ?? 0, parallelism) : this.#planNonIndexed(active, succeeded, completions, parallelism);
+      const plan = indexed ? this.#planIndexed(active, new Set([...completed, ...failedIndexes]), completions ?? 0, parallelism) : this.#planNonIndexed(active, succeeded, completions, parallelism);
       wantActive = active.filter((p) => !plan.excess.includes(p));
       if (plan.excess.length > 0) {
-        await this.#deletePods(plan.excess);
+        await this.#deletePods(job, plan.excess);
         action = "pods_deleted";
       }
       if (plan.create.length > 0) {
         if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
         else {
-          await this.#createPods(job, plan.create);
+          await this.#createPods(job, plan.create, pods);
           created = plan.create.length;
           action = "pods_created";
         }
       }
     } else if (active.length > 0) {
       // Suspended, or decided: the remaining pods go.
-      await this.#deletePods(active);
+      await this.#deletePods(job, active);
       action = "pods_deleted";
     }
 
+    const events: [type: "Normal" | "Warning", reason: string, message: string][] = [];
     if (spec.suspend) {
-      setCondition(conditions, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }, now);
+      if (setCondition(conditions, { type: "Suspended", status: "True", reason: "JobSuspended", message: "Job suspended" }, now)) events.push(["Normal", "Suspended", "Job suspended"]);
     } else if (conditions.some((c) => c.type === "Suspended" && c.status === "True")) {
       setCondition(conditions, { type: "Suspended", status: "False", reason: "JobResumed", message: "Job resumed" }, now);
+      events.push(["Normal", "Resumed", "Job resumed"]);
       status.startTime = formatTimestamp(new Date(now)); // a resumed Job's deadline counts from the resumption
     }
 
@@ -240,12 +237,16 @@ export class JobController {
       setCondition(conditions, { type: success ? "Complete" : "Failed", status: "True", reason: verdict.reason ?? "", message: verdict.message ?? "" }, now);
       if (success) status.completionTime = formatTimestamp(new Date(now));
       ended = { result: success ? "succeeded" : "failed", reason: verdict.reason ?? "" };
+      events.push(success ? ["Normal", "Completed", "Job completed"] : ["Warning", verdict.reason ?? "Failed", verdict.message ?? ""]);
     }
     status.active = wantActive.length + created;
     status.ready = wantActive.filter(isPodReady).length;
     status.terminating = terminating;
     if (indexed) status.completedIndexes = formatIndexes(completed);
+    if (indexed && spec.backoffLimitPerIndex != null) status.failedIndexes = formatIndexes(failedIndexes);
     await this.#writeStatus(job, status);
+    // After the write: a conflict retries the pass, and must not repeat its events.
+    for (const [type, reason, message] of events) this.#events.record(job, type, reason, message);
     if (ended !== undefined) {
       this.#metrics.finished.inc({ completion_mode: spec.completionMode ?? "NonIndexed", ...ended });
       this.#lastFailure.delete(job.metadata.uid!);
@@ -294,7 +295,7 @@ export class JobController {
    * (written first), then its finalizer is dropped, then it moves into succeeded/failed. A crash
    * anywhere in between neither loses nor double-counts a pod.
    */
-  async #track(job: Job, status: JobStatus, pods: Pod[]): Promise<{ job: Job; changed: boolean }> {
+  async #track(job: Job, status: JobStatus, pods: Pod[]): Promise<{ job: Job; changed: boolean; failJob?: string }> {
     const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
     const known = new Set([...uncounted.succeeded, ...uncounted.failed]);
     let added = false;
@@ -329,12 +330,27 @@ export class JobController {
     }
     status.succeeded = mode === "Indexed" ? completed.size : (status.succeeded ?? 0) + newSucceeded;
     if (mode === "Indexed") status.completedIndexes = formatIndexes(completed);
-    status.failed = (status.failed ?? 0) + uncounted.failed.length;
-    if (uncounted.failed.length > 0) this.#lastFailure.set(job.metadata.uid!, this.#now());
+    // Failures go through podFailurePolicy (Ignore: not counted; FailJob: the Job fails) and backoffLimitPerIndex.
+    let failJob: string | undefined;
+    let counted = 0;
+    const failedIndexes = parseIndexes(status.failedIndexes, completions);
+    for (const uid of uncounted.failed) {
+      const pod = byUid.get(uid);
+      const match = pod?.status?.phase === "Failed" ? matchPodFailurePolicy(job, pod) : undefined;
+      if (match?.action === "Ignore") continue;
+      counted++;
+      if (match?.action === "FailJob") failJob ??= match.message;
+      const index = pod !== undefined && mode === "Indexed" ? this.#indexOf(pod) : undefined;
+      const perIndex = job.spec?.backoffLimitPerIndex;
+      if (index !== undefined && perIndex != null && (match?.action === "FailIndex" || this.#indexFailures(pod!) + 1 > perIndex)) failedIndexes.add(index);
+    }
+    if (job.spec?.backoffLimitPerIndex != null) status.failedIndexes = formatIndexes(failedIndexes);
+    status.failed = (status.failed ?? 0) + counted;
+    if (counted > 0) this.#lastFailure.set(job.metadata.uid!, nowMs(this.#ctx));
     if (uncounted.succeeded.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "succeeded" }, uncounted.succeeded.length);
     if (uncounted.failed.length > 0) this.#metrics.podsFinished.inc({ completion_mode: mode, result: "failed" }, uncounted.failed.length);
     status.uncountedTerminatedPods = { succeeded: [], failed: [] };
-    return { job, changed: true };
+    return failJob !== undefined ? { job, changed: true, failJob } : { job, changed: true };
   }
 
   async #releaseAll(pods: Pod[]): Promise<void> {
@@ -359,7 +375,13 @@ export class JobController {
     }
   }
 
-  async #createPods(job: Job, indexes: (number | undefined)[]): Promise<void> {
+  /** How many pods of this pod's index failed before it (upstream's job-index-failure-count annotation). */
+  #indexFailures(pod: Pod): number {
+    const n = Number(pod.metadata.annotations?.[this.#failureCountKey] ?? 0);
+    return Number.isInteger(n) && n >= 0 ? n : 0;
+  }
+
+  async #createPods(job: Job, indexes: (number | undefined)[], existing: Pod[]): Promise<void> {
     const naming = this.#ctx.naming;
     const name = job.metadata.name!;
     const template = job.spec?.template ?? {};
@@ -371,6 +393,10 @@ export class JobController {
         if (index !== undefined) {
           labels[this.#indexKey] = String(index);
           annotations[this.#indexKey] = String(index);
+          if (job.spec?.backoffLimitPerIndex != null) {
+            const failedBefore = existing.filter((p) => this.#indexOf(p) === index && p.status?.phase === "Failed").map((p) => this.#indexFailures(p) + 1);
+            annotations[this.#failureCountKey] = String(Math.max(0, ...failedBefore));
+          }
           // Stable DNS names for Indexed pods (with a headless service named by subdomain).
           spec.hostname = `${name}-${index}`;
           for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
@@ -390,18 +416,18 @@ export class JobController {
           },
           spec,
         };
-        return this.#ctx.client.create(PODS, pod);
+        return this.#ctx.client.create<Pod>(PODS, pod).then((made) => this.#events.record(job, "Normal", "SuccessfulCreate", `Created pod: ${made.metadata.name}`));
       }),
     );
   }
 
-  async #deletePods(pods: Pod[]): Promise<void> {
+  async #deletePods(job: Job, pods: Pod[]): Promise<void> {
     await Promise.all(
-      pods.map((p) =>
-        this.#ctx.client.delete(PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! }).catch((err: unknown) => {
-          if (!isApiError(err, "NotFound")) throw err;
-        }),
-      ),
+      pods.map(async (p) => {
+        if (await deleteIfExists(this.#ctx.client, PODS, { namespace: p.metadata.namespace!, name: p.metadata.name! })) {
+          this.#events.record(job, "Normal", "SuccessfulDelete", `Deleted pod: ${p.metadata.name}`);
+        }
+      }),
     );
   }
 

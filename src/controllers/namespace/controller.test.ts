@@ -47,8 +47,7 @@ describe("namespace controller", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await running;
+    await ctx.stop(running);
     await t.close();
   });
 

@@ -8,10 +8,10 @@ import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Node, Pod, Toleration } from "../../api/core/types.js";
 import type { Lease } from "../../api/coordination/types.js";
-import { formatMicroTimestamp, formatTimestamp, isApiError } from "../../machinery/index.js";
+import { formatMicroTimestamp, formatTimestamp } from "../../machinery/index.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
-import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
+import { controllerContext, deletingOrGone, metricValue, eventually, type TestContext } from "../testing.js";
 import { NODES, PODS, leasesRef } from "../resources.js";
 import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
@@ -43,8 +43,7 @@ describe("node lifecycle and taint eviction", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await Promise.all(running);
+    await ctx.stop(...running);
     await t.close();
   });
 
@@ -64,14 +63,7 @@ describe("node lifecycle and taint eviction", () => {
   const ready = (node: Node) => node.status?.conditions?.find((c) => c.type === "Ready");
   const createPod = (name: string, node: string, tolerations: Toleration[] = []) =>
     ctx.client.create<Pod>(PODS, { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" }, spec: { nodeName: node, tolerations, containers: [{ name: "c", image: "busybox" }] } });
-  const evicted = async (name: string) => {
-    try {
-      return !!(await ctx.client.get<Pod>(PODS, { namespace: "default", name })).metadata.deletionTimestamp;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return true;
-      throw err;
-    }
-  };
+  const evicted = (name: string) => deletingOrGone(ctx, PODS, "default", name);
 
   test("a node that keeps renewing its lease stays Ready; a silent one goes Unknown and is tainted unreachable", async () => {
     await register("alive", { "topology.orch.io/zone": "z1" });
@@ -100,10 +92,12 @@ describe("node lifecycle and taint eviction", () => {
     await register("doomed");
     await createPod("intolerant", "doomed");
     await createPod("patient", "doomed", [
-      { key: "node.orch.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 1 },
-      { key: "example.com/maintenance", operator: "Exists", effect: "NoExecute", tolerationSeconds: 1 },
+      // timeAdded has whole seconds: 2 s means at least 1 s after the taint.
+      { key: "node.orch.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
+      { key: "example.com/maintenance", operator: "Exists", effect: "NoExecute", tolerationSeconds: 2 },
     ]);
-    await createPod("stubborn", "doomed", [{ operator: "Exists" }]);
+    const stubborn = await createPod("stubborn", "doomed", [{ operator: "Exists" }]);
+    await ctx.client.update(PODS, { ...stubborn, status: { ...stubborn.status, phase: "Running", conditions: [{ type: "Ready", status: "True" }] } }, { subresource: "status" });
     const defaulted = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "intolerant" });
     assert.deepEqual(
       defaulted.spec?.tolerations?.map((x) => `${x.key}:${x.tolerationSeconds}`),
@@ -121,10 +115,14 @@ describe("node lifecycle and taint eviction", () => {
     await eventually("the untolerating pod evicted", () => evicted("intolerant"));
     const early = Date.now() - tainted;
     assert.equal(await evicted("patient"), false, `the patient pod waits its tolerationSeconds (checked after ${early} ms)`);
-    await eventually("the patient pod evicted after 1 s", () => evicted("patient"), 5000);
+    await eventually("the patient pod evicted after 2 s", () => evicted("patient"), 6000);
     const pod = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "patient" });
     assert.equal(pod.status?.conditions?.find((c) => c.type === "DisruptionTarget")?.reason, "DeletionByTaintManager");
     assert.equal(await evicted("stubborn"), false, "tolerates everything forever");
+    await eventually("the pod on the unreachable node marked not ready", async () => {
+      const p = await ctx.client.get<Pod>(PODS, { namespace: "default", name: "stubborn" });
+      return p.status?.conditions?.find((c) => c.type === "Ready")?.status === "False";
+    });
   });
 
   test("a node whose agent comes back is Ready again and loses the taints", async () => {

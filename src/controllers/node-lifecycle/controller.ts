@@ -1,17 +1,19 @@
 // The node lifecycle controller (seed 001, "States and transitions"): a node whose agent has not
 // renewed its Lease nor its Ready heartbeat for --node-monitor-grace-period gets its conditions set
 // to Unknown (NodeStatusUnknown); Ready False/Unknown taint the node not-ready/unreachable with
-// NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them.
+// NoSchedule and NoExecute (which the taint eviction controller acts on), Ready True removes them;
+// the pods of a node that is not Ready are marked not ready.
 
 import { formatTimestamp, isApiError } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
-import type { Condition, Node, Taint } from "../../api/core/types.js";
+import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, leasesRef } from "../resources.js";
+import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
+import { EventRecorder } from "../events.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: "node-lifecycle-controller",
@@ -47,9 +49,11 @@ export class NodeLifecycleController {
   readonly #zoneSize: Gauge;
   readonly #zoneUnhealthy: Gauge;
   readonly #zoneHealth: Gauge;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "node-controller");
     this.#graceMs = context.config?.nodeMonitorGracePeriodMs ?? 50_000;
     this.#taints = nodeTaintKeys(context.naming);
     const m = (context.metrics ?? new MetricsRegistry());
@@ -59,12 +63,8 @@ export class NodeLifecycleController {
     this.#zoneHealth = m.gauge({ name: "node_collector_zone_health", help: "Gauge measuring percentage of healthy nodes per zone.", labelNames: ["zone"] });
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers, naming } = this.#ctx;
+    const { informers, naming } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
     const leases = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace });
     nodes.addEventHandler({
@@ -75,30 +75,25 @@ export class NodeLifecycleController {
         this.#updateZoneMetrics();
       },
     });
+    // A ready pod on a node that is not Ready is marked not ready too (see #markPodsNotReady).
+    const onPod = (pod: Pod) => {
+      const nodeName = pod.spec?.nodeName;
+      if (!nodeName || !isPodReady(pod)) return;
+      const node = nodes.get(nodeName);
+      if (node !== undefined && (node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") this.#queue.add(nodeName);
+    };
+    informers.informerFor<Pod>({ resource: PODS }).addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
     const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
     leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 2,
-      process: (name) => this.sync(name),
-      onError: (name, err) => this.#ctx.log(`node-lifecycle-controller: node ${name}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "node-lifecycle-controller", workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Checks one node's health and taints; returns when to look again (when its grace period runs out). */
   async sync(name: string): Promise<ProcessResult | void> {
     const { client, naming, informers } = this.#ctx;
-    let node: Node;
-    try {
-      node = await client.get<Node>(NODES, { name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return;
-      throw err;
-    }
-    const now = this.#now();
+    let node = await getIfExists<Node>(client, NODES, { name });
+    if (node === undefined) return;
+    const now = nowMs(this.#ctx);
     const lease = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
     const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
     const signature = `${lease?.spec?.renewTime ?? ""}|${ready?.lastHeartbeatTime ?? ""}`;
@@ -116,6 +111,7 @@ export class NodeLifecycleController {
       result = { requeueAfterMs: this.#graceMs - silentFor + 10 };
     }
     await this.#reconcileTaints(node, now);
+    if ((node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") await this.#markPodsNotReady(name, now);
     this.#updateZoneMetrics();
     return result;
   }
@@ -135,7 +131,31 @@ export class NodeLifecycleController {
       else conditions[i] = unknown;
     }
     this.#ctx.log(`node-lifecycle-controller: node ${node.metadata.name} has not been heard from for ${this.#graceMs / 1000}s: conditions Unknown`);
-    return this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+    const updated = await this.#ctx.client.update<Node>(NODES, { ...node, status: { ...node.status, conditions } }, { subresource: "status" });
+    this.#events.record({ ...updated, apiVersion: "v1", kind: "Node" }, "Normal", "NodeNotReady", `Node ${node.metadata.name} status is now: NodeNotReady`);
+    return updated;
+  }
+
+  /**
+   * Upstream's MarkPodsNotReady: the pods of a node that is not Ready get Ready=False, so that
+   * Services stop sending them traffic (nothing on the node will say otherwise).
+   */
+  async #markPodsNotReady(nodeName: string, now: number): Promise<void> {
+    const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).list();
+    for (const pod of pods) {
+      if (pod.spec?.nodeName !== nodeName || isPodFinished(pod)) continue;
+      const conditions = [...(pod.status?.conditions ?? [])];
+      const i = conditions.findIndex((c) => c?.type === "Ready");
+      if (i < 0 || conditions[i]!.status !== "True") continue;
+      conditions[i] = { ...conditions[i], status: "False", lastTransitionTime: formatTimestamp(new Date(now)) };
+      try {
+        await this.#ctx.client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
+        this.#events.record({ ...pod, apiVersion: "v1", kind: "Pod" }, "Warning", "NodeNotReady", "Node is not ready");
+      } catch (err) {
+        // The cache was behind (Conflict) or the pod went: its next event brings it back here.
+        if (!isApiError(err, "Conflict") && !isApiError(err, "NotFound")) throw err;
+      }
+    }
   }
 
   /** The taints the Ready condition (and spec.unschedulable) call for, set; ours that no longer apply, removed. */

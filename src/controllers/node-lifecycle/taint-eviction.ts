@@ -4,12 +4,13 @@
 // tolerates them forever stays. Deleted pods first get the DisruptionTarget condition, as upstream.
 
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Node, Pod, Taint } from "../../api/core/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, isPodFinished } from "../resources.js";
 import { tolerationWindowMs } from "./taints.js";
+import { EventRecorder } from "../events.js";
 
 export const taintEvictionController: ControllerDescriptor = {
   name: "taint-eviction-controller",
@@ -21,21 +22,19 @@ export class TaintEvictionController {
   readonly #ctx: ControllerContext;
   readonly #queue = new WorkQueue({ name: "taint_eviction_controller", baseDelayMs: 50, maxDelayMs: 30_000 });
   readonly #deletions: Counter;
+  readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
     this.#ctx = context;
+    this.#events = new EventRecorder(context, "taint-eviction-controller");
     this.#deletions = (context.metrics ?? new MetricsRegistry()).counter({
       name: "taint_eviction_controller_pod_deletions_total",
       help: "Total number of Pods deleted by TaintEvictionController since its start.",
     });
   }
 
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
-  }
-
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
     const pods = informers.informerFor<Pod>({ resource: PODS });
     const onNode = (node: Node) => {
@@ -46,15 +45,7 @@ export class TaintEvictionController {
       if (pod.spec?.nodeName) this.#queue.add(keyOf(pod));
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 4,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`taint-eviction-controller: pod ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "taint-eviction-controller", workers: 4, process: (key) => this.sync(key) });
   }
 
   /** Evicts the pod if its time on a NoExecute-tainted node is up; otherwise says when to look again. */
@@ -67,8 +58,8 @@ export class TaintEvictionController {
     if (taints.length === 0) return;
     const window = tolerationWindowMs(pod.spec.tolerations ?? [], taints);
     if (window === Infinity) return;
-    const due = addedAt(taints, this.#now()) + window;
-    const wait = due - this.#now();
+    const due = addedAt(taints, nowMs(this.#ctx)) + window;
+    const wait = due - nowMs(this.#ctx);
     if (wait > 0) return { requeueAfterMs: wait };
     await this.#evict(pod);
   }
@@ -78,10 +69,11 @@ export class TaintEvictionController {
     const { namespace, name } = splitKey(keyOf(pod));
     try {
       const conditions = (pod.status?.conditions ?? []).filter((c) => c?.type !== "DisruptionTarget");
-      conditions.push({ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint", lastTransitionTime: formatTimestamp(new Date(this.#now())) });
+      conditions.push({ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager", message: "Taint manager: deleting due to NoExecute taint", lastTransitionTime: formatTimestamp(new Date(nowMs(this.#ctx))) });
       await client.update(PODS, { ...pod, status: { ...pod.status, conditions } }, { subresource: "status" });
       await client.delete(PODS, { namespace: namespace!, name, preconditions: { uid: pod.metadata.uid! } });
       this.#deletions.inc();
+      this.#events.record({ ...pod, apiVersion: "v1", kind: "Pod" }, "Normal", "TaintManagerEviction", `Marking for deletion Pod ${namespace}/${name}`);
       this.#ctx.log(`taint-eviction-controller: deleted pod ${namespace}/${name} from node ${pod.spec?.nodeName} (NoExecute taint)`);
     } catch (err) {
       if (!isApiError(err, "NotFound")) throw err;

@@ -26,7 +26,7 @@ describe("pod garbage collector", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
+    await ctx.stop();
     await t.close();
   });
 

@@ -5,7 +5,7 @@
 
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { Node, Pod } from "../../api/core/types.js";
-import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, isPodFinished } from "../resources.js";
 
@@ -43,10 +43,6 @@ export class PodGcController {
       help: "Number of pods that are being forcefully deleted since the Pod GC Controller started.",
       labelNames: ["namespace", "reason"],
     });
-  }
-
-  #now(): number {
-    return this.#ctx.now?.() ?? Date.now();
   }
 
   async run(): Promise<void> {
@@ -88,7 +84,7 @@ export class PodGcController {
   }
 
   async #orphaned(pods: Pod[], nodes: Map<string, Node>): Promise<void> {
-    const now = this.#now();
+    const now = nowMs(this.#ctx);
     const bound = new Set(pods.map((p) => p.spec?.nodeName).filter((n): n is string => !!n));
     for (const name of this.#missingSince.keys()) if (nodes.has(name) || !bound.has(name)) this.#missingSince.delete(name);
     for (const name of bound) {
@@ -136,7 +132,7 @@ export class PodGcController {
     try {
       if (disruption !== undefined && !isPodFinished(pod)) {
         const conditions = (pod.status?.conditions ?? []).filter((c) => c?.type !== "DisruptionTarget");
-        conditions.push({ type: "DisruptionTarget", status: "True", ...disruption, lastTransitionTime: formatTimestamp(new Date(this.#now())) });
+        conditions.push({ type: "DisruptionTarget", status: "True", ...disruption, lastTransitionTime: formatTimestamp(new Date(nowMs(this.#ctx))) });
         await client.update(PODS, { ...pod, status: { ...pod.status, phase: "Failed", conditions } }, { subresource: "status" });
       }
       await client.delete(PODS, { namespace, name, gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid! } });

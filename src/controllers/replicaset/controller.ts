@@ -30,6 +30,7 @@ import {
   setCondition,
   slowStartBatch,
   watchOwnedPods,
+  watchOwners,
   writeStatus,
   type Condition,
   type Pod,
@@ -68,15 +69,7 @@ export class ReplicaSetController {
   }
 
   async run(): Promise<void> {
-    const enqueue = (rs: ReplicaSet) => this.queue.add(keyOf(rs));
-    this.#sets.addEventHandler({
-      onAdd: enqueue,
-      onUpdate: (_old, rs) => enqueue(rs),
-      onDelete: (rs) => {
-        this.expectations.delete(keyOf(rs));
-        enqueue(rs);
-      },
-    });
+    watchOwners(this.#sets, this.queue, this.expectations);
     watchOwnedPods<ReplicaSet>(this.#pods, {
       kind: "ReplicaSet",
       owners: this.#sets,

@@ -21,8 +21,7 @@ describe("serviceaccount controller", () => {
     ctx.start();
   });
   after(async () => {
-    ctx.stop();
-    await running;
+    await ctx.stop(running);
     await t.close();
   });
 

@@ -3,9 +3,9 @@
 // Namespaces being deleted are left alone (they refuse new content anyway).
 
 import { isApiError } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers } from "../../client/index.js";
+import { WorkQueue, keyOf } from "../../client/index.js";
 import type { Namespace, ServiceAccount } from "../../api/core/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
 import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
 
 export const DEFAULT_SERVICE_ACCOUNT = "default";
@@ -26,7 +26,7 @@ export class ServiceAccountController {
   }
 
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const namespaces = informers.informerFor<Namespace>({ resource: NAMESPACES });
     const accounts = informers.informerFor<ServiceAccount>({ resource: SERVICE_ACCOUNTS });
     namespaces.addEventHandler({ onAdd: (ns) => this.#queue.add(keyOf(ns)), onUpdate: (_o, ns) => this.#queue.add(keyOf(ns)) });
@@ -35,15 +35,7 @@ export class ServiceAccountController {
         if (sa.metadata.name === DEFAULT_SERVICE_ACCOUNT) this.#queue.add(sa.metadata.namespace!);
       },
     });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 2,
-      process: (ns) => this.sync(ns),
-      onError: (ns, err) => this.#ctx.log(`serviceaccount-controller: namespace ${ns}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "serviceaccount-controller", workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Makes sure `default` exists in the namespace; exported for tests. */

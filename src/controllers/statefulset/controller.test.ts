@@ -2,14 +2,12 @@
 // scheduler runs here: the test plays the node agent, marking pods Running
 // and Ready through pods/status, which is what lets OrderedReady go on.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import type { ControllerRevision, StatefulSet } from "../../api/apps/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { eventually, type TestContext } from "../testing.js";
 import { CONTROLLERREVISIONS, PODS, STATEFULSETS, type Pod } from "../workload/index.js";
-import { markAllReady, markPodReady } from "../workload/testing.js";
+import { markAllReady, markPodReady, scaleTo, useControllers } from "../workload/testing.js";
 import { StatefulSetController } from "./controller.js";
 
 const statefulSet = (name: string, extra: Partial<NonNullable<StatefulSet["spec"]>> = {}): StatefulSet => ({
@@ -26,19 +24,10 @@ const statefulSet = (name: string, extra: Partial<NonNullable<StatefulSet["spec"
 });
 
 describe("statefulset controller", () => {
-  let t: TestServer;
   let ctx: TestContext;
-  let running: Promise<void>;
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    running = new StatefulSetController(ctx).run();
-    ctx.start();
-  });
-  after(async () => {
-    ctx.stop();
-    await running;
-    await t.close();
+  useControllers((c) => {
+    ctx = c;
+    return [new StatefulSetController(c).run()];
   });
 
   const podsOf = async (app: string) =>
@@ -49,7 +38,8 @@ describe("statefulset controller", () => {
   test("OrderedReady: <set>-0 first, the next only once the previous is Ready; stable identity labels", async () => {
     const set = await ctx.client.create(STATEFULSETS, statefulSet("web"));
     await eventually("web-0", async () => (await names("web")).join() === "web-0");
-    await controllerSync(ctx, "default/web");
+    // A pass that has seen web-0 (it counts it) and still made no web-1.
+    await eventually("status counting web-0", async () => (await get("web")).status?.replicas === 1);
     assert.deepEqual(await names("web"), ["web-0"], "web-1 waits for web-0 to be ready");
     for (const next of ["web-1", "web-2"]) {
       const [last] = (await podsOf("web")).slice(-1);
@@ -86,8 +76,10 @@ describe("statefulset controller", () => {
     await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "web", type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } } });
     const order: string[] = [];
     const s = await eventually("all on nginx:1.28", async () => {
-      for (const p of await podsOf("web")) if (p.spec?.containers?.[0]?.image === "nginx:1.28" && !order.includes(p.metadata.name!)) order.push(p.metadata.name!);
-      await markAllReady(ctx.client, "default");
+      const pods = await podsOf("web");
+      for (const p of pods) if (p.spec?.containers?.[0]?.image === "nginx:1.28" && !order.includes(p.metadata.name!)) order.push(p.metadata.name!);
+      // Only pods already recorded become ready, so no replacement can slip between two looks.
+      for (const p of pods) if (!p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) await markPodReady(ctx.client, p);
       const st = (await get("web")).status;
       return order.length === 3 && st?.updatedReplicas === 3 && st.currentRevision === st.updateRevision && st.readyReplicas === 3 ? st : undefined;
     });
@@ -107,15 +99,14 @@ describe("statefulset controller", () => {
     await eventually("web-2 on nginx:1.29", async () => {
       await markAllReady(ctx.client, "default");
       const st = (await get("web")).status;
-      return (await podsOf("web")).find((p) => p.metadata.name === "web-2")?.spec?.containers?.[0]?.image === "nginx:1.29" && st?.updatedReplicas === 1 && st.currentReplicas === 2;
+      return (await podsOf("web")).find((p) => p.metadata.name === "web-2")?.spec?.containers?.[0]?.image === "nginx:1.29" && st?.updatedReplicas === 1 && st.currentReplicas === 2 && st.readyReplicas === 3;
     });
-    await controllerSync(ctx, "default/web");
     const images = (await podsOf("web")).map((p) => p.spec?.containers?.[0]?.image);
     assert.deepEqual(images, ["nginx:1.28", "nginx:1.28", "nginx:1.29"]);
   });
 
   test("scaling down removes the highest ordinals first", async () => {
-    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "web", subresource: "scale", patch: { spec: { replicas: 1 } } });
+    await scaleTo(ctx.client, STATEFULSETS, "web", 1);
     const seen: string[][] = [];
     await eventually("only web-0", async () => {
       const n = await names("web");
@@ -129,9 +120,28 @@ describe("statefulset controller", () => {
     await ctx.client.create(STATEFULSETS, statefulSet("par", { podManagementPolicy: "Parallel" }));
     await eventually("par-0..2", async () => (await names("par")).join() === "par-0,par-1,par-2");
   });
-});
 
-/** Runs one extra sync the way the queue would (proves a step is waited for, not just slow). */
-async function controllerSync(ctx: TestContext, key: string): Promise<void> {
-  await new StatefulSetController(ctx).sync(key);
-}
+  test("OnDelete: a new template reaches a pod only when that pod is deleted", async () => {
+    await ctx.client.create(STATEFULSETS, statefulSet("od", { replicas: 2, podManagementPolicy: "Parallel", updateStrategy: { type: "OnDelete" } }));
+    await eventually("od-0, od-1", async () => (await names("od")).join() === "od-0,od-1");
+    await markAllReady(ctx.client, "default");
+    const first = await eventually("2 ready", async () => {
+      const st = (await get("od")).status;
+      return st?.readyReplicas === 2 ? st : undefined;
+    });
+    await ctx.client.patch(STATEFULSETS, { namespace: "default", name: "od", type: "strategic", patch: { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:1.28" }] } } } } });
+    const pending = await eventually("a new update revision", async () => {
+      const st = (await get("od")).status;
+      return st?.updateRevision !== first.updateRevision ? st : undefined;
+    });
+    assert.equal(pending.currentRevision, first.currentRevision);
+    assert.equal(pending.updatedReplicas ?? 0, 0);
+    assert.ok((await podsOf("od")).every((p) => p.spec?.containers?.[0]?.image === "nginx:1.27"), "no pod replaced");
+    const old = (await podsOf("od")).find((p) => p.metadata.name === "od-1")!;
+    await ctx.client.delete(PODS, { namespace: "default", name: "od-1" });
+    const fresh = await eventually("od-1 again, from the new template", async () => (await podsOf("od")).find((p) => p.metadata.name === "od-1" && p.metadata.uid !== old.metadata.uid));
+    assert.equal(fresh.spec?.containers?.[0]?.image, "nginx:1.28");
+    assert.equal(fresh.metadata.labels?.["controller-revision-hash"], pending.updateRevision);
+    assert.equal((await podsOf("od")).find((p) => p.metadata.name === "od-0")?.spec?.containers?.[0]?.image, "nginx:1.27");
+  });
+});

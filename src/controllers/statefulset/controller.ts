@@ -8,14 +8,13 @@
 
 import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
 import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
-import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import {
   CONTROLLERREVISIONS,
   Expectations,
   PODS,
-  RevisionCollision,
   STATEFULSETS,
   claimObjects,
   isPodAvailable,
@@ -23,13 +22,13 @@ import {
   isPodTerminating,
   msUntilAvailable,
   podFromTemplate,
-  revisionData,
+  ownerRevisions,
   runLoop,
   selectorOf,
-  syncRevision,
   templateOf,
   truncateHistory,
   watchOwnedPods,
+  watchOwners,
   writeStatus,
   type ControllerRevision,
   type Pod,
@@ -78,8 +77,7 @@ export class StatefulSetController {
   }
 
   async run(): Promise<void> {
-    const enqueue = (s: StatefulSet) => this.queue.add(keyOf(s));
-    this.#sets.addEventHandler({ onAdd: enqueue, onUpdate: (_o, s) => enqueue(s), onDelete: enqueue });
+    watchOwners(this.#sets, this.queue);
     // Names are deterministic (a second create is AlreadyExists), so no creation expectations are needed.
     watchOwnedPods<StatefulSet>(this.#pods, {
       kind: "StatefulSet",
@@ -103,23 +101,7 @@ export class StatefulSetController {
     const name = set.metadata.name!;
     const candidates = this.#pods.list().filter((p) => p.metadata.namespace === namespace && ordinalOf(name, p) >= 0);
     const pods = await claimObjects({ client, resource: PODS, owner: set, ownerResource: STATEFULSETS, selector, candidates });
-    const revisions = await claimObjects({ client, resource: CONTROLLERREVISIONS, owner: set, ownerResource: STATEFULSETS, selector, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace) });
-
-    let update: ControllerRevision;
-    try {
-      update = await syncRevision({
-        client,
-        owner: set,
-        revisions,
-        data: revisionData(set.spec?.template),
-        templateLabels: set.spec?.template?.metadata?.labels,
-        collisionCount: set.status?.collisionCount ?? 0,
-        hashLabel: this.#keys.revisionHash,
-      });
-    } catch (err) {
-      if (err instanceof RevisionCollision) await writeStatus(client, STATEFULSETS, set, { ...set.status, collisionCount: err.collisionCount });
-      throw err;
-    }
+    const { revisions, update } = await ownerRevisions({ client, owner: set, ownerResource: STATEFULSETS, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace), hashLabel: this.#keys.revisionHash });
     const current = revisions.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
 
     await this.#update(set, pods, current, update);
@@ -129,8 +111,7 @@ export class StatefulSetController {
     if (!sameStatus(set.status, status)) await writeStatus(client, STATEFULSETS, set, status);
 
     const live = new Set([current.metadata.name!, update.metadata.name!, ...now.map((p) => p.metadata.labels?.[REVISION_LABEL] ?? "")]);
-    const all = [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update];
-    await truncateHistory(client, all, live, set.spec?.revisionHistoryLimit ?? 10);
+    await truncateHistory(client, revisions, live, set.spec?.revisionHistoryLimit ?? 10);
 
     const minReady = set.spec?.minReadySeconds ?? 0;
     if (minReady > 0 && (status.availableReplicas ?? 0) < (status.readyReplicas ?? 0)) return { requeueAfterMs: Math.max(1000, ...now.map((p) => msUntilAvailable(p, minReady))) };

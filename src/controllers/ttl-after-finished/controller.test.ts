@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Job } from "../../api/batch/types.js";
-import { formatTimestamp, isApiError } from "../../machinery/index.js";
-import { controllerContext, type TestContext } from "../testing.js";
+import { formatTimestamp } from "../../machinery/index.js";
+import { controllerContext, deletingOrGone, type TestContext } from "../testing.js";
 import { JOBS } from "../resources.js";
 import { TtlAfterFinishedController } from "./controller.js";
 
@@ -21,7 +21,7 @@ describe("ttl-after-finished controller", () => {
     ctx = controllerContext(t, { now: () => clock });
   });
   after(async () => {
-    ctx.stop();
+    await ctx.stop();
     await t.close();
   });
 
@@ -40,14 +40,7 @@ describe("ttl-after-finished controller", () => {
     ];
     await ctx.client.update(JOBS, { ...made, status: { startTime: at, completionTime: at, succeeded: 1, conditions } }, { subresource: "status" });
   };
-  const deleting = async (name: string) => {
-    try {
-      return !!(await ctx.client.get<Job>(JOBS, { namespace: "default", name })).metadata.deletionTimestamp;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return true;
-      throw err;
-    }
-  };
+  const deleting = (name: string) => deletingOrGone(ctx, JOBS, "default", name);
 
   test("deleted once the TTL after finishing has passed, not before", async () => {
     const finished = Date.parse("2026-01-01T00:00:00Z");

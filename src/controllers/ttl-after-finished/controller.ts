@@ -2,12 +2,12 @@
 // is deleted (with its pods, foreground, as upstream) that many seconds after
 // its Complete or Failed condition became true.
 
-import { isApiError, parseTimestamp } from "../../machinery/index.js";
-import { WorkQueue, keyOf, runWorkers, splitKey, type ProcessResult } from "../../client/index.js";
+import { parseTimestamp } from "../../machinery/index.js";
+import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Job } from "../../api/batch/types.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { exponentialBuckets, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS } from "../resources.js";
+import { JOBS, deleteIfExists, getIfExists } from "../resources.js";
 
 export const ttlAfterFinishedController: ControllerDescriptor = {
   name: "ttl-after-finished-controller",
@@ -31,45 +31,30 @@ export class TtlAfterFinishedController {
   }
 
   async run(): Promise<void> {
-    const { signal, informers } = this.#ctx;
+    const { informers } = this.#ctx;
     const jobs = informers.informerFor<Job>({ resource: JOBS });
     const onJob = (job: Job) => {
       if (job.spec?.ttlSecondsAfterFinished != null && finishedAt(job) !== undefined && !job.metadata.deletionTimestamp) this.#queue.add(keyOf(job));
     };
     jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j) });
-    if (!(await informers.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
-      workers: 2,
-      process: (key) => this.sync(key),
-      onError: (key, err) => this.#ctx.log(`ttl-after-finished-controller: job ${key}: ${errorMessage(err)} (will retry)`),
-    });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
+    await runQueue(this.#ctx, this.#queue, { controller: "ttl-after-finished-controller", workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Deletes the Job if its time is up, else says when it will be; exported for tests. */
   async sync(key: string): Promise<ProcessResult | void> {
     const { namespace, name } = splitKey(key);
-    let job: Job;
-    try {
-      // Fresh: the TTL may have been changed since the cache saw it.
-      job = await this.#ctx.client.get<Job>(JOBS, { namespace: namespace!, name });
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return;
-      throw err;
-    }
+    // Fresh: the TTL may have been changed since the cache saw it.
+    const job = await getIfExists<Job>(this.#ctx.client, JOBS, { namespace: namespace!, name });
+    if (job === undefined) return;
     const ttl = job.spec?.ttlSecondsAfterFinished;
     const finished = finishedAt(job);
     if (ttl == null || finished === undefined || job.metadata.deletionTimestamp) return;
-    const now = this.#ctx.now?.() ?? Date.now();
+    const now = nowMs(this.#ctx);
     const expireAt = finished + ttl * 1000;
     if (now < expireAt) return { requeueAfterMs: expireAt - now };
-    try {
-      await this.#ctx.client.delete(JOBS, { namespace: namespace!, name, propagationPolicy: "Foreground", preconditions: { uid: job.metadata.uid!, resourceVersion: job.metadata.resourceVersion! } });
+    const preconditions = { uid: job.metadata.uid!, resourceVersion: job.metadata.resourceVersion! };
+    if (await deleteIfExists(this.#ctx.client, JOBS, { namespace: namespace!, name, propagationPolicy: "Foreground", preconditions })) {
       this.#deletionDelay.observe({}, (now - expireAt) / 1000);
-    } catch (err) {
-      if (!isApiError(err, "NotFound")) throw err;
     }
   }
 }

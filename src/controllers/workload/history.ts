@@ -4,11 +4,13 @@
 // re-applying an old template moves its revision to the top instead of
 // copying it; history beyond revisionHistoryLimit is deleted oldest first.
 
-import { isApiError, type ApiObject } from "../../machinery/index.js";
+import { isApiError, type ApiObject, type LabelSelector } from "../../machinery/index.js";
 import type { ControllerRevision } from "../../api/apps/types.js";
-import type { RestClient } from "../../client/index.js";
+import type { ResourceRef, RestClient } from "../../client/index.js";
+import { claimObjects } from "./claim.js";
 import { computeHash, semanticEqual } from "./hash.js";
-import { CONTROLLERREVISIONS, controllerRef } from "./resources.js";
+import { CONTROLLERREVISIONS, controllerRef, selectorOf } from "./resources.js";
+import { writeStatus } from "./status.js";
 
 export type { ControllerRevision };
 
@@ -78,6 +80,41 @@ export async function syncRevision(o: SyncRevisionOptions): Promise<ControllerRe
     const ours = (existing.metadata.ownerReferences ?? []).some((r) => r.uid === o.owner.metadata.uid && r.controller);
     if (ours && semanticEqual(existing.data, o.data)) return existing;
     throw new RevisionCollision(o.collisionCount + 1);
+  }
+}
+
+export interface OwnerRevisionsOptions {
+  client: RestClient;
+  owner: ApiObject & { spec?: { selector?: LabelSelector | null; template?: { metadata?: { labels?: Record<string, string> } } }; status?: { collisionCount?: number } };
+  ownerResource: ResourceRef;
+  /** Revisions in the owner's namespace (from an informer cache). */
+  candidates: readonly ControllerRevision[];
+  hashLabel: string;
+}
+
+/**
+ * The owner's revisions (claimed by its selector) and the one for its
+ * current template (made if missing). On a hash collision the owner's
+ * status.collisionCount is raised before the error is thrown, so the retry
+ * hashes differently.
+ */
+export async function ownerRevisions(o: OwnerRevisionsOptions): Promise<{ revisions: ControllerRevision[]; update: ControllerRevision }> {
+  const { client, owner } = o;
+  const revisions = await claimObjects({ client, resource: CONTROLLERREVISIONS, owner, ownerResource: o.ownerResource, selector: selectorOf(owner), candidates: o.candidates });
+  try {
+    const update = await syncRevision({
+      client,
+      owner,
+      revisions,
+      data: revisionData(owner.spec?.template),
+      templateLabels: owner.spec?.template?.metadata?.labels,
+      collisionCount: owner.status?.collisionCount ?? 0,
+      hashLabel: o.hashLabel,
+    });
+    return { revisions: [...revisions.filter((r) => r.metadata.name !== update.metadata.name), update], update };
+  } catch (err) {
+    if (err instanceof RevisionCollision) await writeStatus(client, o.ownerResource, owner, { ...owner.status, collisionCount: err.collisionCount });
+    throw err;
   }
 }
 

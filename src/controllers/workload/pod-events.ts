@@ -1,7 +1,7 @@
-// Pod events → owner keys (upstream's addPod/updatePod/deletePod, shared by
-// the ReplicaSet, DaemonSet and StatefulSet controllers): a pod's controller
-// is queued and its expectations told; an orphan queues every owner in its
-// namespace whose selector matches, so it can be adopted.
+// Owner and pod events → owner keys (upstream's addPod/updatePod/deletePod,
+// shared by the ReplicaSet, DaemonSet and StatefulSet controllers): a pod's
+// controller is queued and its expectations told; an orphan queues every
+// owner in its namespace whose selector matches, so it can be adopted.
 
 import { isDeepStrictEqual } from "node:util";
 import { keyOf, type Informer, type WorkQueue } from "../../client/index.js";
@@ -9,6 +9,19 @@ import type { ApiObject, Selector } from "../../machinery/index.js";
 import type { Expectations } from "./expectations.js";
 import { isPodReady, type Pod } from "./pods.js";
 import { controllerOf } from "./resources.js";
+
+/** Owner events → its key; a deleted owner's expectations are dropped. */
+export function watchOwners<T extends ApiObject>(owners: Informer<T>, queue: WorkQueue, expectations?: Expectations): void {
+  const enqueue = (owner: T) => queue.add(keyOf(owner));
+  owners.addEventHandler({
+    onAdd: enqueue,
+    onUpdate: (_old, owner) => enqueue(owner),
+    onDelete: (owner) => {
+      expectations?.delete(keyOf(owner));
+      enqueue(owner);
+    },
+  });
+}
 
 export interface OwnedPodEventsOptions<T extends ApiObject> {
   /** The owner kind this controller manages ("ReplicaSet"). */

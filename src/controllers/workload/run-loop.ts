@@ -1,9 +1,11 @@
 // The loop every workload controller runs: wait for its informers, run
-// workers over its queue until the signal fires, then drain. Also the
+// workers over its queue until the signal fires, then drain; write
+// conflicts (a stale cache) are retried shortly rather than backed off. Also the
 // slow-start batching upstream uses for creations, so a failing create
 // (quota, admission) costs one request, not hundreds.
 
 import { runWorkers, type ProcessResult, type WorkQueue } from "../../client/index.js";
+import { isApiError } from "../../machinery/index.js";
 import { errorMessage, untilAborted, type ControllerContext } from "../controller.js";
 
 export interface LoopOptions {
@@ -14,11 +16,22 @@ export interface LoopOptions {
   process(key: string): Promise<ProcessResult | void>;
 }
 
+const CONFLICT_RETRY_MS = 50;
+
 export async function runLoop(ctx: ControllerContext, options: LoopOptions): Promise<void> {
   for (const informer of options.informers) if (!(await informer.waitForSync(ctx.signal))) return;
   const workers = runWorkers(options.queue, {
     workers: options.workers,
-    process: options.process,
+    process: async (key) => {
+      try {
+        return await options.process(key);
+      } catch (err) {
+        // A conflict means a newer version exists, whose event is on its way to the cache: look again
+        // shortly, without growing the key's backoff (stale reads are routine, not failures).
+        if (isApiError(err, "Conflict")) return { requeueAfterMs: CONFLICT_RETRY_MS };
+        throw err;
+      }
+    },
     onError: (key, err) => ctx.log(`${options.name}: ${key}: ${errorMessage(err)} (will retry)`),
   });
   await untilAborted(ctx.signal);

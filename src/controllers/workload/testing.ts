@@ -2,8 +2,13 @@
 // in these tests: the test plays the node agent where readiness matters, by
 // writing pod status (Running, Ready) through pods/status. Test code only.
 
+import { after, before } from "node:test";
+import { builtinModules } from "../../api/index.js";
+import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { formatTimestamp } from "../../machinery/index.js";
-import type { RestClient } from "../../client/index.js";
+import { isApiError } from "../../machinery/index.js";
+import type { ResourceRef, RestClient } from "../../client/index.js";
+import { controllerContext, eventually, type TestContext } from "../testing.js";
 import type { Pod } from "./pods.js";
 import { PODS } from "./resources.js";
 
@@ -40,4 +45,46 @@ export async function markAllReady(client: RestClient, namespace: string): Promi
     marked++;
   }
   return marked;
+}
+
+/**
+ * Registers before/after hooks in the current suite: a test API server with
+ * the built-in API, a controller context over it, and the controllers
+ * `start` runs (stopped and awaited after the suite).
+ */
+export function useControllers(start: (ctx: TestContext) => Promise<void>[]): void {
+  let t: TestServer;
+  let ctx: TestContext;
+  let running: Promise<void>[] = [];
+  before(async () => {
+    t = await startTestServer({ modules: builtinModules() });
+    ctx = controllerContext(t);
+    running = start(ctx);
+    ctx.start();
+  });
+  after(async () => {
+    ctx.stop();
+    await Promise.all(running);
+    // A sync that was under way when the signal fired may have reopened the client's session; an open
+    // session would keep the server's close() waiting for ever.
+    ctx.client.close();
+    await t.close();
+  });
+}
+
+/**
+ * PATCHes the scale subresource, again on a 409: this branch's server reads
+ * the object before applying a scale patch and can lose the race to a status
+ * write (wip/writes applies the patch inside the write).
+ */
+export function scaleTo(client: RestClient, resource: ResourceRef, name: string, replicas: number, namespace = "default"): Promise<boolean> {
+  return eventually(`${name} scaled to ${replicas}`, () =>
+    client.patch(resource, { namespace, name, subresource: "scale", patch: { spec: { replicas } } }).then(
+      () => true,
+      (err: unknown) => {
+        if (isApiError(err, "Conflict")) return false;
+        throw err;
+      },
+    ),
+  );
 }

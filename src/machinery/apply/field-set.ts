@@ -27,19 +27,28 @@ export function keyElement(fields: Iterable<readonly [string, JsonValue]>): Path
   return { kind: "key", fields: sorted };
 }
 
+/**
+ * Serialized key and value elements, per element object: a walk reuses one
+ * element in every path below it, and Go-style JSON of keys was the largest
+ * cost of building field sets.
+ */
+const SERIALIZED = new WeakMap<PathElement, string>();
+
 /** `f:name`, `k:{"name":"main"}`, `v:"x"`, `i:0`: the fieldsV1 key of one element. */
 export function serializePathElement(pe: PathElement): string {
   switch (pe.kind) {
     case "field":
       return "f:" + pe.name;
-    case "key":
-      // Key fields are already sorted, and goJson sorts nested objects like Go's encoder.
-      return "k:{" + pe.fields.map(([name, value]) => goJson(name) + ":" + goJson(value)).join(",") + "}";
-    case "value":
-      return "v:" + goJson(pe.value);
     case "index":
       return "i:" + String(pe.index);
   }
+  let s = SERIALIZED.get(pe);
+  if (s === undefined) {
+    // Key fields are already sorted, and goJson sorts nested objects like Go's encoder.
+    s = pe.kind === "key" ? "k:{" + pe.fields.map(([name, value]) => goJson(name) + ":" + goJson(value)).join(",") + "}" : "v:" + goJson(pe.value);
+    SERIALIZED.set(pe, s);
+  }
+  return s;
 }
 
 /** Parses one fieldsV1 key; undefined for an unknown prefix (upstream drops those silently). */

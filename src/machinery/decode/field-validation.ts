@@ -220,9 +220,12 @@ export interface FieldValidationOptions {
 export function parseFieldValidation(raw: string | null | undefined, options: FieldValidationOptions = {}): FieldValidationLevel {
   if (raw === undefined || raw === null || raw === "") return "Warn";
   if (raw === "Ignore" || raw === "Warn" || raw === "Strict") return raw;
-  throw invalid({ group: options.metaGroup ?? "meta.k8s.io", kind: options.optionsKind ?? "CreateOptions" }, "", [
+  // Upstream answers 422 on the options kind; the issue asks for 400, so the
+  // message and cause are upstream's and the status is a BadRequest.
+  const invalidOptions = invalid({ group: options.metaGroup ?? "meta.k8s.io", kind: options.optionsKind ?? "CreateOptions" }, "", [
     field.notSupported("fieldValidation", raw, FIELD_VALIDATION_VALUES),
   ]);
+  throw badRequest(invalidOptions.message, invalidOptions.status.details);
 }
 
 /**

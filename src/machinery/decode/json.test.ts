@@ -143,17 +143,3 @@ test("the validating scanner agrees with JSON.parse on valid and invalid inputs"
     assert.equal(!(scanJson(s, 100) instanceof JsonSyntaxError), native, s);
   }
 });
-
-test("speed: a 3 KB pod well under 50 µs (median of rounds)", () => {
-  const compact = JSON.stringify(JSON.parse(POD_JSON));
-  for (let i = 0; i < 2000; i++) parseJsonBody(compact);
-  const rounds: number[] = [];
-  for (let r = 0; r < 9; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < 1000; i++) parseJsonBody(compact);
-    rounds.push(Number(process.hrtime.bigint() - t) / 1000 / 1000);
-  }
-  rounds.sort((a, b) => a - b);
-  // Generous bound: shared CI machines are noisy; the benchmark reports the real figure.
-  assert.ok(rounds[4]! < 50, `median ${rounds[4]} µs`);
-});

@@ -30,7 +30,7 @@ export const CONFIG_FIELDS: Readonly<Record<string, FieldKind>> = {
   syncFrequency: duration,
   fileCheckFrequency: duration,
   address: str(),
-  port: int(1, 65535),
+  port: int(0, 65535),
   containerRuntimeEndpoint: str(),
   imageServiceEndpoint: str(),
   maxPods: int(0),

@@ -7,11 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
+import { waitFor } from "./testing/wait.js";
 import { CriLogWriter, MAX_LOG_LINE, formatLogRecord, parseLogRecord, rfc3339Nano } from "./log-format.js";
-
-async function waitFor(ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
-}
 
 test("timestamps are RFC 3339 with nine fractional digits in UTC", () => {
   assert.equal(rfc3339Nano(BigInt(Date.parse("2024-01-02T03:04:05.678Z")) * 1_000_000n + 123_456n), "2024-01-02T03:04:05.678123456Z");
@@ -52,7 +49,7 @@ test("the writer cuts lines, splits long ones into P records, keeps streams apar
     const rotated = join(dir, "r.log");
     const w2 = new CriLogWriter(rotated);
     w2.write("stdout", "before\n");
-    await waitFor(() => existsSync(rotated) && readFileSync(rotated, "utf8").includes("before"));
+    await waitFor("the first write", () => (existsSync(rotated) && readFileSync(rotated, "utf8").includes("before") ? true : undefined));
     renameSync(rotated, `${rotated}.1`);
     w2.reopen();
     w2.write("stdout", "after\n");

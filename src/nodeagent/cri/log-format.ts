@@ -79,6 +79,7 @@ export class CriLogWriter {
   attach(stream: LogStream, source: Readable): Promise<void> {
     source.setEncoding("utf8");
     source.on("data", (chunk: string) => this.write(stream, chunk));
+    source.resume(); // a source paused by its producer starts flowing here
     return new Promise((resolve) => {
       const done = (): void => {
         source.off("end", done).off("close", done).off("error", done);

@@ -30,6 +30,10 @@ export interface StatusResponse {
   features: { supplementalGroupsPolicy: boolean } | null;
 }
 
+export interface UpdateRuntimeConfigRequest { runtimeConfig: { networkConfig: { podCidr: string } | null } | null }
+export type CgroupDriver = "SYSTEMD" | "CGROUPFS";
+export interface RuntimeConfigResponse { linux: { cgroupDriver: CgroupDriver } | null }
+
 // ---- shared pieces ----
 export interface Int64Value { value: number }
 export interface UInt64Value { value: number }
@@ -260,6 +264,22 @@ export interface ContainerStatsResponse { stats: ContainerStats | null }
 export interface ListContainerStatsRequest { filter: { id: string; podSandboxId: string; labelSelector: Labels } | null }
 export interface ListContainerStatsResponse { stats: ContainerStats[] }
 
+export interface NetworkInterfaceUsage { name: string; rxBytes: UInt64Value | null; rxErrors: UInt64Value | null; txBytes: UInt64Value | null; txErrors: UInt64Value | null }
+export interface PodSandboxStats {
+  attributes: { id: string; metadata: PodSandboxMetadata | null; labels: Labels; annotations: Labels } | null;
+  linux: {
+    cpu: CpuUsage | null;
+    memory: MemoryUsage | null;
+    network: { timestamp: number; defaultInterface: NetworkInterfaceUsage | null; interfaces: NetworkInterfaceUsage[] } | null;
+    process: { timestamp: number; processCount: UInt64Value | null } | null;
+    containers: ContainerStats[];
+  } | null;
+}
+export interface PodSandboxStatsRequest { podSandboxId: string }
+export interface PodSandboxStatsResponse { stats: PodSandboxStats | null }
+export interface ListPodSandboxStatsRequest { filter: { id: string; labelSelector: Labels } | null }
+export interface ListPodSandboxStatsResponse { stats: PodSandboxStats[] }
+
 // ---- images ----
 export interface Image {
   id: string;
@@ -306,7 +326,11 @@ export interface RuntimeRpcs {
   execSync: [ExecSyncRequest, ExecSyncResponse];
   containerStats: [ContainerStatsRequest, ContainerStatsResponse];
   listContainerStats: [ListContainerStatsRequest, ListContainerStatsResponse];
+  podSandboxStats: [PodSandboxStatsRequest, PodSandboxStatsResponse];
+  listPodSandboxStats: [ListPodSandboxStatsRequest, ListPodSandboxStatsResponse];
   checkpointContainer: [CheckpointContainerRequest, Empty];
+  updateRuntimeConfig: [UpdateRuntimeConfigRequest, Empty];
+  runtimeConfig: [Empty, RuntimeConfigResponse];
 }
 
 export interface ImageRpcs {

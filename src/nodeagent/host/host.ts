@@ -93,3 +93,9 @@ export function machineID(): string {
 export function bootID(): string {
   return (readText("/proc/sys/kernel/random/boot_id") ?? "").trim();
 }
+
+/** Whether an IPv4 address is private, loopback, link-local or documentation space (not externally routable). */
+export function isPrivateIPv4(ip: string): boolean {
+  const [a = 0, b = 0] = ip.split(".").map(Number);
+  return a === 10 || a === 127 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b < 128) || (a === 192 && b === 0);
+}

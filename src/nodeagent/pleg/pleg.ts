@@ -20,6 +20,8 @@ export interface PlegOptions {
   onEvent: (event: PlegEvent) => void;
   /** Default 1 s. */
   periodMs?: number;
+  /** After each successful relist: its duration and the number of ready sandboxes (metrics). */
+  onRelist?: (seconds: number, readySandboxes: number) => void;
   log?: (line: string) => void;
 }
 
@@ -60,6 +62,7 @@ export class Pleg {
   /** One relist: two list calls, then an event per change. */
   async relist(): Promise<void> {
     const { runtime, labels, onEvent } = this.#o;
+    const t0 = performance.now();
     let items, containers;
     try {
       [{ items }, { containers }] = await Promise.all([runtime.listPodSandbox({}), runtime.listContainers({})]);
@@ -90,6 +93,7 @@ export class Pleg {
     this.#sandboxes = nextSandboxes;
     this.#lastRelist = Date.now();
     this.#lastError = undefined;
+    this.#o.onRelist?.((performance.now() - t0) / 1000, items.filter((s) => s.state === "SANDBOX_READY").length);
   }
 
   /** Pod uids the runtime has anything of (for cleaning up orphans after a restart). */

@@ -57,29 +57,34 @@ export class StaticPodSource {
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
   #errors = new Map<string, string>();
+  #stopped = false;
+  #pending: NodeJS.Timeout | undefined;
 
   constructor(options: StaticPodSourceOptions) {
     this.#o = options;
   }
 
+  /** Scans now (which also starts watching the directory), then every periodMs until the signal fires. */
   start(signal: AbortSignal): void {
     this.scan();
     this.#timer = setInterval(() => this.scan(), this.#o.periodMs);
     this.#timer.unref();
-    this.#watch();
     signal.addEventListener("abort", () => {
+      this.#stopped = true;
       clearInterval(this.#timer);
+      clearTimeout(this.#pending);
       this.#watcher?.close();
+      this.#watcher = undefined;
     }, { once: true });
   }
 
   #watch(): void {
+    if (this.#stopped) return;
     try {
-      let pending: NodeJS.Timeout | undefined;
       // Editors write in bursts: rescan once things settle.
       this.#watcher = watch(this.#o.dir, () => {
-        clearTimeout(pending);
-        pending = setTimeout(() => this.scan(), 50);
+        clearTimeout(this.#pending);
+        this.#pending = setTimeout(() => this.scan(), 50);
       });
       this.#watcher.on("error", () => (this.#watcher = undefined));
     } catch {
@@ -90,6 +95,7 @@ export class StaticPodSource {
   /** Reads every manifest now; reports the set when it changed. */
   scan(): Pod[] {
     const pods: Pod[] = [];
+    if (this.#stopped) return pods;
     let names: string[] = [];
     try {
       names = readdirSync(this.#o.dir).filter((n) => !n.startsWith(".")).sort();

@@ -35,6 +35,7 @@ function statusPatch(old: PodStatus | undefined, next: PodStatus): Record<string
 export class StatusManager {
   readonly #o: StatusManagerOptions;
   readonly #entries = new Map<string, Entry>();
+  #closed = false;
 
   constructor(options: StatusManagerOptions) {
     this.#o = options;
@@ -68,7 +69,7 @@ export class StatusManager {
 
   async #flush(e: Entry): Promise<void> {
     const client = this.#o.client!;
-    while (e.dirty) {
+    while (e.dirty && !this.#closed) {
       e.dirty = false;
       const status = e.status;
       const text = JSON.stringify(status);
@@ -85,6 +86,11 @@ export class StatusManager {
       }
     }
     e.writing = undefined;
+  }
+
+  /** Stops writing (the agent is stopping); statuses stay readable. */
+  close(): void {
+    this.#closed = true;
   }
 
   /** The pod is gone from the node: delete it from the API for good (grace 0, only this uid). */

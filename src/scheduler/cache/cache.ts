@@ -17,10 +17,16 @@ export class SchedulerCache implements ClusterView {
   /** Pod key → the node it is bound or assumed to. */
   readonly #podNode = new Map<string, string>();
   readonly #assumed = new Set<string>();
+  #antiAffinity: NodeInfo[] | undefined;
 
   get nodes(): readonly NodeInfo[] {
     this.#list ??= [...this.#nodes.values()].filter((n) => n.node !== undefined);
     return this.#list;
+  }
+
+  get nodesWithRequiredAntiAffinity(): readonly NodeInfo[] {
+    this.#antiAffinity ??= this.nodes.filter((n) => n.podsWithRequiredAntiAffinity.size > 0);
+    return this.#antiAffinity;
   }
 
   get(name: string): NodeInfo | undefined {
@@ -43,6 +49,7 @@ export class SchedulerCache implements ClusterView {
     n.setNode(node);
     if (old === undefined) {
       this.#list = undefined;
+      this.#antiAffinity = undefined;
       return ["NodeAdd"];
     }
     return nodeEvents(old, node);
@@ -55,6 +62,7 @@ export class SchedulerCache implements ClusterView {
     if (n.pods.size === 0) this.#nodes.delete(name);
     else n.node = undefined;
     this.#list = undefined;
+    this.#antiAffinity = undefined;
   }
 
   // ---- pods ----
@@ -73,10 +81,15 @@ export class SchedulerCache implements ClusterView {
     const key = keyOf(pod);
     const nodeName = pod.spec?.nodeName ?? "";
     const current = this.#podNode.get(key);
-    if (current !== undefined && current !== nodeName) this.#nodes.get(current)?.removePod(key);
+    if (current !== undefined && current !== nodeName) this.removePod(key);
     this.#assumed.delete(key);
     this.#podNode.set(key, nodeName);
-    this.#nodeInfo(nodeName).addPod(new PodInfo(pod));
+    this.#add(nodeName, new PodInfo(pod));
+  }
+
+  #add(nodeName: string, pi: PodInfo): void {
+    this.#nodeInfo(nodeName).addPod(pi);
+    if (pi.requiredAntiAffinity.length > 0) this.#antiAffinity = undefined;
   }
 
   removePod(key: string): void {
@@ -85,7 +98,7 @@ export class SchedulerCache implements ClusterView {
     this.#podNode.delete(key);
     this.#assumed.delete(key);
     const n = this.#nodes.get(nodeName);
-    n?.removePod(key);
+    if (n?.removePod(key)?.requiredAntiAffinity.length) this.#antiAffinity = undefined;
     if (n !== undefined && n.node === undefined && n.pods.size === 0) this.#nodes.delete(nodeName);
   }
 
@@ -93,7 +106,7 @@ export class SchedulerCache implements ClusterView {
   assume(pi: PodInfo, nodeName: string): void {
     this.#assumed.add(pi.key);
     this.#podNode.set(pi.key, nodeName);
-    this.#nodeInfo(nodeName).addPod(pi);
+    this.#add(nodeName, pi);
   }
 
   /** The binding failed: take the assumed pod off its node. */

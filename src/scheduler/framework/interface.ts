@@ -38,6 +38,8 @@ export type ClusterEvent =
 /** The nodes of one scheduling cycle. */
 export interface ClusterView {
   readonly nodes: readonly NodeInfo[];
+  /** The nodes holding pods with required anti-affinity (usually none: InterPodAffinity then has nothing to check). */
+  readonly nodesWithRequiredAntiAffinity: readonly NodeInfo[];
   get(name: string): NodeInfo | undefined;
 }
 

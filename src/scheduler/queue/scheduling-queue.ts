@@ -233,7 +233,7 @@ export class SchedulingQueue {
     const plugins = this.#pluginsFor(event);
     let moved = false;
     for (const [key, q] of this.#unschedulable) {
-      if (q.unschedulablePlugins.size > 0 && ![...q.unschedulablePlugins].some((p) => plugins.has(p))) continue;
+      if (q.unschedulablePlugins.size > 0 && !intersects(q.unschedulablePlugins, plugins)) continue;
       this.#unschedulable.delete(key);
       this.#moveOut(q, event, false);
       moved = true;
@@ -323,6 +323,12 @@ export class SchedulingQueue {
   #wake(): void {
     for (const w of this.#waiters.splice(0)) w();
   }
+}
+
+/** Without allocating: this runs for every unschedulable pod on every cluster event. */
+function intersects(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const x of a) if (b.has(x)) return true;
+  return false;
 }
 
 function isGated(pod: Pod): boolean {

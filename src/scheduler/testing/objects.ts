@@ -2,6 +2,9 @@
 // kwok) would register and a user would create them. Test code only.
 
 import type { Node, Pod } from "../../api/core/types.js";
+import { namingFor } from "../../api/naming.js";
+
+const HOSTNAME_LABEL = `${namingFor().keyDomain}/hostname`;
 
 export interface NodeShape {
   cpu?: string;
@@ -18,7 +21,7 @@ export function makeNode(name: string, shape: NodeShape = {}): Node {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name, labels: { "orch.io/hostname": name, ...(shape.labels ?? {}) } },
+    metadata: { name, labels: { [HOSTNAME_LABEL]: name, ...(shape.labels ?? {}) } },
     spec: { ...(shape.taints ? { taints: shape.taints } : {}), ...(shape.unschedulable ? { unschedulable: true } : {}) },
     status: {
       capacity,

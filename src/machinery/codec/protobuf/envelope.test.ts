@@ -12,6 +12,7 @@ import {
   hasProtobufMagic,
   isProtobufError,
   listEnvelopeParts,
+  encodeListEnvelope,
   listItemPrefix,
   PROTOBUF_MAGIC,
   readEnvelope,
@@ -234,5 +235,8 @@ test("a list written in parts (head, item prefixes, items, tail) is the same byt
     const parts = listEnvelopeParts(list, `${POD}List`, items.map((b) => b.length), registry);
     const streamed = Buffer.concat([parts.head, ...items.flatMap((b) => [listItemPrefix(b.length), b]), parts.tail]);
     assert.equal(toHex(streamed), toHex(encodeEnvelope(list, `${POD}List`, registry)), `${count} items`);
+    assert.equal(toHex(encodeListEnvelope(list, `${POD}List`, POD, registry)), toHex(streamed));
   }
+  const bare = { apiVersion: "v1", kind: "PodList", items: [benchPod(1)] };
+  assert.equal(toHex(encodeListEnvelope(bare, `${POD}List`, POD, registry)), toHex(encodeEnvelope(bare, `${POD}List`, registry)), "no list metadata");
 });

@@ -90,7 +90,7 @@ export function listEnvelopeParts(
   registry: SchemaRegistry,
 ): { head: Uint8Array; tail: Uint8Array } {
   const codec = codecFor(registry);
-  const withoutItems = codec.encode({ metadata: list.metadata ?? {} }, listTypeName);
+  const withoutItems = codec.encode(list.metadata === undefined ? {} : { metadata: list.metadata }, listTypeName);
   let bodyLength = withoutItems.length;
   for (const n of itemLengths) bodyLength += 1 + varintSize(n) + n;
   const head = codec.write((w) => {
@@ -100,6 +100,21 @@ export function listEnvelopeParts(
     w.raw(withoutItems);
   });
   return { head, tail: ENVELOPE_TAIL };
+}
+
+/**
+ * A whole list body, each item encoded on its own and the parts joined once:
+ * the same bytes as encodeEnvelope, without growing one buffer to the list's
+ * size and moving it when the raw field's length is known.
+ */
+export function encodeListEnvelope(list: { apiVersion: string; kind: string; metadata?: object; items: readonly object[] }, listTypeName: string, itemTypeName: string, registry: SchemaRegistry): Buffer {
+  const codec = codecFor(registry);
+  const items = list.items.map((item) => codec.encode(item, itemTypeName));
+  const parts = listEnvelopeParts(list, listTypeName, items.map((b) => b.length), registry);
+  const chunks: Uint8Array[] = [parts.head];
+  for (const item of items) chunks.push(listItemPrefix(item.length), item);
+  chunks.push(parts.tail);
+  return Buffer.concat(chunks);
 }
 
 /** The key and length before one item of a list (items are field 2 of every list message). */

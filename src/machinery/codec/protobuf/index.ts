@@ -11,6 +11,7 @@ export {
   hasProtobufMagic,
   encodeEnvelope,
   listEnvelopeParts,
+  encodeListEnvelope,
   listItemPrefix,
   readEnvelope,
   decodeEnvelope,

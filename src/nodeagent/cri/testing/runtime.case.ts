@@ -4,11 +4,13 @@
 // images, all through CriClient as the node agent uses them.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { connect } from "node:net";
+import { after, before, describe, test, type TestContext } from "node:test";
 import { GrpcStatus, isCriError, type CriClient, type DeepPartial, type PodSandboxConfig, type ContainerConfig, type ContainerStatus } from "../index.js";
 import { parseLogRecord } from "../log-format.js";
+import { waitFor } from "./wait.js";
 
 export interface RuntimeUnderTest {
   client: CriClient;
@@ -20,23 +22,13 @@ export interface RuntimeUnderTest {
   buildImage(file: string, tag: string, files: Record<string, string>): Promise<string>;
   /** A scratch folder (logs, archives). */
   dir: string;
-  /** Run sandboxes on the host network (empty hostname), as containerd without CNI needs. */
+  /** Run sandboxes on the host network (empty hostname): containerd without CNI, the embedded runtime without CNI plugins. */
   hostNetwork: boolean;
   /** PullImage of an imported image answers without a registry (containerd always asks the registry). */
   pullsLocalImages: boolean;
   /** Containers get their own PID namespace (false for the embedded runtime without root). */
   pidNamespace: boolean;
   teardown(): Promise<void>;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** Registers the suite; `setup` starts the runtime (or returns a skip reason). */
@@ -55,14 +47,14 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       await rt?.teardown();
     });
 
-    const it = (title: string, body: (rt: RuntimeUnderTest) => Promise<void>): void => {
+    const it = (title: string, body: (rt: RuntimeUnderTest, t: TestContext) => Promise<void>): void => {
       test(title, async (t) => {
         if (rt === undefined) return t.skip(skip ?? "runtime did not start");
-        await body(rt);
+        await body(rt, t);
       });
     };
 
-    const sandboxConfig = (rt: RuntimeUnderTest, labels: Record<string, string> = {}): DeepPartial<PodSandboxConfig> => {
+    const sandboxConfig = (rt: RuntimeUnderTest, labels: Record<string, string> = {}, cgroupParent = ""): DeepPartial<PodSandboxConfig> => {
       const n = ++seq;
       return {
         metadata: { name: `pod-${n}`, uid: `uid-${process.pid}-${n}`, namespace: "conformance", attempt: 0 },
@@ -70,12 +62,12 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         logDirectory: join(rt.dir, "logs", `pod-${n}`),
         labels,
         // As the agent sends them: a PID namespace per container (CONTAINER), the pod's network unless on the host's.
-        linux: { securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } },
+        linux: { cgroupParent, securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } },
       };
     };
 
-    const runSandbox = async (rt: RuntimeUnderTest, labels: Record<string, string> = {}): Promise<{ id: string; config: DeepPartial<PodSandboxConfig> }> => {
-      const config = sandboxConfig(rt, labels);
+    const runSandbox = async (rt: RuntimeUnderTest, labels: Record<string, string> = {}, cgroupParent = ""): Promise<{ id: string; config: DeepPartial<PodSandboxConfig> }> => {
+      const config = sandboxConfig(rt, labels, cgroupParent);
       const { podSandboxId } = await rt.client.runPodSandbox({ config });
       return { id: podSandboxId, config };
     };
@@ -115,6 +107,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       const s = await rt.client.status({});
       const ready = s.status?.conditions.find((c) => c.type === "RuntimeReady");
       assert.equal(ready?.status, true);
+      await rt.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.0.0/24" } } });
     });
 
     it("sandbox lifecycle: run, status, list, stop, remove (stop and remove are idempotent)", async (rt) => {
@@ -151,6 +144,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         await rt.client.removeContainer({ containerId: id });
         await rt.client.removeContainer({ containerId: id });
         await assert.rejects(rt.client.containerStatus({ containerId: id }), (err: unknown) => isCriError(err, GrpcStatus.NOT_FOUND));
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
+    it("a command that is not in the image fails StartContainer; the container is exited with StartError", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const { containerId } = await rt.client.createContainer({
+          podSandboxId: sb.id,
+          sandboxConfig: sb.config,
+          config: { metadata: { name: "missing" }, image: { image: rt.busybox }, command: ["no-such-command-anywhere"], logPath: "missing.log" },
+        });
+        await assert.rejects(rt.client.startContainer({ containerId }), (err: unknown) => isCriError(err) && /executable file not found in \$PATH/.test((err as Error).message));
+        const { status } = await rt.client.containerStatus({ containerId });
+        assert.equal(status?.state, "CONTAINER_EXITED");
+        assert.equal(status?.reason, "StartError");
+        assert.equal(status?.exitCode, 128);
+        assert.match(status!.message, /executable file not found in \$PATH/);
       } finally {
         await cleanup(rt, sb.id);
       }
@@ -260,8 +272,9 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       }
     });
 
-    it("ContainerStats: CPU and memory of a running container", async (rt) => {
-      const sb = await runSandbox(rt);
+    it("ContainerStats and PodSandboxStats: CPU and memory of a running container and its pod", async (rt) => {
+      const parent = `orch-conformance-${process.pid}`;
+      const sb = await runSandbox(rt, {}, `/${parent}`);
       try {
         const id = await startContainer(rt, sb, "busy", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; sleep 30");
         const stats = await waitFor("CPU usage", async () => {
@@ -272,8 +285,25 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         assert.ok((stats!.memory?.workingSetBytes?.value ?? 0) > 0, "working set reported");
         const list = await rt.client.listContainerStats({ filter: { podSandboxId: sb.id } });
         assert.deepEqual(list.stats.map((s) => s.attributes?.id), [id]);
+        // Pod-level stats (containerd needs the sandbox's cgroup parent for them).
+        const pod = await waitFor("pod stats", async () => {
+          const { stats } = await rt.client.listPodSandboxStats({ filter: { id: sb.id } });
+          return stats[0]?.linux?.containers.length === 1 ? stats[0] : undefined;
+        });
+        assert.equal(pod.attributes?.id, sb.id);
+        assert.equal(pod.linux?.containers[0]?.attributes?.id, id);
+        assert.ok((pod.linux?.memory?.workingSetBytes?.value ?? 0) > 0, "pod working set");
+        if (!rt.hostNetwork) assert.ok((pod.linux?.network?.defaultInterface?.rxBytes?.value ?? -1) >= 0, "pod network counters");
       } finally {
         await cleanup(rt, sb.id);
+        // The pod's cgroup parent is the agent's to remove, as upstream's runtimes leave it.
+        for (const dir of existsSync("/sys/fs/cgroup") ? readdirSync("/sys/fs/cgroup") : []) {
+          try {
+            rmdirSync(join("/sys/fs/cgroup", dir, parent));
+          } catch {
+            // not there in this hierarchy
+          }
+        }
       }
     });
 
@@ -286,6 +316,52 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         renameSync(file, `${file}.1`);
         await rt.client.reopenContainerLog({ containerId: id });
         await waitFor("a tick in the new file", async () => (existsSync(file) && readFileSync(file, "utf8").includes("tick") ? true : undefined));
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
+    it("pod network: each sandbox has its own IP, and a server in the pod answers there from the host", async (rt, t) => {
+      if (rt.hostNetwork) return t.skip("this runtime runs pods on the host network here");
+      const a = await runSandbox(rt);
+      const b = await runSandbox(rt);
+      try {
+        const ipA = (await rt.client.podSandboxStatus({ podSandboxId: a.id })).status?.network?.ip ?? "";
+        const ipB = (await rt.client.podSandboxStatus({ podSandboxId: b.id })).status?.network?.ip ?? "";
+        assert.match(ipA, /^\d+\.\d+\.\d+\.\d+$/);
+        assert.notEqual(ipA, ipB);
+        const id = await startContainer(rt, a, "server", "while true; do echo hello-from-pod | nc -l -p 8080; done");
+        const answer = await waitFor("the pod's server", () => new Promise<string | undefined>((resolve) => {
+          const socket = connect(8080, ipA);
+          let got = "";
+          socket.on("data", (d: Buffer) => (got += d.toString()));
+          socket.on("error", () => resolve(undefined));
+          socket.on("close", () => resolve(got === "" ? undefined : got));
+          setTimeout(() => socket.destroy(), 1000);
+        }));
+        assert.equal(answer, "hello-from-pod\n");
+        const seen = await rt.client.execSync({ containerId: id, cmd: ["ip", "-4", "-o", "addr", "show", "eth0"], timeout: 5 });
+        assert.match(seen.stdout.toString(), new RegExp(` inet ${ipA.replace(/\./g, "\\.")}/`));
+      } finally {
+        await cleanup(rt, a.id);
+        await cleanup(rt, b.id);
+      }
+    });
+
+    it("seccomp: a missing Localhost profile fails CreateContainer; RuntimeDefault and a valid Localhost profile run", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const missing = join(rt.dir, "seccomp", "no-such-profile.json");
+        await assert.rejects(
+          rt.client.createContainer({ podSandboxId: sb.id, sandboxConfig: sb.config, config: { metadata: { name: "sec-missing" }, image: { image: rt.busybox }, command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: missing } } } } }),
+          (err: unknown) => isCriError(err) && /cannot load seccomp profile/.test((err as Error).message),
+        );
+        const profile = join(rt.dir, `allow-${process.pid}.json`);
+        writeFileSync(profile, JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [] }));
+        for (const [name, seccomp] of [["sec-default", { profileType: "RuntimeDefault" }], ["sec-local", { profileType: "Localhost", localhostRef: profile }]] as const) {
+          const id = await startContainer(rt, sb, name, "exit 0", { linux: { securityContext: { seccomp, namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } } });
+          assert.equal((await exited(rt, id)).exitCode, 0, name);
+        }
       } finally {
         await cleanup(rt, sb.id);
       }

@@ -61,21 +61,40 @@ export class Cgroups {
   update(path: string, r: LinuxContainerResources | null | undefined): string[] {
     const notes: string[] = [];
     if (this.version === undefined || r == null) return notes;
-    const set = (controller: string, file: string, value: string | number): void => {
+    const set = (controller: string, file: string, value: string | number, quiet = false): boolean => {
       const target = this.version === "v2" ? join(this.#root, path, file) : join(this.#root, controller, path, file);
       try {
         writeFileSync(target, String(value));
+        return true;
       } catch (err) {
-        notes.push(`${file}=${value}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        if (!quiet) notes.push(`${file}=${value}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        return false;
       }
     };
     if (this.version === "v1") {
-      if (r.memoryLimitInBytes > 0) set("memory", "memory.limit_in_bytes", r.memoryLimitInBytes);
+      const memsw = existsSync(join(this.#root, "memory", path, "memory.memsw.limit_in_bytes"));
+      const mem = r.memoryLimitInBytes;
       // memory+swap in v1; the agent sends memory limit + allowed swap (seed 001, "Swap behavior setting").
-      if (r.memorySwapLimitInBytes > 0 && existsSync(join(this.#root, "memory", path, "memory.memsw.limit_in_bytes"))) {
-        set("memory", "memory.memsw.limit_in_bytes", r.memorySwapLimitInBytes);
-      } else if (r.memorySwapLimitInBytes > 0) {
-        notes.push("memory.memsw.limit_in_bytes: swap accounting is off on this kernel");
+      const swap = r.memorySwapLimitInBytes;
+      if (swap > 0 && !memsw) notes.push("memory.memsw.limit_in_bytes: swap accounting is off on this kernel");
+      // The kernel keeps memory <= memory+swap at every step: raise memsw first, lower memory first.
+      if (mem > 0 && swap > 0 && memsw) {
+        const current = Number(readFileSync(join(this.#root, "memory", path, "memory.limit_in_bytes"), "utf8"));
+        if (mem > current) {
+          set("memory", "memory.memsw.limit_in_bytes", swap);
+          set("memory", "memory.limit_in_bytes", mem);
+        } else {
+          set("memory", "memory.limit_in_bytes", mem);
+          set("memory", "memory.memsw.limit_in_bytes", swap);
+        }
+      } else if (mem > 0) {
+        // Without a swap limit, one set before may cap the new memory limit: lift it to match.
+        if (!set("memory", "memory.limit_in_bytes", mem, memsw) && memsw) {
+          set("memory", "memory.memsw.limit_in_bytes", mem);
+          set("memory", "memory.limit_in_bytes", mem);
+        }
+      } else if (swap > 0 && memsw) {
+        set("memory", "memory.memsw.limit_in_bytes", swap);
       }
       if (r.cpuShares > 0) set("cpu", "cpu.shares", r.cpuShares);
       if (r.cpuPeriod > 0) set("cpu", "cpu.cfs_period_us", r.cpuPeriod);

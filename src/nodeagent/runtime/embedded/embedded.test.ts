@@ -6,26 +6,18 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CriClient, GrpcStatus, isCriError, type ContainerStatus, type DeepPartial, type ContainerConfig } from "../../cri/index.js";
 import { packageRoot } from "../../../component/index.js";
 import { importArchive } from "../images/archive.js";
 import { buildBusyboxImage, busyboxSkipReason } from "../../../../test/support/busybox-image.js";
+import { registrySkipReason, startRegistry } from "../../../../test/support/registry.js";
+import { waitFor } from "../../cri/testing/wait.js";
 import { startEmbeddedRuntime, type EmbeddedRuntime } from "./index.js";
 
 const skip = busyboxSkipReason() ?? (process.getuid?.() !== 0 ? "namespaces and cgroups need root" : undefined);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Harness {
   dir: string;
@@ -62,6 +54,8 @@ async function harness(options: { absentImages?: "host-root" | "error"; namespac
       return status?.state === "CONTAINER_EXITED" ? status : undefined;
     }),
     async close() {
+      // Sandboxes outlive a runtime by design; a test removes its own (and their network namespaces).
+      for (const item of (await client.listPodSandbox({})).items) await client.removePodSandbox({ podSandboxId: item.id });
       client.close();
       await runtime.close();
       rmSync(dir, { recursive: true, force: true });
@@ -81,8 +75,9 @@ describe("embedded runtime", { skip }, () => {
   });
 
   test("an image not in the store: the pull answers, the command runs on the host root, the status says so", async () => {
-    const { imageRef } = await h.client.pullImage({ image: { image: "registry.example/never-imported:1" } });
-    assert.equal(imageRef, "registry.example/never-imported:1");
+    // A registry that refuses connections: the pull fails at once, the fallback answers.
+    const { imageRef } = await h.client.pullImage({ image: { image: "127.0.0.1:1/never-imported:1" } });
+    assert.equal(imageRef, "127.0.0.1:1/never-imported:1");
     const marker = join(h.dir, "host-file");
     writeFileSync(marker, "from the host\n");
     const id = await h.run("hostroot", { image: { image: imageRef }, command: ["/bin/cat", marker] });
@@ -122,6 +117,19 @@ describe("embedded runtime", { skip }, () => {
     assert.equal(existsSync(join(vol, "new")), false);
   });
 
+  test("privileged containers see the host's /dev; others a minimal one plus their devices; a read-only root refuses writes", async () => {
+    const priv = await h.run("privileged", { command: ["sh", "-c", "ls /dev | wc -l"], linux: { securityContext: { privileged: true } } });
+    const plain = await h.run("unprivileged", { command: ["sh", "-c", "ls /dev | wc -l; ls /dev/mydisk"], devices: [{ hostPath: "/dev/zero", containerPath: "/dev/mydisk", permissions: "r" }] });
+    await h.exited(priv);
+    await h.exited(plain);
+    const count = (name: string) => Number(/ stdout F (\d+)\n/.exec(log(h, name))?.[1]);
+    assert.ok(count("privileged") > count("unprivileged") + 5, `${count("privileged")} host devices vs ${count("unprivileged")}`);
+    assert.match(log(h, "unprivileged"), / stdout F \/dev\/mydisk\n/);
+    const ro = await h.run("readonly", { command: ["sh", "-c", "touch /newfile && echo wrote || echo refused; touch /tmp/x 2>/dev/null || echo tmp-refused"], linux: { securityContext: { readonlyRootfs: true } } });
+    await h.exited(ro);
+    assert.match(log(h, "readonly"), / stdout F refused\n.* stdout F tmp-refused\n/s);
+  });
+
   test("env, working directory and user come from the config over the image", async () => {
     const id = await h.run("identity", {
       command: ["sh", "-c", "echo $GREETING $PATH; pwd; id -u; id -g"],
@@ -159,10 +167,14 @@ describe("embedded runtime", { skip }, () => {
     if (h.runtime.service.cgroups.version !== "v1") return t.skip(`cgroup v1 not writable here (${h.runtime.service.cgroups.unavailable ?? h.runtime.service.cgroups.version})`);
     const id = await h.run("limited", {
       command: ["sh", "-c", "cat /proc/self/cgroup; sleep 30"],
-      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
+      // NoSwap as the agent sends it on cgroup v1: memory+swap equal to memory (seed 001, "Swap behavior setting").
+      linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, memorySwapLimitInBytes: 64 * 1024 * 1024, cpuQuota: 50_000, cpuPeriod: 100_000, cpuShares: 512 } },
     });
     const path = await waitFor("the cgroup line", () => /:memory:(\S+)/.exec(log(h, "limited"))?.[1]);
     assert.equal(readFileSync(join("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes"), "utf8").trim(), String(64 * 1024 * 1024));
+    const memsw = join("/sys/fs/cgroup/memory", path, "memory.memsw.limit_in_bytes");
+    if (existsSync(memsw)) assert.equal(readFileSync(memsw, "utf8").trim(), String(64 * 1024 * 1024));
+    else assert.match((await h.client.containerStatus({ containerId: id })).status!.message, /swap accounting is off/);
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.cfs_quota_us"), "utf8").trim(), "50000");
     assert.equal(readFileSync(join("/sys/fs/cgroup/cpu", path, "cpu.shares"), "utf8").trim(), "512");
     await h.client.updateContainerResources({ containerId: id, linux: { memoryLimitInBytes: 96 * 1024 * 1024 } });
@@ -171,21 +183,60 @@ describe("embedded runtime", { skip }, () => {
     await waitFor("the cgroup to be removed", () => (existsSync(join("/sys/fs/cgroup/memory", path)) ? undefined : true));
   });
 
-  test("Status reports the runtime ready, host networking, and seccomp as not enforced", async () => {
+  test("networking: host-network sandboxes get the host's address; pod-network ones a namespace that removal deletes", async (t) => {
+    const hostNet = await h.client.runPodSandbox({ config: { metadata: { name: "hostnet", uid: "u-hn", namespace: "default" }, linux: { securityContext: { namespaceOptions: { network: "NODE" } } } } });
+    const hostStatus = await h.client.podSandboxStatus({ podSandboxId: hostNet.podSandboxId, verbose: true });
+    assert.equal(hostStatus.status?.linux?.namespaces?.options?.network, "NODE");
+    assert.ok(Object.values(networkInterfaces()).flat().some((a) => a?.address === hostStatus.status?.network?.ip), "the host's own address");
+    await h.client.removePodSandbox({ podSandboxId: hostNet.podSandboxId });
+    const info = JSON.parse((await h.client.podSandboxStatus({ podSandboxId: h.sandbox, verbose: true })).info.info!) as { netns: string };
+    if (info.netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    const pod = await h.client.runPodSandbox({ config: { metadata: { name: "podnet", uid: "u-pn", namespace: "default" } } });
+    const netns = (JSON.parse((await h.client.podSandboxStatus({ podSandboxId: pod.podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    assert.ok(existsSync(netns), netns);
+    await h.client.stopPodSandbox({ podSandboxId: pod.podSandboxId });
+    await h.client.removePodSandbox({ podSandboxId: pod.podSandboxId });
+    assert.equal(existsSync(netns), false, "the namespace is gone");
+  });
+
+  test("networking: the pods of a runtime whose directory was deleted are unwired by the next runtime on the host", async (t) => {
+    const root = mkdtempSync(join(tmpdir(), "orch-embedded-orphan-"));
+    const gone = await startEmbeddedRuntime({ root });
+    const client = new CriClient({ endpoint: gone.endpoint });
+    const { podSandboxId } = await client.runPodSandbox({ config: { metadata: { name: "orphan", uid: "u-orphan", namespace: "default" } } });
+    const netns = (JSON.parse((await client.podSandboxStatus({ podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
+    client.close();
+    await gone.close();
+    rmSync(root, { recursive: true, force: true }); // a test folder deleted with its sandbox still there
+    if (netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
+    assert.ok(existsSync(netns));
+    const next = await startEmbeddedRuntime({ root: join(h.dir, "next") });
+    try {
+      await waitFor("the orphan's namespace to go", () => (existsSync(netns) ? undefined : true));
+    } finally {
+      await next.close();
+    }
+  });
+
+  test("Status reports the runtime and its network ready, and seccomp as not enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
     assert.equal(byType.get("RuntimeReady")?.status, true);
     assert.equal(byType.get("NetworkReady")?.status, true);
     assert.equal(byType.get("SeccompEnforced")?.status, false);
     assert.equal(JSON.parse(s.info.isolation!).namespaces, true);
+    assert.deepEqual(await h.client.runtimeConfig({}), { linux: { cgroupDriver: "CGROUPFS" } });
+    await h.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.1.0/24" } } });
+    assert.equal(JSON.parse((await h.client.status({ verbose: true })).info.podCIDR!), "10.244.1.0/24");
   });
 });
 
 describe("embedded runtime: choices", { skip }, () => {
-  test("absentImages=error: PullImage of an image not in the store fails with NOT_FOUND and says how to import", async () => {
+  test("absentImages=error: a pull that reaches no registry fails, names the request and says how to import", async () => {
     const h = await harness({ absentImages: "error" });
     try {
-      await assert.rejects(h.client.pullImage({ image: { image: "nginx:1.25" } }), (err: unknown) => isCriError(err, GrpcStatus.NOT_FOUND) && /orch images import FILE/.test((err as Error).message));
+      await assert.rejects(h.client.pullImage({ image: { image: "127.0.0.1:1/team/app:1.25" } }), (err: unknown) =>
+        isCriError(err, GrpcStatus.UNKNOWN) && /failed to pull image "127.0.0.1:1\/team\/app:1.25": failed to do request: GET http:\/\/127.0.0.1:1\/v2\/team\/app\/manifests\/1.25/.test((err as Error).message) && /orch images import FILE/.test((err as Error).message));
       const { imageRef } = await h.client.pullImage({ image: { image: "busybox" } });
       assert.match(imageRef, /^sha256:[0-9a-f]{64}$/, "an imported image still pulls");
       await assert.rejects(h.client.pullImage({ image: { image: "Not A Reference" } }), (err: unknown) => isCriError(err, GrpcStatus.INVALID_ARGUMENT));
@@ -205,6 +256,32 @@ describe("embedded runtime: choices", { skip }, () => {
       assert.equal((await h.exited(sleeper)).exitCode, 137);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe("embedded runtime: registry pulls", { skip: skip ?? registrySkipReason() }, () => {
+  test("PullImage fetches from a registry (Debian docker-registry on loopback): digests checked, tag and digest recorded, the image runs", async () => {
+    const registry = await startRegistry();
+    const h = await harness({ absentImages: "error" });
+    try {
+      const file = join(h.dir, "pushed.tar");
+      const id = await buildBusyboxImage({ file, files: { "pulled.txt": "from the registry\n" } });
+      const digest = await registry.push(file, "team/pulled", "v1");
+      const ref = `${registry.host}/team/pulled:v1`;
+      assert.equal((await h.client.imageStatus({ image: { image: ref } })).image, null);
+      const { imageRef } = await h.client.pullImage({ image: { image: ref } });
+      assert.equal(imageRef, id);
+      const { image } = await h.client.imageStatus({ image: { image: ref } });
+      assert.deepEqual(image?.repoTags, [ref]);
+      assert.deepEqual(image?.repoDigests, [`${registry.host}/team/pulled@${digest}`]);
+      const c = await h.run("pulled", { image: { image: imageRef }, command: ["cat", "/pulled.txt"] });
+      assert.equal((await h.exited(c)).exitCode, 0);
+      assert.match(log(h, "pulled"), / stdout F from the registry\n/);
+      await assert.rejects(h.client.pullImage({ image: { image: `${registry.host}/team/absent:v1` } }), /404 Not Found/);
+    } finally {
+      await h.close();
+      await registry.stop();
     }
   });
 });
@@ -247,6 +324,7 @@ describe("embedded runtime: restart", { skip }, () => {
         // The agent's way on: a new attempt in the same sandbox.
         const { containerId: again } = await client.createContainer({ podSandboxId, config: { metadata: { name: "long", attempt: 1 }, image: { image: "none" }, command: ["true"] } });
         await client.startContainer({ containerId: again });
+        await client.removePodSandbox({ podSandboxId });
       } finally {
         client.close();
         await runtime.close();

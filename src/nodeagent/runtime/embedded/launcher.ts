@@ -8,6 +8,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 
@@ -59,11 +60,21 @@ export interface LaunchSpec {
   etcFiles: Record<string, string>;
   /** cgroup.procs files the shim joins before anything else runs. */
   cgroupProcs: string[];
+  /** Privileged: the host's whole /dev instead of the minimal one. */
+  privileged: boolean;
+  /** Host device nodes to bind into the container's /dev (CRI devices). */
+  devices: { hostPath: string; containerPath: string }[];
+  /** Mount the root file system read-only once everything is mounted on it. */
+  readonlyRoot: boolean;
+  /** The pod's network namespace to enter, "" for the host's. */
+  netns: string;
   isolation: Isolation;
 }
 
 export interface Launched {
   child: ChildProcess;
+  /** The shim's exit: the container's status (128+signal) with namespaces, the command's own without. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The container's first process (host PID): the one signals go to. */
   pid: number;
   stdout: Readable;
@@ -109,6 +120,7 @@ export function setupScript(spec: LaunchSpec): string {
       lines.push(`mount -t overlay overlay -o ${shQuote(`lowerdir=${spec.imageRoot},upperdir=${upper},workdir=${work}`)} "$R" || fail "overlay mount of the image failed"`);
     } else {
       lines.push(`[ -e "$R/.orch-copied" ] || { cp -a ${shQuote(`${spec.imageRoot}/.`)} "$R/" && touch "$R/.orch-copied"; } || fail "copying the image failed"`);
+      lines.push(`mount --bind "$R" "$R"`); // a mount of its own, so it can be made read-only
     }
   } else {
     const { dirs, links } = hostRootEntries();
@@ -119,11 +131,21 @@ export function setupScript(spec: LaunchSpec): string {
   lines.push(
     `mkdir -p "$R/proc" "$R/sys" "$R/dev" "$R/etc" "$R/tmp"`,
     `mount --rbind /sys "$R/sys"`,
-    `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
-    `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
-    `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
-    `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
   );
+  if (spec.privileged) {
+    lines.push(`mount --rbind /dev "$R/dev"`); // privileged: every host device, as upstream
+  } else {
+    lines.push(
+      `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
+      `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
+      `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
+      `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
+    );
+  }
+  for (const d of spec.devices) {
+    const target = `"$R"${shQuote(d.containerPath)}`;
+    lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || touch ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
+  }
   for (const [name, file] of Object.entries(spec.etcFiles)) {
     lines.push(`[ -e "$R/etc/${name}" ] || touch "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
   }
@@ -135,6 +157,7 @@ export function setupScript(spec: LaunchSpec): string {
     );
     if (m.readonly) lines.push(`mount -o remount,bind,ro ${target} || fail ${shQuote(`read-only remount of ${m.containerPath} failed`)}`);
   }
+  if (spec.readonlyRoot) lines.push(`mount -o remount,ro${spec.imageRoot !== undefined && !spec.isolation.overlay ? ",bind" : ""} "$R" || fail "read-only root failed"`);
   lines.push(`hostname ${shQuote(spec.hostname)}`);
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.
@@ -170,7 +193,8 @@ export function initScript(spec: LaunchSpec): string {
 export function launchScript(spec: LaunchSpec): string {
   const lines = ["set -e", ...spec.cgroupProcs.map((f) => `echo 0 > ${shQuote(f)}`)];
   if (spec.isolation.namespaces) {
-    lines.push(`exec ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
+    const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
+    lines.push(`exec ${q(net)} ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
   } else {
     const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
     lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(spec.argv)}`);
@@ -189,6 +213,8 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
     writeFileSync(join(spec.dir, "init.sh"), initScript(spec));
   }
   const child = spawn("/bin/sh", [join(spec.dir, "launch.sh")], { stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+  // Listen at once: a short command may be over before the caller looks.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     let control = "";
     let errText = "";
@@ -207,15 +233,52 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
       const m = /^ok (\d+)\n/.exec(control);
       if (m !== null) {
         child.off("close", onExit);
+        // Resolve at once: the caller must read stdout and stderr before the
+        // process can end (Node drains unread output of an exited child).
         child.stderr!.off("data", stderrEarly);
-        resolve({ child, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
+        resolve({ child, exited, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
       }
     });
   });
 }
 
+/**
+ * Resolves once `pid` runs the container's command rather than one of the
+ * shim's steps (init.sh, env -i, unshare --root), as runc returns from start
+ * only after the exec; or once the process is gone. Exec and signals sent
+ * after StartContainer then reach the command itself.
+ */
+export async function commandStarted(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    let argv: string[];
+    try {
+      argv = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    } catch {
+      return;
+    }
+    // Empty while an exec is under way, and for a zombie (then the command has run).
+    if (argv[0] === "" && !(await isZombie(pid))) {
+      await new Promise((r) => setTimeout(r, 2));
+      continue;
+    }
+    const step = (argv[0] === "/bin/sh" && /\/(launch|setup|wait|init)\.sh$/.test(argv[1] ?? "")) || (argv[0] === "/usr/bin/env" && argv[1] === "-i") || (argv[0] === UNSHARE && (argv[1] ?? "").startsWith("--root="));
+    if (!step) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return true; // gone
+  }
+}
+
 /** argv of a command run inside a running container's namespaces and root (ExecSync). */
 export function execArgv(pid: number, isolation: Isolation, cmd: string[]): string[] {
   if (!isolation.namespaces) return cmd;
-  return [NSENTER!, "--target", String(pid), "--pid", "--mount", "--uts", "--ipc", "--root", "--wd", "--", ...cmd];
+  return [NSENTER!, "--target", String(pid), "--pid", "--mount", "--uts", "--ipc", "--net", "--root", "--wd", "--", ...cmd];
 }

@@ -15,6 +15,8 @@ export interface SandboxRecord {
   runtimeHandler: string;
   ip: string;
   hostname: string;
+  /** The pod's network namespace (/run/netns/…), "" on the host network. */
+  netns: string;
 }
 
 export interface ContainerRecord {

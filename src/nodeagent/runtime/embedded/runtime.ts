@@ -5,17 +5,22 @@
 
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, statSync, readdirSync, lstatSync } from "node:fs";
-import { constants as osConstants, hostname as osHostname, networkInterfaces } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
 import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
+import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
-import { execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
+import { RuntimeError } from "./errors.js";
+import { PodNetwork, type PodNetworkOptions } from "./network.js";
+import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
+import { checkSeccomp } from "./seccomp.js";
 
 export const RUNTIME_NAME = "orch-embedded";
 export const RUNTIME_VERSION = "0.1.0";
@@ -23,25 +28,22 @@ const DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
 /** Upstream caps ExecSync output at 16 MiB per stream (CVE-2022-1708). */
 const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
 
-/** A CRI failure with its gRPC status code. */
-export class RuntimeError extends Error {
-  readonly code: Code;
-  constructor(code: Code, message: string) {
-    super(message);
-    this.name = "RuntimeError";
-    this.code = code;
-  }
-}
 
 export interface EmbeddedRuntimeOptions {
   /** The runtime's directory: images/, state/, containers/, sandboxes/. */
   root: string;
   /**
-   * What PullImage does for an image not in the store (registries are not
-   * reachable from the embedded runtime): "host-root" answers success and the
-   * container runs on the host's root file system; "error" fails the pull.
+   * What PullImage does for an image neither in the store nor pullable (no
+   * registry reachable): "host-root" answers success and the container runs
+   * on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /** Pull absent images from their registries (default true); where none is reachable, absentImages decides. */
+  pullFromRegistries?: boolean;
+  /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
+  insecureRegistries?: string[];
+  /** Pod network settings, or false to put every pod on the host network. */
+  network?: PodNetworkOptions | false;
   /** false runs containers as plain host processes even where namespaces are available. */
   namespaces?: boolean;
   log?: (message: string) => void;
@@ -52,7 +54,6 @@ interface Running {
   exited: Promise<void>;
   logs: CriLogWriter | undefined;
   oomBefore: number;
-  killedByUs: boolean;
 }
 
 // Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
@@ -66,15 +67,23 @@ export class EmbeddedRuntimeService {
   readonly cgroups: Cgroups;
   readonly #root: string;
   readonly #absentImages: "host-root" | "error";
+  readonly #pull: boolean;
+  /** The pod network, or why pods use the host's. */
+  readonly #network: PodNetwork | string;
+  readonly #insecureRegistries: string[];
   readonly #log: (message: string) => void;
   readonly #sandboxes: RecordStore<SandboxRecord>;
   readonly #containers: RecordStore<ContainerRecord>;
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
+  readonly #starting = new Set<string>();
+  #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
     this.#root = options.root;
     this.#absentImages = options.absentImages ?? "host-root";
+    this.#pull = options.pullFromRegistries ?? true;
+    this.#insecureRegistries = options.insecureRegistries ?? [];
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
     this.images = new ImageStore(this.#root);
@@ -82,6 +91,14 @@ export class EmbeddedRuntimeService {
       ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
       : probeIsolation(this.#root);
     this.cgroups = new Cgroups();
+    this.#network = options.network === false
+      ? "turned off by configuration"
+      : !this.isolation.namespaces
+        ? "containers run without namespaces"
+        : PodNetwork.probe(options.network ?? {}, this.#root);
+    if (typeof this.#network !== "string") {
+      void this.#network.collectOrphans().then((n) => n > 0 && this.#log(`removed the network namespaces of ${n} pods whose runtime directory is gone`), () => {});
+    }
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
     this.#recover();
@@ -101,26 +118,38 @@ export class EmbeddedRuntimeService {
   status(req: cri.StatusRequest): cri.DeepPartial<cri.StatusResponse> {
     const conditions: cri.RuntimeCondition[] = [
       { type: "RuntimeReady", status: true, reason: "", message: "" },
-      { type: "NetworkReady", status: true, reason: "HostNetwork", message: "the embedded runtime runs every pod on the host network" },
+      typeof this.#network === "string"
+        ? { type: "NetworkReady", status: true, reason: "HostNetwork", message: `every pod uses the host network: ${this.#network}` }
+        : { type: "NetworkReady", status: true, reason: "", message: this.#network.description },
       // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
       { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
     ];
     const info: Record<string, string> = req.verbose
-      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root) }
+      ? { isolation: JSON.stringify(this.isolation), cgroups: JSON.stringify({ version: this.cgroups.version ?? null, unavailable: this.cgroups.unavailable ?? null }), root: JSON.stringify(this.#root), podCIDR: JSON.stringify(this.#podCidr) }
       : {};
     return { status: { conditions }, info, runtimeHandlers: [{ name: "", features: { recursiveReadOnlyMounts: false, userNamespaces: false } }], features: { supplementalGroupsPolicy: false } };
   }
 
   // ---- sandboxes ----
 
-  runPodSandbox(req: cri.RunPodSandboxRequest): cri.RunPodSandboxResponse {
+  async runPodSandbox(req: cri.RunPodSandboxRequest): Promise<cri.RunPodSandboxResponse> {
     const config = req.config;
     if (config?.metadata == null || config.metadata.name === "" || config.metadata.uid === "") throw new RuntimeError(Code.INVALID_ARGUMENT, "sandbox config must include metadata with name and uid");
     if (req.runtimeHandler !== "") throw new RuntimeError(Code.NOT_FOUND, `no runtime for "${req.runtimeHandler}" is configured`);
     const id = newId();
+    const hostNetwork = config.linux?.securityContext?.namespaceOptions?.network === "NODE" || typeof this.#network === "string";
     const hostname = config.hostname !== "" ? config.hostname : osHostname();
-    const ip = hostIp();
+    let ip = hostIp();
+    let netns = "";
+    if (!hostNetwork) {
+      try {
+        ({ ip, netns } = await (this.#network as PodNetwork).attach(id, config.portMappings));
+      } catch (err) {
+        // Keep the pod running: the host network is what the runtime offers without CNI anyway.
+        this.#log(`sandbox ${config.metadata.name}: pod network failed, using the host network: ${(err as Error).message}`);
+      }
+    }
     const dir = this.#sandboxDir(id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "hostname"), `${hostname}\n`);
@@ -131,7 +160,7 @@ export class EmbeddedRuntimeService {
       : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
     writeFileSync(join(dir, "resolv.conf"), resolv);
     if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
-    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname });
+    this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname, netns });
     return { podSandboxId: id };
   }
 
@@ -139,7 +168,11 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {}; // idempotent, as upstream
     await Promise.all(this.#containers.values().filter((c) => c.podSandboxId === sandbox.id).map((c) => this.#kill(c.id, 0)));
-    if (sandbox.state !== "SANDBOX_NOTREADY") this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    if (sandbox.state !== "SANDBOX_NOTREADY") {
+      // As upstream: stopping a sandbox gives back its address and ports.
+      if (sandbox.netns && typeof this.#network !== "string") await this.#network.release(sandbox.id, sandbox.config.portMappings).catch(() => {});
+      this.#sandboxes.save({ ...sandbox, state: "SANDBOX_NOTREADY" });
+    }
     return {};
   }
 
@@ -147,6 +180,9 @@ export class EmbeddedRuntimeService {
     const sandbox = this.#sandboxes.get(req.podSandboxId);
     if (sandbox === undefined) return {};
     for (const c of this.#containers.values().filter((c) => c.podSandboxId === sandbox.id)) await this.removeContainer({ containerId: c.id });
+    if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
+    // The runtime's own per-pod cgroup (a cgroup parent from the agent is the agent's to remove).
+    if (!sandbox.config.linux?.cgroupParent) this.cgroups.remove(`orch-embedded/${sandbox.id}`);
     rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
@@ -154,7 +190,7 @@ export class EmbeddedRuntimeService {
 
   podSandboxStatus(req: cri.PodSandboxStatusRequest): cri.DeepPartial<cri.PodSandboxStatusResponse> {
     const s = this.#sandbox(req.podSandboxId);
-    const hostNetwork = s.config.linux?.securityContext?.namespaceOptions?.network === "NODE";
+    const hostNetwork = s.netns === "";
     return {
       status: {
         id: s.id,
@@ -162,12 +198,12 @@ export class EmbeddedRuntimeService {
         state: s.state,
         createdAt: s.createdAt,
         network: { ip: s.ip, additionalIps: [] },
-        linux: { namespaces: { options: { network: "NODE", pid: "CONTAINER", ipc: "CONTAINER" } } },
+        linux: { namespaces: { options: { network: hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "CONTAINER" } } },
         labels: s.config.labels,
         annotations: s.config.annotations,
         runtimeHandler: s.runtimeHandler,
       },
-      info: req.verbose ? { info: JSON.stringify({ hostNetwork, network: "host", hostname: s.hostname }) } : {},
+      info: req.verbose ? { info: JSON.stringify({ hostNetwork, netns: s.netns, hostname: s.hostname }) } : {},
       containersStatuses: [],
       timestamp: 0,
     };
@@ -195,6 +231,7 @@ export class EmbeddedRuntimeService {
     const notes: string[] = [];
     const security = config.linux?.securityContext ?? null;
     checkSeccomp(security, notes);
+    if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
@@ -229,6 +266,19 @@ export class EmbeddedRuntimeService {
     if (c.state !== "CONTAINER_CREATED") throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is in ${c.state} state, not CONTAINER_CREATED`);
     const sandbox = this.#sandbox(c.podSandboxId);
     if (sandbox.state !== "SANDBOX_READY") throw new RuntimeError(Code.FAILED_PRECONDITION, `sandbox ${sandbox.id} is not ready`);
+    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
+    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
+    if (this.#starting.has(c.id)) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is already being started`);
+    this.#starting.add(c.id);
+    try {
+      await this.#start(c, sandbox, image);
+    } finally {
+      this.#starting.delete(c.id);
+    }
+    return {};
+  }
+
+  async #start(c: ContainerRecord, sandbox: SandboxRecord, image: StoredImage | undefined): Promise<void> {
     const cgroup = this.#cgroupPath(sandbox, c);
     const notes = [...c.notes];
     if (this.cgroups.version !== undefined) {
@@ -241,11 +291,14 @@ export class EmbeddedRuntimeService {
       mkdirSync(dirname(c.logPath), { recursive: true });
       logs = new CriLogWriter(c.logPath);
     }
-    const image = c.imageId !== "" ? this.images.resolve(c.imageId) : undefined;
-    if (c.imageId !== "" && image === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `image ${c.imageId} of container ${c.id} was removed`);
     const sandboxDir = this.#sandboxDir(sandbox.id);
+    // Fail the start, as runc does, when the command is nowhere to be found (a volume may bring it: not checked then).
+    const argv0 = c.process.argv[0]!;
+    const fromVolume = (c.config.mounts ?? []).some((m) => argv0.startsWith(`${m.containerPath.replace(/\/+$/, "")}/`));
+    const missing = fromVolume ? undefined : missingExecutable(image === undefined ? "/" : this.images.rootfs(image.id), argv0, c.process.env.find((e) => e.startsWith("PATH="))?.slice(5) ?? "");
     let launched;
     try {
+      if (missing !== undefined) throw new Error(missing);
       launched = await launch({
         dir: join(this.#root, "containers", c.id),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
@@ -257,6 +310,10 @@ export class EmbeddedRuntimeService {
         mounts: (c.config.mounts ?? []).filter((m) => m.hostPath !== "").map((m) => ({ hostPath: m.hostPath, containerPath: m.containerPath, readonly: m.readonly })),
         etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
         cgroupProcs: this.cgroups.procsFiles(cgroup),
+        privileged: c.config.linux?.securityContext?.privileged ?? false,
+        devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
+        readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
+        netns: sandbox.netns,
         isolation: this.isolation,
       });
     } catch (err) {
@@ -266,21 +323,17 @@ export class EmbeddedRuntimeService {
       this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode: 128, reason: "StartError", message });
       throw new RuntimeError(Code.UNKNOWN, message);
     }
-    const { child, pid, stdout, stderr } = launched;
+    const { child, exited, pid, stdout, stderr } = launched;
     const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
-    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0, killedByUs: false };
-    running.exited = new Promise<void>((resolve) => {
-      child.once("exit", (code, signal) => {
-        void drained.then(async () => {
-          await logs?.close();
-          this.#exited(c.id, code, signal, cgroup, running);
-          resolve();
-        });
-      });
+    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0 };
+    running.exited = exited.then(async ({ code, signal }) => {
+      await drained;
+      await logs?.close();
+      this.#exited(c.id, code, signal, cgroup, running);
     });
     this.#running.set(c.id, running);
     this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
-    return {};
+    await commandStarted(pid);
   }
 
   async stopContainer(req: cri.StopContainerRequest): Promise<cri.Empty> {
@@ -401,6 +454,28 @@ export class EmbeddedRuntimeService {
     return { stats };
   }
 
+  /** The node's pod CIDR from the agent; recorded (Status info) but the pod network keeps its configured subnet. */
+  updateRuntimeConfig(req: cri.UpdateRuntimeConfigRequest): cri.Empty {
+    this.#podCidr = req.runtimeConfig?.networkConfig?.podCidr ?? "";
+    return {};
+  }
+
+  runtimeConfig(): cri.RuntimeConfigResponse {
+    return { linux: { cgroupDriver: "CGROUPFS" } };
+  }
+
+  podSandboxStats(req: cri.PodSandboxStatsRequest): cri.DeepPartial<cri.PodSandboxStatsResponse> {
+    return { stats: this.#podStats(this.#sandbox(req.podSandboxId)) };
+  }
+
+  listPodSandboxStats(req: cri.ListPodSandboxStatsRequest): cri.DeepPartial<cri.ListPodSandboxStatsResponse> {
+    const f = req.filter;
+    const stats = this.#sandboxes.values()
+      .filter((s) => s.state === "SANDBOX_READY" && (!f || ((f.id === "" || s.id.startsWith(f.id)) && matches(s.config.labels, f.labelSelector))))
+      .map((s) => this.#podStats(s));
+    return { stats };
+  }
+
   checkpointContainer(): never {
     throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime cannot checkpoint containers");
   }
@@ -419,22 +494,34 @@ export class EmbeddedRuntimeService {
     return { image: toCriImage(image), info: req.verbose ? { info: JSON.stringify({ config: image.config, rootfs: this.images.rootfs(image.id), importedAt: image.importedAt }) } : {} };
   }
 
-  pullImage(req: cri.PullImageRequest): cri.PullImageResponse {
+  async pullImage(req: cri.PullImageRequest): Promise<cri.PullImageResponse> {
     const ref = req.image?.image ?? "";
+    const present = this.images.resolve(ref);
+    if (present !== undefined) return { imageRef: present.id };
     let name: string;
     try {
       name = normalizeReference(ref);
     } catch (err) {
-      if (this.images.resolve(ref) === undefined) throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
-      name = ref;
+      throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
-    const image = this.images.resolve(ref);
-    if (image !== undefined) return { imageRef: image.id };
+    let failure = "pulling from registries is turned off";
+    if (this.#pull) {
+      try {
+        const auth = req.auth;
+        const image = await pullFromRegistry(this.images, name, {
+          insecure: this.#insecureRegistries,
+          ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
+        });
+        return { imageRef: image.id };
+      } catch (err) {
+        failure = (err as Error).message;
+      }
+    }
     if (this.#absentImages === "host-root") {
-      this.#log(`image ${name} is not in the image store and registries are not used: its containers run on the host's root file system`);
+      this.#log(`image ${name} could not be pulled (${failure}): its containers run on the host's root file system`);
       return { imageRef: name };
     }
-    throw new RuntimeError(Code.NOT_FOUND, `failed to pull image "${ref}": the embedded runtime does not pull from registries; import the image with "orch images import FILE" (docker save or OCI archive)`);
+    throw new RuntimeError(Code.UNKNOWN, `failed to pull image "${ref}": ${failure}; to run it without a registry, import it with "orch images import FILE" (docker save or OCI archive)`);
   }
 
   removeImage(req: cri.RemoveImageRequest): cri.Empty {
@@ -522,7 +609,6 @@ export class EmbeddedRuntimeService {
       clearTimeout(timer);
       if (!timedOut) return;
     }
-    running.killedByUs = true;
     signal("SIGKILL");
     await running.exited;
   }
@@ -560,6 +646,37 @@ export class EmbeddedRuntimeService {
       memory: { timestamp: ts, workingSetBytes: u(usage.workingSet), availableBytes: u(available), usageBytes: u(usage.memoryUsage), rssBytes: u(usage.rss), pageFaults: u(usage.pageFaults), majorPageFaults: u(usage.majorPageFaults) },
       writableLayer: { timestamp: ts, fsId: { mountpoint: upper }, usedBytes: { value: c.imageId === "" ? 0 : diskUsage(upper) }, inodesUsed: { value: 0 } },
       swap: usage.swapUsage === undefined ? null : { timestamp: ts, swapUsageBytes: u(usage.swapUsage) },
+    };
+  }
+
+  /** A pod's usage: its running containers' summed, the network of its namespace, its process count. */
+  #podStats(s: SandboxRecord): cri.DeepPartial<cri.PodSandboxStats> {
+    const ts = now();
+    const running = this.#containers.values().filter((c) => c.podSandboxId === s.id && c.state === "CONTAINER_RUNNING");
+    const containers = running.map((c) => this.#stats(c));
+    const sum = (pick: (c: cri.DeepPartial<cri.ContainerStats>) => number | null | undefined): { value: number } | null => {
+      const values = containers.map(pick).filter((v): v is number => typeof v === "number");
+      return values.length === 0 ? null : { value: values.reduce((a, b) => a + b, 0) };
+    };
+    const counters = s.netns !== "" && running[0] !== undefined ? netDev(running[0].pid) : [];
+    const iface = (i: (typeof counters)[number]) => ({ name: i.name, rxBytes: { value: i.rxBytes }, rxErrors: { value: i.rxErrors }, txBytes: { value: i.txBytes }, txErrors: { value: i.txErrors } });
+    const processes = running.reduce((n, c) => n + (this.cgroups.version !== undefined ? this.cgroups.pids(this.#cgroupPath(s, c)).length : 1), 0);
+    return {
+      attributes: { id: s.id, metadata: s.config.metadata, labels: s.config.labels, annotations: s.config.annotations },
+      linux: {
+        cpu: { timestamp: ts, usageCoreNanoSeconds: sum((c) => c.cpu?.usageCoreNanoSeconds?.value), usageNanoCores: sum((c) => c.cpu?.usageNanoCores?.value) },
+        memory: {
+          timestamp: ts,
+          workingSetBytes: sum((c) => c.memory?.workingSetBytes?.value),
+          usageBytes: sum((c) => c.memory?.usageBytes?.value),
+          rssBytes: sum((c) => c.memory?.rssBytes?.value),
+          pageFaults: sum((c) => c.memory?.pageFaults?.value),
+          majorPageFaults: sum((c) => c.memory?.majorPageFaults?.value),
+        },
+        network: counters.length === 0 ? null : { timestamp: ts, defaultInterface: iface(counters.find((i) => i.name === "eth0") ?? counters[0]!), interfaces: counters.filter((i) => i.name !== "eth0").map(iface) },
+        process: { timestamp: ts, processCount: { value: processes } },
+        containers,
+      },
     };
   }
 
@@ -605,98 +722,4 @@ function toCriImage(i: StoredImage): cri.DeepPartial<cri.Image> {
 function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
   return true;
-}
-
-/** The seccomp check the runtime can make: a Localhost profile must exist and be a profile (seed 001, "Seccomp settings"). */
-function checkSeccomp(security: cri.LinuxContainerSecurityContext | null, notes: string[]): void {
-  const profile = security?.seccomp;
-  if (security?.privileged || profile == null || profile.profileType === "Unconfined") return;
-  if (profile.profileType === "Localhost") {
-    const path = profile.localhostRef;
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: cannot load seccomp profile "${path}": open ${path}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (err as Error).message}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (err) {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: decoding seccomp profile "${path}" failed: ${(err as Error).message}`);
-    }
-    if (typeof parsed !== "object" || parsed === null || typeof (parsed as { defaultAction?: unknown }).defaultAction !== "string") {
-      throw new RuntimeError(Code.UNKNOWN, `failed to generate seccomp spec opts: seccomp profile "${path}" has no defaultAction`);
-    }
-  }
-  notes.push(`seccomp profile ${profile.profileType}${profile.localhostRef ? ` (${profile.localhostRef})` : ""} is not enforced by the embedded runtime`);
-}
-
-function lookupUser(root: string, name: string): { uid: number; gid: number } | undefined {
-  try {
-    for (const line of readFileSync(join(root, "etc", "passwd"), "utf8").split("\n")) {
-      const f = line.split(":");
-      if (f[0] === name && f.length >= 4) return { uid: Number(f[2]), gid: Number(f[3]) };
-    }
-  } catch {
-    // no passwd file
-  }
-  return undefined;
-}
-
-function hostIp(): string {
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
-  }
-  return "127.0.0.1";
-}
-
-/** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */
-function procStart(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
-  } catch {
-    return "";
-  }
-}
-
-/** CPU and memory of one process from /proc, when there is no cgroup to read. */
-function procUsage(pid: number): { cpuNanos?: number; rss?: number; workingSet?: number; memoryUsage?: number; pageFaults?: number; majorPageFaults?: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = 100; // USER_HZ on Linux
-    const cpu = ((Number(f[11]) + Number(f[12])) / ticks) * 1e9;
-    const rss = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * 4096;
-    return { cpuNanos: cpu, rss, workingSet: rss, memoryUsage: rss, pageFaults: Number(f[7]), majorPageFaults: Number(f[9]) };
-  } catch {
-    return {};
-  }
-}
-
-function diskUsage(dir: string): number {
-  let total = 0;
-  const walk = (d: string, depth: number): void => {
-    if (depth > 32) return;
-    let entries: string[];
-    try {
-      entries = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e);
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (st === undefined) continue;
-      if (st.isDirectory()) walk(p, depth + 1);
-      else total += st.size;
-    }
-  };
-  if (existsSync(dir) && statSync(dir).isDirectory()) walk(dir, 0);
-  return total;
-}
-
-function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === null ? 0 : osConstants.signals[signal] ?? 0;
 }

@@ -7,7 +7,8 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { criServices, RPC_TABLE } from "../../cri/proto.js";
 import type { RpcName } from "../../cri/types.js";
-import { EmbeddedRuntimeService, RuntimeError, type EmbeddedRuntimeOptions } from "./runtime.js";
+import { RuntimeError } from "./errors.js";
+import { EmbeddedRuntimeService, type EmbeddedRuntimeOptions } from "./runtime.js";
 
 /** Where the embedded runtime lives when nothing else is configured. */
 export const DEFAULT_EMBEDDED_ROOT = "/var/lib/nodeagent/runtime";

@@ -28,6 +28,8 @@ export interface PreemptionResult {
   victims: PodInfo[];
   /** For the PodScheduled condition: "preemption: ...". */
   message: string;
+  /** No node can be freed: an earlier nomination is void (upstream clears it). */
+  clearNomination?: boolean;
 }
 
 export interface PreemptionInput {
@@ -86,7 +88,7 @@ export function preempt(input: PreemptionInput): PreemptionResult {
     if ("victims" in c) candidates.push(c);
     else result.record(node.name, c);
   }
-  if (candidates.length === 0) return { victims: [], message: `preemption: ${fitErrorMessage(numAllNodes, result)}` };
+  if (candidates.length === 0) return { victims: [], message: `preemption: ${fitErrorMessage(numAllNodes, result)}`, clearNomination: true };
   const best = pickBest(candidates);
   return { nodeName: best.node, victims: best.victims, message: "" };
 }
@@ -128,6 +130,9 @@ function fitsOn(input: PreemptionInput, sim: NodeInfo): Status | undefined {
   const view: ClusterView = {
     get nodes() {
       return (nodes ??= cluster.nodes.map((n) => (n.name === sim.name ? sim : n)));
+    },
+    get nodesWithRequiredAntiAffinity() {
+      return this.nodes.filter((n) => n.podsWithRequiredAntiAffinity.size > 0);
     },
     get: (name) => (name === sim.name ? sim : cluster.get(name)),
   };

@@ -57,7 +57,7 @@ export const interPodAffinity: PreFilterPlugin & FilterPlugin = {
   events: ["NodeAdd", "NodeLabelChange", "AssignedPodAdd", "AssignedPodUpdate", "AssignedPodDelete"],
   preFilter(state: CycleState, pod: PodInfo, cluster: ClusterView) {
     const existingAnti: Domains = new Map();
-    for (const node of cluster.nodes) {
+    for (const node of cluster.nodesWithRequiredAntiAffinity) {
       for (const other of node.podsWithRequiredAntiAffinity) {
         for (const term of other.requiredAntiAffinity) {
           const value = node.labels[term.topologyKey];

@@ -1,0 +1,63 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { get } from "node:https";
+
+const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
+
+function orch(args: string[]): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, "nodeagent", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, output: () => out, exit };
+}
+
+test("orch nodeagent: a bad drop-in exits 2 naming the file and the field", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
+  try {
+    writeFileSync(join(dir, "config.yaml"), "apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: 10\n");
+    mkdirSync(join(dir, "conf.d"));
+    writeFileSync(join(dir, "conf.d", "20-swap.conf"), "apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nmemorySwap:\n  swapBehavior: Lots\n");
+    const r = orch(["--port", "0", "--config", join(dir, "config.yaml"), "--config-dir", join(dir, "conf.d"), "--root-dir", join(dir, "root")]);
+    assert.equal(await r.exit, 2);
+    assert.match(r.output(), /invalid configuration: .*20-swap\.conf: field memorySwap\.swapBehavior: unsupported value "Lots"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("orch nodeagent: a second agent on the same lock file exits with a clear error; the first stops cleanly on SIGTERM", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
+  try {
+    writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n`);
+    const common = (n: string) => ["--config", join(dir, "config.yaml"), "--root-dir", join(dir, n), "--pod-logs-dir", join(dir, n, "logs"), "--lock-file", join(dir, "nodeagent.lock"), "--hostname-override", n, "--port", "0", "--bind-address", "127.0.0.1"];
+    const first = orch(common("a"));
+    const deadline = Date.now() + 20_000;
+    while (!/running \(node a, standalone\)/.test(first.output())) {
+      if (Date.now() > deadline) throw new Error(`first agent not running:\n${first.output()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // The component base serves health: /readyz turns 200 once the PLEG has relisted.
+    const url = /serving (https:\/\/\S+)/.exec(first.output())![1]!;
+    const readyz = () => new Promise<number>((resolve) => get(`${url}/readyz`, { rejectUnauthorized: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on("error", () => resolve(0)));
+    let code = 0;
+    for (let i = 0; i < 100 && code !== 200; i++) {
+      code = await readyz();
+      if (code !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(code, 200);
+    const second = orch(common("b"));
+    assert.equal(await second.exit, 1);
+    assert.match(second.output(), /the lock file .*nodeagent\.lock is held by another node agent/);
+    first.child.kill("SIGTERM");
+    assert.equal(await first.exit, 0, first.output());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,105 @@
+// Events about objects (core/v1 Event), as client-go's recorder writes them:
+// fire and forget, the same event again within ten minutes bumps `count` and
+// `lastTimestamp` instead of adding an object, and at most `maxPending`
+// writes wait (more are dropped: events are advice, never worth stalling
+// the component that reports them). `kubectl describe` shows them.
+
+import type { Event, ObjectReference } from "../api/core/types.js";
+import { formatTimestamp, type ApiObject } from "../machinery/index.js";
+import type { ResourceRef, RestClient } from "./rest.js";
+
+const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
+const AGGREGATE_MS = 10 * 60_000;
+
+export interface EventRecorderOptions {
+  client: RestClient;
+  /** source.component and reportingComponent: "default-scheduler". */
+  component: string;
+  host?: string;
+  /** Writes in flight or waiting before new events are dropped (default 1000, upstream's queue). */
+  maxPending?: number;
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export class EventRecorder {
+  readonly #o: EventRecorderOptions;
+  /** involved uid + reason + message → the stored event and when it was last seen. */
+  readonly #seen = new Map<string, { name: string; namespace: string; count: number; at: number }>();
+  readonly #queue: (() => Promise<void>)[] = [];
+  #running = 0;
+  #dropped = 0;
+
+  constructor(options: EventRecorderOptions) {
+    this.#o = options;
+  }
+
+  /** Events dropped because too many were waiting. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string): void {
+    if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000)) {
+      this.#dropped++;
+      return;
+    }
+    this.#queue.push(() => this.#write(object, type, reason, message));
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#running < (this.#o.concurrency ?? 8) && this.#queue.length > 0) {
+      const job = this.#queue.shift()!;
+      this.#running++;
+      void job()
+        .catch((err: unknown) => this.#o.log?.(`event recorder: ${err instanceof Error ? err.message : String(err)}`))
+        .finally(() => {
+          this.#running--;
+          this.#pump();
+        });
+    }
+  }
+
+  async #write(object: ApiObject, type: string, reason: string, message: string): Promise<void> {
+    const m = object.metadata;
+    const namespace = m.namespace || "default";
+    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${reason}\u0000${message}`;
+    const now = Date.now();
+    const ts = formatTimestamp(new Date(now));
+    const seen = this.#seen.get(key);
+    if (seen !== undefined && now - seen.at < AGGREGATE_MS) {
+      seen.count++;
+      seen.at = now;
+      await this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count: seen.count, lastTimestamp: ts } });
+      return;
+    }
+    const involvedObject: ObjectReference = {
+      kind: object.kind,
+      apiVersion: object.apiVersion,
+      namespace: m.namespace,
+      name: m.name,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+    };
+    const name = `${m.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`;
+    const ev: Event = {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace },
+      involvedObject,
+      reason,
+      message,
+      type,
+      source: { component: this.#o.component, ...(this.#o.host ? { host: this.#o.host } : {}) },
+      reportingComponent: this.#o.component,
+      reportingInstance: this.#o.host ?? "",
+      firstTimestamp: ts,
+      lastTimestamp: ts,
+      count: 1,
+    };
+    await this.#o.client.create(EVENTS, ev);
+    this.#seen.set(key, { name, namespace, count: 1, at: now });
+    if (this.#seen.size > 4096) for (const [k, v] of this.#seen) if (now - v.at >= AGGREGATE_MS) this.#seen.delete(k);
+  }
+}

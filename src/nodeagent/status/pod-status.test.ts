@@ -1,0 +1,56 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Pod } from "../../api/core/types.js";
+import type { RuntimeContainer, RuntimePod } from "../runtime-manager/runtime-pod.js";
+import { buildPodStatus } from "./pod-status.js";
+
+const NS = 1e6;
+function container(name: string, state: RuntimeContainer["state"], extra: Partial<RuntimeContainer> = {}): RuntimeContainer {
+  return {
+    id: `${name}-${extra.metadata?.attempt ?? 0}`, podSandboxId: "sb", metadata: { name, attempt: 0 }, state, createdAt: 1, startedAt: 1000 * NS, finishedAt: state === "CONTAINER_EXITED" ? 2000 * NS : 0,
+    exitCode: 0, image: null, imageRef: "sha256:abc", reason: "", message: "", labels: {}, annotations: {}, mounts: [], logPath: "", resources: null, imageId: "", user: null, imageSource: "", ...extra,
+  };
+}
+const runtime = (containers: RuntimeContainer[]): RuntimePod => ({
+  uid: "u",
+  sandboxes: [{ id: "sb", metadata: null, state: "SANDBOX_READY", createdAt: 1, network: { ip: "10.0.0.9", additionalIps: [] }, linux: null, labels: {}, annotations: {}, runtimeHandler: "" }],
+  containers,
+});
+const pod = (restartPolicy: string, init = false): Pod => ({
+  apiVersion: "v1", kind: "Pod", metadata: { name: "p", uid: "u" },
+  spec: { restartPolicy, ...(init ? { initContainers: [{ name: "init", image: "busybox" }] } : {}), containers: [{ name: "a", image: "busybox" }, { name: "b", image: "busybox" }] },
+});
+const status = (p: Pod, rp: RuntimePod, waiting = new Map()) =>
+  buildPodStatus({ pod: p, runtime: rp, waiting, ready: () => true, started: () => true, hostIP: "192.0.2.1", startTime: "2026-01-01T00:00:00Z", runtimeName: "containerd", now: new Date(0) });
+
+test("pod status: phase by upstream's rules", () => {
+  const cases: [string, RuntimeContainer[], string][] = [
+    ["Always", [], "Pending"],
+    ["Always", [container("a", "CONTAINER_RUNNING"), container("b", "CONTAINER_RUNNING")], "Running"],
+    ["Always", [container("a", "CONTAINER_EXITED"), container("b", "CONTAINER_EXITED")], "Running"],
+    ["Never", [container("a", "CONTAINER_EXITED"), container("b", "CONTAINER_EXITED")], "Succeeded"],
+    ["Never", [container("a", "CONTAINER_EXITED", { exitCode: 1 }), container("b", "CONTAINER_EXITED")], "Failed"],
+    ["OnFailure", [container("a", "CONTAINER_EXITED", { exitCode: 1 }), container("b", "CONTAINER_EXITED")], "Running"],
+    ["Never", [container("a", "CONTAINER_RUNNING")], "Pending"],
+  ];
+  for (const [policy, containers, phase] of cases) assert.equal(status(pod(policy), runtime(containers)).phase, phase, `${policy} ${containers.map((c) => c.state)}`);
+});
+
+test("pod status: container statuses, conditions, back-off waiting with the last exit, init containers pending", () => {
+  const s = status(pod("Always"), runtime([container("a", "CONTAINER_RUNNING"), container("b", "CONTAINER_EXITED", { exitCode: 2, metadata: { name: "b", attempt: 3 } })]), new Map([["b", { reason: "CrashLoopBackOff", message: "back-off 40s" }]]));
+  const [a, b] = s.containerStatuses!;
+  assert.deepEqual([a!.ready, a!.started, a!.restartCount, (a as { containerID?: string }).containerID, a!.imageID], [true, true, 0, "containerd://a-0", "sha256:abc"]);
+  assert.deepEqual(b!.state, { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s" } });
+  assert.equal(b!.lastState?.terminated?.exitCode, 2);
+  assert.equal(b!.lastState?.terminated?.reason, "Error");
+  assert.equal(b!.restartCount, 3);
+  assert.equal(s.phase, "Running");
+  assert.deepEqual(s.conditions?.map((c) => [c.type, c.status, c.reason ?? ""]), [["Initialized", "True", ""], ["Ready", "False", "ContainersNotReady"], ["ContainersReady", "False", "ContainersNotReady"], ["PodScheduled", "True", ""]]);
+  assert.equal(s.conditions?.[1]?.message, "containers with unready status: [b]");
+  assert.deepEqual([s.podIP, s.hostIP, s.startTime], ["10.0.0.9", "192.0.2.1", "2026-01-01T00:00:00Z"]);
+
+  const init = status(pod("Always", true), runtime([container("init", "CONTAINER_RUNNING")]));
+  assert.equal(init.phase, "Pending");
+  assert.equal(init.containerStatuses![0]!.state?.waiting?.reason, "PodInitializing");
+  assert.equal(init.conditions?.[0]?.reason, "ContainersNotInitialized");
+});

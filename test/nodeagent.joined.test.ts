@@ -1,0 +1,153 @@
+// The node agent joined to a real in-process API server (real store, real TLS)
+// on the embedded runtime: Node registration and status, the lease, a pod
+// bound to the node reaching Running as a watch sees it, its status fields,
+// admission failures, graceful deletion ending in the agent's final delete,
+// and a static pod's mirror pod.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { builtinModules } from "../src/api/index.js";
+import type { Node, Pod } from "../src/api/core/types.js";
+import type { Lease } from "../src/api/coordination/types.js";
+import { startTestServer, type TestServer } from "../src/apiserver/testing/harness.js";
+import { RestClient, leaseResource, loadKubeconfig, type WatchEvent } from "../src/client/index.js";
+import { defaultConfig } from "../src/nodeagent/config/index.js";
+import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
+import { eventually } from "../src/nodeagent/testing/eventually.js";
+
+const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
+const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false };
+const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+const NODE = "node-joined";
+const rootSkip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's namespaces)" : undefined;
+
+let server: TestServer;
+let client: RestClient;
+let agent: NodeAgent;
+let root: string;
+const logs: string[] = [];
+
+before(async () => {
+  if (rootSkip) return;
+  root = mkdtempSync(join(tmpdir(), "nodeagent-joined-"));
+  mkdirSync(join(root, "manifests"));
+  writeFileSync(join(root, "manifests", "static.yaml"), "apiVersion: v1\nkind: Pod\nmetadata:\n  name: static-web\n  namespace: default\nspec:\n  containers:\n  - name: main\n    image: busybox\n    command: [sleep, '3600']\n  terminationGracePeriodSeconds: 1\n");
+  server = await startTestServer({ modules: builtinModules() });
+  client = new RestClient(loadKubeconfig(server.server.kubeconfigPath));
+  for (const name of ["default", "orch-node-lease"]) await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } }).catch(() => {});
+  agent = await startNodeAgent({
+    client,
+    nodeName: NODE,
+    config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), maxPods: 5, nodeStatusUpdateFrequency: 500 },
+    rootDir: join(root, "agent"),
+    podLogsDir: join(root, "logs"),
+    tuning: { plegPeriodMs: 200, housekeepingMs: 300, leaseRenewIntervalMs: 500 },
+    log: (l) => logs.push(l),
+  });
+});
+
+after(async () => {
+  if (rootSkip) return;
+  if (process.env["NODEAGENT_TEST_LOGS"]) console.error(logs.join("\n"));
+  await agent?.stop();
+  client?.close();
+  await server?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("joined: the Node is registered with labels, addresses, capacity, info and the five conditions; the lease is renewed", { skip: rootSkip }, async () => {
+  const node = await eventually(async () => {
+    const n = await client.get<Node>(NODES, { name: NODE });
+    return n.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" ? n : undefined;
+  }, 10_000, "the node to be Ready");
+  assert.deepEqual(
+    ["orch.io/hostname", "orch.io/os", "orch.io/arch"].map((k) => k in (node.metadata.labels ?? {})),
+    [true, true, true],
+  );
+  assert.equal(node.metadata.labels?.["orch.io/os"], "linux");
+  assert.deepEqual(node.status?.addresses?.map((a) => a.type).filter((t) => t !== "ExternalIP"), ["InternalIP", "Hostname"]);
+  assert.deepEqual(Object.keys(node.status?.capacity ?? {}).sort(), ["cpu", "ephemeral-storage", "memory", "pods"]);
+  assert.equal(node.status?.capacity?.["pods"], "5");
+  assert.ok(node.status?.allocatable?.["memory"]);
+  assert.deepEqual(node.status?.conditions?.map((c) => [c.type, c.status]), [["MemoryPressure", "False"], ["DiskPressure", "False"], ["PIDPressure", "False"], ["NetworkUnavailable", "False"], ["Ready", "True"]]);
+  assert.equal(node.status?.conditions?.find((c) => c.type === "Ready")?.reason, "NodeAgentReady");
+  assert.match(String(node.status?.nodeInfo?.containerRuntimeVersion), /^orch-embedded:\/\//);
+  assert.equal(node.status?.nodeInfo?.["operatingSystem"], "linux");
+
+  const lease = await eventually(() => client.get<Lease>(leaseResource(), { namespace: "orch-node-lease", name: NODE }), 5_000, "the lease");
+  assert.equal(lease.spec?.holderIdentity, NODE);
+  assert.equal(lease.spec?.leaseDurationSeconds, 40);
+  assert.equal(lease.metadata.ownerReferences?.[0]?.kind, "Node");
+  const renewed = await eventually(async () => {
+    const l = await client.get<Lease>(leaseResource(), { namespace: "orch-node-lease", name: NODE });
+    return l.spec?.renewTime !== lease.spec?.renewTime ? l : undefined;
+  }, 5_000, "a renewal");
+  assert.ok(Date.parse(renewed.spec!.renewTime!) > Date.parse(lease.spec!.renewTime!));
+});
+
+test("joined: a pod bound to the node runs (seen through a watch) with its status, then terminates gracefully and is deleted", { skip: rootSkip }, async () => {
+  await client.create(CONFIGMAPS, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "default" }, data: { greeting: "hello" } });
+  const watch = await client.watch<Pod>(PODS, { namespace: "default", fieldSelector: "metadata.name=web" });
+  const events: WatchEvent<Pod>[] = [];
+  const pump = (async () => { for await (const e of watch) events.push(e); })();
+  const created = await client.create<Pod>(PODS, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", namespace: "default" },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 2,
+      volumes: [{ name: "conf", configMap: { name: "settings" } }],
+      containers: [{
+        name: "main",
+        image: "busybox",
+        command: ["sh", "-c", "echo $GREETING; cat /etc/settings/greeting; exec sleep 3600"],
+        env: [{ name: "GREETING", valueFrom: { configMapKeyRef: { name: "settings", key: "greeting" } } }],
+        volumeMounts: [{ name: "conf", mountPath: "/etc/settings" }],
+        readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 },
+      }],
+    },
+  });
+  const running = await eventually(() => events.find((e) => e.object.status?.phase === "Running" && e.object.status.conditions?.find((c) => c.type === "Ready")?.status === "True")?.object, 20_000, "Running and Ready through the watch");
+  const s = running.status!;
+  assert.deepEqual(s.conditions?.map((c) => [c.type, c.status]).sort(), [["ContainersReady", "True"], ["Initialized", "True"], ["PodScheduled", "True"], ["Ready", "True"]]);
+  const cs = s.containerStatuses![0]!;
+  assert.ok(cs.state?.running?.startedAt);
+  assert.deepEqual([cs.name, cs.ready, cs.started, cs.restartCount, cs.image], ["main", true, true, 0, "busybox"]);
+  assert.match(String((cs as { containerID?: string }).containerID), /^orch-embedded:\/\/[0-9a-f]+$/);
+  assert.ok(s.hostIP && s.podIP && s.startTime);
+
+  // Graceful deletion: the agent stops the container, then deletes the pod with grace 0.
+  await client.delete(PODS, { namespace: "default", name: "web", gracePeriodSeconds: 2 });
+  await eventually(() => events.find((e) => e.type === "DELETED" && e.object.metadata.uid === created.metadata.uid), 20_000, "the pod to be deleted by the agent");
+  watch.close();
+  await pump;
+});
+
+test("joined: a pod that does not fit fails with OutOfcpu", { skip: rootSkip }, async () => {
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "huge", namespace: "default" },
+    spec: { nodeName: NODE, containers: [{ name: "c", image: "busybox", command: ["sleep", "1"], resources: { requests: { cpu: "100000" } } }] },
+  });
+  const failed = await eventually(async () => {
+    const p = await client.get<Pod>(PODS, { namespace: "default", name: "huge" });
+    return p.status?.phase === "Failed" ? p : undefined;
+  }, 10_000, "the rejection");
+  assert.equal(failed.status?.reason, "OutOfcpu");
+  assert.match(String(failed.status?.message), /Node didn't have enough resource: cpu, requested: 100000000m/);
+});
+
+test("joined: a static pod gets a mirror pod in the API showing its status", { skip: rootSkip }, async () => {
+  const mirror = await eventually(async () => {
+    const p = await client.get<Pod>(PODS, { namespace: "default", name: `static-web-${NODE}` }).catch(() => undefined);
+    return p?.status?.phase === "Running" ? p : undefined;
+  }, 20_000, "the mirror pod to be Running");
+  assert.ok(mirror.metadata.annotations?.["orch.io/config.mirror"]);
+  assert.equal(mirror.spec?.nodeName, NODE);
+});
