@@ -28,7 +28,7 @@ export interface ComponentProcess {
 }
 
 /** Spawns `orch <args>` and resolves once its output matches `ready` (group 1: the URL). */
-async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number): Promise<ComponentProcess & { child: ChildProcess }> {
+async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number): Promise<ComponentProcess & { child: ChildProcess; exited: Promise<void> }> {
   // ORCH_NODE_ARGS passes node flags to the child (e.g. --cpu-prof when profiling a benchmark).
   const nodeArgs = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -50,13 +50,14 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
       reject(new Error(`orch ${args[0]} exited with ${code}:\n${output}`));
     });
   });
+  const exited = new Promise<void>((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once("exit", () => r())));
   return {
     child,
     url,
+    exited,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((r) => child.once("exit", () => r()));
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exited;
@@ -85,4 +86,38 @@ export async function startOrch(subcommand: string, args: string[] = [], options
 export async function startComponent(subcommand: string, args: string[], options: { readyTimeoutMs?: number } = {}): Promise<ComponentProcess> {
   const p = await spawnUntilReady([subcommand, ...args], /: serving \/healthz.* on (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return { url: p.url, output: p.output, stop: p.stop };
+}
+
+export interface JoinedAgentProcess extends ComponentProcess {
+  readonly pid: number;
+  /** SIGKILL, as a crashed machine would: no clean shutdown, no last status. */
+  kill(): Promise<void>;
+}
+
+/**
+ * `orch server JOIN --node-name NAME`, where JOIN is `--kubeconfig FILE` or `--join URL --token T
+ * --certificate-authority CA`: only a node agent, joining an existing cluster; resolves once its node is Ready.
+ */
+export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
+  const p = await spawnUntilReady(
+    ["server", ...join_, "--node-name", nodeName, "--data-dir", dataDir],
+    /ready: node \S+ joined (https:\/\/\S+)/,
+    options.readyTimeoutMs ?? 20000,
+  );
+  const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+  return {
+    url: p.url,
+    pid: p.child.pid!,
+    output: p.output,
+    async stop() {
+      await p.stop();
+      cleanup();
+    },
+    async kill() {
+      p.child.kill("SIGKILL");
+      await p.exited;
+      cleanup();
+    },
+  };
 }

@@ -59,6 +59,18 @@ test("node lease: retries back off from 200 ms, doubling, capped at 7 s, then re
   await running;
 });
 
+test("node lease: renewed every quarter of its duration, so a shorter lease is renewed sooner", async () => {
+  const clock = new FakeClock(Date.parse("2026-01-01T00:00:00Z"));
+  const api = flakyApi(0);
+  const lease = new NodeLease({ api, nodeName: "n1", namespace: "orch-node-lease", leaseDurationSeconds: 8, apiVersion: "coordination.orch.io/v1", clock });
+  const stop = new AbortController();
+  const running = lease.run(stop.signal);
+  await clock.waitForSleeper();
+  assert.deepEqual(clock.sleeps, [2000]);
+  stop.abort();
+  await running;
+});
+
 test("node lease: an existing lease (agent restart) is taken over and renewed", async () => {
   const clock = new FakeClock(1_000_000);
   const api = flakyApi(0);

@@ -1,5 +1,6 @@
 // The node lease heartbeat (seed 001, "Heartbeats" 3): a Lease named after the
-// node in orch-node-lease, created then renewed every 10 s; when the API fails,
+// node in orch-node-lease, created then renewed every quarter of its duration
+// (10 s for the default 40 s, as upstream's renew fraction); when the API fails,
 // retries wait 200 ms, doubling, capped at 7 s (upstream's lease controller).
 
 import type { Lease } from "../../api/coordination/types.js";
@@ -20,7 +21,7 @@ export interface NodeLeaseOptions {
   leaseDurationSeconds: number;
   /** "coordination.orch.io/v1" (from the naming table). */
   apiVersion: string;
-  /** Default 10 s. */
+  /** Default a quarter of leaseDurationSeconds (upstream's nodeLeaseRenewIntervalFraction): 10 s for 40 s. */
   renewIntervalMs?: number;
   /** The Node's uid, for the owner reference (so the lease goes with its node). */
   nodeUid?: () => string | undefined;
@@ -43,7 +44,7 @@ export class NodeLease {
   #latest: Lease | undefined;
 
   constructor(options: NodeLeaseOptions) {
-    this.#o = { renewIntervalMs: 10_000, clock: realClock, ...options };
+    this.#o = { renewIntervalMs: options.leaseDurationSeconds * 250, clock: realClock, ...options };
   }
 
   /** Renews until the signal fires. */
