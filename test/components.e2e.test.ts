@@ -5,7 +5,8 @@
 // seed 002 puts on all components.
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { assertExposesMetric, parseExposition, promtoolCheckMetrics, promtoolSkipReason } from "../src/component/metrics/testing.js";
@@ -18,22 +19,36 @@ describe("components as processes", () => {
   let api: OrchProcess;
   let token: string;
   const components: Record<string, ComponentProcess | OrchProcess> = {};
+  let agentDir: string | undefined;
 
   before(async () => {
     api = await startOrch("apiserver", ["--feature-gates=NativeHistograms=true"]);
     token = readFileSync(join(api.dataDir, "admin.token"), "utf8").trim();
     components["orch-apiserver"] = api;
     const common = [`--kubeconfig=${api.kubeconfig}`, "--feature-gates=NativeHistograms=true"];
-    const [kcm, proxy, ccm] = await Promise.all([
+    agentDir = mkdtempSync(join(tmpdir(), "orch-components-agent-"));
+    const [kcm, proxy, ccm, scheduler, agent] = await Promise.all([
       startComponent("controller-manager", [...common, "--secure-port=0", "--leader-elect=true"]),
       startComponent("proxy", [...common, "--metrics-bind-address=127.0.0.1:0"]),
       startComponent("cloud-controller-manager", [...common, "--secure-port=0"]),
+      startComponent("scheduler", [...common, "--secure-port=0", "--leader-elect=true"]),
+      // A joined node agent with all its files in a temporary folder (embedded runtime, no static pods).
+      startComponent("nodeagent", [
+        ...common,
+        "--bind-address=127.0.0.1",
+        "--port=0",
+        `--root-dir=${join(agentDir, "root")}`,
+        `--cert-dir=${join(agentDir, "pki")}`,
+        `--pod-logs-dir=${join(agentDir, "logs")}`,
+        "--hostname-override=components-e2e",
+      ]),
     ]);
-    Object.assign(components, { "orch-controller-manager": kcm, "orch-proxy": proxy, "cloud-controller-manager": ccm });
+    Object.assign(components, { "orch-controller-manager": kcm, "orch-proxy": proxy, "cloud-controller-manager": ccm, "orch-scheduler": scheduler, "orch-nodeagent": agent });
   });
   after(async () => {
     await Promise.all(Object.entries(components).filter(([n]) => n !== "orch-apiserver").map(([, c]) => c.stop()));
     await api?.stop();
+    if (agentDir !== undefined) rmSync(agentDir, { recursive: true, force: true });
   });
 
   test("health is public, metrics need a token, /statusz names the component", async () => {
