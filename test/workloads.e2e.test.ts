@@ -173,9 +173,8 @@ describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReas
     await until("ReplicaSets and pods gone", async () => (await sets()).length === 0 && (await pods()).length === 0, 20_000);
   });
 
-  // kubectl's typed create sends a protobuf body; the API server on this branch does not decode protobuf
-  // requests yet (the encodings work does): the integrator drops this skip once both are merged.
-  test("create deployment --image --replicas", { skip: "needs protobuf request bodies (wip/encodings)" }, async () => {
+  // kubectl's typed create sends a Protobuf body.
+  test("create deployment --image --replicas", async () => {
     assert.match(await k.ok("create", "deployment", "hello", "--image=nginx:1.27", "--replicas=2"), /deployment.apps\/hello created/);
     const r = await k.run(["rollout", "status", "deployment/hello", "--timeout=30s"], { timeoutMs: 40_000 });
     assert.equal(r.code, 0, r.stderr + r.stdout);
