@@ -6,51 +6,11 @@
 
 import type { WorkloadKeys } from "../../api/naming.js";
 import type { Node, PodSpec, Taint, Toleration } from "../../api/core/types.js";
-
-interface Requirement {
-  key?: string;
-  operator?: string;
-  values?: string[] | null;
-}
-
-interface NodeSelectorTerm {
-  matchExpressions?: Requirement[] | null;
-  matchFields?: Requirement[] | null;
-}
+import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorTerm } from "../../api/core/node-matching.js";
 
 interface NodeAffinity {
   requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] | null } | null;
   [field: string]: unknown;
-}
-
-function requirementMatches(r: Requirement, value: string | undefined): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
-      return r.operator === "Gt" ? BigInt(value) > BigInt(values[0]!) : BigInt(value) < BigInt(values[0]!);
-    }
-    default:
-      return false;
-  }
-}
-
-/** Terms are ORed, requirements within a term ANDed; an empty term matches nothing (upstream). */
-function termMatches(term: NodeSelectorTerm, node: Node): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  const labels = node.metadata.labels ?? {};
-  return exprs.every((r) => requirementMatches(r, labels[r.key ?? ""])) && fields.every((r) => r.key === "metadata.name" && requirementMatches(r, node.metadata.name));
 }
 
 export function nodeAffinityOf(spec: PodSpec | undefined): NodeAffinity | undefined {
@@ -62,16 +22,9 @@ export function matchesNode(spec: PodSpec | undefined, node: Node): boolean {
   const labels = node.metadata.labels ?? {};
   if (!Object.entries(spec?.nodeSelector ?? {}).every(([k, v]) => labels[k] === v)) return false;
   const terms = nodeAffinityOf(spec)?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  return terms === undefined || terms === null || terms.some((t) => termMatches(t, node));
+  return terms === undefined || terms === null || terms.some((t) => nodeSelectorTermMatches(t, labels, node.metadata.name));
 }
 
-/** Upstream's Toleration.ToleratesTaint. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== "Exists") return false;
-  return t.operator === "Exists" || (t.value ?? "") === (taint.value ?? "");
-}
 
 /**
  * The tolerations upstream adds to every daemon pod (AddOrUpdateDaemonPodTolerations):

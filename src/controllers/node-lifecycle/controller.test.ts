@@ -15,7 +15,8 @@ import { controllerContext, deletingOrGone, metricValue, eventually, type TestCo
 import { NODES, PODS, leasesRef } from "../resources.js";
 import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
-import { tolerationWindowMs, toleratesTaint } from "./taints.js";
+import { tolerationWindowMs } from "./taints.js";
+import { toleratesTaint } from "../../api/core/node-matching.js";
 import { namingFor } from "../../api/naming.js";
 
 test("tolerations: Exists with no key matches all; Equal compares values; the window is the smallest tolerationSeconds", () => {

@@ -1,22 +1,14 @@
 // Taints and tolerations as the node lifecycle and taint eviction controllers
-// read them: the well-known taint keys (naming table), whether a toleration
-// matches a taint (upstream's ToleratesTaint), and a node's zone key.
+// read them: the well-known taint keys (naming table), how long tolerations
+// let a pod stay, and a node's zone key.
 
 import type { Naming } from "../../api/naming.js";
 import type { Node, Taint, Toleration } from "../../api/core/types.js";
+import { toleratesTaint } from "../../api/core/node-matching.js";
 
 export function nodeTaintKeys(naming: Naming): { notReady: string; unreachable: string; unschedulable: string } {
   const d = naming.keyDomain;
   return { notReady: `node.${d}/not-ready`, unreachable: `node.${d}/unreachable`, unschedulable: `node.${d}/unschedulable` };
-}
-
-/** upstream's Toleration.ToleratesTaint: empty key with Exists matches every key; empty effect matches every effect. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== "Exists") return false;
-  if (t.operator === "Exists") return true;
-  return (t.value ?? "") === (taint.value ?? "");
 }
 
 /**

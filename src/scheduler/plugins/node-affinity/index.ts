@@ -3,6 +3,7 @@
 // NotIn, Exists, DoesNotExist, Gt, Lt on labels; metadata.name in matchFields).
 // The preferred terms add their weights to the score.
 
+import { nodeSelectorTermMatches, type NodeSelectorTerm } from "../../../api/core/node-matching.js";
 import type { FilterPlugin, PreFilterPlugin, ScorePlugin } from "../../framework/interface.js";
 import { MAX_NODE_SCORE, unresolvable } from "../../framework/interface.js";
 import type { NodeInfo } from "../../framework/node-info.js";
@@ -12,52 +13,13 @@ export const NAME = "NodeAffinity";
 export const REASON = "node(s) didn't match Pod's node affinity/selector";
 const FAIL = unresolvable(NAME, REASON);
 
-interface Requirement {
-  key?: string;
-  operator?: string;
-  values?: string[] | null;
-}
-
-export interface NodeSelectorTerm {
-  matchExpressions?: Requirement[] | null;
-  matchFields?: Requirement[] | null;
-}
-
 interface NodeAffinitySpec {
   requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] | null } | null;
   preferredDuringSchedulingIgnoredDuringExecution?: { weight?: number; preference?: NodeSelectorTerm | null }[] | null;
 }
 
-function requirementMatches(r: Requirement, value: string | undefined): boolean {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case "In":
-      return value !== undefined && values.includes(value);
-    case "NotIn":
-      return value === undefined || !values.includes(value);
-    case "Exists":
-      return value !== undefined;
-    case "DoesNotExist":
-      return value === undefined;
-    case "Gt":
-    case "Lt": {
-      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
-      const [a, b] = [BigInt(value), BigInt(values[0]!)];
-      return r.operator === "Gt" ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** A term with neither expressions nor fields matches nothing (upstream). */
 export function termMatches(term: NodeSelectorTerm, node: NodeInfo): boolean {
-  const exprs = term.matchExpressions ?? [];
-  const fields = term.matchFields ?? [];
-  if (exprs.length === 0 && fields.length === 0) return false;
-  for (const r of exprs) if (!requirementMatches(r, node.labels[r.key ?? ""])) return false;
-  for (const r of fields) if (r.key !== "metadata.name" || !requirementMatches(r, node.name)) return false;
-  return true;
+  return nodeSelectorTermMatches(term, node.labels, node.name);
 }
 
 function affinityOf(pod: PodInfo): NodeAffinitySpec | undefined {

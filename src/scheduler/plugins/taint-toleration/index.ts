@@ -3,25 +3,13 @@
 // not-ready and unreachable taints keep new pods off failing nodes); untolerated
 // PreferNoSchedule taints lower the node's score.
 
-import type { Taint, Toleration } from "../../../api/core/types.js";
+import { tolerates, toleratesTaint } from "../../../api/core/node-matching.js";
 import type { FilterPlugin, ScorePlugin } from "../../framework/interface.js";
 import { MAX_NODE_SCORE, unresolvable } from "../../framework/interface.js";
 
 export const NAME = "TaintToleration";
 
-/** Upstream's Toleration.ToleratesTaint. */
-export function toleratesTaint(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== "Exists") return false;
-  if (t.operator === "Exists") return true;
-  return (t.value ?? "") === (taint.value ?? "");
-}
-
-export function tolerates(tolerations: readonly Toleration[] | null | undefined, taint: Taint): boolean {
-  for (const t of tolerations ?? []) if (t && toleratesTaint(t, taint)) return true;
-  return false;
-}
+export { toleratesTaint, tolerates };
 
 export const taintToleration: FilterPlugin & ScorePlugin = {
   name: NAME,
