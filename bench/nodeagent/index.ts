@@ -67,7 +67,9 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\nmaxPods: 110\n`);
     const args = ["nodeagent", "--kubeconfig", server.server.kubeconfigPath, "--config", join(dir, "config.yaml"), "--root-dir", join(dir, "agent"), "--pod-logs-dir", join(dir, "logs"), "--hostname-override", NODE, "--port", "0", "--bind-address", "127.0.0.1"];
     if (containerd) args.push("--container-runtime-endpoint", containerd.endpoint);
-    agent = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    // ORCH_NODE_ARGS passes node flags to the agent (e.g. --cpu-prof), as test/support/orch-process.ts does.
+    const nodeArgs = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+    agent = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
     let out = "";
     agent.stderr!.on("data", (d: Buffer) => {
       out += d.toString();
