@@ -77,6 +77,8 @@ export class EmbeddedRuntimeService {
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
   readonly #starting = new Set<string>();
+  /** Pulls under way, by name and credentials: pods starting together that ask for one image share one pull. */
+  readonly #pulling = new Map<string, Promise<cri.PullImageResponse>>();
   #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
@@ -504,10 +506,19 @@ export class EmbeddedRuntimeService {
     } catch (err) {
       throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
+    const key = JSON.stringify([name, req.auth ?? null]);
+    let pulling = this.#pulling.get(key);
+    if (pulling === undefined) {
+      pulling = this.#pullAbsent(ref, name, req.auth ?? null).finally(() => this.#pulling.delete(key));
+      this.#pulling.set(key, pulling);
+    }
+    return pulling;
+  }
+
+  async #pullAbsent(ref: string, name: string, auth: cri.PullImageRequest["auth"]): Promise<cri.PullImageResponse> {
     let failure = "pulling from registries is turned off";
     if (this.#pull) {
       try {
-        const auth = req.auth;
         const image = await pullFromRegistry(this.images, name, {
           insecure: this.#insecureRegistries,
           ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
