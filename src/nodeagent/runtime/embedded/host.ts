@@ -18,11 +18,23 @@ export function lookupUser(root: string, name: string): { uid: number; gid: numb
   return undefined;
 }
 
-export function hostIp(): string {
-  for (const list of Object.values(networkInterfaces())) {
-    for (const a of list ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+/** Host-network pods' IP: re-read at most every HOST_IP_TTL_MS, as networkInterfaces() lists every veth on the host (milliseconds per call with hundreds of pods). */
+const HOST_IP_TTL_MS = 10_000;
+let hostIpCache: { ip: string; at: number } | undefined;
+
+export function hostIp(now = performance.now()): string {
+  if (hostIpCache !== undefined && now - hostIpCache.at < HOST_IP_TTL_MS) return hostIpCache.ip;
+  let ip = "127.0.0.1";
+  search: for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) {
+      if (a.family === "IPv4" && !a.internal) {
+        ip = a.address;
+        break search;
+      }
+    }
   }
-  return "127.0.0.1";
+  hostIpCache = { ip, at: now };
+  return ip;
 }
 
 /** /proc/<pid>/stat field 22 (start time in clock ticks), "" when the process is gone. */

@@ -137,22 +137,23 @@ export function setupScript(spec: LaunchSpec): string {
   } else {
     lines.push(
       `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
-      `for n in null zero full random urandom tty; do touch "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
+      // Mount points are made with the shell's ": >" rather than touch: a process less each (a container start forks dozens).
+      `for n in null zero full random urandom tty; do : > "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
       `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
       `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
     );
   }
   for (const d of spec.devices) {
     const target = `"$R"${shQuote(d.containerPath)}`;
-    lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || touch ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
+    lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || : > ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
   }
   for (const [name, file] of Object.entries(spec.etcFiles)) {
-    lines.push(`[ -e "$R/etc/${name}" ] || touch "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
+    lines.push(`[ -e "$R/etc/${name}" ] || : > "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
   }
   for (const m of spec.mounts) {
     const target = `"$R"${shQuote(m.containerPath)}`;
     lines.push(
-      `if [ -d ${shQuote(m.hostPath)} ]; then mkdir -p ${target}; else mkdir -p "$(dirname ${target})"; [ -e ${target} ] || touch ${target}; fi`,
+      `if [ -d ${shQuote(m.hostPath)} ]; then mkdir -p ${target}; else mkdir -p "$(dirname ${target})"; [ -e ${target} ] || : > ${target}; fi`,
       `mount --rbind ${shQuote(m.hostPath)} ${target} || fail ${shQuote(`mounting ${m.hostPath} at ${m.containerPath} failed`)}`,
     );
     if (m.readonly) lines.push(`mount -o remount,bind,ro ${target} || fail ${shQuote(`read-only remount of ${m.containerPath} failed`)}`);

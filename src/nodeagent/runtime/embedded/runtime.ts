@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname as osHostname } from "node:os";
+import { availableParallelism, hostname as osHostname } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
 import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
@@ -19,6 +19,7 @@ import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
 import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
+import { StartLimit } from "./start-limit.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { checkSeccomp } from "./seccomp.js";
 
@@ -77,6 +78,10 @@ export class EmbeddedRuntimeService {
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
   readonly #starting = new Set<string>();
+  /** Shims starting at once: two per core (see start-limit.ts). */
+  readonly #startLimit = new StartLimit(availableParallelism() * 2);
+  /** Pulls under way, by name and credentials: pods starting together that ask for one image share one pull. */
+  readonly #pulling = new Map<string, Promise<cri.PullImageResponse>>();
   #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
@@ -299,7 +304,7 @@ export class EmbeddedRuntimeService {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
-      launched = await launch({
+      launched = await this.#startLimit.run(() => launch({
         dir: join(this.#root, "containers", c.id),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
         argv: c.process.argv,
@@ -315,7 +320,7 @@ export class EmbeddedRuntimeService {
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
         isolation: this.isolation,
-      });
+      }));
     } catch (err) {
       await logs?.close();
       this.cgroups.remove(cgroup);
@@ -504,10 +509,19 @@ export class EmbeddedRuntimeService {
     } catch (err) {
       throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
+    const key = JSON.stringify([name, req.auth ?? null]);
+    let pulling = this.#pulling.get(key);
+    if (pulling === undefined) {
+      pulling = this.#pullAbsent(ref, name, req.auth ?? null).finally(() => this.#pulling.delete(key));
+      this.#pulling.set(key, pulling);
+    }
+    return pulling;
+  }
+
+  async #pullAbsent(ref: string, name: string, auth: cri.PullImageRequest["auth"]): Promise<cri.PullImageResponse> {
     let failure = "pulling from registries is turned off";
     if (this.#pull) {
       try {
-        const auth = req.auth;
         const image = await pullFromRegistry(this.images, name, {
           insecure: this.#insecureRegistries,
           ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
