@@ -6,6 +6,7 @@
 import { parseTimestamp, type ApiObject, type ObjectMeta } from "../../machinery/index.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import { controllerRef } from "./resources.js";
+import { isPodReady } from "../resources.js";
 
 export type { Pod };
 
@@ -28,9 +29,7 @@ function readyCondition(pod: Pod) {
   return (pod.status?.conditions ?? []).find((c) => c.type === "Ready");
 }
 
-export function isPodReady(pod: Pod): boolean {
-  return readyCondition(pod)?.status === "True";
-}
+export { isPodReady };
 
 /** Ready for at least minReadySeconds (by the Ready condition's transition time). */
 export function isPodAvailable(pod: Pod, minReadySeconds: number, now: number = Date.now()): boolean {

@@ -4,8 +4,7 @@
 import { selectorFromLabelSelector, type ApiObject, type LabelSelector, type OwnerReference, type Selector } from "../../machinery/index.js";
 import type { ResourceRef } from "../../client/index.js";
 
-export const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
-export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+export { PODS, NODES, controllerOf } from "../resources.js";
 export const REPLICASETS: ResourceRef = { group: "apps", version: "v1", resource: "replicasets", namespaced: true };
 export const DEPLOYMENTS: ResourceRef = { group: "apps", version: "v1", resource: "deployments", namespaced: true };
 export const DAEMONSETS: ResourceRef = { group: "apps", version: "v1", resource: "daemonsets", namespaced: true };
@@ -15,11 +14,6 @@ export const CONTROLLERREVISIONS: ResourceRef = { group: "apps", version: "v1", 
 /** The reference a controller sets on what it manages: controller and blockOwnerDeletion true, as upstream. */
 export function controllerRef(owner: ApiObject): OwnerReference {
   return { apiVersion: owner.apiVersion || "apps/v1", kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
-}
-
-/** The object's managing owner (the reference with controller: true), if any. */
-export function controllerOf(obj: ApiObject): OwnerReference | undefined {
-  return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true);
 }
 
 /** The owner's spec.selector as a Selector; one that cannot be parsed (validation prevents it) selects nothing. */
