@@ -13,6 +13,14 @@ import { assertExposesMetric, parseExposition, promtoolCheckMetrics, promtoolSki
 import { httpsGet } from "../src/component/testing/https-get.js";
 import { startComponent, startOrch, type ComponentProcess, type OrchProcess } from "./support/orch-process.js";
 
+async function untilReady(name: string, url: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if ((await httpsGet(`${url}/readyz`)).status === 200) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} did not become ready within 20 s: ${(await httpsGet(`${url}/readyz?verbose`)).text}`);
+}
+
 const BUILD_INFO = ["build_date", "compiler", "git_commit", "git_tree_state", "git_version", "go_version", "major", "minor", "platform"];
 
 describe("components as processes", () => {
@@ -44,6 +52,9 @@ describe("components as processes", () => {
       ]),
     ]);
     Object.assign(components, { "orch-controller-manager": kcm, "orch-proxy": proxy, "cloud-controller-manager": ccm, "orch-scheduler": scheduler, "orch-nodeagent": agent });
+    // A component serves before its informers have synced; /healthz includes the
+    // readiness checks, so wait for /readyz rather than racing the first list.
+    await Promise.all(Object.entries(components).map(([name, c]) => untilReady(name, c.url)));
   });
   after(async () => {
     await Promise.all(Object.entries(components).filter(([n]) => n !== "orch-apiserver").map(([, c]) => c.stop()));
