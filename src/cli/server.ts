@@ -9,17 +9,19 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { flag, type ParsedFlags } from "../component/index.js";
-import { RestClient, loadKubeconfig, type ClientConfig } from "../client/index.js";
+import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { startProxier } from "../proxy/proxier.js";
 import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { proxyRuleFlags } from "./proxy.js";
 
 /** The components `orch server` runs, in start order. */
-export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent"] as const;
+export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
 
 const NODE = "Node flags";
 
@@ -37,6 +39,8 @@ const serverFlags = {
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
+  "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
+  ...proxyRuleFlags(),
 };
 
 type ServerFlags = ParsedFlags<typeof serverFlags>;
@@ -66,6 +70,26 @@ function nodeNameOf(flags: ServerFlags): string {
   return (flags.get("node-name") || hostname()).toLowerCase();
 }
 
+/** The service proxy of this machine (root only: it programs iptables); undefined when disabled or not root. */
+function startProxy(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<void> {
+  if (flags.get("disable-proxy")) return Promise.resolve();
+  if (process.getuid?.() !== 0) {
+    log("proxy: not running as root: service addresses are not programmed on this machine");
+    return Promise.resolve();
+  }
+  return namingOfServer(client).then((naming) => {
+    startProxier({
+      client,
+      naming,
+      log,
+      chainPrefix: flags.get("iptables-chain-prefix"),
+      minSyncIntervalMs: flags.get("iptables-min-sync-period"),
+      resyncIntervalMs: flags.get("iptables-sync-period"),
+      signal: context.signal,
+    });
+  }).catch((err: unknown) => { log(`proxy failed: ${(err as Error).message}`); });
+}
+
 /** A node agent of this machine, with its files under the data folder so no root-owned paths are needed. */
 function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<NodeAgent> {
   const root = join(flags.get("data-dir"), "nodeagent");
@@ -86,7 +110,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
   const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
-  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent") };
+  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent"), proxy: client("proxy") };
   // One process, one of each: no leases to contend for.
   const loops = [
     runControllerManager({ client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
@@ -100,6 +124,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       }),
     );
   }
+  loops.push(startProxy(flags, clients.proxy, context, log));
   let agent: NodeAgent | undefined;
   try {
     let node = "no node agent";
@@ -130,6 +155,8 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     ? loadKubeconfig(flags.get("kubeconfig"))
     : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
   const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
+  const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
+  void startProxy(flags, proxyClient, context, log);
   try {
     const agent = await startAgent(flags, client, context, log);
     await untilNodeReady(client, agent.nodeName, context.signal, log);
@@ -138,6 +165,7 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     await agent.stop();
   } finally {
     client.close();
+    proxyClient.close();
   }
   log(`${context.command}: stopped`);
   return 0;
