@@ -2,13 +2,16 @@
 // under a chain prefix of this test's own) and node agent (embedded runtime;
 // busybox is not imported, so the commands run on the host's file system).
 // kubectl 1.33 exposes a two-replica web server; the cluster IP reaches both
-// replicas from the host and from a pod, the node port from the host's
-// address, and a service without endpoints refuses at once. `orch proxy
+// replicas from the host and from a pod, the cluster DNS resolves its name
+// (for the host and, through the search path, for a pod), the node port
+// answers on the host's address, and a service without endpoints refuses at once. `orch proxy
 // --cleanup` removes the chains afterwards.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createSocket } from "node:dgram";
+import * as dnsPacket from "dns-packet";
 import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -31,6 +34,21 @@ function get(host: string, port: number): Promise<string> {
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", reject);
     req.end();
+  });
+}
+
+/** One A query over UDP: the response code and the answers as [type, data]. */
+function dnsQuery(server: string, name: string): Promise<{ rcode: string; answers: [string, unknown][] }> {
+  return new Promise((resolve, reject) => {
+    const sock = createSocket("udp4");
+    const timer = setTimeout(() => { sock.close(); reject(new Error("no DNS answer")); }, 2000);
+    sock.on("message", (msg) => {
+      clearTimeout(timer);
+      sock.close();
+      const p = dnsPacket.decode(msg) as dnsPacket.DecodedPacket & { rcode: string };
+      resolve({ rcode: p.rcode, answers: (p.answers ?? []).map((a) => [a.type, (a as { data?: unknown }).data]) });
+    });
+    sock.send(dnsPacket.encode({ type: "query", id: 7, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: "A", name }] }), 53, server);
   });
 }
 
@@ -67,6 +85,23 @@ describe("kubectl 1.33: services through the orch proxy", { skip: kubectlSkipRea
       return p === "Succeeded" || p === "Failed" ? p : undefined;
     }, 30_000, "the client pod to finish");
     assert.equal(phase, "Succeeded", "wget from inside a pod reached the service");
+  });
+
+  test("cluster DNS: a service's name resolves to its cluster IP, for the host and for pods (by the short name too)", async () => {
+    const dnsIP = (await k.ok("get", "service", "-n", "orch-system", "orch-dns", "-o", "jsonpath={.spec.clusterIP}")).trim();
+    assert.equal(dnsIP, "10.96.0.10", "upstream's kube-dns address for the default range");
+    const webIP = (await k.ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}")).trim();
+    const found = await eventually(() => dnsQuery(dnsIP, "web.default.svc.cluster.local").catch(() => undefined), 20_000, "an answer from the cluster DNS");
+    assert.equal(found.rcode, "NOERROR");
+    assert.deepEqual(found.answers, [["A", webIP]]);
+    assert.equal((await dnsQuery(dnsIP, "nope.default.svc.cluster.local")).rcode, "NXDOMAIN");
+
+    await k.ok("run", "byname", "--image=busybox:1.36", "--restart=Never", "--", "busybox", "wget", "-q", "-O", "-", "http://web/");
+    const phase = await eventually(async () => {
+      const p = (await k.ok("get", "pod", "byname", "-o", "jsonpath={.status.phase}")).trim();
+      return p === "Succeeded" || p === "Failed" ? p : undefined;
+    }, 30_000, "the pod that fetches http://web/ to finish");
+    assert.equal(phase, "Succeeded", "the pod resolved `web` through its search path and fetched from it");
   });
 
   test("a NodePort service answers on the host's address", async () => {

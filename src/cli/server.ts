@@ -13,6 +13,8 @@ import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from ".
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { startProxier } from "../proxy/proxier.js";
+import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
+import type { Service } from "../api/core/types.js";
 import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
@@ -41,6 +43,9 @@ const serverFlags = {
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
   "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
   ...proxyRuleFlags(),
+  "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
+  "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
+  "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
 };
 
 type ServerFlags = ParsedFlags<typeof serverFlags>;
@@ -90,15 +95,44 @@ function startProxy(flags: ServerFlags, client: RestClient, context: RunContext,
   }).catch((err: unknown) => { log(`proxy failed: ${(err as Error).message}`); });
 }
 
+/**
+ * The cluster DNS server of this server (all-in-one only, as root with the
+ * proxy: pods reach it through a service address). Resolves to the
+ * orch-dns service's address, or undefined when there is none.
+ */
+async function startDns(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<string | undefined> {
+  if (flags.get("disable-dns") || flags.get("disable-proxy") || process.getuid?.() !== 0) return undefined;
+  const address = nodeAddress();
+  if (address === undefined) {
+    log("dns: this host has no external IPv4 address for pods to reach: no cluster DNS");
+    return undefined;
+  }
+  try {
+    const { server, serviceIP } = await startClusterDns({ client, naming: await namingOfServer(client), domain: flags.get("cluster-domain"), address, port: flags.get("cluster-dns-port"), signal: context.signal, log });
+    log(`dns: serving ${flags.get("cluster-domain")} on ${address}:${server.port} (udp, tcp), for pods at ${serviceIP}:53`);
+    return serviceIP;
+  } catch (err) {
+    log(`dns failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The address of the cluster's orch-dns service, for a joining agent (undefined when the cluster runs none). */
+async function clusterDnsAddress(client: RestClient): Promise<string | undefined> {
+  const naming = await namingOfServer(client);
+  const svc = await client.get<Service>({ group: "", version: "v1", resource: "services", namespaced: true }, { namespace: naming.systemNamespace, name: DNS_SERVICE }).catch(() => undefined);
+  return svc?.spec?.clusterIP || undefined;
+}
+
 /** A node agent of this machine, with its files under the data folder so no root-owned paths are needed. */
-function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<NodeAgent> {
+function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void, dns?: string): Promise<NodeAgent> {
   const root = join(flags.get("data-dir"), "nodeagent");
   return startNodeAgent({
     client,
     nodeName: nodeNameOf(flags),
     rootDir: root,
     podLogsDir: join(root, "pod-logs"),
-    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests") },
+    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests"), ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}) },
     runtimeEndpoint: flags.get("container-runtime-endpoint"),
     featureGates: context.featureGates,
     signal: context.signal,
@@ -128,8 +162,9 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   let agent: NodeAgent | undefined;
   try {
     let node = "no node agent";
+    const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      agent = await startAgent(flags, clients.agent, context, log);
+      agent = await startAgent(flags, clients.agent, context, log, dns);
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -158,7 +193,7 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
   void startProxy(flags, proxyClient, context, log);
   try {
-    const agent = await startAgent(flags, client, context, log);
+    const agent = await startAgent(flags, client, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);

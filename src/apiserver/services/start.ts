@@ -53,7 +53,7 @@ export async function ensureKubernetesService(
   const endpoints: Endpoints = {
     apiVersion: "v1",
     kind: "Endpoints",
-    metadata: { name: "kubernetes", namespace: "default", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
+    metadata: { name: "kubernetes", namespace: "default" },
     subsets: [{ addresses: [{ ip: o.address }], ports: [{ name: "https", port: o.port, protocol: "TCP" }] }],
   };
   // The API server's address or port may have changed since the last start: the endpoints follow.
