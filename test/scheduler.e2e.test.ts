@@ -75,9 +75,10 @@ describe("orch scheduler replicas with kubectl 1.33", { skip: kubectlSkipReason(
     assert.ok(leader.output().includes("caches synced"));
     assert.ok(!follower.output().includes("caches synced"), "the follower never started scheduling");
     // /readyz on each replica's --secure-port: the leader is ready, the follower (no caches) is not.
-    const url = (r: Replica) => /serving health and metrics on (https:\/\/\S+)/.exec(r.output())![1]!;
-    assert.equal((await httpsGet(`${url(leader)}/readyz`)).status, 200);
-    const notReady = await httpsGet(`${url(follower)}/readyz?verbose`);
+    // (A replica started on a loaded machine may not have printed its address yet: wait for it.)
+    const url = (r: Replica) => until("the replica's address", () => /serving health and metrics on (https:\/\/\S+)/.exec(r.output())?.[1]);
+    assert.equal((await httpsGet(`${await url(leader)}/readyz`)).status, 200);
+    const notReady = await httpsGet(`${await url(follower)}/readyz?verbose`);
     assert.equal(notReady.status, 500);
     assert.match(notReady.text, /sched-handler-sync/);
     await leader.stop();
