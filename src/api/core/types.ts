@@ -147,6 +147,7 @@ export interface ContainerState {
     message?: string;
     startedAt?: string | null;
     finishedAt?: string | null;
+    containerID?: string;
   } | null;
 }
 
@@ -158,6 +159,7 @@ export interface ContainerStatus {
   restartCount?: number;
   image?: string;
   imageID?: string;
+  containerID?: string;
   started?: boolean | null;
 }
 
@@ -216,6 +218,8 @@ export interface NodeStatus {
   allocatable?: Quantities | null;
   conditions?: Condition[] | null;
   addresses?: { type?: string; address?: string }[] | null;
+  /** Where the node agent serves (upstream's field name). */
+  daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } | null;
   nodeInfo?: {
     kubeletVersion?: string;
     osImage?: string;
