@@ -88,7 +88,6 @@ async function startAgent(flags: ServerFlags, client: RestClient, cluster: Clien
     port: flags.get("nodeagent-port"),
     apiServer: cluster,
     log,
-    signal: context.signal,
     ...agentEndpoints(() => agent),
   });
   try {
