@@ -9,10 +9,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
+import { httpsGet } from "../src/component/testing/https-get.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
@@ -25,19 +25,6 @@ function pod(name: string, containers: Record<string, string>, extra = ""): stri
   const path = join(files, `${name}.yaml`);
   writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n${extra}  containers:\n${list.join("\n")}\n`);
   return path;
-}
-
-/** GET on the agent's port, with a client certificate or without. */
-function agentGet(url: string, cert?: { cert: string; key: string }): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false, ...(cert ?? {}) }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
 }
 
 describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? false }, () => {
@@ -166,11 +153,12 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.ok(port > 0 && port !== 10250, `the Node advertises the port picked (${port})`);
     const ip = node.status.addresses.find((a) => a.type === "InternalIP")!.address;
     const url = `https://${ip}:${port}/containerLogs/default/two/first`;
-    const anonymous = await agentGet(url);
-    assert.equal(anonymous.status, 401);
-    const cert = { cert: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8") };
-    assert.deepEqual(await agentGet(url, cert), { status: 200, body: "one\ntwo\nthree\n" });
-    assert.deepEqual(await agentGet(`https://${ip}:${port}/containerLogs/default/two/nope`, cert), { status: 404, body: `container "nope" not found in pod "two"` });
+    assert.equal((await httpsGet(url)).status, 401);
+    const clientCert = { cert: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8") };
+    const ok = await httpsGet(url, { clientCert });
+    assert.deepEqual([ok.status, ok.text], [200, "one\ntwo\nthree\n"]);
+    const missing = await httpsGet(`https://${ip}:${port}/containerLogs/default/two/nope`, { clientCert });
+    assert.deepEqual([missing.status, missing.text], [404, `container "nope" not found in pod "two"`]);
   });
 
   test("logs of a pod on a second node joined with orch server --join", async () => {
