@@ -3,7 +3,7 @@
 // /containerLogs, which reads the CRI log files the embedded runtime writes
 // (containers are host processes: busybox is not imported). Also a second
 // node joined with `orch server --join`, and the agent's port refusing
-// callers without a client certificate.
+// callers without a client certificate; the component ports `orch server` serves.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -159,6 +159,23 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.deepEqual([ok.status, ok.text], [200, "one\ntwo\nthree\n"]);
     const missing = await httpsGet(`https://${ip}:${port}/containerLogs/default/two/nope`, { clientCert });
     assert.deepEqual([missing.status, missing.text], [404, `container "nope" not found in pod "two"`]);
+  });
+
+  test("orch server serves the controller manager's, scheduler's and agent's endpoints on their own ports", async () => {
+    const token = readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim();
+    const urls = Object.fromEntries([...orch.output().matchAll(/(orch-[a-z-]+): serving \/healthz.* on (https:\/\/\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    assert.deepEqual(Object.keys(urls).sort(), ["orch-controller-manager", "orch-nodeagent", "orch-scheduler"]);
+    const want: Record<string, string> = {
+      "orch-controller-manager": "workqueue_adds_total",
+      "orch-scheduler": "scheduler_schedule_attempts_total",
+      "orch-nodeagent": "nodeagent_running_pods",
+    };
+    for (const [name, url] of Object.entries(urls)) {
+      await eventually(`${name} ready`, async () => (await httpsGet(`${url}/readyz`)).status === 200, 20_000);
+      assert.equal((await httpsGet(`${url}/metrics`)).status, 401, `${name}: metrics need credentials`);
+      const metrics = await httpsGet(`${url}/metrics`, { token });
+      assert.match(metrics.text, new RegExp(`^${want[name]}`, "m"), name);
+    }
   });
 
   test("logs of a pod on a second node joined with orch server --join", async () => {

@@ -71,11 +71,13 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
  * server reaches it there (the defaults, port 10250 on every address, would collide between suites).
  */
 export const AGENT_PORT_ARGS = ["--nodeagent-port=0", "--nodeagent-bind-address=127.0.0.1", "--node-ip=127.0.0.1"];
+/** `orch server`'s other component ports (controller manager, scheduler) on free ports too. */
+const SERVER_PORT_ARGS = [...AGENT_PORT_ARGS, "--controller-manager-port=0", "--scheduler-port=0"];
 
 export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
-  const agentArgs = subcommand === "server" ? AGENT_PORT_ARGS : [];
-  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...agentArgs, ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const portArgs = subcommand === "server" ? SERVER_PORT_ARGS : [];
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return {
     url: p.url,
     pid: p.child.pid!,
