@@ -2,19 +2,19 @@
 // process: the API server's pods/log streams from the node agent's
 // /containerLogs, which reads the CRI log files the embedded runtime writes
 // (containers are host processes: busybox is not imported). Also a second
-// node joined with `orch server --join`, and the agent's port refusing
+// node joined with `orch server --join`, a third run by `orch nodeagent`, and the agent's port refusing
 // callers without a client certificate; the component ports `orch server` serves.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
-import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
+import { startComponent, startJoinedAgent, startOrch, type ComponentProcess, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-logs-"));
 // A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
@@ -31,6 +31,7 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
   let orch: OrchProcess;
   let k: Kubectl;
   let other: JoinedAgentProcess | undefined;
+  let third: ComponentProcess | undefined;
   const logs = async (...args: string[]) => k.run(["logs", ...args]);
   const phase = async (name: string) => JSON.parse(await k.ok("get", "pod", name, "-o", "json")) as {
     status: { phase?: string; containerStatuses?: { restartCount: number; state: Record<string, unknown> }[] };
@@ -48,6 +49,7 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
   });
   after(async () => {
     await other?.stop();
+    await third?.stop();
     await orch?.stop();
     // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
     const pids = await new Promise<number[]>((resolve) =>
@@ -69,7 +71,8 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.equal((await logs("two", "-c", "first", "--tail=2", "--since=1h")).stdout, "two\nthree\n");
     assert.equal((await logs("two", "-c", "first", "--limit-bytes=6")).stdout, "one\ntw");
     assert.match((await logs("two", "-c", "first", "--timestamps", "--tail=1")).stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z three\n$/);
-    // Lines older than --since are left out; the ticker writes one every 0.2 s.
+    // Lines older than --since are left out; the ticker writes one every 0.2 s (wait for 2 s of them).
+    await eventually("ten ticks", async () => (await logs("ticker")).stdout.split("\n").length > 10, 20_000);
     const recent = (await logs("ticker", "--since=1s")).stdout.trim().split("\n");
     const all = (await logs("ticker")).stdout.trim().split("\n");
     assert.ok(recent.length >= 1 && recent.length < all.length, `--since=1s gave ${recent.length} of ${all.length} lines`);
@@ -178,11 +181,26 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     }
   });
 
-  test("logs of a pod on a second node joined with orch server --join", async () => {
+  test("logs of pods on more nodes: one joined with orch server --join, one run by orch nodeagent; an agent that is gone is a 500", async () => {
     const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
-    other = await startJoinedAgent(join_, "logs-other", { readyTimeoutMs: 60_000 });
+    const agentDir = join(files, "third");
+    mkdirSync(join(agentDir, "manifests"), { recursive: true });
+    writeFileSync(join(agentDir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(agentDir, "manifests")}\n`);
+    [other, third] = await Promise.all([
+      startJoinedAgent(join_, "logs-other", { readyTimeoutMs: 60_000 }),
+      startComponent("nodeagent", [
+        `--kubeconfig=${orch.kubeconfig}`, `--config=${join(agentDir, "config.yaml")}`, `--root-dir=${join(agentDir, "root")}`, `--pod-logs-dir=${join(agentDir, "logs")}`,
+        "--hostname-override=logs-third", "--port=0", "--bind-address=127.0.0.1", "--node-ip=127.0.0.1",
+      ], { readyTimeoutMs: 60_000 }),
+    ]);
     await k.ok("create", "-f", pod("remote", { main: `echo from the other node; sleep ${TOKEN}` }, "  nodeName: logs-other\n"));
-    await k.ok("wait", "--for=condition=Ready", "pod/remote", "--timeout=60s");
+    await k.ok("create", "-f", pod("third", { main: `echo from orch nodeagent; sleep ${TOKEN}` }, "  nodeName: logs-third\n"));
+    await k.ok("wait", "--for=condition=Ready", "pod/remote", "pod/third", "--timeout=60s");
     assert.equal((await logs("remote")).stdout, "from the other node\n");
+    assert.equal((await logs("third")).stdout, "from orch nodeagent\n");
+    await other.stop();
+    other = undefined;
+    const gone = await logs("remote");
+    assert.match(gone.stderr, /Error from server: Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/remote\/main": connect ECONNREFUSED/);
   });
 });
