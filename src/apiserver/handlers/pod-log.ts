@@ -10,6 +10,7 @@
 import type { Node, Pod } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, podLogQuery, validatePodLogOptions } from "../../api/core/pod-log-options.js";
 import { ApiError, badRequest, buildStatus, invalid, methodNotSupported } from "../../machinery/index.js";
+import { writeOrWait, type ChunkSink } from "../../machinery/until.js";
 import type { Incoming, Outgoing } from "../http/respond.js";
 import { agentBaseUrl, type NodeAgentClient } from "../node-agents.js";
 import type { RegistryStore } from "../registry/store.js";
@@ -108,13 +109,10 @@ export async function handlePodLog(r: PodLogRequest): Promise<void> {
   }
   // No Content-Length: HTTP/1.1 answers chunked, HTTP/2 in DATA frames; each write leaves at once.
   r.res.writeHead(200, { "content-type": "text/plain" });
-  const res = r.res as { write(chunk: Buffer): boolean; once(e: "drain", f: () => void): unknown; end(): void };
+  const res = r.res as ChunkSink & { end(): void };
   try {
     for await (const chunk of upstream) {
-      if (!res.write(chunk as Buffer)) await new Promise<void>((resolve) => {
-        res.once("drain", resolve);
-        gone.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+      await writeOrWait(res, chunk as Buffer, gone.signal);
       if (gone.signal.aborted) break;
     }
   } catch {

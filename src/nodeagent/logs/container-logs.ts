@@ -11,7 +11,7 @@ import type { Pod, PodStatus } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, validatePodLogOptions } from "../../api/core/pod-log-options.js";
 import type { Request, Response } from "../../component/endpoints.js";
 import type { CriClient } from "../cri/index.js";
-import { readLog } from "./log-reader.js";
+import { readLog, type LogSink } from "./log-reader.js";
 
 export const CONTAINER_LOGS_PATH = "/containerLogs/";
 
@@ -123,7 +123,7 @@ export class ContainerLogs {
         ...(opts.limitBytes !== undefined ? { limitBytes: opts.limitBytes } : {}),
         ...(since !== undefined ? { sinceMs: since } : {}),
       },
-      res as unknown as { write(b: Buffer): boolean; once(e: "drain", f: () => void): unknown },
+      res as unknown as LogSink,
       {
         signal: gone.signal,
         stillRunning: async () => {

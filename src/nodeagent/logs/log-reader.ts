@@ -9,6 +9,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
+import { untilOr, writeOrWait, type ChunkSink } from "../../machinery/until.js";
 import { parseLogRecord } from "../cri/log-format.js";
 
 export interface ReadLogOptions {
@@ -25,10 +26,7 @@ export interface ReadLogOptions {
 }
 
 /** Where the output goes: an HTTP response, a stream, a test's collector. */
-export interface LogSink {
-  write(chunk: Buffer): boolean;
-  once(event: "drain", listener: () => void): unknown;
-}
+export type LogSink = ChunkSink;
 
 export interface ReadLogContext {
   /** Ends the read (the client went away). */
@@ -121,18 +119,39 @@ class Formatter {
     return this.#left <= 0;
   }
 
-  /** The output for one raw record, or undefined when it is skipped. */
-  format(raw: string): Buffer | undefined {
+  /** The output for complete raw records (newline-separated, the last without one), as one buffer. */
+  format(records: string): Buffer {
+    let out = "";
+    let start = 0;
+    while (start <= records.length && this.#left > 0) {
+      let nl = records.indexOf("\n", start);
+      if (nl < 0) nl = records.length;
+      const one = this.#record(records.slice(start, nl));
+      start = nl + 1;
+      if (one === undefined) continue;
+      if (this.#left !== Infinity) {
+        const bytes = Buffer.byteLength(one);
+        if (bytes > this.#left) {
+          // Cut at the byte, not the character, as upstream's limit does.
+          const cut = Buffer.concat([Buffer.from(out), Buffer.from(one).subarray(0, this.#left)]);
+          this.#left = 0;
+          return cut;
+        }
+        this.#left -= bytes;
+      }
+      out += one;
+    }
+    return Buffer.from(out);
+  }
+
+  #record(raw: string): string | undefined {
     const r = parseLogRecord(raw);
     if (r === undefined) return undefined; // upstream logs and skips lines it cannot parse
     if (this.#opts.sinceMs !== undefined && Date.parse(r.time) < this.#opts.sinceMs) return undefined;
     const prefix = this.#opts.timestamps && !this.#midLine.has(r.stream) ? `${goTimestamp(r.time)} ` : "";
     if (r.partial) this.#midLine.add(r.stream);
     else this.#midLine.delete(r.stream);
-    let out = Buffer.from(prefix + r.content + (r.partial ? "" : "\n"));
-    if (out.length > this.#left) out = out.subarray(0, this.#left);
-    this.#left -= out.length;
-    return out;
+    return prefix + r.content + (r.partial ? "" : "\n");
   }
 }
 
@@ -153,13 +172,6 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
     let pending = Buffer.alloc(0);
     const chunk = Buffer.alloc(CHUNK);
 
-    const write = async (out: Buffer): Promise<void> => {
-      if (sink.write(out) || signal?.aborted) return;
-      await new Promise<void>((resolve) => {
-        sink.once("drain", resolve);
-        signal?.addEventListener("abort", () => resolve(), { once: true });
-      });
-    };
     /** Reads what the file holds now from `pos`; false when the output limit was reached. */
     const drain = async (upTo = Infinity): Promise<boolean> => {
       while (pos < upTo && !signal?.aborted) {
@@ -167,19 +179,12 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
         if (bytesRead === 0) break;
         pos += bytesRead;
         const data = pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-        let start = 0;
-        let nl: number;
-        let out: Buffer[] = [];
-        while ((nl = data.indexOf(NEWLINE, start)) >= 0) {
-          const formatted = formatter.format(data.toString("utf8", start, nl));
-          start = nl + 1;
-          if (formatted === undefined) continue;
-          out.push(formatted);
-          if (formatter.done) break;
-        }
-        pending = Buffer.from(data.subarray(start));
-        if (out.length > 0) await write(out.length === 1 ? out[0]! : Buffer.concat(out));
-        out = [];
+        // Complete records are decoded at once; the rest waits for its newline.
+        const last = data.lastIndexOf(NEWLINE);
+        pending = Buffer.from(data.subarray(last + 1));
+        if (last < 0) continue;
+        const out = formatter.format(data.toString("utf8", 0, last));
+        if (out.length > 0) await writeOrWait(sink, out, signal);
         if (formatter.done) return false;
       }
       return true;
@@ -210,14 +215,14 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
         pending = Buffer.alloc(0);
         continue;
       }
-      const changed = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), idleMs);
-        const done = (): void => {
+      let changed = false;
+      await untilOr(signal, (done) => {
+        const timer = setTimeout(done, idleMs);
+        wake = () => {
           clearTimeout(timer);
-          resolve(true);
+          changed = true;
+          done();
         };
-        wake = done;
-        signal?.addEventListener("abort", done, { once: true });
       });
       wake = undefined;
       if (!changed && ctx.stillRunning !== undefined && !(await ctx.stillRunning())) {
