@@ -94,7 +94,9 @@ function servePort(name: string, bindAddress: string, port: number, cluster: Cli
 async function startAgent(flags: ServerFlags, client: RestClient, cluster: ClientConfig, context: RunContext, log: (line: string) => void): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
-  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, agentEndpoints(() => agent));
+  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, agentEndpoints(() => agent)).catch((err: Error) => {
+    throw new Error(`${err.message} (--nodeagent-port picks another port, 0 any free one)`, { cause: err });
+  });
   try {
     agent = await startNodeAgent({
       client,
@@ -131,12 +133,22 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     ports.push(p);
     return p.metrics;
   };
-  const controllerMetrics = await portOf("orch-controller-manager", flags.get("controller-manager-port"));
-  const schedulerMetrics = flags.get("disable-scheduler")
-    ? undefined
-    : await portOf("orch-scheduler", flags.get("scheduler-port"), {
+  let controllerMetrics, schedulerMetrics;
+  try {
+    controllerMetrics = await portOf("orch-controller-manager", flags.get("controller-manager-port"));
+    if (!flags.get("disable-scheduler")) {
+      schedulerMetrics = await portOf("orch-scheduler", flags.get("scheduler-port"), {
         readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
       });
+    }
+  } catch (err) {
+    // A port in use: stop what started and say which flag moves it.
+    log(`${context.command}: ${(err as Error).message} (--controller-manager-port and --scheduler-port pick other ports, 0 any free one, -1 none)`);
+    await Promise.all(ports.map((p) => p.close()));
+    for (const c of Object.values(clients)) c.close();
+    await server.close();
+    return 1;
+  }
   // One process, one of each: no leases to contend for.
   const loops = [
     runControllerManager({
