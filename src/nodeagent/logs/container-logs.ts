@@ -94,7 +94,9 @@ export class ContainerLogs {
     }
     if (validatePodLogOptions(opts).length > 0) throw new LogsError(422, `{"message": "Invalid request."}`);
 
-    const entry = this.#o.pods().find((p) => p.pod.metadata.namespace === namespace && p.pod.metadata.name === podName);
+    // A pod deleted and created again under its name may still be stopping here: the live one wins.
+    const named = this.#o.pods().filter((p) => p.pod.metadata.namespace === namespace && p.pod.metadata.name === podName);
+    const entry = named.find((p) => !p.pod.metadata.deletionTimestamp) ?? named.at(-1);
     if (entry === undefined) throw new LogsError(404, `pod ${q(podName)} does not exist`);
     const spec = entry.pod.spec;
     if (![...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].some((c) => c.name === container)) {
