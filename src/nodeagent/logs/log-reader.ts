@@ -195,13 +195,18 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
       return;
     }
     // Follow: a change in the log's folder (written, rotated, recreated) wakes the loop; so does a timer.
+    // `dirty` remembers a change that came while the loop was busy reading, so none is missed.
     const name = basename(path);
+    let dirty = false;
     watcher = watch(dirname(path), (_event, changed) => {
-      if (changed === null || changed === name || String(changed).startsWith(name)) wake?.();
+      if (changed !== null && changed !== name && !String(changed).startsWith(name)) return;
+      dirty = true;
+      wake?.();
     });
     watcher.on("error", () => {});
     const idleMs = ctx.idleCheckMs ?? 1000;
     while (!signal?.aborted) {
+      dirty = false;
       if (!(await drain())) return;
       // Rotated (a new file at the path) or truncated: finish the old file, then read the new one from its start.
       const current = await stat(path).catch(() => undefined);
@@ -215,17 +220,16 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
         pending = Buffer.alloc(0);
         continue;
       }
-      let changed = false;
+      if (dirty) continue;
       await untilOr(signal, (done) => {
         const timer = setTimeout(done, idleMs);
         wake = () => {
           clearTimeout(timer);
-          changed = true;
           done();
         };
       });
       wake = undefined;
-      if (!changed && ctx.stillRunning !== undefined && !(await ctx.stillRunning())) {
+      if (!dirty && ctx.stillRunning !== undefined && !(await ctx.stillRunning())) {
         // Stopped: whatever it wrote last is read, then the stream ends (upstream's follow does the same).
         await drain();
         return;
