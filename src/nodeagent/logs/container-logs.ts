@@ -69,9 +69,9 @@ export class ContainerLogs {
   }
 
   /** Answers one request under CONTAINER_LOGS_PATH. */
-  async serve(req: Request, res: Response, url: URL): Promise<void> {
+  async serve(_req: Request, res: Response, url: URL): Promise<void> {
     try {
-      await this.#serve(req, res, url);
+      await this.#serve(res, url);
     } catch (err) {
       if (!(err instanceof LogsError)) throw err;
       if (res.headersSent) return void res.end();
@@ -80,8 +80,14 @@ export class ContainerLogs {
     }
   }
 
-  async #serve(req: Request, res: Response, url: URL): Promise<void> {
-    const [namespace = "", podName = "", container = ""] = url.pathname.slice(CONTAINER_LOGS_PATH.length).split("/").map(decodeURIComponent);
+  async #serve(res: Response, url: URL): Promise<void> {
+    let parts: string[];
+    try {
+      parts = url.pathname.slice(CONTAINER_LOGS_PATH.length).split("/").map(decodeURIComponent);
+    } catch {
+      throw new LogsError(400, `{"message": "Malformed path."}`);
+    }
+    const [namespace = "", podName = "", container = ""] = parts;
     if (podName === "") throw new LogsError(400, `{"message": "Missing podID."}`);
     if (container === "") throw new LogsError(400, `{"message": "Missing container name."}`);
     if (namespace === "") throw new LogsError(400, `{"message": "Missing podNamespace."}`);
