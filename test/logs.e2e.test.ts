@@ -78,10 +78,11 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.ok(recent.length >= 1 && recent.length < all.length, `--since=1s gave ${recent.length} of ${all.length} lines`);
   });
 
-  test("a pod with several containers: kubectl defaults to the first; the API asks for one with upstream's message", async () => {
+  test("a pod with several containers: kubectl defaults to the first, --all-containers reads each; the API asks for one with upstream's message", async () => {
     const r = await logs("two");
     assert.equal(r.stdout, "one\ntwo\nthree\n");
     assert.match(r.stderr, /Defaulted container "first" out of: first, second/);
+    assert.equal((await logs("two", "--all-containers")).stdout, "one\ntwo\nthree\nfrom-second\n");
     const raw = await k.run(["get", "--raw", "/api/v1/namespaces/default/pods/two/log"]);
     assert.notEqual(raw.code, 0);
     assert.match(raw.stderr, /Error from server \(BadRequest\): a container name must be specified for pod two, choose one of: \[first second\]/);
