@@ -30,11 +30,20 @@ export function agentBaseUrl(node: Node): string {
   return `https://${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
+export interface NodeAgentClientOptions {
+  readonly cert: string;
+  readonly key: string;
+  /** How long connecting (TCP and TLS) may take before the request fails (default 30 s, upstream's dial timeout). */
+  readonly connectTimeoutMs?: number;
+}
+
 export class NodeAgentClient {
   readonly #agent: Agent;
+  readonly #connectTimeoutMs: number;
 
-  constructor(options: { cert: string; key: string }) {
+  constructor(options: NodeAgentClientOptions) {
     this.#agent = new Agent({ keepAlive: true, cert: options.cert, key: options.key, rejectUnauthorized: false });
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   }
 
   /** GET `url`; the response's body is the caller's to read. Aborting `signal` ends the request and its response. */
@@ -42,6 +51,13 @@ export class NodeAgentClient {
     return new Promise((resolve, reject) => {
       const req = request(url, { method: "GET", agent: this.#agent, signal }, resolve);
       req.once("error", reject);
+      // Only the connection is timed: a follow may then stay quiet for as long as the container does.
+      req.once("socket", (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => req.destroy(new Error(`dial ${new URL(url).host}: i/o timeout`)), this.#connectTimeoutMs);
+        socket.once("secureConnect", () => clearTimeout(timer));
+        socket.once("close", () => clearTimeout(timer));
+      });
       req.end();
     });
   }
