@@ -417,7 +417,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       clearInterval(resync);
     });
     const healthy = () => pleg.healthy().ok;
-    const logs = new ContainerLogs({ pods: () => statuses.all(), runtime });
+    // Pods with a status, and those just admitted whose first status is not computed yet (their containers are "not available").
+    const logs = new ContainerLogs({
+      runtime,
+      pods: () => {
+        const known = statuses.all();
+        const seen = new Set(known.map((e) => e.pod.metadata.uid));
+        return [...known, ...workers.pods().filter((p) => !seen.has(p.metadata.uid)).map((pod) => ({ pod, status: {} }))];
+      },
+    });
     startWatchdog({ healthy, signal, log });
 
     let stopped: Promise<void> | undefined;
