@@ -1,0 +1,68 @@
+// How the API server reaches a node agent's HTTPS port (pods/log today):
+// the Node's address (InternalIP, then ExternalIP, then Hostname: kubeadm's
+// order of upstream's --kubelet-preferred-address-types) and the port its
+// agent advertises in status.daemonEndpoints.kubeletEndpoint (10250 when it
+// does not). The API server shows its client certificate (the agent trusts the
+// cluster CA). As upstream without --kubelet-certificate-authority, the
+// agent's self-signed serving certificate is not verified.
+
+import type { IncomingMessage } from "node:http";
+import { Agent, request } from "node:https";
+import type { Node } from "../api/core/types.js";
+import { serviceUnavailable } from "../machinery/index.js";
+
+export const DEFAULT_AGENT_PORT = 10250;
+const ADDRESS_TYPES = ["InternalIP", "ExternalIP", "Hostname"] as const;
+
+/** https://ADDRESS:PORT of a Node's agent; 503 when the Node lists no usable address. */
+export function agentBaseUrl(node: Node): string {
+  const addresses = node.status?.addresses ?? [];
+  let address: string | undefined;
+  for (const type of ADDRESS_TYPES) {
+    address = addresses.find((a) => a.type === type && a.address)?.address;
+    if (address !== undefined) break;
+  }
+  if (address === undefined) {
+    const known = addresses.map((a) => `${a.type}:${a.address}`).join(",");
+    throw serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
+  }
+  const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port || DEFAULT_AGENT_PORT;
+  return `https://${address.includes(":") ? `[${address}]` : address}:${port}`;
+}
+
+export interface NodeAgentClientOptions {
+  readonly cert: string;
+  readonly key: string;
+  /** How long connecting (TCP and TLS) may take before the request fails (default 30 s, upstream's dial timeout). */
+  readonly connectTimeoutMs?: number;
+}
+
+export class NodeAgentClient {
+  readonly #agent: Agent;
+  readonly #connectTimeoutMs: number;
+
+  constructor(options: NodeAgentClientOptions) {
+    this.#agent = new Agent({ keepAlive: true, cert: options.cert, key: options.key, rejectUnauthorized: false });
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+  }
+
+  /** GET `url`; the response's body is the caller's to read. Aborting `signal` ends the request and its response. */
+  get(url: string, signal: AbortSignal): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const req = request(url, { method: "GET", agent: this.#agent, signal }, resolve);
+      req.once("error", reject);
+      // Only the connection is timed: a follow may then stay quiet for as long as the container does.
+      req.once("socket", (socket) => {
+        if (!socket.connecting) return;
+        const timer = setTimeout(() => req.destroy(new Error(`dial ${new URL(url).host}: i/o timeout`)), this.#connectTimeoutMs);
+        socket.once("secureConnect", () => clearTimeout(timer));
+        socket.once("close", () => clearTimeout(timer));
+      });
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
