@@ -2,6 +2,7 @@
 // Contract: usage errors exit 2, --help and --version exit 0; otherwise the
 // subcommand's run() decides. bin/orch.js calls main() with process.argv.
 
+import { setMaxListeners } from "node:events";
 import { versionInfo, type FlagDecls } from "../component/index.js";
 import { command as apiserver } from "./apiserver.js";
 import { command as cloudControllerManager } from "./cloud-controller-manager.js";
@@ -76,6 +77,8 @@ export async function main(argv: readonly string[], io: Io = process): Promise<n
  */
 async function withSignals(body: (signal: AbortSignal) => Promise<number>): Promise<number> {
   const controller = new AbortController();
+  // Every part of a process (orch server runs five) listens for the one stop signal: no leak to warn about.
+  setMaxListeners(0, controller.signal);
   const onSignal = (): void => {
     if (controller.signal.aborted) process.exit(1);
     controller.abort();
