@@ -37,6 +37,11 @@ const serverFlags = {
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
+  "stop-pods-on-exit": flag.bool({
+    section: NODE,
+    default: false,
+    description: "On Ctrl-C or SIGTERM, stop the containers of every pod of this node. By default they keep running and the next orch server with the same --data-dir re-adopts them.",
+  }),
 };
 
 type ServerFlags = ParsedFlags<typeof serverFlags>;
@@ -76,6 +81,7 @@ function startAgent(flags: ServerFlags, client: RestClient, context: RunContext,
     podLogsDir: join(root, "pod-logs"),
     config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests") },
     runtimeEndpoint: flags.get("container-runtime-endpoint"),
+    stopContainersOnExit: flags.get("stop-pods-on-exit"),
     featureGates: context.featureGates,
     signal: context.signal,
     log,
@@ -116,7 +122,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     log(`nodeagent failed: ${(err as Error).message}`);
   }
   await untilStopped(context);
-  await agent?.stop();
+  if (agent !== undefined) await stopAgent(agent, flags, log);
   await Promise.all(loops);
   for (const c of Object.values(clients)) c.close();
   await server.close();
@@ -135,12 +141,22 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);
-    await agent.stop();
+    await stopAgent(agent, flags, log);
   } finally {
     client.close();
   }
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Stops the node agent and says what became of the pods it ran. */
+async function stopAgent(agent: NodeAgent, flags: ServerFlags, log: (line: string) => void): Promise<void> {
+  const running = agent.pods().filter((p) => p.status.phase === "Running").length;
+  await agent.stop();
+  if (running === 0) return;
+  log(flags.get("stop-pods-on-exit")
+    ? `orch server: stopped the containers of ${running} running pods (--stop-pods-on-exit)`
+    : `orch server: ${running} pods keep running; the next orch server with --data-dir ${flags.get("data-dir")} re-adopts them`);
 }
 
 const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false } as const;
