@@ -53,7 +53,7 @@ if ($pid == 0) {
   open(my $c3, '>&', $ctl_w) or die "control: $!\n";
   fileno($c3) == 3 or die "control pipe on fd " . fileno($c3) . "\n";
   fcntl($c3, F_SETFD, 0);
-  exec { $cmd[0] } @cmd;
+  { exec { $cmd[0] } @cmd; }
   print $c3 "error cannot run $cmd[0]: $!\n";
   exit 127;
 }
