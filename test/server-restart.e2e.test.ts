@@ -4,7 +4,8 @@
 // container that ended while orch was down is reported with its exit code;
 // CRI logs keep being written throughout. --stop-pods-on-exit stops them.
 // Real kubectl 1.33, real orch processes, the embedded runtime (busybox is not
-// imported, so the commands run on the host's file system).
+// imported, so the commands run on the host's file system); then the same
+// restart on a private containerd.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +14,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
+import { buildBusyboxImage } from "./support/busybox-image.js";
+import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
@@ -67,6 +70,8 @@ function pids(pattern: string): Promise<number[]> {
 }
 const sleepers = () => pids(`^sleep ${TOKEN}$`);
 const suiteProcesses = () => pids(TOKEN);
+const running = (p: PodJson) => p.status.phase === "Running" && p.status.containerStatuses?.[0]?.state.running !== undefined;
+after(() => rmSync(files, { recursive: true, force: true }));
 
 describe("orch server restarts re-adopt running pods (embedded runtime)", { skip: kubectlSkipReason() ?? (process.getuid?.() !== 0 ? "the embedded runtime's pod network needs root" : false) }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "orch-e2e-restart-data-"));
@@ -81,7 +86,6 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
       }
     }
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(files, { recursive: true, force: true });
   });
 
   const podsOf = async (k: Kubectl) => (JSON.parse(await k.ok("get", "pods", "-o", "json")).items as PodJson[]).filter((p) => !p.metadata.deletionTimestamp);
@@ -92,7 +96,6 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
     return dir === undefined ? "" : readFileSync(join(root, dir, "main", "0.log"), "utf8");
   };
   const ticks = (pod: PodJson) => (logOf(pod).match(/ stdout F tick \d+\n/g) ?? []).length;
-  const running = (p: PodJson) => p.status.phase === "Running" && p.status.containerStatuses?.[0]?.state.running !== undefined;
 
   test("SIGINT leaves the pods running; the next orch server adopts them as they are, with exits and logs from the time between", async () => {
     orch = await startOrch("server", ["--node-name=restart"], { dataDir, keepPods: true, readyTimeoutMs: 60_000 });
@@ -148,5 +151,62 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
     await orch.stop("SIGINT");
     orch = undefined;
     assert.deepEqual(await suiteProcesses(), [], "no container of this suite is left");
+  });
+});
+
+describe("orch server restarts re-adopt running pods (containerd)", { skip: kubectlSkipReason() ?? containerdSkipReason() ?? false }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "orch-e2e-restart-ctrd-"));
+  const sleep = `${Number(TOKEN) + 1}`;
+  let containerd: Containerd | undefined;
+  let orch: OrchProcess | undefined;
+  before(async () => {
+    containerd = await startContainerd();
+    await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar") });
+    await containerd.importImage(join(containerd.dir, "busybox.tar"));
+  });
+  after(async () => {
+    await orch?.stop();
+    await containerd?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("the agent finds containerd's running containers after a restart and keeps them", async () => {
+    const args = ["--node-name=restart-ctrd", `--container-runtime-endpoint=${containerd!.endpoint}`];
+    orch = await startOrch("server", args, { dataDir, keepPods: true, readyTimeoutMs: 60_000 });
+    let k = new Kubectl(orch.kubeconfig);
+    writeFileSync(join(files, "ctrd.yaml"), `apiVersion: v1
+kind: Pod
+metadata: {name: sleeper}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: main, image: busybox, imagePullPolicy: IfNotPresent, command: [sleep, "${sleep}"]}]
+`);
+    await k.ok("create", "-f", join(files, "ctrd.yaml"));
+    const podOf = async () => (JSON.parse(await k.ok("get", "pod", "sleeper", "-o", "json")) as PodJson);
+    const before = await eventually("the pod Running", async () => {
+      const p = await podOf();
+      return running(p) ? p : undefined;
+    }, 60_000);
+    const pid = await pids(`^sleep ${sleep}$`);
+    assert.equal(pid.length, 1);
+
+    await orch.stop("SIGINT");
+    assert.deepEqual(await pids(`^sleep ${sleep}$`), pid, "containerd keeps the container");
+    orch = await startOrch("server", args, { dataDir, readyTimeoutMs: 60_000 });
+    k = new Kubectl(orch.kubeconfig);
+    // Once the restarted agent has synced the pod, its status is written anew; it must describe the same container.
+    const after = await eventually("the restarted agent's status", async () => {
+      const p = await podOf();
+      return running(p) && p.status.containerStatuses?.[0]?.containerID === before.status.containerStatuses?.[0]?.containerID ? p : undefined;
+    }, 60_000);
+    const [was, is] = [before.status.containerStatuses![0]!, after.status.containerStatuses![0]!];
+    assert.equal(is.restartCount, 0);
+    assert.equal(is.state.running?.startedAt, was.state.running?.startedAt);
+    assert.equal(after.status.podIP, before.status.podIP);
+    assert.deepEqual(await pids(`^sleep ${sleep}$`), pid, "the same process, not restarted");
+    // --stop-pods-on-exit on containerd: the agent stops the pod's containers as it exits.
+    await orch.stop("SIGINT");
+    orch = undefined;
+    await eventually("the container to be stopped", async () => ((await pids(`^sleep ${sleep}$`)).length === 0 ? true : undefined));
   });
 });
