@@ -22,7 +22,7 @@ import { PodNetwork, type PodNetworkOptions } from "./network.js";
 import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { StartLimit } from "./start-limit.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
-import { checkSeccomp } from "./seccomp.js";
+import { seccompFilter, seccompSupport } from "./seccomp.js";
 import { installShim, recordedExit } from "./shim.js";
 
 export const RUNTIME_NAME = "orch-embedded";
@@ -147,8 +147,8 @@ export class EmbeddedRuntimeService {
       typeof this.#network === "string"
         ? { type: "NetworkReady", status: true, reason: "HostNetwork", message: `every pod uses the host network: ${this.#network}` }
         : { type: "NetworkReady", status: true, reason: "", message: this.#network.description },
-      // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
-      { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
+      // Informative (seed 001, "Seccomp settings"): whether profiles are installed as filters here.
+      seccompSupport(),
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
     ];
     const info: Record<string, string> = req.verbose
@@ -256,13 +256,17 @@ export class EmbeddedRuntimeService {
     if (clash !== undefined) throw new RuntimeError(Code.ALREADY_EXISTS, `container "${name}" attempt ${attempt} in sandbox ${sandbox.id} is reserved for ${clash.id}`);
     const notes: string[] = [];
     const security = config.linux?.securityContext ?? null;
-    checkSeccomp(security, notes);
+    const filter = seccompFilter(security, notes);
     if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
     const process = this.#process(config, image, security, notes);
     const id = newId();
+    if (filter !== undefined) {
+      mkdirSync(this.#containerDir(id), { recursive: true });
+      writeFileSync(join(this.#containerDir(id), "seccomp.bpf"), filter);
+    }
     const logPath = sandbox.config.logDirectory !== "" && config.logPath !== "" ? join(sandbox.config.logDirectory, config.logPath) : "";
     this.#containers.save({
       id,
@@ -283,6 +287,7 @@ export class EmbeddedRuntimeService {
       pid: 0,
       pidStart: "",
       notes,
+      ...(filter !== undefined ? { seccomp: true } : {}),
     });
     return { containerId: id };
   }
@@ -329,6 +334,7 @@ export class EmbeddedRuntimeService {
         dir: this.#containerDir(c.id),
         shim: this.#shim,
         logPath: c.logPath,
+        ...(c.seccomp ? { seccomp: { filterFile: join(this.#containerDir(c.id), "seccomp.bpf"), noNewPrivs: c.config.linux?.securityContext?.noNewPrivs ?? false } } : {}),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
         argv: c.process.argv,
         env: c.process.env,
@@ -598,13 +604,14 @@ export class EmbeddedRuntimeService {
     return join(this.#root, "sandboxes", id);
   }
 
-  #containerDir(id: string): string {
-    return join(this.#root, "containers", id);
-  }
-
   #cgroupPath(sandbox: SandboxRecord, c: ContainerRecord): string {
     const parent = sandbox.config.linux?.cgroupParent ?? "";
     return join(parent !== "" ? parent.replace(/^\/+/, "") : `orch-embedded/${sandbox.id}`, c.id);
+  }
+
+  /** The container's own directory: launch scripts, overlay layers, shim log, exit code, seccomp filter. */
+  #containerDir(id: string): string {
+    return join(this.#root, "containers", id);
   }
 
   /** The command, environment, directory and user a container runs with (image config under the CRI config, as upstream). */
@@ -655,7 +662,10 @@ export class EmbeddedRuntimeService {
       if (!timedOut) return;
     }
     signal("SIGKILL");
+    // Shims are unref'd children (or not children at all, once re-adopted): hold the process up until the exit is seen.
+    const hold = setInterval(() => {}, 60_000);
     await running.exited;
+    clearInterval(hold);
   }
 
   /** Records a container's end: its status as the shim recorded it, or unknown (exit code 255, reason Unknown) when it left none. */
@@ -712,7 +722,7 @@ export class EmbeddedRuntimeService {
       this.#cpuSamples.set(c.id, { at: ts, nanos: usage.cpuNanos });
     }
     const available = usage.memoryLimit !== undefined && usage.workingSet !== undefined && usage.memoryLimit < 2 ** 62 ? Math.max(0, usage.memoryLimit - usage.workingSet) : undefined;
-    const upper = join(this.#root, "containers", c.id, "upper");
+    const upper = join(this.#containerDir(c.id), "upper");
     return {
       attributes,
       cpu: { timestamp: ts, usageCoreNanoSeconds: u(usage.cpuNanos), usageNanoCores: u(nanoCores) },
