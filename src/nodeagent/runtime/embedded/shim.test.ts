@@ -17,19 +17,24 @@ const dir = mkdtempSync(join(tmpdir(), "orch-shim-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const skip = PERL === undefined ? "perl not installed" : undefined;
 
-/** Runs `script` under the shim as the runtime does; resolves with what came on fd 3 and the shim's exit. */
+/** Runs `script` under the shim as the runtime does, with Perl's warnings and strict on; resolves with what came on fd 3 and the shim's exit. */
 function runShim(name: string, script: string): { control: Promise<string>; exited: Promise<number | null>; log: string; dir: string } {
   const shim = installShim(dir);
   const cdir = join(dir, name);
   mkdirSync(cdir, { recursive: true });
   const log = join(dir, `${name}.log`);
-  const child = spawn(PERL!, [shim, cdir, log, "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "inherit", "pipe"] });
+  const child = spawn(PERL!, ["-w", "-Mstrict", shim, cdir, log, "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   const fd3 = child.stdio[3] as Readable;
   let text = "";
+  let warnings = "";
   fd3.on("data", (d: Buffer) => (text += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (warnings += d.toString()));
   return {
     control: new Promise((resolve) => fd3.once("close", () => resolve(text))),
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+    exited: new Promise((resolve) => child.once("close", (code) => {
+      assert.equal(warnings, "", "the shim runs clean under perl -w -Mstrict");
+      resolve(code);
+    })),
     log,
     dir: cdir,
   };
