@@ -777,7 +777,8 @@ export class EmbeddedRuntimeService {
       if (c.state !== "CONTAINER_RUNNING") continue;
       const sandbox = this.#sandboxes.get(c.podSandboxId);
       const cgroup = sandbox === undefined ? "" : this.#cgroupPath(sandbox, c);
-      const running: Running = { exited: Promise.resolve(), oomBefore: 0 };
+      // OOM kills counted before now (a child of the container killed while it ran on) are not its end's.
+      const running: Running = { exited: Promise.resolve(), oomBefore: cgroup === "" ? 0 : this.cgroups.usage(cgroup).oomKills ?? 0 };
       if (this.#alive(c) && recordedExit(this.#containerDir(c.id)) === undefined) {
         running.exited = this.#poll(c).then((status) => this.#exited(c.id, status, cgroup, running));
         this.#running.set(c.id, running);
