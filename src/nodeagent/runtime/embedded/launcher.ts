@@ -211,17 +211,22 @@ export function initScript(spec: LaunchSpec): string {
   ].join("\n") + "\n";
 }
 
-/** The first script: joins the cgroups, then enters the namespaces (or runs the command directly). */
+/**
+ * What the shim execs once it has joined the container's cgroups: with
+ * namespaces, the step that enters them (setup.sh runs inside); without,
+ * launch.sh. No shell runs before it: each process in this chain is time
+ * every container start waits for.
+ */
+export function shimCommand(spec: LaunchSpec): string[] {
+  if (!spec.isolation.namespaces) return ["/bin/sh", join(spec.dir, "launch.sh")];
+  const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
+  return [...net, UNSHARE!, "--mount", "--uts", "--ipc", "--propagation", "private", "--", "/bin/sh", join(spec.dir, "setup.sh")];
+}
+
+/** Without namespaces: reports the PID and runs the command directly, on the host root. */
 export function launchScript(spec: LaunchSpec): string {
-  const lines = ["set -e", ...spec.cgroupProcs.map((f) => `echo 0 > ${shQuote(f)}`)];
-  if (spec.isolation.namespaces) {
-    const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
-    lines.push(`exec ${q(net)} ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
-  } else {
-    const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
-    lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, "/", cwd, false))}`);
-  }
-  return lines.join("\n") + "\n";
+  const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
+  return [`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, "/", cwd, false))}`].join("\n") + "\n";
 }
 
 /**
@@ -235,16 +240,17 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
   if (PERL === undefined) return Promise.reject(new Error("perl not found: the embedded runtime's container shim needs it (Debian: perl-base)"));
   mkdirSync(spec.dir, { recursive: true });
   rmSync(join(spec.dir, "exit-code"), { force: true });
-  writeFileSync(join(spec.dir, "launch.sh"), launchScript(spec));
   if (spec.isolation.namespaces) {
     writeFileSync(join(spec.dir, "setup.sh"), setupScript(spec));
     writeFileSync(join(spec.dir, "wait.sh"), waitScript(spec));
     writeFileSync(join(spec.dir, "init.sh"), initScript(spec));
+  } else {
+    writeFileSync(join(spec.dir, "launch.sh"), launchScript(spec));
   }
   // The shim's own complaints (a perl failure) go to a file: nothing may tie it to the runtime's pipes.
   const shimLog = join(spec.dir, "shim.log");
   const errFd = openSync(shimLog, "a");
-  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, "/bin/sh", join(spec.dir, "launch.sh")], {
+  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
     stdio: ["ignore", "ignore", errFd, "pipe"],
     detached: true,
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },

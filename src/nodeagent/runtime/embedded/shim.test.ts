@@ -18,12 +18,12 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const skip = PERL === undefined ? "perl not installed" : undefined;
 
 /** Runs `script` under the shim as the runtime does, with Perl's warnings and strict on; resolves with what came on fd 3 and the shim's exit. */
-function runShim(name: string, script: string): { control: Promise<string>; exited: Promise<number | null>; log: string; dir: string } {
+function runShim(name: string, script: string, cgroupProcs: string[] = []): { control: Promise<string>; exited: Promise<number | null>; log: string; dir: string } {
   const shim = installShim(dir);
   const cdir = join(dir, name);
   mkdirSync(cdir, { recursive: true });
   const log = join(dir, `${name}.log`);
-  const child = spawn(PERL!, ["-w", "-Mstrict", shim, cdir, log, "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  const child = spawn(PERL!, ["-w", "-Mstrict", shim, cdir, log, ...cgroupProcs, "--", "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   const fd3 = child.stdio[3] as Readable;
   let text = "";
   let warnings = "";
@@ -92,4 +92,15 @@ test("a signal ends the command with 128+signal, recorded; the command leads a p
   process.kill(-pid, "SIGTERM"); // the group, as the runtime signals a container without namespaces
   assert.equal(await run.exited, 143);
   assert.equal(recordedExit(run.dir)?.code, 143);
+});
+
+test("the command joins the cgroups first (the shim writes 0 to each cgroup.procs); a join that fails is the start's error", { skip }, async () => {
+  const procs = join(dir, "cgroup.procs");
+  writeFileSync(procs, "");
+  const run = runShim("join", `echo "ok $$" >&3; exec 3>&-; exit 0`, [procs]);
+  assert.match(await run.control, /^ok \d+\n$/);
+  assert.equal(readFileSync(procs, "utf8"), "0\n");
+  const refused = runShim("refused", `echo "ok $$" >&3`, [join(dir, "no", "such", "cgroup.procs")]);
+  assert.equal((await refused.control).trim(), `error joining cgroup ${join(dir, "no", "such", "cgroup.procs")}: No such file or directory`);
+  assert.equal(await refused.exited, 125);
 });

@@ -10,13 +10,14 @@ import { join } from "node:path";
 export const PERL = ["/usr/bin/perl", "/bin/perl"].find(existsSync);
 
 /**
- * argv: <container dir> <log path or ""> <command...>. fd 3 is the control
+ * argv: <container dir> <log path or ""> <cgroup.procs file>... -- <command...>.
+ * The command joins the cgroups (before anything of it runs) and gets a
+ * process group of its own, so the runtime can signal -pid without reaching
+ * the shim. fd 3 is the control
  * pipe to the runtime: the shim relays the command's `ok <pid>` (then closes
  * it), or sends `error <why>` when the command ended before saying ok.
  *
  * Why each part is there:
- * - the command gets a process group of its own, so the runtime can signal
- *   -pid without reaching the shim;
  * - CRI records as upstream writes them: `<RFC3339Nano> <stream> <F|P> <text>`,
  *   a line longer than 16 KiB cut into P records, output without a final
  *   newline flushed as a P record when its stream ends;
@@ -34,6 +35,9 @@ export const PERL = ["/usr/bin/perl", "/bin/perl"].find(existsSync);
  *   runs it under `perl -w -Mstrict` instead.
  */
 export const SHIM_SOURCE = String.raw`my ($dir, $log, @cmd) = @ARGV;
+my @procs;
+push(@procs, shift(@cmd)) while @cmd && $cmd[0] ne '--';
+shift(@cmd);
 my $F_SETFD = 2; # Linux, as Fcntl would say
 my $hires;
 my $MAX = 16384;
@@ -55,6 +59,10 @@ if ($pid == 0) {
   open(my $c3, '>&', $ctl_w) or die "control: $!\n";
   fileno($c3) == 3 or die "control pipe on fd " . fileno($c3) . "\n";
   fcntl($c3, $F_SETFD, 0);
+  for my $f (@procs) {
+    my $p;
+    open($p, '>', $f) && print($p "0\n") && close($p) or do { print $c3 "error joining cgroup $f: $!\n"; exit 125 };
+  }
   { exec { $cmd[0] } @cmd; }
   print $c3 "error cannot run $cmd[0]: $!\n";
   exit 127;
