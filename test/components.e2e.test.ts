@@ -5,12 +5,14 @@
 // seed 002 puts on all components.
 
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { assertExposesMetric, parseExposition, promtoolCheckMetrics, promtoolSkipReason } from "../src/component/metrics/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
+import { packageRoot } from "../src/component/package-root.js";
 import { startComponent, startOrch, type ComponentProcess, type OrchProcess } from "./support/orch-process.js";
 
 async function untilReady(name: string, url: string): Promise<void> {
@@ -21,6 +23,7 @@ async function untilReady(name: string, url: string): Promise<void> {
   throw new Error(`${name} did not become ready within 20 s: ${(await httpsGet(`${url}/readyz?verbose`)).text}`);
 }
 
+const PROXY_CHAINS = `C${process.pid.toString(36).toUpperCase()}`.slice(0, 8);
 const BUILD_INFO = ["build_date", "compiler", "git_commit", "git_tree_state", "git_version", "go_version", "major", "minor", "platform"];
 
 describe("components as processes", () => {
@@ -37,7 +40,8 @@ describe("components as processes", () => {
     agentDir = mkdtempSync(join(tmpdir(), "orch-components-agent-"));
     const [kcm, proxy, ccm, scheduler, agent] = await Promise.all([
       startComponent("controller-manager", [...common, "--secure-port=0", "--leader-elect=true"]),
-      startComponent("proxy", [...common, "--metrics-bind-address=127.0.0.1:0"]),
+      // Root programs iptables: under chains of this test's own, removed in after().
+      startComponent("proxy", [...common, "--metrics-bind-address=127.0.0.1:0", `--iptables-chain-prefix=${PROXY_CHAINS}`]),
       startComponent("cloud-controller-manager", [...common, "--secure-port=0"]),
       startComponent("scheduler", [...common, "--secure-port=0", "--leader-elect=true"]),
       // A joined node agent with all its files in a temporary folder (embedded runtime, no static pods).
@@ -60,6 +64,7 @@ describe("components as processes", () => {
     await Promise.all(Object.entries(components).filter(([n]) => n !== "orch-apiserver").map(([, c]) => c.stop()));
     await api?.stop();
     if (agentDir !== undefined) rmSync(agentDir, { recursive: true, force: true });
+    spawnSync(process.execPath, [join(packageRoot(), "bin", "orch.js"), "proxy", "--cleanup", `--iptables-chain-prefix=${PROXY_CHAINS}`]);
   });
 
   test("health is public, metrics need a token, /statusz names the component", async () => {

@@ -1,10 +1,13 @@
-// `orch proxy`: the service data plane on each node. Today it watches services
-// and endpoints (so its informers, readiness and metrics are real) and serves
-// the component base on --metrics-bind-address; programming the node's
-// packet filter is not built yet (it logs so).
+// `orch proxy`: the service data plane on each node. It follows Services and
+// EndpointSlices and programs iptables so that a service's cluster IP and node
+// ports reach its ready endpoints (src/proxy/), and serves the component base
+// on --metrics-bind-address.
 
 import { baseFlags, conditionCheck, flag, tlsServingFlags } from "../component/index.js";
-import { InformerFactory, RestClient } from "../client/index.js";
+import { RestClient, namingOfServer } from "../client/index.js";
+import { Iptables } from "../proxy/iptables.js";
+import { startProxier, type Proxier } from "../proxy/proxier.js";
+import { chainNames } from "../proxy/rules.js";
 import { defineCommand } from "./command.js";
 import { untilStopped } from "./apiserver-process.js";
 import { serveComponent } from "./serve-component.js";
@@ -16,6 +19,15 @@ const hostPort = (v: string): string | undefined => (HOST_PORT.test(v) ? undefin
 function splitHostPort(v: string): { host: string; port: number } {
   const i = v.lastIndexOf(":");
   return { host: v.slice(0, i).replace(/^\[(.*)\]$/, "$1") || "0.0.0.0", port: Number(v.slice(i + 1)) };
+}
+
+/** The rule-sync flags; `orch server` takes them too for its built-in proxy. */
+export function proxyRuleFlags() {
+  return {
+    "iptables-sync-period": flag.duration({ section: GENERIC, default: "30s", check: (ms) => (ms <= 0 ? "must be greater than 0" : undefined), description: "The maximum interval of how often iptables rules are refreshed (e.g. '5s', '1m')." }),
+    "iptables-min-sync-period": flag.duration({ section: GENERIC, default: "1s", check: (ms) => (ms < 0 ? "must not be negative" : undefined), description: "The minimum period between iptables rule resyncs (e.g. '5s', '1m'); 0 syncs on every change." }),
+    "iptables-chain-prefix": flag.string({ section: GENERIC, default: "ORCH", check: (v) => (/^[A-Z][A-Z0-9]{0,7}$/.test(v) ? undefined : "must be 1-8 upper-case letters or digits, starting with a letter"), description: "The prefix of the proxy's iptables chains (two proxies on one host need different ones)." }),
+  };
 }
 
 export const command = defineCommand({
@@ -38,30 +50,48 @@ export const command = defineCommand({
       check: hostPort,
       description: "The address (host:port) for the health check server (not served yet: health is on --metrics-bind-address).",
     }),
+    ...proxyRuleFlags(),
+    cleanup: flag.bool({ section: GENERIC, default: false, description: "If true cleanup iptables rules and exit." }),
     ...tlsServingFlags(),
     ...baseFlags(),
   },
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
-    let synced = false;
+    const prefix = flags.get("iptables-chain-prefix");
+    if (flags.get("cleanup")) {
+      await new Iptables(chainNames(prefix)).cleanup();
+      log(`${context.command}: removed the ${prefix}-* iptables chains and the jumps to them`);
+      return 0;
+    }
+    let proxier: Proxier | undefined;
+    let informersOnly = false;
     const server = await serveComponent({
       name: "orch-proxy",
       flags,
       context,
       listen: splitHostPort(flags.get("metrics-bind-address")),
-      readyChecks: [conditionCheck("informer-sync", () => synced, "services and endpoints have not synced")],
+      readyChecks: [conditionCheck("informer-sync", () => informersOnly || (proxier?.synced() ?? false), "services and endpoint slices have not synced, or the first rules are not written")],
     });
-    if (server.apiServer === undefined) synced = true;
     const client = server.apiServer === undefined ? undefined : new RestClient(server.apiServer, { userAgent: "orch-proxy", metrics: server.metrics });
     try {
-      if (client !== undefined) {
-        const informers = new InformerFactory({ client, log, metrics: server.metrics });
-        for (const resource of ["services", "endpoints"]) informers.informerFor({ resource: { group: "", version: "v1", resource, namespaced: true } });
-        informers.start(context.signal);
-        void informers.waitForSync(context.signal).then((ok) => (synced = ok));
-        log(`${context.command}: watching services and endpoints on ${client.config.server}; programming the data plane is not implemented yet`);
-      } else {
+      if (client === undefined) {
+        informersOnly = true;
         log(`${context.command}: no --kubeconfig: serving health and metrics only`);
+      } else if (process.getuid?.() !== 0) {
+        informersOnly = true;
+        log(`${context.command}: not running as root: iptables cannot be programmed; serving health and metrics only`);
+      } else {
+        proxier = startProxier({
+          client,
+          naming: await namingOfServer(client),
+          metrics: server.metrics,
+          log,
+          chainPrefix: prefix,
+          minSyncIntervalMs: flags.get("iptables-min-sync-period"),
+          resyncIntervalMs: flags.get("iptables-sync-period"),
+          signal: context.signal,
+        });
+        log(`${context.command}: programming iptables (${prefix}-* chains) for the services of ${client.config.server}`);
       }
       await untilStopped(context);
     } finally {

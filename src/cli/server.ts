@@ -9,17 +9,21 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { flag, type ParsedFlags } from "../component/index.js";
-import { RestClient, loadKubeconfig, type ClientConfig } from "../client/index.js";
+import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { startProxier } from "../proxy/proxier.js";
+import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
+import type { Service } from "../api/core/types.js";
 import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { proxyRuleFlags } from "./proxy.js";
 
 /** The components `orch server` runs, in start order. */
-export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent"] as const;
+export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
 
 const NODE = "Node flags";
 
@@ -37,6 +41,11 @@ const serverFlags = {
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
+  "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
+  ...proxyRuleFlags(),
+  "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
+  "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
+  "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -71,15 +80,64 @@ function nodeNameOf(flags: ServerFlags): string {
   return (flags.get("node-name") || hostname()).toLowerCase();
 }
 
+/** The service proxy of this machine (root only: it programs iptables); undefined when disabled or not root. */
+function startProxy(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<void> {
+  if (flags.get("disable-proxy")) return Promise.resolve();
+  if (process.getuid?.() !== 0) {
+    log("proxy: not running as root: service addresses are not programmed on this machine");
+    return Promise.resolve();
+  }
+  return namingOfServer(client).then((naming) => {
+    startProxier({
+      client,
+      naming,
+      log,
+      chainPrefix: flags.get("iptables-chain-prefix"),
+      minSyncIntervalMs: flags.get("iptables-min-sync-period"),
+      resyncIntervalMs: flags.get("iptables-sync-period"),
+      signal: context.signal,
+    });
+  }).catch((err: unknown) => { log(`proxy failed: ${(err as Error).message}`); });
+}
+
+/**
+ * The cluster DNS server of this server (all-in-one only, as root with the
+ * proxy: pods reach it through a service address). Resolves to the
+ * orch-dns service's address, or undefined when there is none.
+ */
+async function startDns(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<string | undefined> {
+  if (flags.get("disable-dns") || flags.get("disable-proxy") || process.getuid?.() !== 0) return undefined;
+  const address = nodeAddress();
+  if (address === undefined) {
+    log("dns: this host has no external IPv4 address for pods to reach: no cluster DNS");
+    return undefined;
+  }
+  try {
+    const { server, serviceIP } = await startClusterDns({ client, naming: await namingOfServer(client), domain: flags.get("cluster-domain"), address, port: flags.get("cluster-dns-port"), signal: context.signal, log });
+    log(`dns: serving ${flags.get("cluster-domain")} on ${address}:${server.port} (udp, tcp), for pods at ${serviceIP}:53`);
+    return serviceIP;
+  } catch (err) {
+    log(`dns failed: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The address of the cluster's orch-dns service, for a joining agent (undefined when the cluster runs none). */
+async function clusterDnsAddress(client: RestClient): Promise<string | undefined> {
+  const naming = await namingOfServer(client);
+  const svc = await client.get<Service>({ group: "", version: "v1", resource: "services", namespaced: true }, { namespace: naming.systemNamespace, name: DNS_SERVICE }).catch(() => undefined);
+  return svc?.spec?.clusterIP || undefined;
+}
+
 /** A node agent of this machine, with its files under the data folder so no root-owned paths are needed. */
-function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<NodeAgent> {
+function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void, dns?: string): Promise<NodeAgent> {
   const root = join(flags.get("data-dir"), "nodeagent");
   return startNodeAgent({
     client,
     nodeName: nodeNameOf(flags),
     rootDir: root,
     podLogsDir: join(root, "pod-logs"),
-    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests") },
+    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests"), ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}) },
     runtimeEndpoint: flags.get("container-runtime-endpoint"),
     stopContainersOnExit: flags.get("stop-pods-on-exit"),
     featureGates: context.featureGates,
@@ -92,7 +150,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
   const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
-  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent") };
+  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent"), proxy: client("proxy") };
   // One process, one of each: no leases to contend for.
   const loops = [
     runControllerManager({ client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
@@ -106,11 +164,13 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       }),
     );
   }
+  loops.push(startProxy(flags, clients.proxy, context, log));
   let agent: NodeAgent | undefined;
   try {
     let node = "no node agent";
+    const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      agent = await startAgent(flags, clients.agent, context, log);
+      agent = await startAgent(flags, clients.agent, context, log, dns);
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -136,14 +196,17 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     ? loadKubeconfig(flags.get("kubeconfig"))
     : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
   const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
+  const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
+  void startProxy(flags, proxyClient, context, log);
   try {
-    const agent = await startAgent(flags, client, context, log);
+    const agent = await startAgent(flags, client, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);
     await stopAgent(agent, flags, log);
   } finally {
     client.close();
+    proxyClient.close();
   }
   log(`${context.command}: stopped`);
   return 0;

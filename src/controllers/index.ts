@@ -18,4 +18,5 @@ export { podGcController, PodGcController, type PodGcOptions } from "./podgc/con
 export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
 export { endpointsController, EndpointsController } from "./endpoint/controller.js";
 export { endpointSliceController, EndpointSliceController, endpointSliceLabels, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
+export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export type { ControllerConfig } from "./controller.js";

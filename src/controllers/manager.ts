@@ -21,6 +21,7 @@ import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
+import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -39,6 +40,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
   endpointsController,
   endpointSliceController,
+  endpointSliceMirroringController,
 ];
 
 export interface LeaderElectionSettings {

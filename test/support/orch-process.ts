@@ -69,6 +69,16 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
   };
 }
 
+/**
+ * Servers started by tests run no service proxy unless the test asks for one
+ * (with its own --iptables-chain-prefix): proxies of concurrent tests would
+ * rewrite each other's iptables chains.
+ */
+function withoutProxy(subcommand: string, args: string[]): string[] {
+  if (subcommand !== "server" || args.some((a) => a.startsWith("--disable-proxy") || a.startsWith("--iptables-chain-prefix"))) return args;
+  return [...args, "--disable-proxy"];
+}
+
 export interface StartOrchOptions {
   /** An existing data folder (kept at stop); default a fresh one, removed at stop. */
   dataDir?: string;
@@ -80,7 +90,7 @@ export interface StartOrchOptions {
 export async function startOrch(subcommand: string, args: string[] = [], options: StartOrchOptions = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
   const stopPods = subcommand === "server" && !options.keepPods ? ["--stop-pods-on-exit"] : [];
-  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...stopPods, ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...stopPods, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return {
     url: p.url,
     pid: p.child.pid!,
@@ -113,7 +123,7 @@ export interface JoinedAgentProcess extends ComponentProcess {
 export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
   const p = await spawnUntilReady(
-    ["server", ...join_, "--node-name", nodeName, "--data-dir", dataDir, "--stop-pods-on-exit"],
+    ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, "--stop-pods-on-exit"],
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 20000,
   );

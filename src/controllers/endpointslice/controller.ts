@@ -3,7 +3,7 @@
 // list, labelled `<domain>/service-name` and `endpointslice.<domain>/managed-by`, owned by the
 // Service. Terminating pods stay listed as not ready, serving while ready, terminating (upstream 1.26+).
 
-import { WorkQueue, splitKey } from "../../client/index.js";
+import { WorkQueue, splitKey, type ResourceRef, type RestClient } from "../../client/index.js";
 import type { Node, Pod, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import type { Naming } from "../../api/naming.js";
@@ -63,20 +63,7 @@ export class EndpointSliceController {
     const backends = serviceBackends(service, informers.informerFor<Pod>({ resource: PODS }).list());
     const desired = this.#desired(service, backends, (n) => nodes.get(n));
 
-    // Reuse existing slices of the same address type and ports (in name order), then create or delete the rest.
-    const pool = [...existing].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
-    for (const want of desired) {
-      const i = pool.findIndex((s) => s.addressType === want.addressType && JSON.stringify(s.ports ?? []) === JSON.stringify(want.ports));
-      if (i < 0) {
-        await client.create<EndpointSlice>(ref, want);
-        continue;
-      }
-      const [have] = pool.splice(i, 1);
-      const same =
-        JSON.stringify(have!.endpoints ?? []) === JSON.stringify(want.endpoints) && JSON.stringify(have!.metadata.labels ?? {}) === JSON.stringify(want.metadata.labels);
-      if (!same) await client.update<EndpointSlice>(ref, { ...have!, metadata: { ...have!.metadata, labels: want.metadata.labels! }, endpoints: want.endpoints! });
-    }
-    for (const slice of pool) await this.#delete(slice);
+    await reconcileSlices(client, ref, existing, desired);
   }
 
   #desired(service: Service, backends: Backend[], node: (name: string) => Node | undefined): EndpointSlice[] {
@@ -126,4 +113,24 @@ export class EndpointSliceController {
   async #delete(slice: EndpointSlice): Promise<void> {
     await deleteIfExists(this.#ctx.client, endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
   }
+}
+
+/**
+ * Brings a service's slices from `existing` to `desired`: reuses slices of the
+ * same address type and ports (in name order), updating endpoints and labels
+ * that differ, creates what is missing and deletes the rest.
+ */
+export async function reconcileSlices(client: RestClient, ref: ResourceRef, existing: readonly EndpointSlice[], desired: readonly EndpointSlice[]): Promise<void> {
+  const pool = [...existing].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+  for (const want of desired) {
+    const i = pool.findIndex((s) => s.addressType === want.addressType && JSON.stringify(s.ports ?? []) === JSON.stringify(want.ports));
+    if (i < 0) {
+      await client.create<EndpointSlice>(ref, want);
+      continue;
+    }
+    const [have] = pool.splice(i, 1);
+    const same = JSON.stringify(have!.endpoints ?? []) === JSON.stringify(want.endpoints) && JSON.stringify(have!.metadata.labels ?? {}) === JSON.stringify(want.metadata.labels);
+    if (!same) await client.update<EndpointSlice>(ref, { ...have!, metadata: { ...have!.metadata, labels: want.metadata.labels! }, endpoints: want.endpoints! });
+  }
+  for (const slice of pool) await deleteIfExists(client, ref, { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
 }

@@ -1,0 +1,119 @@
+// Cluster DNS inside `orch server`: the DNS server (server.ts) over informers
+// on Services, EndpointSlices and Namespaces, and the `orch-dns` Service in the
+// system namespace (the range's tenth address, as upstream's kube-dns) whose
+// Endpoints point at it, so pods reach it through the proxy at a cluster IP.
+// It answers loopback, this host's addresses and private ranges only.
+
+import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
+import type { Naming } from "../api/naming.js";
+import type { Endpoints, Service } from "../api/core/types.js";
+import type { EndpointSlice } from "../api/discovery/types.js";
+import { InformerFactory, type RestClient } from "../client/index.js";
+import { isApiError } from "../machinery/index.js";
+import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
+import { startDnsServer, type DnsServer } from "./server.js";
+
+const SERVICES = { group: "", version: "v1", resource: "services", namespaced: true } as const;
+const ENDPOINTS = { group: "", version: "v1", resource: "endpoints", namespaced: true } as const;
+export const DNS_SERVICE = "orch-dns";
+
+export interface ClusterDnsOptions {
+  client: RestClient;
+  naming: Naming;
+  domain: string;
+  /** Where the server listens: an address pods can reach through the proxy (not loopback). */
+  address: string;
+  port: number;
+  signal: AbortSignal;
+  log: (line: string) => void;
+}
+
+/** Loopback, this host's own addresses, and private ranges (RFC 1918, CGNAT, ULA, link-local). */
+export function privateOrLocal(ip: string): boolean {
+  const v4 = ip.replace(/^::ffff:/, "");
+  if (isIP(v4) === 4) {
+    const [a, b] = v4.split(".").map(Number) as [number, number];
+    if (a === 127 || a === 10 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b < 128) || (a === 169 && b === 254)) return true;
+  } else if (ip === "::1" || /^f[cd]/i.test(ip) || /^fe80:/i.test(ip)) return true;
+  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((n) => n.address === v4));
+}
+
+/** The first external IPv4 address of this host (the address pods reach the node at). */
+export function nodeAddress(): string | undefined {
+  for (const list of Object.values(networkInterfaces())) for (const n of list ?? []) if (n.family === "IPv4" && !n.internal) return n.address;
+  return undefined;
+}
+
+/** Starts the server and keeps the orch-dns Service and Endpoints pointing at it; resolves to the service's cluster IP. */
+export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: DnsServer; serviceIP: string }> {
+  const informers = new InformerFactory({ client: o.client, log: o.log });
+  const services = informers.informerFor<Service>({ resource: SERVICES });
+  const slices = informers.informerFor<EndpointSlice>({ resource: { group: `discovery.${o.naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true } });
+  const namespaces = informers.informerFor({ resource: { group: "", version: "v1", resource: "namespaces", namespaced: false } });
+  const serviceLabel = endpointSliceLabels(o.naming).serviceName;
+  informers.start(o.signal);
+  const server = await startDnsServer({
+    address: o.address,
+    port: o.port,
+    domain: o.domain,
+    allowed: privateOrLocal,
+    log: o.log,
+    view: {
+      service: (ns, name) => services.get(`${ns}/${name}`),
+      slices: (ns, name) => slices.list().filter((s) => s.metadata?.namespace === ns && s.metadata.labels?.[serviceLabel] === name),
+      namespaceExists: (ns) => namespaces.get(ns) !== undefined,
+    },
+  });
+  o.signal.addEventListener("abort", () => void server.close(), { once: true });
+  const serviceIP = await ensureDnsService(o, server.port);
+  await informers.waitForSync(o.signal);
+  return { server, serviceIP };
+}
+
+/** The orch-dns Service (ports 53/UDP and 53/TCP, no selector) and its Endpoints at this server. */
+async function ensureDnsService(o: ClusterDnsOptions, port: number): Promise<string> {
+  const namespace = o.naming.systemNamespace;
+  const ports = [{ name: "dns", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP" }];
+  let svc: Service;
+  try {
+    svc = await o.client.get<Service>(SERVICES, { namespace, name: DNS_SERVICE });
+  } catch (err) {
+    if (!isApiError(err, "NotFound")) throw err;
+    // The tenth address of the range, as upstream's kube-dns (10.96.0.10 for the default range), if free.
+    const ip = await tenthAddress(o.client);
+    const body = (clusterIP?: string): Service => ({
+      apiVersion: "v1", kind: "Service",
+      metadata: { name: DNS_SERVICE, namespace, labels: { [`${o.naming.keyDomain}/cluster-service`]: "true", [`${o.naming.keyDomain}/name`]: "DNS" } },
+      spec: { ...(clusterIP ? { clusterIP } : {}), ports: ports.map((p) => ({ ...p, targetPort: 53 })) },
+    });
+    svc = await o.client.create<Service>(SERVICES, body(ip)).catch(() => o.client.create<Service>(SERVICES, body()));
+  }
+  const endpoints: Endpoints = {
+    apiVersion: "v1", kind: "Endpoints",
+    metadata: { name: DNS_SERVICE, namespace },
+    subsets: [{ addresses: [{ ip: o.address }], ports: ports.map((p) => ({ ...p, port })) }],
+  };
+  try {
+    const current = await o.client.get<Endpoints>(ENDPOINTS, { namespace, name: DNS_SERVICE });
+    await o.client.update(ENDPOINTS, { ...current, subsets: endpoints.subsets });
+  } catch (err) {
+    if (!isApiError(err, "NotFound")) throw err;
+    await o.client.create(ENDPOINTS, endpoints);
+  }
+  return svc.spec?.clusterIP ?? "";
+}
+
+/** The kubernetes service holds the range's first address; the tenth is the same base plus nine. */
+async function tenthAddress(client: RestClient): Promise<string | undefined> {
+  try {
+    const k = await client.get<Service>(SERVICES, { namespace: "default", name: "kubernetes" });
+    const first = k.spec?.clusterIP ?? "";
+    if (isIP(first) !== 4) return undefined;
+    const parts = first.split(".").map(Number);
+    parts[3] = parts[3]! + 9;
+    return parts[3]! < 255 ? parts.join(".") : undefined;
+  } catch {
+    return undefined;
+  }
+}

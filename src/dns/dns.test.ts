@@ -1,0 +1,121 @@
+// Cluster DNS: lookups over a small cluster view (cluster IPs, headless
+// endpoints and their hostnames, SRV for named ports, ExternalName CNAMEs,
+// NXDOMAIN), then the server over real UDP and TCP sockets: answers, REFUSED
+// for clients it does not serve, and forwarding of other names to an
+// upstream resolver (a real UDP server in the test standing in for it).
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createSocket, type Socket } from "node:dgram";
+import { connect } from "node:net";
+import * as dnsPacket from "dns-packet";
+import type { Service } from "../api/core/types.js";
+import type { EndpointSlice } from "../api/discovery/types.js";
+import { lookup, type ClusterView } from "./records.js";
+import { startDnsServer, type DnsServer } from "./server.js";
+import { privateOrLocal } from "./cluster-dns.js";
+
+const services: Record<string, Service> = {
+  "default/web": { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { clusterIP: "10.96.0.20", ports: [{ name: "http", port: 80, protocol: "TCP" }] } },
+  "default/db": { apiVersion: "v1", kind: "Service", metadata: { name: "db", namespace: "default" }, spec: { clusterIP: "None", ports: [{ name: "pg", port: 5432 }] } },
+  "default/ext": { apiVersion: "v1", kind: "Service", metadata: { name: "ext", namespace: "default" }, spec: { type: "ExternalName", externalName: "example.org" } },
+};
+const dbSlice: EndpointSlice = {
+  apiVersion: "discovery.orch.io/v1", kind: "EndpointSlice", metadata: { name: "db-1", namespace: "default" }, addressType: "IPv4",
+  endpoints: [{ addresses: ["10.89.0.7"], hostname: "db-0", conditions: { ready: true } }, { addresses: ["10.89.0.8"], conditions: { ready: true } }, { addresses: ["10.89.0.9"], conditions: { ready: false } }],
+};
+const view: ClusterView = {
+  service: (ns, name) => services[`${ns}/${name}`],
+  slices: (_ns, name) => (name === "db" ? [dbSlice] : []),
+  namespaceExists: (ns) => ns === "default",
+};
+const q = (name: string, type = "A") => lookup(view, "cluster.local", name, type);
+
+test("lookups: cluster IPs, headless endpoints and hostnames, SRV, CNAME, NXDOMAIN, names outside the domain", () => {
+  assert.deepEqual(q("web.default.svc.cluster.local."), { authoritative: true, exists: true, answers: [{ type: "A", name: "web.default.svc.cluster.local", address: "10.96.0.20" }] });
+  assert.deepEqual(q("db.default.svc.cluster.local").answers.map((a) => (a as { address: string }).address), ["10.89.0.7", "10.89.0.8"], "ready endpoints only");
+  assert.deepEqual(q("db-0.db.default.svc.cluster.local").answers, [{ type: "A", name: "db-0.db.default.svc.cluster.local", address: "10.89.0.7" }]);
+  assert.deepEqual(q("_http._tcp.web.default.svc.cluster.local", "SRV").answers, [{ type: "SRV", name: "_http._tcp.web.default.svc.cluster.local", port: 80, target: "web.default.svc.cluster.local" }]);
+  assert.deepEqual(q("ext.default.svc.cluster.local").answers, [{ type: "CNAME", name: "ext.default.svc.cluster.local", target: "example.org" }]);
+  assert.deepEqual(q("web.default.svc.cluster.local", "AAAA"), { authoritative: true, exists: true, answers: [] }, "the name exists: NOERROR, no data");
+  assert.deepEqual(q("nope.default.svc.cluster.local"), { authoritative: true, answers: [], exists: false });
+  assert.equal(q("default.svc.cluster.local").exists, true);
+  assert.equal(q("WEB.Default.svc.cluster.local").answers.length, 1, "case does not matter");
+  assert.equal(q("example.org").authoritative, false);
+});
+
+test("clients served: loopback, private ranges and this host; not public addresses", () => {
+  assert.deepEqual(["127.0.0.1", "10.89.0.4", "172.20.1.1", "192.168.1.5", "100.64.0.1", "::1", "fd00::5", "::ffff:10.1.2.3"].filter((ip) => !privateOrLocal(ip)), []);
+  assert.deepEqual(["8.8.8.8", "172.32.0.1", "2001:4860::8888"].filter(privateOrLocal), []);
+});
+
+let upstream: Socket;
+let upstreamPort: number;
+let server: DnsServer;
+let refused: DnsServer;
+before(async () => {
+  // A stand-in upstream resolver: answers every A query with 198.51.100.1.
+  upstream = createSocket("udp4");
+  upstream.on("message", (msg, r) => {
+    const p = dnsPacket.decode(msg);
+    upstream.send(dnsPacket.encode({ type: "response", id: p.id, flags: dnsPacket.RECURSION_AVAILABLE, questions: p.questions, answers: [{ type: "A", name: p.questions![0]!.name, ttl: 60, data: "198.51.100.1" }] }), r.port, r.address);
+  });
+  upstreamPort = await new Promise<number>((res) => upstream.bind(0, "127.0.0.1", () => res(upstream.address().port)));
+  server = await startDnsServer({ address: "127.0.0.1", port: 0, domain: "cluster.local", view, allowed: () => true, upstreams: [] });
+  refused = await startDnsServer({ address: "127.0.0.1", port: 0, domain: "cluster.local", view, allowed: () => false, upstreams: [] });
+});
+after(async () => {
+  upstream.close();
+  await server.close();
+  await refused.close();
+});
+
+function udpQuery(port: number, name: string, type: "A" | "SRV" = "A"): Promise<dnsPacket.DecodedPacket & { rcode: string }> {
+  return new Promise((resolve, reject) => {
+    const s = createSocket("udp4");
+    const timer = setTimeout(() => { s.close(); reject(new Error("no answer")); }, 3000);
+    s.on("message", (m) => { clearTimeout(timer); s.close(); resolve(dnsPacket.decode(m) as dnsPacket.DecodedPacket & { rcode: string }); });
+    s.send(dnsPacket.encode({ type: "query", id: 42, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type, name }] }), port, "127.0.0.1");
+  });
+}
+
+test("the server answers over UDP (authoritative, TTL 5) and TCP; NXDOMAIN; REFUSED for clients it does not serve", async () => {
+  const a = await udpQuery(server.port, "web.default.svc.cluster.local");
+  assert.deepEqual([a.id, a.rcode, a.flag_aa, a.answers?.map((x) => [x.type, (x as { data: unknown }).data, (x as { ttl: number }).ttl])], [42, "NOERROR", true, [["A", "10.96.0.20", 5]]]);
+  assert.equal((await udpQuery(server.port, "nope.default.svc.cluster.local")).rcode, "NXDOMAIN");
+  const srv = await udpQuery(server.port, "_http._tcp.web.default.svc.cluster.local", "SRV");
+  assert.deepEqual((srv.answers?.[0] as { data: unknown }).data, { priority: 0, weight: 100, port: 80, target: "web.default.svc.cluster.local" });
+  assert.equal((await udpQuery(refused.port, "web.default.svc.cluster.local")).rcode, "REFUSED");
+
+  // TCP: two length-prefixed queries on one connection.
+  const answers = await new Promise<dnsPacket.DecodedPacket[]>((resolve, reject) => {
+    const sock = connect(server.port, "127.0.0.1");
+    const frame = (id: number, name: string) => { const b = dnsPacket.encode({ type: "query", id, questions: [{ type: "A", name }] }); const l = Buffer.alloc(2); l.writeUInt16BE(b.length); return Buffer.concat([l, b]); };
+    let buf = Buffer.alloc(0);
+    const got: dnsPacket.DecodedPacket[] = [];
+    sock.on("data", (c: Buffer) => {
+      buf = Buffer.concat([buf, c]);
+      while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+        got.push(dnsPacket.decode(buf.subarray(2, 2 + buf.readUInt16BE(0))));
+        buf = buf.subarray(2 + buf.readUInt16BE(0));
+      }
+      if (got.length === 2) { sock.destroy(); resolve(got); }
+    });
+    sock.on("error", reject);
+    sock.write(Buffer.concat([frame(1, "web.default.svc.cluster.local"), frame(2, "db-0.db.default.svc.cluster.local")]));
+  });
+  assert.deepEqual(answers.map((p) => [p.id, (p.answers?.[0] as { data: unknown }).data]).sort(), [[1, "10.96.0.20"], [2, "10.89.0.7"]]);
+});
+
+test("names outside the cluster domain are forwarded to the upstream resolver as they are; without one, SERVFAIL", async () => {
+  const fwd = await startDnsServer({ address: "127.0.0.1", port: 0, domain: "cluster.local", view, allowed: () => true, upstreams: [`127.0.0.1:${upstreamPort}`] });
+  const none = await startDnsServer({ address: "127.0.0.1", port: 0, domain: "cluster.local", view, allowed: () => true, upstreams: [] });
+  try {
+    const r = await udpQuery(fwd.port, "example.org");
+    assert.deepEqual([r.id, r.rcode, r.answers?.map((a) => (a as { data: unknown }).data)], [42, "NOERROR", ["198.51.100.1"]]);
+    assert.equal((await udpQuery(none.port, "example.org")).rcode, "SERVFAIL");
+  } finally {
+    await fwd.close();
+    await none.close();
+  }
+});

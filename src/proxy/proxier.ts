@@ -1,0 +1,133 @@
+// The proxy's control loop: informers on Services and EndpointSlices; any
+// change schedules a sync (at most one at a time, at most one per
+// --iptables-min-sync-period, and one every --iptables-sync-period anyway)
+// that rebuilds our rules from the caches and applies them. The orchproxy_*
+// metrics of seed 002 (rules sync) are kept here.
+
+import type { Naming } from "../api/naming.js";
+import type { Service } from "../api/core/types.js";
+import type { EndpointSlice } from "../api/discovery/types.js";
+import { InformerFactory, type Informer, type RestClient } from "../client/index.js";
+import { exponentialBuckets, type MetricsRegistry } from "../component/metrics/index.js";
+import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
+import { Iptables } from "./iptables.js";
+import { buildRules, chainNames } from "./rules.js";
+
+export interface ProxierOptions {
+  client: RestClient;
+  naming: Naming;
+  metrics?: MetricsRegistry;
+  log: (line: string) => void;
+  /** Prefix of our iptables chains (default ORCH). */
+  chainPrefix?: string;
+  minSyncIntervalMs?: number;
+  resyncIntervalMs?: number;
+  signal: AbortSignal;
+}
+
+export interface Proxier {
+  /** Both informers have synced and the first rules were written. */
+  synced(): boolean;
+  /** Resolves after the next sync that starts after this call. */
+  nextSync(): Promise<void>;
+}
+
+function proxyMetrics(r: MetricsRegistry | undefined) {
+  if (r === undefined) return undefined;
+  return {
+    duration: r.histogram({ name: "orchproxy_sync_proxy_rules_duration_seconds", help: "SyncProxyRules latency in seconds", buckets: exponentialBuckets(0.001, 2, 15) }),
+    last: r.gauge({ name: "orchproxy_sync_proxy_rules_last_timestamp_seconds", help: "The last time proxy rules were successfully synced" }),
+    rules: r.gauge({ name: "orchproxy_sync_proxy_rules_iptables_rules", help: "Number of iptables rules orch-proxy owns, by table", labelNames: ["table"] }),
+    failures: r.counter({ name: "orchproxy_iptables_restore_failures_total", help: "Cumulative proxy iptables restore failures" }),
+    serviceChanges: r.counter({ name: "orchproxy_sync_proxy_rules_service_changes_total", help: "Cumulative proxy rules Service changes" }),
+    endpointChanges: r.counter({ name: "orchproxy_sync_proxy_rules_endpoint_changes_total", help: "Cumulative proxy rules Endpoint changes" }),
+    noEndpoints: r.gauge({ name: "orchproxy_sync_proxy_rules_ports_without_endpoints", help: "Service ports with no ready endpoint as of the last sync" }),
+  };
+}
+
+export function startProxier(o: ProxierOptions): Proxier {
+  const names = chainNames(o.chainPrefix);
+  const iptables = new Iptables(names);
+  const metrics = proxyMetrics(o.metrics);
+  const informers = new InformerFactory({ client: o.client, log: o.log, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const services: Informer<Service> = informers.informerFor<Service>({ resource: { group: "", version: "v1", resource: "services", namespaced: true } });
+  const slices: Informer<EndpointSlice> = informers.informerFor<EndpointSlice>({ resource: { group: `discovery.${o.naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true } });
+  const serviceLabel = endpointSliceLabels(o.naming).serviceName;
+  const minInterval = o.minSyncIntervalMs ?? 1_000;
+  let ready = false;
+  let running = false;
+  let pending = false;
+  let lastSync = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let waiters: (() => void)[] = [];
+
+  const sync = async (): Promise<void> => {
+    running = true;
+    pending = false;
+    const started = performance.now();
+    const done = waiters;
+    waiters = [];
+    try {
+      const byService = new Map<string, EndpointSlice[]>();
+      for (const s of slices.list()) {
+        const owner = s.metadata?.labels?.[serviceLabel];
+        if (owner === undefined) continue;
+        const key = `${s.metadata?.namespace}/${owner}`;
+        byService.set(key, [...(byService.get(key) ?? []), s]);
+      }
+      const rules = buildRules(services.list(), (ns, name) => byService.get(`${ns}/${name}`) ?? [], names);
+      await iptables.sync(rules);
+      const lines = rules.restore.split("\n");
+      const nat = lines.indexOf("*filter");
+      metrics?.rules.set({ table: "nat" }, lines.slice(0, nat).filter((l) => l.startsWith("-A ")).length);
+      metrics?.rules.set({ table: "filter" }, lines.slice(nat).filter((l) => l.startsWith("-A ")).length);
+      metrics?.noEndpoints.set({}, rules.withoutEndpoints);
+      metrics?.duration.observe({}, (performance.now() - started) / 1000);
+      metrics?.last.set({}, Date.now() / 1000);
+      ready = true;
+    } catch (err) {
+      metrics?.failures.inc({});
+      o.log(`orch-proxy: syncing rules failed (retrying): ${(err as Error).message}`);
+      pending = true;
+    } finally {
+      lastSync = performance.now();
+      running = false;
+      for (const w of done) w();
+      if (pending) schedule();
+    }
+  };
+
+  const schedule = (): void => {
+    pending = true;
+    if (running || timer !== undefined || o.signal.aborted || !(services.hasSynced() && slices.hasSynced())) return;
+    const wait = Math.max(0, lastSync + minInterval - performance.now());
+    timer = setTimeout(() => {
+      timer = undefined;
+      void sync();
+    }, wait);
+  };
+
+  const changed = (counter: "serviceChanges" | "endpointChanges") => ({
+    onAdd: () => { metrics?.[counter].inc({}); schedule(); },
+    onUpdate: () => { metrics?.[counter].inc({}); schedule(); },
+    onDelete: () => { metrics?.[counter].inc({}); schedule(); },
+  });
+  services.addEventHandler(changed("serviceChanges"));
+  slices.addEventHandler(changed("endpointChanges"));
+  informers.start(o.signal);
+  void informers.waitForSync(o.signal).then((ok) => ok && schedule());
+  const resync = setInterval(schedule, o.resyncIntervalMs ?? 30_000);
+  resync.unref();
+  o.signal.addEventListener("abort", () => {
+    clearInterval(resync);
+    clearTimeout(timer);
+  }, { once: true });
+
+  return {
+    synced: () => ready,
+    nextSync: () => new Promise<void>((resolve) => {
+      waiters.push(resolve);
+      schedule();
+    }),
+  };
+}
