@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { get } from "node:https";
+import { waitFor } from "../nodeagent/cri/testing/wait.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 
@@ -66,15 +67,8 @@ test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the 
   const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
   const token = String(900_000 + (process.pid % 90_000));
   const sleepers = () => new Promise<number[]>((resolve) => execFile("pgrep", ["-f", `^sleep ${token}$`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
-  const until = async <T,>(what: string, probe: () => Promise<T | undefined>, output: () => string): Promise<T> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${output()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const until = <T,>(what: string, probe: () => Promise<T | undefined>, output: () => string): Promise<T> =>
+    waitFor(what, probe, 30_000).catch((err: Error) => Promise.reject(new Error(`${err.message}:\n${output()}`)));
   try {
     mkdirSync(join(dir, "manifests"));
     writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n`);

@@ -341,7 +341,7 @@ describe("embedded runtime: restart", { skip }, () => {
     try {
       const { podSandboxId, ids } = await crashAfterStarting(dir, root, {
         ticker: "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.1; done",
-        ender: "read _ < /dev/null; while [ ! -e " + join(dir, "go") + " ]; do sleep 0.05; done; echo bye; exit 3",
+        ender: "while [ ! -e " + join(dir, "go") + " ]; do sleep 0.05; done; echo bye; exit 3",
       });
       const ticker = record(root, ids["ticker"]!);
       assert.ok(alive(ticker.pid) && alive(ticker.shimPid), "the container and its shim survive the runtime's process group");
