@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { get } from "node:https";
+import { waitFor } from "../nodeagent/cri/testing/wait.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 
@@ -58,6 +59,40 @@ test("orch nodeagent: a second agent on the same lock file exits with a clear er
     first.child.kill("SIGTERM");
     assert.equal(await first.exit, 0, first.output());
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the --root-dir keeps them; with --stop-pods-on-exit they stop", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
+  const token = String(900_000 + (process.pid % 90_000));
+  const sleepers = () => new Promise<number[]>((resolve) => execFile("pgrep", ["-f", `^sleep ${token}$`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
+  const until = <T,>(what: string, probe: () => Promise<T | undefined>, output: () => string): Promise<T> =>
+    waitFor(what, probe, 30_000).catch((err: Error) => Promise.reject(new Error(`${err.message}:\n${output()}`)));
+  try {
+    mkdirSync(join(dir, "manifests"));
+    writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n`);
+    writeFileSync(join(dir, "manifests", "sleeper.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper, namespace: default}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: main, image: busybox, command: [sleep, "${token}"]}]\n`);
+    const args = ["--config", join(dir, "config.yaml"), "--root-dir", join(dir, "root"), "--pod-logs-dir", join(dir, "logs"), "--hostname-override", "keep", "--port", "0", "--bind-address", "127.0.0.1"];
+    const first = orch(args);
+    const [pid] = await until("the static pod's container", async () => ((await sleepers()).length === 1 ? await sleepers() : undefined), first.output);
+    first.child.kill("SIGTERM");
+    assert.equal(await first.exit, 0, first.output());
+    assert.deepEqual(await sleepers(), [pid], "the container outlives the agent");
+
+    const second = orch([...args, "--stop-pods-on-exit"]);
+    await until("the runtime to re-adopt the container", async () => (/re-adopted 1 running containers/.test(second.output()) ? true : undefined), second.output);
+    await until("the agent to be running", async () => (/running \(node keep, standalone\)/.test(second.output()) ? true : undefined), second.output);
+    // Kept, not restarted: the pod worker's first syncs happen within the PLEG's first relists (1 s apart).
+    for (const deadline = Date.now() + 2500; Date.now() < deadline;) {
+      assert.deepEqual(await sleepers(), [pid], "the same process, and no second one");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    second.child.kill("SIGTERM");
+    assert.equal(await second.exit, 0, second.output());
+    assert.deepEqual(await sleepers(), [], "--stop-pods-on-exit stopped it");
+  } finally {
+    for (const p of await sleepers()) process.kill(p, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }
 });

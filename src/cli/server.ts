@@ -61,6 +61,11 @@ const serverFlags = {
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
   "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
   "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
+  "stop-pods-on-exit": flag.bool({
+    section: NODE,
+    default: false,
+    description: "On Ctrl-C or SIGTERM, stop the containers of every pod of this node. By default they keep running and the next orch server with the same --data-dir re-adopts them.",
+  }),
 };
 
 type ServerFlags = ParsedFlags<typeof serverFlags>;
@@ -169,6 +174,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, cluster: Clien
         ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
+      stopContainersOnExit: flags.get("stop-pods-on-exit"),
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,
@@ -251,7 +257,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     log(`nodeagent failed: ${(err as Error).message}`);
   }
   await untilStopped(context);
-  await agent?.stop();
+  if (agent !== undefined) await stopAgent(agent, flags, log);
   await agentPort?.close();
   await Promise.all(loops);
   await Promise.all(ports.map((p) => p.close()));
@@ -274,7 +280,7 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);
-    await agent.stop();
+    await stopAgent(agent, flags, log);
     await port.close();
   } finally {
     client.close();
@@ -282,6 +288,16 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   }
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Stops the node agent and says what became of the pods it ran. */
+async function stopAgent(agent: NodeAgent, flags: ServerFlags, log: (line: string) => void): Promise<void> {
+  const running = agent.pods().filter((p) => p.status.phase === "Running").length;
+  await agent.stop();
+  if (running === 0) return;
+  log(flags.get("stop-pods-on-exit")
+    ? `orch server: stopped the containers of ${running} running pods (--stop-pods-on-exit)`
+    : `orch server: ${running} pods keep running; the next orch server with --data-dir ${flags.get("data-dir")} re-adopts them`);
 }
 
 const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false } as const;

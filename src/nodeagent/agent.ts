@@ -58,6 +58,13 @@ export interface NodeAgentOptions {
   podLogsDir?: string;
   /** Overrides config.containerRuntimeEndpoint; "" (or unset in both) runs the embedded runtime under <rootDir>/runtime. */
   runtimeEndpoint?: string;
+  /**
+   * On stop, stop the containers of every pod (default true, so embedders and
+   * tests leave nothing behind). false leaves them running, as upstream's
+   * agent does: the next agent on this root and runtime re-adopts them. The
+   * commands (`orch server`, `orch nodeagent`) default to false.
+   */
+  stopContainersOnExit?: boolean;
   lockFile?: string;
   exitOnLockContention?: boolean;
   featureGates?: FeatureGates;
@@ -86,7 +93,7 @@ export interface NodeAgent {
   healthy(): boolean;
   /** Answers GET /containerLogs/{namespace}/{pod}/{container} (the component server checks access first). */
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
-  /** Stops the loops, releases the lock; the embedded runtime (if ours) stops its containers. */
+  /** Stops the loops, releases the lock; pods' containers are stopped only with stopContainersOnExit. */
   stop(): Promise<void>;
 }
 
@@ -142,6 +149,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const rootDir = options.rootDir ?? "/var/lib/nodeagent";
   const certDir = options.certDir ?? join(rootDir, "pki");
   const podLogsDir = options.podLogsDir ?? "/var/log/pods";
+  const stopContainersOnExit = options.stopContainersOnExit ?? true;
   const nodeName = options.nodeName ?? host.nodeHostname(options.hostnameOverride);
   const stopping = new AbortController();
   const signal = stopping.signal;
@@ -179,11 +187,14 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     let endpoint = options.runtimeEndpoint ?? config.containerRuntimeEndpoint;
     if (!endpoint) {
       const embedded: EmbeddedRuntime = await startEmbeddedRuntime({ root: join(rootDir, "runtime"), log });
-      cleanups.push(() => embedded.close());
+      cleanups.push(() => embedded.close({ stopContainers: stopContainersOnExit }));
       endpoint = embedded.endpoint;
     }
+    const ownRuntime = !(options.runtimeEndpoint ?? config.containerRuntimeEndpoint);
     const runtime = new CriClient({ endpoint, ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
     cleanups.push(() => runtime.close());
+    // (Cleanups run last first: this one before the client closes.) The embedded runtime stops its own on close.
+    if (stopContainersOnExit && !ownRuntime) cleanups.push(() => stopPodContainers(runtime, runtimeLabels(naming).podUid));
     await runtime.waitForReady(30_000);
     const version = await runtime.version({ version: "v1" });
     const runtimeName = version.runtimeName;
@@ -455,6 +466,13 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     await cleanup();
     throw err;
   }
+}
+
+/** Stops every running container of the agent's pods (those with its pod UID label) at once, as the embedded runtime's close does. */
+async function stopPodContainers(runtime: CriClient, podUidLabel: string): Promise<void> {
+  const { containers } = await runtime.listContainers({ filter: { id: "", podSandboxId: "", state: { state: "CONTAINER_RUNNING" }, labelSelector: {} } });
+  const ours = containers.filter((c) => c.labels[podUidLabel] !== undefined);
+  await Promise.all(ours.map((c) => runtime.stopContainer({ containerId: c.id, timeout: 0 }).catch(() => {})));
 }
 
 function leaseApi(client: RestClient, naming: Naming) {

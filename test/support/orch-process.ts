@@ -2,7 +2,9 @@
 // end-to-end tests: a fresh data folder, a port picked at run time, and the
 // ready line parsed for the URL. Stopped with SIGTERM (then SIGKILL).
 // startComponent does the same for the components other than the API server,
-// reading the line the component base logs when it serves.
+// reading the line the component base logs when it serves. Node agents started
+// here stop their pods' containers on exit (--stop-pods-on-exit), so a test
+// leaves no container processes behind, unless it asks to keep them.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,13 +20,14 @@ export interface OrchProcess {
   dataDir: string;
   kubeconfig: string;
   output(): string;
-  stop(): Promise<void>;
+  /** Sends `signal` (default SIGTERM; SIGKILL after 10 s) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 export interface ComponentProcess {
   readonly url: string;
   output(): string;
-  stop(): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Spawns `orch <args>` and resolves once its output matches `ready` (group 1: the URL). */
@@ -56,9 +59,9 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
     url,
     exited,
     output: () => output,
-    async stop() {
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
+      child.kill(signal);
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exited;
       clearTimeout(timer);
@@ -84,18 +87,27 @@ function withoutProxy(subcommand: string, args: string[]): string[] {
   return [...args, "--disable-proxy"];
 }
 
-export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
+export interface StartOrchOptions {
+  /** An existing data folder (kept at stop); default a fresh one, removed at stop. */
+  dataDir?: string;
+  readyTimeoutMs?: number;
+  /** `orch server`: leave the pods running when it stops (default false: --stop-pods-on-exit). */
+  keepPods?: boolean;
+}
+
+export async function startOrch(subcommand: string, args: string[] = [], options: StartOrchOptions = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
   const portArgs = subcommand === "server" ? SERVER_PORT_ARGS : [];
-  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const stopPods = subcommand === "server" && !options.keepPods ? ["--stop-pods-on-exit"] : [];
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...stopPods, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return {
     url: p.url,
     pid: p.child.pid!,
     dataDir,
     kubeconfig: join(dataDir, "admin.kubeconfig"),
     output: p.output,
-    async stop() {
-      await p.stop();
+    async stop(signal) {
+      await p.stop(signal);
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -120,7 +132,7 @@ export interface JoinedAgentProcess extends ComponentProcess {
 export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
   const p = await spawnUntilReady(
-    ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, ...AGENT_PORT_ARGS],
+    ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, ...AGENT_PORT_ARGS, "--stop-pods-on-exit"],
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 20000,
   );

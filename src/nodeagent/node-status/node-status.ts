@@ -2,7 +2,10 @@
 // "Node labels"): the Node is created with its labels, addresses, capacity and
 // info; its five conditions come from real signals (memory, disk and PIDs
 // against the eviction thresholds; the runtime's readiness and the PLEG). The
-// status is written when something changed or every nodeStatusReportFrequency.
+// status is written when something changed or every nodeStatusReportFrequency;
+// until the node is first Ready it is looked at every 100 ms, not every
+// nodeStatusUpdateFrequency, so a starting node turns Ready at once (upstream's
+// fast status update at start-up).
 
 import { readFileSync } from "node:fs";
 import type { Condition, Node, NodeStatus } from "../../api/core/types.js";
@@ -14,6 +17,8 @@ import { rfc3339 } from "../status/pod-status.js";
 import * as host from "../host/host.js";
 
 export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+/** Status period until the node is first Ready (upstream's kubelet polls at 100 ms then, too). */
+const FAST_UPDATE_MS = 100;
 
 export interface Signals {
   memoryAvailableBytes: number;
@@ -149,6 +154,8 @@ export class NodeStatusManager {
   #node: Node | undefined;
   #lastWritten = "";
   #lastReport = 0;
+  /** The node has been reported Ready since the agent started: the normal period applies. */
+  #readyOnce = false;
 
   constructor(options: NodeStatusManagerOptions) {
     this.#o = options;
@@ -179,7 +186,8 @@ export class NodeStatusManager {
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await new Promise((r) => setTimeout(r, this.#o.updateFrequencyMs).unref?.());
+      const period = this.#readyOnce ? this.#o.updateFrequencyMs : Math.min(FAST_UPDATE_MS, this.#o.updateFrequencyMs);
+      await new Promise((r) => setTimeout(r, period).unref?.());
       if (signal.aborted) break;
       await this.sync(false).catch((err: Error) => this.#o.log?.(`node status: ${err.message}`));
     }
@@ -197,5 +205,6 @@ export class NodeStatusManager {
     this.#node = await client.patch<Node>(NODES, { name: f.nodeName, subresource: "status", patch: { status } });
     this.#lastWritten = fingerprint;
     this.#lastReport = now.getTime();
+    this.#readyOnce ||= status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
   }
 }

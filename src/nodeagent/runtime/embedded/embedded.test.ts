@@ -1,7 +1,7 @@
 // What the embedded runtime does beyond the shared CRI suite: the host-root
 // fallback for images it does not hold, the refused pull, seccomp checks,
 // volumes, cgroup limits, hostnames, plain processes without namespaces, and
-// recovery after the runtime is killed.
+// re-adoption of running containers after the runtime is killed or closed.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -294,48 +294,139 @@ describe("embedded runtime: registry pulls", { skip: skip ?? registrySkipReason(
 });
 
 describe("embedded runtime: restart", { skip }, () => {
-  test("after the runtime is killed, its running containers are reported exited and their processes are gone", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "orch-embedded-restart-"));
-    try {
-      const root = join(dir, "rt");
-      // The first runtime runs in a child process so that it can be killed outright.
-      const script = `
-        import { startEmbeddedRuntime } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/runtime/embedded/index.js"))};
-        import { CriClient } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/cri/index.js"))};
-        const rt = await startEmbeddedRuntime({ root: ${JSON.stringify(root)} });
-        const c = new CriClient({ endpoint: rt.endpoint });
-        const { podSandboxId } = await c.runPodSandbox({ config: { metadata: { name: "p", uid: "u", namespace: "d" }, logDirectory: ${JSON.stringify(join(dir, "logs"))} } });
-        const { containerId } = await c.createContainer({ podSandboxId, config: { metadata: { name: "long" }, image: { image: "none" }, command: ["sleep", "300"], logPath: "long.log" } });
+  /**
+   * A first runtime in a child process of its own process group starts
+   * containers, then the group gets SIGINT (what a terminal's Ctrl-C sends)
+   * and SIGKILL: the runtime dies without a word, the shims must not.
+   */
+  async function crashAfterStarting(dir: string, root: string, containers: Record<string, string>): Promise<{ podSandboxId: string; ids: Record<string, string> }> {
+    const script = `
+      import { startEmbeddedRuntime } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/runtime/embedded/index.js"))};
+      import { CriClient } from ${JSON.stringify(join(packageRoot(), "dist/src/nodeagent/cri/index.js"))};
+      const rt = await startEmbeddedRuntime({ root: ${JSON.stringify(root)} });
+      const c = new CriClient({ endpoint: rt.endpoint });
+      const { podSandboxId } = await c.runPodSandbox({ config: { metadata: { name: "p", uid: "u", namespace: "d" }, logDirectory: ${JSON.stringify(join(dir, "logs"))} } });
+      const ids = {};
+      for (const [name, script] of Object.entries(${JSON.stringify(containers)})) {
+        const { containerId } = await c.createContainer({ podSandboxId, config: { metadata: { name }, image: { image: "none" }, command: ["/bin/sh", "-c", script], logPath: name + ".log" } });
         await c.startContainer({ containerId });
-        console.log(JSON.stringify({ containerId, podSandboxId }));
-      `;
-      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      const { containerId, podSandboxId } = await waitFor("the first runtime to start a container", () => (out.includes("\n") ? (JSON.parse(out) as { containerId: string; podSandboxId: string }) : undefined), 15_000);
-      const record = JSON.parse(readFileSync(join(root, "state", "containers", `${containerId}.json`), "utf8")) as { pid: number };
-      assert.ok(existsSync(`/proc/${record.pid}`), "the container runs");
-      child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
-
-      const runtime = await startEmbeddedRuntime({ root });
-      const client = new CriClient({ endpoint: runtime.endpoint });
-      try {
-        const { status } = await client.containerStatus({ containerId });
-        assert.equal(status?.state, "CONTAINER_EXITED");
-        assert.equal(status?.exitCode, 255);
-        assert.equal(status?.reason, "Unknown");
-        assert.match(status!.message, /restarted while the container ran/);
-        await waitFor("the old process to be gone", () => (existsSync(`/proc/${record.pid}`) ? undefined : true));
-        assert.equal((await client.podSandboxStatus({ podSandboxId })).status?.state, "SANDBOX_READY", "sandboxes survive");
-        // The agent's way on: a new attempt in the same sandbox.
-        const { containerId: again } = await client.createContainer({ podSandboxId, config: { metadata: { name: "long", attempt: 1 }, image: { image: "none" }, command: ["true"] } });
-        await client.startContainer({ containerId: again });
-        await client.removePodSandbox({ podSandboxId });
-      } finally {
-        client.close();
-        await runtime.close();
+        ids[name] = containerId;
       }
+      console.log(JSON.stringify({ podSandboxId, ids }));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const started = await waitFor("the first runtime to start its containers", () => (out.includes("\n") ? (JSON.parse(out) as { podSandboxId: string; ids: Record<string, string> }) : undefined), 15_000);
+    const gone = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid!, "SIGINT");
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // SIGINT was enough
+    }
+    await gone;
+    return started;
+  }
+
+  const record = (root: string, id: string) => JSON.parse(readFileSync(join(root, "state", "containers", `${id}.json`), "utf8")) as { pid: number; pidStart: string; shimPid: number };
+  const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+
+  test("containers outlive a killed runtime: the next one re-adopts the running ones, logs go on, an exit while it was down keeps its code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-embedded-restart-"));
+    const root = join(dir, "rt");
+    const logs = join(dir, "logs");
+    let runtime: EmbeddedRuntime | undefined;
+    let client: CriClient | undefined;
+    try {
+      const { podSandboxId, ids } = await crashAfterStarting(dir, root, {
+        ticker: "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.1; done",
+        ender: "while [ ! -e " + join(dir, "go") + " ]; do sleep 0.05; done; echo bye; exit 3",
+      });
+      const ticker = record(root, ids["ticker"]!);
+      assert.ok(alive(ticker.pid) && alive(ticker.shimPid), "the container and its shim survive the runtime's process group");
+      // While no runtime runs: the log keeps growing, and a container ends with its own status.
+      const ticks = () => (readFileSync(join(logs, "ticker.log"), "utf8").match(/ stdout F tick \d+\n/g) ?? []).length;
+      const before = ticks();
+      await waitFor("ticks written while no runtime runs", () => (ticks() >= before + 3 ? true : undefined));
+      writeFileSync(join(dir, "go"), "");
+      await waitFor("the ender's exit status on disk", () => (existsSync(join(root, "containers", ids["ender"]!, "exit-code")) ? true : undefined));
+
+      runtime = await startEmbeddedRuntime({ root });
+      client = new CriClient({ endpoint: runtime.endpoint });
+      const { status } = await client.containerStatus({ containerId: ids["ticker"]! });
+      assert.equal(status?.state, "CONTAINER_RUNNING", "re-adopted, not restarted");
+      assert.equal(record(root, ids["ticker"]!).pid, ticker.pid, "the same process");
+      const ended = (await client.containerStatus({ containerId: ids["ender"]! })).status;
+      assert.equal(ended?.state, "CONTAINER_EXITED");
+      assert.equal(ended?.exitCode, 3);
+      assert.equal(ended?.reason, "Error");
+      assert.match(readFileSync(join(logs, "ender.log"), "utf8"), / stdout F bye\n/);
+      const now = ticks();
+      await waitFor("ticks after the restart", () => (ticks() > now ? true : undefined));
+      // An adopted container is stopped as any other: its exit is seen without being our child.
+      await client.stopContainer({ containerId: ids["ticker"]!, timeout: 0 });
+      const stopped = (await client.containerStatus({ containerId: ids["ticker"]! })).status;
+      assert.equal(stopped?.state, "CONTAINER_EXITED");
+      assert.equal(stopped?.exitCode, 137);
+      await waitFor("the ticker's processes to end", () => (!alive(ticker.pid) && !alive(ticker.shimPid) ? true : undefined));
+      await client.removePodSandbox({ podSandboxId });
+    } finally {
+      client?.close();
+      await runtime?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a recorded PID now used by another process is not adopted (nor signalled); without a recorded status the container is Unknown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-embedded-recycled-"));
+    const root = join(dir, "rt");
+    const stranger = spawn("sleep", ["300"], { stdio: "ignore" });
+    let runtime: EmbeddedRuntime | undefined;
+    try {
+      const { ids } = await crashAfterStarting(dir, root, { victim: "sleep 300" });
+      const file = join(root, "state", "containers", `${ids["victim"]!}.json`);
+      const victim = record(root, ids["victim"]!);
+      process.kill(victim.shimPid, "SIGKILL");
+      process.kill(victim.pid, "SIGKILL");
+      await waitFor("the container to end", () => (!alive(victim.pid) ? true : undefined));
+      // As if the kernel had given the container's PID to an unrelated process since.
+      writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), pid: stranger.pid, shimPid: stranger.pid }));
+      runtime = await startEmbeddedRuntime({ root });
+      const status = runtime.service.containerStatus({ containerId: ids["victim"]!, verbose: false }).status;
+      assert.equal(status?.state, "CONTAINER_EXITED");
+      assert.equal(status?.exitCode, 255);
+      assert.equal(status?.reason, "Unknown");
+      assert.ok(alive(stranger.pid!), "the process now holding the PID was left alone");
+    } finally {
+      stranger.kill("SIGKILL");
+      await runtime?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("close({ stopContainers: false }) leaves containers running for the next runtime; close() stops them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-embedded-keep-"));
+    const root = join(dir, "rt");
+    try {
+      const first = await startEmbeddedRuntime({ root });
+      const client = new CriClient({ endpoint: first.endpoint });
+      const { podSandboxId } = await client.runPodSandbox({ config: { metadata: { name: "p", uid: "u", namespace: "d" }, logDirectory: join(dir, "logs") } });
+      const { containerId } = await client.createContainer({ podSandboxId, config: { metadata: { name: "s" }, image: { image: "none" }, command: ["sleep", "300"], logPath: "s.log" } });
+      await client.startContainer({ containerId });
+      client.close();
+      const { pid } = record(root, containerId);
+      await first.close({ stopContainers: false });
+      assert.ok(alive(pid), "still running after the runtime closed");
+      const second = await startEmbeddedRuntime({ root });
+      assert.equal(second.service.runningContainers, 1);
+      assert.equal(second.service.containerStatus({ containerId, verbose: false }).status?.state, "CONTAINER_RUNNING");
+      await second.close();
+      assert.ok(!alive(pid), "close() stops the containers");
+      assert.equal(record(root, containerId).pid, 0);
+      const third = await startEmbeddedRuntime({ root });
+      await third.service.removePodSandbox({ podSandboxId });
+      await third.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,16 +1,18 @@
-// Starts one embedded-runtime container as a host process. With namespaces
-// (root, util-linux unshare), a generated shell shim enters new mount, UTS,
-// IPC and PID namespaces, builds the root file system (an overlay over the
-// image, or the host's directories bound under a tmpfs), mounts volumes, and
-// forks the command as PID 1 of its PID namespace, then waits and exits with
-// its status (128+signal when killed). Without namespaces the command runs
-// directly, on the host root. The shim reports `ok <pid>` or `error <why>` on fd 3.
+// Starts one embedded-runtime container as a host process, under the shim
+// (shim.ts) that outlives the runtime. With namespaces (root, util-linux
+// unshare), generated shell scripts enter new mount, UTS, IPC and PID
+// namespaces, build the root file system (an overlay over the image, or the
+// host's directories bound under a tmpfs), mount volumes, and fork the command
+// as PID 1 of its PID namespace, then wait and exit with its status (128+signal
+// when killed). Without namespaces the command runs directly, on the host root.
+// The scripts report `ok <pid>` or `error <why>` on fd 3, which the shim relays.
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { PERL } from "./shim.js";
 import { syscallNumber } from "./seccomp/bpf.js";
 import { isLoader, loaderArgv } from "./seccomp/loader.js";
 
@@ -49,6 +51,9 @@ export interface VolumeMount {
 export interface LaunchSpec {
   /** The container's own directory (scripts, overlay upper/work, exit code). */
   dir: string;
+  /** The shim program (installShim) and the CRI log file it writes ("" discards the output). */
+  shim: string;
+  logPath: string;
   /** The image's unpacked root, or undefined to run on the host's root file system. */
   imageRoot: string | undefined;
   argv: string[];
@@ -76,13 +81,12 @@ export interface LaunchSpec {
 }
 
 export interface Launched {
-  child: ChildProcess;
-  /** The shim's exit: the container's status (128+signal) with namespaces, the command's own without. */
+  /** The shim's exit: the container's status (128+signal), or a signal when the shim itself was killed. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The container's first process (host PID): the one signals go to. */
   pid: number;
-  stdout: Readable;
-  stderr: Readable;
+  /** The shim's PID. */
+  shimPid: number;
 }
 
 /** Single-quotes a word for sh. */
@@ -170,16 +174,14 @@ export function setupScript(spec: LaunchSpec): string {
   return lines.join("\n") + "\n";
 }
 
-/** Run as the parent of the new PID namespace: starts the init, reports its PID, waits, records the exit status. */
+/** Run as the parent of the new PID namespace: starts the init, reports its PID, waits and exits with its status (the shim records it). */
 export function waitScript(spec: LaunchSpec): string {
   return [
     `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
     "child=$!",
     `echo "ok $child" >&3`,
     "exec 3>&-",
-    `wait "$child"; code=$?`,
-    `echo "$code" > ${shQuote(join(spec.dir, "exit-code"))}`,
-    `exit "$code"`,
+    `wait "$child"`,
   ].join("\n") + "\n";
 }
 
@@ -209,55 +211,85 @@ export function initScript(spec: LaunchSpec): string {
   ].join("\n") + "\n";
 }
 
-/** The first script: joins the cgroups, then enters the namespaces (or runs the command directly). */
-export function launchScript(spec: LaunchSpec): string {
-  const lines = ["set -e", ...spec.cgroupProcs.map((f) => `echo 0 > ${shQuote(f)}`)];
-  if (spec.isolation.namespaces) {
-    const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
-    lines.push(`exec ${q(net)} ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
-  } else {
-    const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
-    lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, "/", cwd, false))}`);
-  }
-  return lines.join("\n") + "\n";
+/**
+ * What the shim execs once it has joined the container's cgroups: with
+ * namespaces, the step that enters them (setup.sh runs inside); without,
+ * launch.sh. No shell runs before it: each process in this chain is time
+ * every container start waits for.
+ */
+export function shimCommand(spec: LaunchSpec): string[] {
+  if (!spec.isolation.namespaces) return ["/bin/sh", join(spec.dir, "launch.sh")];
+  const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
+  return [...net, UNSHARE!, "--mount", "--uts", "--ipc", "--propagation", "private", "--", "/bin/sh", join(spec.dir, "setup.sh")];
 }
 
-/** Writes the scripts and starts the shim; resolves once the command runs, rejects with the shim's reason. */
+/** Without namespaces: reports the PID and runs the command directly, on the host root. */
+export function launchScript(spec: LaunchSpec): string {
+  const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
+  return [`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, "/", cwd, false))}`].join("\n") + "\n";
+}
+
+/**
+ * Writes the scripts and starts the shim detached (a session of its own: a
+ * Ctrl-C to the runtime's process group does not reach it); resolves once the
+ * command runs, rejects with the shim's reason. The runtime keeps no handle
+ * that would hold the container: the shim's exit is still reported while the
+ * runtime lives, and after a restart the runtime finds the shim by its PID.
+ */
 export function launch(spec: LaunchSpec): Promise<Launched> {
+  if (PERL === undefined) return Promise.reject(new Error("perl not found: the embedded runtime's container shim needs it (Debian: perl-base)"));
   mkdirSync(spec.dir, { recursive: true });
   rmSync(join(spec.dir, "exit-code"), { force: true });
-  writeFileSync(join(spec.dir, "launch.sh"), launchScript(spec));
   if (spec.isolation.namespaces) {
     writeFileSync(join(spec.dir, "setup.sh"), setupScript(spec));
     writeFileSync(join(spec.dir, "wait.sh"), waitScript(spec));
     writeFileSync(join(spec.dir, "init.sh"), initScript(spec));
+  } else {
+    writeFileSync(join(spec.dir, "launch.sh"), launchScript(spec));
   }
-  const child = spawn("/bin/sh", [join(spec.dir, "launch.sh")], { stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true, env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } });
+  // The shim's own complaints (a perl failure) go to a file: nothing may tie it to the runtime's pipes.
+  const shimLog = join(spec.dir, "shim.log");
+  const errFd = openSync(shimLog, "a");
+  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
+    stdio: ["ignore", "ignore", errFd, "pipe"],
+    detached: true,
+    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+  });
+  closeSync(errFd);
   // Listen at once: a short command may be over before the caller looks.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
     let control = "";
-    let errText = "";
-    const stderrEarly = (chunk: Buffer): void => {
-      if (errText.length < 4096) errText += chunk.toString("utf8");
-    };
-    child.stderr!.on("data", stderrEarly);
-    // "close", not "exit": the shim's last words on fd 3 must be read first.
-    const onExit = (code: number | null): void => reject(new Error(control.startsWith("error ") ? control.slice(6).trim() : `the container's shim exited with ${code} before the command started${errText ? `: ${errText.trim()}` : ""}`));
-    child.once("close", onExit);
-    child.once("error", reject);
+    let done = false;
     const fd3 = child.stdio[3] as Readable;
+    const fail = (why: string): void => {
+      if (done) return;
+      done = true;
+      reject(new Error(why));
+    };
+    child.once("error", (err) => fail(err.message));
     fd3.setEncoding("utf8");
     fd3.on("data", (chunk: string) => {
       control += chunk;
       const m = /^ok (\d+)\n/.exec(control);
-      if (m !== null) {
-        child.off("close", onExit);
-        // Resolve at once: the caller must read stdout and stderr before the
-        // process can end (Node drains unread output of an exited child).
-        child.stderr!.off("data", stderrEarly);
-        resolve({ child, exited, pid: Number(m[1]), stdout: child.stdout!, stderr: child.stderr! });
-      }
+      if (m === null || done) return;
+      done = true;
+      fd3.destroy();
+      child.unref(); // the runtime may exit while the container runs
+      resolve({ exited, pid: Number(m[1]), shimPid: child.pid! });
+    });
+    // The shim closes fd 3 after `ok`, or after `error <why>` once the command has ended.
+    fd3.once("close", () => {
+      if (control.startsWith("error ")) return fail(control.slice(6).trim());
+      void exited.then(({ code, signal }) => {
+        let why = "";
+        try {
+          why = readFileSync(shimLog, "utf8").trim();
+        } catch {
+          // no complaint written
+        }
+        fail(`the container's shim exited with ${code ?? signal} before the command started${why ? `: ${why}` : ""}`);
+      });
     });
   });
 }

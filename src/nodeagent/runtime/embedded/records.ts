@@ -41,6 +41,9 @@ export interface ContainerRecord {
   /** Host PID of the container's first process while it runs, and its start time (/proc/<pid>/stat field 22) to tell it from a reused PID. */
   pid: number;
   pidStart: string;
+  /** The container's shim (shim.ts) and its start time, while it runs; absent in records of runtimes before the shim. */
+  shimPid?: number;
+  shimStart?: string;
   /** What the runtime could not honour for this container (no image, no seccomp, limits not set). */
   notes: string[];
   /** A seccomp filter was compiled for it (containers/<id>/seccomp.bpf). */

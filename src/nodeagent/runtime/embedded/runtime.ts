@@ -1,15 +1,16 @@
 // The embedded runtime's CRI behaviour: sandboxes, containers, exec, stats and
 // images, as upstream runtimes answer them (seed 001, "What the service does"
-// 4). Containers are host processes started by launcher.ts; a sandbox is a
-// record plus its /etc files, on the host network (pod IP = host IP).
+// 4). Containers are host processes started by launcher.ts under a shim that
+// outlives the runtime: a restarted runtime re-adopts the ones still running.
+// A sandbox is a record plus its /etc files and network namespace.
 
 import { randomBytes } from "node:crypto";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, hostname as osHostname } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
-import { CriLogWriter, nowNanos } from "../../cri/log-format.js";
+import { nowNanos } from "../../cri/log-format.js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
@@ -22,12 +23,15 @@ import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, pr
 import { StartLimit } from "./start-limit.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { seccompFilter, seccompSupport } from "./seccomp.js";
+import { installShim, recordedExit } from "./shim.js";
 
 export const RUNTIME_NAME = "orch-embedded";
 export const RUNTIME_VERSION = "0.1.0";
 const DEFAULT_PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 /** Upstream caps ExecSync output at 16 MiB per stream (CVE-2022-1708). */
 const EXEC_OUTPUT_CAP = 16 * 1024 * 1024;
+/** How often the runtime looks whether a container it did not start (re-adopted) has ended. */
+const ADOPTED_POLL_MS = 250;
 
 
 export interface EmbeddedRuntimeOptions {
@@ -51,10 +55,15 @@ export interface EmbeddedRuntimeOptions {
 }
 
 interface Running {
-  child: ChildProcess;
+  /** Resolves once the container's exit is recorded. */
   exited: Promise<void>;
-  logs: CriLogWriter | undefined;
   oomBefore: number;
+}
+
+/** What close() does with the containers still running. */
+export interface CloseOptions {
+  /** Kill them (default true); false leaves them running under their shims for the next runtime on this root to re-adopt. */
+  stopContainers?: boolean;
 }
 
 // Nanoseconds since the epoch (as a double: exact to a few hundred ns, plenty for CRI timestamps).
@@ -82,6 +91,10 @@ export class EmbeddedRuntimeService {
   readonly #startLimit = new StartLimit(availableParallelism() * 2);
   /** Pulls under way, by name and credentials: pods starting together that ask for one image share one pull. */
   readonly #pulling = new Map<string, Promise<cri.PullImageResponse>>();
+  readonly #shim: string;
+  /** Containers whose shim is not our child (re-adopted, or their shim died first), polled for their end. */
+  readonly #polled = new Map<string, () => void>();
+  #pollTimer: NodeJS.Timeout | undefined;
   #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
@@ -91,6 +104,7 @@ export class EmbeddedRuntimeService {
     this.#insecureRegistries = options.insecureRegistries ?? [];
     this.#log = options.log ?? (() => {});
     mkdirSync(join(this.#root, "containers"), { recursive: true });
+    this.#shim = installShim(this.#root);
     this.images = new ImageStore(this.#root);
     this.isolation = options.namespaces === false
       ? { namespaces: false, overlay: false, notes: ["namespaces turned off by configuration: containers run as plain host processes"] }
@@ -109,9 +123,16 @@ export class EmbeddedRuntimeService {
     this.#recover();
   }
 
-  /** Kills every running container (their exit is recorded) and waits for them. */
-  async close(): Promise<void> {
-    await Promise.all([...this.#running.keys()].map((id) => this.#kill(id, 0)));
+  /** Kills every running container (their exit is recorded) and waits for them, or leaves them running (stopContainers: false). */
+  async close(options: CloseOptions = {}): Promise<void> {
+    if (options.stopContainers ?? true) await Promise.all([...this.#running.keys()].map((id) => this.#kill(id, 0)));
+    clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
+  }
+
+  /** How many containers run now. */
+  get runningContainers(): number {
+    return this.#running.size;
   }
 
   // ---- version and status ----
@@ -296,10 +317,10 @@ export class EmbeddedRuntimeService {
     } else if (c.resources !== null && (c.resources.memoryLimitInBytes > 0 || c.resources.cpuQuota > 0)) {
       notes.push(`limits not applied: ${this.cgroups.unavailable}`);
     }
-    let logs: CriLogWriter | undefined;
     if (c.logPath !== "") {
+      // The file exists once StartContainer returns, as with containerd; the shim appends to it.
       mkdirSync(dirname(c.logPath), { recursive: true });
-      logs = new CriLogWriter(c.logPath);
+      appendFileSync(c.logPath, "");
     }
     const sandboxDir = this.#sandboxDir(sandbox.id);
     // Fail the start, as runc does, when the command is nowhere to be found (a volume may bring it: not checked then).
@@ -311,6 +332,8 @@ export class EmbeddedRuntimeService {
       if (missing !== undefined) throw new Error(missing);
       launched = await this.#startLimit.run(() => launch({
         dir: this.#containerDir(c.id),
+        shim: this.#shim,
+        logPath: c.logPath,
         ...(c.seccomp ? { seccomp: { filterFile: join(this.#containerDir(c.id), "seccomp.bpf"), noNewPrivs: c.config.linux?.securityContext?.noNewPrivs ?? false } } : {}),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
         argv: c.process.argv,
@@ -328,22 +351,22 @@ export class EmbeddedRuntimeService {
         isolation: this.isolation,
       }));
     } catch (err) {
-      await logs?.close();
       this.cgroups.remove(cgroup);
       const message = `failed to start container ${c.id}: ${(err as Error).message}`;
       this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode: 128, reason: "StartError", message });
       throw new RuntimeError(Code.UNKNOWN, message);
     }
-    const { child, exited, pid, stdout, stderr } = launched;
-    const drained = logs === undefined ? (stdout.resume(), stderr.resume(), Promise.resolve()) : Promise.all([logs.attach("stdout", stdout), logs.attach("stderr", stderr)]);
-    const running: Running = { child, exited: Promise.resolve(), logs, oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0 };
+    const { exited, pid, shimPid } = launched;
+    const running: Running = { exited: Promise.resolve(), oomBefore: this.cgroups.usage(cgroup).oomKills ?? 0 };
+    const record = { ...c, state: "CONTAINER_RUNNING" as const, startedAt: now(), pid, pidStart: procStart(pid), shimPid, shimStart: procStart(shimPid), message: notes.join("; "), notes };
     running.exited = exited.then(async ({ code, signal }) => {
-      await drained;
-      await logs?.close();
-      this.#exited(c.id, code, signal, cgroup, running);
+      // The shim's status is the container's; a shim killed before recording one leaves the container to be polled.
+      const recorded = recordedExit(this.#containerDir(c.id));
+      const status = recorded ?? (code !== null ? { code, at: now() } : await this.#poll(record));
+      this.#exited(c.id, status, cgroup, running);
     });
     this.#running.set(c.id, running);
-    this.#containers.save({ ...c, state: "CONTAINER_RUNNING", startedAt: now(), pid, pidStart: procStart(pid), message: notes.join("; "), notes });
+    this.#containers.save(record);
     await commandStarted(pid);
   }
 
@@ -410,11 +433,15 @@ export class EmbeddedRuntimeService {
     return {};
   }
 
+  /**
+   * The shim reopens the log path by itself when the file there is no longer
+   * the one it writes (rotated away); creating the new file here makes it
+   * exist once the call returns, as containerd's reopen does.
+   */
   reopenContainerLog(req: cri.ReopenContainerLogRequest): cri.Empty {
     const c = this.#container(req.containerId);
-    const running = this.#running.get(c.id);
-    if (c.state !== "CONTAINER_RUNNING" || running === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is not running`);
-    running.logs?.reopen();
+    if (c.state !== "CONTAINER_RUNNING" || !this.#running.has(c.id)) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is not running`);
+    if (c.logPath !== "") appendFileSync(c.logPath, "");
     return {};
   }
 
@@ -582,7 +609,7 @@ export class EmbeddedRuntimeService {
     return join(parent !== "" ? parent.replace(/^\/+/, "") : `orch-embedded/${sandbox.id}`, c.id);
   }
 
-  /** The container's own directory: launch scripts, overlay layers, exit code, seccomp filter. */
+  /** The container's own directory: launch scripts, overlay layers, shim log, exit code, seccomp filter. */
   #containerDir(id: string): string {
     return join(this.#root, "containers", id);
   }
@@ -635,19 +662,50 @@ export class EmbeddedRuntimeService {
       if (!timedOut) return;
     }
     signal("SIGKILL");
+    // Shims are unref'd children (or not children at all, once re-adopted): hold the process up until the exit is seen.
+    const hold = setInterval(() => {}, 60_000);
     await running.exited;
+    clearInterval(hold);
   }
 
-  #exited(id: string, code: number | null, signal: NodeJS.Signals | null, cgroup: string, running: Running): void {
+  /** Records a container's end: its status as the shim recorded it, or unknown (exit code 255, reason Unknown) when it left none. */
+  #exited(id: string, status: { code: number; at: number } | undefined, cgroup: string, running: Pick<Running, "oomBefore">): void {
     this.#running.delete(id);
     const c = this.#containers.get(id);
-    const oom = (this.cgroups.usage(cgroup).oomKills ?? 0) > running.oomBefore;
-    this.cgroups.remove(cgroup);
+    // "": a container whose sandbox record is gone has no cgroup path to read.
+    const oom = cgroup !== "" && (this.cgroups.usage(cgroup).oomKills ?? 0) > running.oomBefore;
+    if (cgroup !== "") this.cgroups.remove(cgroup);
     if (c === undefined) return;
-    const exitCode = code ?? 128 + signalNumber(signal);
-    const reason = oom ? "OOMKilled" : exitCode === 0 ? "Completed" : "Error";
-    this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: now(), exitCode, reason, pid: 0, pidStart: "" });
+    const exitCode = status?.code ?? 255;
+    const reason = status === undefined ? "Unknown" : oom ? "OOMKilled" : exitCode === 0 ? "Completed" : "Error";
+    const message = status === undefined ? "the container ended without its shim recording an exit status" : c.message;
+    this.#containers.save({ ...c, state: "CONTAINER_EXITED", finishedAt: status?.at ?? now(), exitCode, reason, message, pid: 0, pidStart: "", shimPid: 0, shimStart: "" });
     this.#log(`container ${id} (${c.config.metadata?.name}) exited with ${exitCode} (${reason})`);
+  }
+
+  /** Whether the container's shim or its command still runs (the same processes: PID and start time both match). */
+  #alive(c: ContainerRecord): boolean {
+    return ((c.shimPid ?? 0) > 0 && procStart(c.shimPid!) === c.shimStart) || (c.pid > 0 && procStart(c.pid) === c.pidStart);
+  }
+
+  /** Resolves with the container's recorded status once neither its shim nor its command runs (undefined: none recorded). */
+  #poll(c: ContainerRecord): Promise<{ code: number; at: number } | undefined> {
+    const dir = this.#containerDir(c.id);
+    return new Promise((resolve) => {
+      this.#polled.set(c.id, () => {
+        const recorded = recordedExit(dir);
+        if (recorded === undefined && this.#alive(c)) return;
+        this.#polled.delete(c.id);
+        resolve(recorded);
+      });
+      this.#pollTimer ??= setInterval(() => {
+        for (const check of [...this.#polled.values()]) check();
+        if (this.#polled.size === 0) {
+          clearInterval(this.#pollTimer);
+          this.#pollTimer = undefined;
+        }
+      }, ADOPTED_POLL_MS).unref();
+    });
   }
 
   #stats(c: ContainerRecord): cri.DeepPartial<cri.ContainerStats> {
@@ -706,35 +764,31 @@ export class EmbeddedRuntimeService {
   }
 
   /**
-   * After a restart the runtime cannot reattach to a running container's
-   * output, so containers it finds running are stopped and reported exited
-   * (the agent restarts them by their restart policy), keeping their logs.
+   * After a restart: containers whose shim or command still runs (PID and
+   * start time as recorded, so a recycled PID is never taken for them) are
+   * re-adopted, running on with their IDs, logs and cgroups; the others ended
+   * while no runtime ran and are recorded exited with the status their shim
+   * wrote (or Unknown). Nothing is killed: sandboxes and their networks stay.
    */
   #recover(): void {
+    let adopted = 0;
+    let ended = 0;
     for (const c of this.#containers.values()) {
       if (c.state !== "CONTAINER_RUNNING") continue;
-      const exitFile = join(this.#containerDir(c.id), "exit-code");
-      const finished = existsSync(exitFile) ? Number(readFileSync(exitFile, "utf8").trim()) : undefined;
-      if (c.pid > 0 && procStart(c.pid) === c.pidStart) {
-        try {
-          process.kill(this.isolation.namespaces ? c.pid : -c.pid, "SIGKILL");
-        } catch {
-          // gone meanwhile
-        }
-      }
       const sandbox = this.#sandboxes.get(c.podSandboxId);
-      if (sandbox !== undefined) this.cgroups.remove(this.#cgroupPath(sandbox, c));
-      this.#containers.save({
-        ...c,
-        state: "CONTAINER_EXITED",
-        finishedAt: now(),
-        exitCode: finished ?? 255,
-        reason: finished === undefined ? "Unknown" : finished === 0 ? "Completed" : "Error",
-        message: finished === undefined ? "the embedded runtime restarted while the container ran; it was stopped" : c.message,
-        pid: 0,
-        pidStart: "",
-      });
+      const cgroup = sandbox === undefined ? "" : this.#cgroupPath(sandbox, c);
+      // OOM kills counted before now (a child of the container killed while it ran on) are not its end's.
+      const running: Running = { exited: Promise.resolve(), oomBefore: cgroup === "" ? 0 : this.cgroups.usage(cgroup).oomKills ?? 0 };
+      if (this.#alive(c) && recordedExit(this.#containerDir(c.id)) === undefined) {
+        running.exited = this.#poll(c).then((status) => this.#exited(c.id, status, cgroup, running));
+        this.#running.set(c.id, running);
+        adopted++;
+      } else {
+        this.#exited(c.id, recordedExit(this.#containerDir(c.id)), cgroup, running);
+        ended++;
+      }
     }
+    if (adopted + ended > 0) this.#log(`embedded runtime: re-adopted ${adopted} running containers; ${ended} ended while no runtime ran`);
   }
 }
 

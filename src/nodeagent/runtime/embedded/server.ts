@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { criServices, RPC_TABLE } from "../../cri/proto.js";
 import type { RpcName } from "../../cri/types.js";
 import { RuntimeError } from "./errors.js";
-import { EmbeddedRuntimeService, type EmbeddedRuntimeOptions } from "./runtime.js";
+import { EmbeddedRuntimeService, type CloseOptions, type EmbeddedRuntimeOptions } from "./runtime.js";
 
 /** Where the embedded runtime lives when nothing else is configured. */
 export const DEFAULT_EMBEDDED_ROOT = "/var/lib/nodeagent/runtime";
@@ -22,8 +22,8 @@ export interface EmbeddedRuntime {
   /** `unix:///…/embedded.sock`, for CriClient. */
   readonly endpoint: string;
   readonly service: EmbeddedRuntimeService;
-  /** Stops serving and kills the containers still running. */
-  close(): Promise<void>;
+  /** Stops serving; kills the containers still running unless `stopContainers: false` (then the next runtime on this root re-adopts them). */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 type Handler = (request: never) => unknown;
@@ -54,10 +54,10 @@ export async function startEmbeddedRuntime(options: StartEmbeddedRuntimeOptions)
   return {
     endpoint: `unix://${socket}`,
     service,
-    close() {
+    close(options) {
       closed ??= (async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        await service.close();
+        await service.close(options);
         rmSync(socket, { force: true });
       })();
       return closed;
