@@ -46,6 +46,8 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     await k.ok("create", "-f", pod("done", { main: "echo finished" }, "  restartPolicy: Never\n"));
     await k.ok("create", "deployment", "web", "--image=busybox", "--", "sh", "-c", `echo hello from web; sleep ${TOKEN}`);
     await k.ok("wait", "--for=condition=Ready", "pod/two", "pod/ticker", "--timeout=60s");
+    // Ready says the processes started, not that their output has reached the log yet.
+    await eventually("both containers' lines logged", async () => (await logs("two", "--all-containers")).stdout === "one\ntwo\nthree\nfrom-second\n", 20_000);
   });
   after(async () => {
     await other?.stop();
