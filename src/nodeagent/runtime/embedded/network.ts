@@ -6,14 +6,12 @@
 // processes; host ports go through the CNI portmap plugin, as containerd's.
 // Without root or iproute2, pods use the host's network and the runtime says why.
 
-import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { PortMapping } from "../../cri/types.js";
 import { AddressBook, parseSubnet, type Subnet } from "./address-book.js";
+import { hostCommands } from "./host-commands.js";
 
-const run = promisify(execFile);
 const CNI_BIN = "/usr/lib/cni";
 const IP = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].find(existsSync);
 const IPTABLES = ["/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables"].find(existsSync);
@@ -31,10 +29,6 @@ export interface Attached {
   /** /run/netns/<name>: what containers and exec enter. */
   netns: string;
   ip: string;
-}
-
-interface CniResult {
-  ips?: { address?: string; version?: string }[];
 }
 
 /** What the runtime keeps per pod under <dataDir>/owners: enough to unwire it without the runtime's own records. */
@@ -228,13 +222,9 @@ export class PodNetwork {
   async #ensureMasquerade(): Promise<void> {
     if (IPTABLES === undefined) return; // no iptables: pods reach the bridge and each other only
     const rule = ["POSTROUTING", "-s", this.#subnetText, "!", "-d", this.#subnetText, "-m", "comment", "--comment", `orch pods on ${this.#bridge}`, "-j", "MASQUERADE"];
-    try {
-      await run(IPTABLES, ["-w", "-t", "nat", "-C", ...rule]);
-    } catch {
-      await run(IPTABLES, ["-w", "-t", "nat", "-A", ...rule]).catch(() => {
-        this.#masquerade = undefined; // try again with the next pod
-      });
-    }
+    if ((await hostCommands.run([IPTABLES, "-w", "-t", "nat", "-C", ...rule])).code === 0) return;
+    const added = await hostCommands.run([IPTABLES, "-w", "-t", "nat", "-A", ...rule]);
+    if (added.code !== 0) this.#masquerade = undefined; // try again with the next pod
   }
 
   /** The bridge plugin's configuration that wired pods of earlier versions (for their DEL). */
@@ -251,36 +241,20 @@ export class PodNetwork {
     };
   }
 
-  /** Runs one CNI plugin as the specification says: command in the environment, config on stdin, result on stdout. */
-  #plugin(command: "ADD" | "DEL", id: string, netns: string, ifname: string, config: Record<string, unknown>): Promise<CniResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(join(this.#cniBin, String(config.type)), [], {
-        env: { CNI_COMMAND: command, CNI_CONTAINERID: id, CNI_NETNS: netns, CNI_IFNAME: ifname, CNI_PATH: this.#cniBin, PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      child.once("error", reject);
-      child.once("close", (code) => {
-        if (code === 0) {
-          try {
-            return resolve(out.trim() === "" ? {} : (JSON.parse(out) as CniResult));
-          } catch {
-            return resolve({});
-          }
-        }
-        let msg = err.trim() || out.trim();
-        try {
-          msg = (JSON.parse(out) as { msg?: string }).msg ?? msg;
-        } catch {
-          // not a CNI error object
-        }
-        reject(new Error(`CNI ${String(config.type)} ${command}: ${msg}`));
-      });
-      child.stdin.end(JSON.stringify(config));
+  /** Runs one CNI plugin as the specification says: command in the environment, config on stdin; rejects with the plugin's message. */
+  async #plugin(command: "ADD" | "DEL", id: string, netns: string, ifname: string, config: Record<string, unknown>): Promise<void> {
+    const r = await hostCommands.run([join(this.#cniBin, String(config.type))], {
+      env: { CNI_COMMAND: command, CNI_CONTAINERID: id, CNI_NETNS: netns, CNI_IFNAME: ifname, CNI_PATH: this.#cniBin },
+      input: JSON.stringify(config),
     });
+    if (r.code === 0) return;
+    let msg = r.output;
+    try {
+      msg = (JSON.parse(r.output) as { msg?: string }).msg ?? msg; // a CNI error object
+    } catch {
+      // plain text
+    }
+    throw new Error(`CNI ${String(config.type)} ${command}: ${msg}`);
   }
 }
 
@@ -294,13 +268,7 @@ function vethName(sandboxId: string): string {
 }
 
 /** Runs `ip [options] -batch -` with `lines` on stdin; rejects with ip's own words on failure. */
-function ipBatch(options: string[], lines: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(IP!, [...options, "-batch", "-"], { stdio: ["pipe", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`ip ${[...options, ...lines.slice(0, 1)].join(" ")}…: ${err.trim() || `exit ${code}`}`))));
-    child.stdin.end(lines.join("\n") + "\n");
-  });
+async function ipBatch(options: string[], lines: string[]): Promise<void> {
+  const r = await hostCommands.run([IP!, ...options, "-batch", "-"], { input: lines.join("\n") });
+  if (r.code !== 0) throw new Error(`ip ${[...options, ...lines.slice(0, 1)].join(" ")}…: ${r.output || `exit ${r.code}`}`);
 }
