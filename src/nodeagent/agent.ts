@@ -13,7 +13,7 @@ import { defaultFeatureGates, versionInfo, type FeatureGates } from "../componen
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
-import { CriClient } from "./cri/index.js";
+import { CriClient, type InProcessRuntime } from "./cri/index.js";
 import type { ObjectSource } from "./env/env.js";
 import { NO_OBJECTS } from "./env/env.js";
 import * as host from "./host/host.js";
@@ -171,12 +171,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     // The runtime: a configured CRI socket, or the embedded runtime.
     let endpoint = options.runtimeEndpoint ?? config.containerRuntimeEndpoint;
+    let inProcess: InProcessRuntime | undefined;
     if (!endpoint) {
       const embedded: EmbeddedRuntime = await startEmbeddedRuntime({ root: join(rootDir, "runtime"), log });
       cleanups.push(() => embedded.close());
       endpoint = embedded.endpoint;
+      // Called in this process, without the socket (which stays served for crictl and others).
+      inProcess = embedded.inProcess;
     }
-    const runtime = new CriClient({ endpoint, ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
+    const runtime = new CriClient({ endpoint, ...(inProcess ? { inProcess } : {}), ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
     cleanups.push(() => runtime.close());
     await runtime.waitForReady(30_000);
     const version = await runtime.version({ version: "v1" });
