@@ -4,7 +4,8 @@
 // bridge with this one. An address is taken by creating its file with O_EXCL:
 // atomic across every process on the host, as the plugin does it.
 
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface Subnet {
@@ -36,6 +37,10 @@ function ipNumber(ip: string): number {
 export class AddressBook {
   readonly #dir: string;
   readonly #subnet: Subnet;
+  /** Offset (from network + 2) of the last address this book handed out; read from the hint file once. */
+  #last: number | undefined;
+  /** The hint file's write under way: written in the background, one at a time, newest last. */
+  #hint: Promise<void> = Promise.resolve();
 
   /** `dir` is host-local's `<dataDir>/<network name>`. */
   constructor(dir: string, subnet: Subnet) {
@@ -44,20 +49,28 @@ export class AddressBook {
     mkdirSync(dir, { recursive: true });
   }
 
-  /** Takes the next free address after the last one handed out (wrapping), as host-local does. */
+  /**
+   * Takes the next free address after the last one handed out (wrapping), as
+   * host-local does. last_reserved_ip.0 is only where to start looking (the
+   * O_EXCL file is the reservation): it is read once and rewritten in the
+   * background, as a synchronous rewrite on ext4 waits for its data (replace
+   * by truncate), a millisecond or more of blocked event loop per pod.
+   */
   allocate(id: string, ifname: string): string {
     const first = this.#subnet.network + 2; // network + 1 is the gateway
     const size = 2 ** (32 - this.#subnet.prefix) - 3; // without network, gateway and broadcast
     const lastFile = join(this.#dir, "last_reserved_ip.0");
-    let last: number;
-    try {
-      last = ipNumber(readFileSync(lastFile, "utf8").trim()) - first;
-    } catch {
-      last = -1;
+    if (this.#last === undefined) {
+      try {
+        this.#last = ipNumber(readFileSync(lastFile, "utf8").trim()) - first;
+      } catch {
+        this.#last = -1;
+      }
     }
-    if (!(last >= -1 && last < size)) last = -1;
+    if (!(this.#last >= -1 && this.#last < size)) this.#last = -1;
     for (let i = 1; i <= size; i++) {
-      const ip = ipString(first + ((last + i) % size));
+      const offset = (this.#last + i) % size;
+      const ip = ipString(first + offset);
       let fd: number;
       try {
         fd = openSync(join(this.#dir, ip), "wx", 0o644);
@@ -67,10 +80,16 @@ export class AddressBook {
       }
       writeSync(fd, `${id}\r\n${ifname}`);
       closeSync(fd);
-      writeFileSync(lastFile, ip);
+      this.#last = offset;
+      this.#hint = this.#hint.then(() => writeFile(lastFile, ip)).catch(() => {});
       return ip;
     }
     throw new Error(`no free address in ${ipString(this.#subnet.network)}/${this.#subnet.prefix}`);
+  }
+
+  /** Resolves once the hint file holds the last address handed out (tests). */
+  settled(): Promise<void> {
+    return this.#hint;
   }
 
   /** Gives `ip` back if `id` holds it; idempotent. */

@@ -15,6 +15,8 @@ import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
 import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
+// Sandbox files are written and removed off the event loop: other pods' starts go on meanwhile.
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
@@ -156,15 +158,17 @@ export class EmbeddedRuntimeService {
       }
     }
     const dir = this.#sandboxDir(id);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "hostname"), `${hostname}\n`);
-    writeFileSync(join(dir, "hosts"), `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${hostname}\n`);
     const dns = config.dnsConfig;
     const resolv = dns !== null && dns.servers.length > 0
       ? [...(dns.searches.length ? [`search ${dns.searches.join(" ")}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(" ")}`] : [])].join("\n") + "\n"
       : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
-    writeFileSync(join(dir, "resolv.conf"), resolv);
-    if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
+    await mkdir(dir, { recursive: true });
+    await Promise.all([
+      writeFile(join(dir, "hostname"), `${hostname}\n`),
+      writeFile(join(dir, "hosts"), `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${hostname}\n`),
+      writeFile(join(dir, "resolv.conf"), resolv),
+      config.logDirectory !== "" ? mkdir(config.logDirectory, { recursive: true }) : undefined,
+    ]);
     this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname, netns });
     return { podSandboxId: id };
   }
@@ -188,7 +192,7 @@ export class EmbeddedRuntimeService {
     if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
     // The runtime's own per-pod cgroup (a cgroup parent from the agent is the agent's to remove).
     if (!sandbox.config.linux?.cgroupParent) this.cgroups.remove(`orch-embedded/${sandbox.id}`);
-    rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
+    await rm(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
   }
