@@ -17,7 +17,7 @@ const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { en
 describe("PodNetwork", { skip }, () => {
   const n = 1 + Math.floor(Math.random() * 250);
   const bridge = `orchnt${n}`;
-  const subnet = `10.201.${n}.0/24`;
+  const subnet = `10.198.${n}.0/24`; // apart from test/support/containerd.ts (10.200-249)
   const owner = mkdtempSync(join(tmpdir(), "orch-network-"));
   const network = skip === undefined ? PodNetwork.probe({ bridge, subnet }, owner) : "skipped";
   after(() => {
@@ -42,20 +42,20 @@ describe("PodNetwork", { skip }, () => {
     const b = await network.attach(idB, []);
     try {
       assert.notEqual(a.ip, b.ip);
-      for (const p of [a, b]) assert.match(p.ip, new RegExp(`^10\\.201\\.${n}\\.\\d+$`));
-      assert.notEqual(a.ip, `10.201.${n}.1`, "the gateway is the bridge's");
+      for (const p of [a, b]) assert.match(p.ip, new RegExp(`^10\\.198\\.${n}\\.\\d+$`));
+      assert.notEqual(a.ip, `10.198.${n}.1`, "the gateway is the bridge's");
       assert.equal(readFileSync(join("/run/orch-cni", bridge, "orch", a.ip), "utf8"), `${idA}\r\neth0`, "host-local's address book format");
       const name = a.netns.slice("/run/netns/".length);
       assert.match(sh("/usr/sbin/ip", ["-n", name, "addr", "show", "eth0"]), new RegExp(`inet ${a.ip.replace(/\./g, "\\.")}/24`));
       assert.match(sh("/usr/sbin/ip", ["-n", name, "link", "show", "lo"]), /UP/);
-      assert.match(sh("/usr/sbin/ip", ["-n", name, "route"]), new RegExp(`default via 10\\.201\\.${n}\\.1 dev eth0`));
+      assert.match(sh("/usr/sbin/ip", ["-n", name, "route"]), new RegExp(`default via 10\\.198\\.${n}\\.1 dev eth0`));
       const port = sh("/usr/sbin/ip", ["-d", "link", "show", `veth${idA.slice(0, 11)}`]);
       assert.match(port, new RegExp(`master ${bridge}`));
       assert.match(port, /hairpin on/);
-      assert.match(sh("/usr/sbin/ip", ["addr", "show", bridge]), new RegExp(`inet 10\\.201\\.${n}\\.1/24`));
+      assert.match(sh("/usr/sbin/ip", ["addr", "show", bridge]), new RegExp(`inet 10\\.198\\.${n}\\.1/24`));
       if (existsSync(BUSYBOX)) {
         sh("/usr/bin/nsenter", [`--net=${a.netns}`, BUSYBOX, "ping", "-c", "1", "-W", "5", b.ip]);
-        sh("/usr/bin/nsenter", [`--net=${a.netns}`, BUSYBOX, "ping", "-c", "1", "-W", "5", `10.201.${n}.1`]);
+        sh("/usr/bin/nsenter", [`--net=${a.netns}`, BUSYBOX, "ping", "-c", "1", "-W", "5", `10.198.${n}.1`]);
       }
       await network.release(idA, []);
       assert.equal(existsSync(join("/run/orch-cni", bridge, "orch", a.ip)), false, "the address is given back");

@@ -80,7 +80,7 @@ export class EmbeddedRuntimeService {
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
   readonly #starting = new Set<string>();
-  /** Shims starting at once: two per core (see start-limit.ts). */
+  /** Pod networks being wired and shims starting, at once: two per core (see start-limit.ts). */
   readonly #startLimit = new StartLimit(availableParallelism() * 2);
   /** Pulls under way, by name and credentials: pods starting together that ask for one image share one pull. */
   readonly #pulling = new Map<string, Promise<cri.PullImageResponse>>();
@@ -151,7 +151,7 @@ export class EmbeddedRuntimeService {
     let netns = "";
     if (!hostNetwork) {
       try {
-        ({ ip, netns } = await (this.#network as PodNetwork).attach(id, config.portMappings));
+        ({ ip, netns } = await this.#startLimit.run(() => (this.#network as PodNetwork).attach(id, config.portMappings)));
       } catch (err) {
         // Keep the pod running: the host network is what the runtime offers without CNI anyway.
         this.#log(`sandbox ${config.metadata.name}: pod network failed, using the host network: ${(err as Error).message}`);
@@ -308,6 +308,7 @@ export class EmbeddedRuntimeService {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
+      // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#startLimit.run(() => launch({
         dir: join(this.#root, "containers", c.id),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
@@ -324,7 +325,7 @@ export class EmbeddedRuntimeService {
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
         isolation: this.isolation,
-      }));
+      }), { first: true });
     } catch (err) {
       await logs?.close();
       this.cgroups.remove(cgroup);
