@@ -6,7 +6,7 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../src/api/index.js";
@@ -150,4 +150,66 @@ test("joined: a static pod gets a mirror pod in the API showing its status", { s
   }, 20_000, "the mirror pod to be Running");
   assert.ok(mirror.metadata.annotations?.["orch.io/config.mirror"]);
   assert.equal(mirror.spec?.nodeName, NODE);
+});
+
+test("joined: lifecycle hooks: postStart has run when the pod is Running, preStop runs before the stop; a failing postStart kills the container", { skip: rootSkip }, async () => {
+  const dir = mkdtempSync(join(root, "hooks-"));
+  const hostVolume = { name: "host", hostPath: { path: dir } };
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "hooks", namespace: "default" },
+    spec: {
+      nodeName: NODE, terminationGracePeriodSeconds: 3, volumes: [hostVolume],
+      containers: [{
+        name: "main", image: "busybox", command: ["sleep", "3600"], volumeMounts: [{ name: "host", mountPath: "/host" }],
+        lifecycle: { postStart: { exec: { command: ["sh", "-c", "echo started > /host/post-start"] } }, preStop: { exec: { command: ["sh", "-c", "echo stopping > /host/pre-stop"] } } },
+      }],
+    },
+  });
+  await eventually(async () => (await client.get<Pod>(PODS, { namespace: "default", name: "hooks" })).status?.phase === "Running" || undefined, 20_000, "hooks Running");
+  assert.equal(readFileSync(join(dir, "post-start"), "utf8"), "started\n");
+  assert.equal(existsSync(join(dir, "pre-stop")), false);
+  await client.delete(PODS, { namespace: "default", name: "hooks", gracePeriodSeconds: 3 });
+  await eventually(async () => (await client.get<Pod>(PODS, { namespace: "default", name: "hooks" }).catch(() => undefined)) === undefined || undefined, 20_000, "hooks deleted");
+  assert.equal(readFileSync(join(dir, "pre-stop"), "utf8"), "stopping\n");
+
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "hook-fails", namespace: "default" },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"], lifecycle: { postStart: { exec: { command: ["sh", "-c", "exit 7"] } } } }] },
+  });
+  const restarted = await eventually(async () => {
+    const s = (await client.get<Pod>(PODS, { namespace: "default", name: "hook-fails" })).status?.containerStatuses?.[0];
+    return (s?.restartCount ?? 0) >= 1 && s?.lastState?.terminated ? s : undefined;
+  }, 20_000, "the container killed after its postStart hook failed, then restarted");
+  assert.equal(restarted.ready, false);
+  assert.ok(logs.some((l) => l.startsWith(`FailedPostStartHook: Exec lifecycle hook (["sh","-c","exit 7"]) for Container "main" in Pod "hook-fails_default(`)), "the failure is logged");
+  await client.delete(PODS, { namespace: "default", name: "hook-fails", gracePeriodSeconds: 0 });
+});
+
+test("joined: a sidecar starts before the container, is restarted when it exits, and the pod succeeds when the container does", { skip: rootSkip }, async () => {
+  const dir = mkdtempSync(join(root, "sidecar-"));
+  const mount = [{ name: "host", mountPath: "/host" }];
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "with-sidecar", namespace: "default" },
+    spec: {
+      nodeName: NODE, restartPolicy: "Never", terminationGracePeriodSeconds: 0, volumes: [{ name: "host", hostPath: { path: dir } }],
+      // The sidecar exits after a second (restarted at once: the first restart has no back-off); the container
+      // fails unless the sidecar ran before it.
+      initContainers: [{ name: "shipper", image: "busybox", restartPolicy: "Always", command: ["sh", "-c", "echo up >> /host/sidecar; sleep 1; exit 1"], volumeMounts: mount }],
+      containers: [{ name: "main", image: "busybox", command: ["sh", "-c", "test -f /host/sidecar && sleep 4"], volumeMounts: mount }],
+    },
+  });
+  const running = await eventually(async () => {
+    const p = await client.get<Pod>(PODS, { namespace: "default", name: "with-sidecar" });
+    return p.status?.phase === "Running" ? p : undefined;
+  }, 20_000, "Running with its sidecar");
+  assert.equal(running.status?.conditions?.find((c) => c.type === "Initialized")?.status, "True");
+  assert.equal(running.status?.initContainerStatuses?.[0]?.name, "shipper");
+  const done = await eventually(async () => {
+    const p = await client.get<Pod>(PODS, { namespace: "default", name: "with-sidecar" });
+    return p.status?.phase === "Succeeded" ? p : undefined;
+  }, 20_000, "Succeeded");
+  assert.equal(done.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 0);
+  assert.ok((done.status?.initContainerStatuses?.[0]?.restartCount ?? 0) >= 1, "the sidecar was restarted");
+  assert.ok(readFileSync(join(dir, "sidecar"), "utf8").split("\n").filter(Boolean).length >= 2);
+  await client.delete(PODS, { namespace: "default", name: "with-sidecar", gracePeriodSeconds: 0 });
 });

@@ -30,6 +30,10 @@ import type { WatchEnv } from "./registry/watch.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics, countResponseBytes, type RequestRecord } from "./request-metrics.js";
 import { parsePath, type ParsedPath } from "./routing.js";
+import { ServiceAllocator } from "./services/allocator.js";
+import { parseIpRange, parsePortRange } from "./services/ranges.js";
+import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
+import type { Service } from "../api/core/types.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -38,6 +42,9 @@ export interface ApiServerOptions {
   securePort: number;
   storage: Omit<StorageConfig, "dataDir" | "log">;
   compactionIntervalMs: number;
+  /** Where service cluster IPs come from (default 10.96.0.0/12) and the node port range (default 30000-32767). */
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
   featureGates: FeatureGates;
   groupSuffix?: string;
   modules: readonly ApiGroupModule[];
@@ -93,8 +100,23 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Built-in plugins first, then the caller's; NamespaceLifecycle only where namespaces are served.
   const servesNamespaces = registry.resources.some((d) => d.group === "" && d.resource === "namespaces");
   const lifecycle = namespaceLifecycle(async (namespace) => (await namespaceStore()!.get(undefined, namespace)).object);
+  const servesServices = registry.resources.some((d) => d.group === "" && d.resource === "services");
+  const allocator = servesServices
+    ? new ServiceAllocator({
+        storage,
+        ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
+        portRange: parsePortRange(options.serviceNodePortRange ?? "30000-32767"),
+        listServices: async () => (await stores.get("/services")!.list(undefined, {})).items.map((i) => i.object as Service),
+        decode: (value) => stores.get("/services")!.decode({ key: "", value, createRevision: 0, modRevision: 0, version: 0 } as never),
+        log,
+      })
+    : undefined;
   const admission = new AdmissionChain({
-    mutating: [...(servesNamespaces ? [lifecycle] : []), priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`))],
+    mutating: [
+      ...(servesNamespaces ? [lifecycle] : []),
+      priorityAdmission(() => stores.get(`${naming.schedulingGroup}/priorityclasses`)),
+      ...(allocator ? [allocator.plugin()] : []),
+    ],
     timing: admissionMetrics,
   }).with(options.admission ?? {});
   for (const def of registry.resources) {
@@ -122,6 +144,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await Promise.all([...stores.values()].map((s) => s.cacher.start()));
   await ensureSystemNamespaces(stores.get("/namespaces"), naming);
   await ensureSystemPriorityClasses(stores.get(`${naming.schedulingGroup}/priorityclasses`), naming);
+  const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
 
   const watchEnv: WatchEnv & { initialEventsEndAnnotation: string } = {
     metaGroup: naming.metaGroup,
@@ -218,6 +241,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     server.listen(options.securePort, options.bindAddress, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  if (allocator) {
+    await ensureKubernetesService({ services: stores.get("/services")!, endpoints: stores.get("/endpoints") }, { allocator, address: advertiseAddress(options.bindAddress), port, log });
+  }
   const host = options.bindAddress === "0.0.0.0" || options.bindAddress === "::" ? "127.0.0.1" : options.bindAddress;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = join(options.dataDir, "admin.kubeconfig");
@@ -242,6 +268,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ready = false;
       apiMetrics.stop();
       compactor.stop();
+      stopServiceAllocator();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Watches hold connections open; end them so close() completes.

@@ -21,6 +21,8 @@ export async function startApiServerFromFlags(
     securePort: flags.get("secure-port"),
     storage: { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")] },
     compactionIntervalMs: flags.get("compaction-interval"),
+    serviceClusterIPRange: flags.get("service-cluster-ip-range"),
+    serviceNodePortRange: flags.get("service-node-port-range"),
     featureGates: context.featureGates,
     groupSuffix: flags.get("api-group-suffix"),
     modules: builtinModules(),

@@ -4,6 +4,7 @@
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { defineCommand } from "./command.js";
 import { runApiServer } from "./apiserver-process.js";
+import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -39,6 +40,18 @@ export const apiserverFlags = {
     default: "5m",
     check: (ms) => (ms < 0 ? "must not be negative" : undefined),
     description: "The interval of compaction requests. If 0, the compaction request from the API server is disabled.",
+  }),
+  "service-cluster-ip-range": flag.string({
+    section: GENERIC,
+    default: "10.96.0.0/12",
+    description: "A CIDR notation IP range from which to assign service cluster IPs. It must not overlap with any IP ranges assigned to nodes or pods.",
+    check: (v) => { try { parseIpRange(v); return undefined; } catch (err) { return (err as Error).message; } },
+  }),
+  "service-node-port-range": flag.string({
+    section: GENERIC,
+    default: "30000-32767",
+    description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
+    check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),

@@ -5,6 +5,7 @@
 
 import type { TableColumn, TableDefinition } from "../resource.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { isSidecar } from "./sidecars.js";
 import type { Container, ContainerStatus, Pod } from "./types.js";
 
 export const POD_COLUMNS: readonly TableColumn[] = [
@@ -19,7 +20,6 @@ export const POD_COLUMNS: readonly TableColumn[] = [
   { name: "Readiness Gates", type: "string", description: "Readiness gate conditions that are True, out of all of them.", priority: 1 },
 ];
 
-const isSidecar = (c: Container | undefined) => c?.restartPolicy === "Always";
 const finishedAt = (s: ContainerStatus): number => {
   const t = s.lastState?.terminated?.finishedAt;
   return t ? Date.parse(t) || 0 : 0;

@@ -117,7 +117,7 @@ function validateService(svc: Service): FieldError[] {
 }
 
 /** Keep what the allocator assigned when an update leaves it out (upstream's patchAllocatedValues). */
-function keepAllocated(spec: ServiceSpec, old: ServiceSpec): void {
+export function keepAllocated(spec: ServiceSpec, old: ServiceSpec): void {
   if (spec.type === "ExternalName" || old.type === "ExternalName") return;
   if (!spec.clusterIP && (spec.clusterIPs ?? []).length === 0 && old.clusterIP) {
     spec.clusterIP = old.clusterIP;

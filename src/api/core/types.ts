@@ -47,6 +47,20 @@ export interface Probe {
   terminationGracePeriodSeconds?: number | null;
 }
 
+/** A lifecycle hook's action: one of exec, httpGet, tcpSocket (deprecated, accepted and not run upstream) or sleep. */
+export interface LifecycleHandler {
+  exec?: Probe["exec"];
+  httpGet?: Probe["httpGet"];
+  tcpSocket?: Probe["tcpSocket"];
+  sleep?: { seconds?: number } | null;
+}
+
+export interface Lifecycle {
+  postStart?: LifecycleHandler | null;
+  preStop?: LifecycleHandler | null;
+  stopSignal?: string | null;
+}
+
 export interface VolumeMount {
   name?: string;
   mountPath?: string;
@@ -70,7 +84,7 @@ export interface Container {
   livenessProbe?: Probe | null;
   readinessProbe?: Probe | null;
   startupProbe?: Probe | null;
-  lifecycle?: Record<string, unknown> | null;
+  lifecycle?: Lifecycle | null;
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
   imagePullPolicy?: string;

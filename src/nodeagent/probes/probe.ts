@@ -1,11 +1,13 @@
-// Running one probe (exec through the runtime's ExecSync, httpGet, tcpSocket)
-// with its timeout, as upstream: HTTP 200–399 and exit code 0 succeed.
+// Running one probe (exec through the runtime's ExecSync, httpGet, tcpSocket,
+// grpc) with its timeout, as upstream: HTTP 200–399, exit code 0 and the
+// health service's SERVING succeed.
 
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect } from "node:net";
 import type { Container, Probe } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
+import { grpcHealthCheck } from "./grpc-health.js";
 
 export interface ProbeTarget {
   runtime: CriClient;
@@ -68,7 +70,11 @@ export async function runProbe(probe: Probe, target: ProbeTarget): Promise<Probe
         sock.once("error", (err) => resolve({ ok: false, output: err.message }));
       });
     }
-    return { ok: false, output: "unsupported probe handler (exec, httpGet and tcpSocket are supported)" };
+    if (probe.grpc) {
+      const host = target.podIP || "127.0.0.1";
+      return await grpcHealthCheck({ host, port: probe.grpc.port ?? 0, service: probe.grpc.service ?? "", timeoutMs });
+    }
+    return { ok: false, output: "unsupported probe handler (exec, httpGet, tcpSocket and grpc are supported)" };
   } catch (err) {
     return { ok: false, output: (err as Error).message };
   }

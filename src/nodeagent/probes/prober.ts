@@ -6,6 +6,7 @@
 import type { Container, Pod, Probe } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
 import type { RuntimePod } from "../runtime-manager/runtime-pod.js";
+import { isSidecar } from "../../api/core/sidecars.js";
 import { runProbe } from "./probe.js";
 
 type Kind = "liveness" | "readiness" | "startup";
@@ -41,7 +42,8 @@ export class Prober {
     const uid = pod.metadata.uid!;
     let workers = this.#workers.get(uid);
     const wanted = new Set<string>();
-    for (const c of pod.spec?.containers ?? []) {
+    // Sidecars (restartable init containers) are probed like containers, as upstream.
+    for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []).filter(isSidecar)]) {
       const latest = runtime.containers.find((r) => r.metadata?.name === c.name);
       if (!latest || latest.state !== "CONTAINER_RUNNING") continue;
       for (const kind of ["liveness", "readiness", "startup"] as const) {

@@ -1,15 +1,19 @@
 // The three sync functions of seed 001 ("What the service does" 3) over CRI:
-// SyncPod (sandbox, init containers in order, containers, restarts with
-// crash-loop back-off, probe-driven restarts), SyncTerminatingPod (stop with
-// the grace period) and SyncTerminatedPod (remove, clean up). Reasons a
-// container could not start are kept for the status builder.
+// SyncPod (sandbox, init containers in order with sidecars kept running,
+// containers, restarts with crash-loop back-off, probe-driven restarts,
+// postStart hooks), SyncTerminatingPod (preStop hooks, then stop with the
+// grace period: containers first, sidecars last in reverse order) and
+// SyncTerminatedPod (remove, clean up). Reasons a container could not start
+// are kept for the status builder.
 
 import type { Container, Pod } from "../../api/core/types.js";
 import { podQOSClass } from "../../api/core/pods.js";
+import { isSidecar } from "../../api/core/sidecars.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import { isCriError, type CriClient, type PodSandboxConfig, type DeepPartial } from "../cri/index.js";
 import { ContainerConfigError, containerEnv, type ObjectSource } from "../env/env.js";
 import { containerSeccomp, podSeccomp, SeccompError } from "../seccomp/seccomp.js";
+import { hookOf, runHook } from "../lifecycle/hooks.js";
 import type { Prober } from "../probes/prober.js";
 import type { Waiting } from "../status/pod-status.js";
 import { containerSwap } from "../swap/swap.js";
@@ -18,7 +22,7 @@ import { containerMounts, setupVolumes, teardownPodDir } from "../volumes/volume
 import { Backoff } from "./backoff.js";
 import type { RuntimeLabels } from "./labels.js";
 import { containerConfig, sandboxConfig } from "./pod-config.js";
-import { fetchRuntimePod, latestContainer, type RuntimePod } from "./runtime-pod.js";
+import { fetchRuntimePod, latestContainer, type RuntimeContainer, type RuntimePod } from "./runtime-pod.js";
 
 export interface PodSyncerOptions {
   runtime: CriClient;
@@ -47,6 +51,10 @@ export interface SyncResult {
 
 /** How long to wait before retrying a container that failed to be created or started. */
 const RETRY_MS = 2_000;
+/** postStart has no deadline upstream; ours only keeps a stuck hook from holding the pod worker forever. */
+const POST_START_DEADLINE_S = 3_600;
+/** Upstream's minimumGracePeriodInSeconds: what a container still gets after a preStop hook used up the grace period. */
+const MIN_GRACE_AFTER_HOOK_S = 2;
 
 export function shouldRestart(policy: string, exitCode: number): boolean {
   return policy === "Always" || (policy === "OnFailure" && exitCode !== 0);
@@ -127,32 +135,45 @@ export class PodSyncer {
     let requeue: number | undefined;
     const later = (ms: number) => (requeue = requeue === undefined ? ms : Math.min(requeue, ms));
     let changed = false;
-    const start = async (c: Container, attempt: number) => {
+    const start = async (c: Container, attempt: number): Promise<boolean> => {
       changed = true;
       const retry = await this.#startContainer(pod, c, { sandboxId, sbConfig, attempt, volumePaths, podIP, waiting });
       if (retry) later(RETRY_MS);
+      return !retry && !waiting.has(c.name!);
     };
     /** Restart `c` after its exit, unless its back-off still runs. */
-    const restart = async (c: Container, finishedAtNs: number, attempt: number) => {
+    const restart = async (c: Container, finishedAtNs: number, attempt: number): Promise<boolean> => {
       const key = `${uid}/${c.name}`;
       const wait = this.backoff.remaining(key, Math.floor(finishedAtNs / 1e6));
       if (wait > 0) {
         const delay = Math.round(this.backoff.delay(key) / 1000);
         waiting.set(c.name!, { reason: "CrashLoopBackOff", message: `back-off ${delay}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace ?? "default"}(${uid})` });
         later(wait);
-        return;
+        return false;
       }
       this.backoff.next(key);
-      await start(c, attempt);
+      return start(c, attempt);
     };
+    const hookTarget = (c: Container, containerId: string) => ({ pod, container: c, containerId, podIP, waiting });
 
-    // Init containers: one at a time, in order; each must exit 0 before the next starts.
+    // Init containers: one at a time, in order; each must exit 0 before the
+    // next starts. A sidecar (restartPolicy Always) need only have started:
+    // it keeps running beside the containers and is restarted whenever it exits.
+    // Once a container of this sandbox exists, initialization is over: a sidecar
+    // backing off after a crash no longer holds the containers back.
+    const initialized = containers.some((c) => latestContainer(rp, c.name!, sandboxId) !== undefined);
     let initDone = true;
     for (const c of pod.spec?.initContainers ?? []) {
       const latest = latestContainer(rp, c.name!, sandboxId);
+      if (isSidecar(c)) {
+        const previous = latest ?? latestContainer(rp, c.name!);
+        if ((await this.#keepSidecar(c, latest, previous, { uid, restart, start, target: hookTarget })) || initialized) continue;
+        initDone = false;
+        break;
+      }
       if (latest?.state === "CONTAINER_EXITED" && latest.exitCode === 0) continue;
       initDone = false;
-      if (latest?.state === "CONTAINER_CREATED") await this.#start(latest.id, c, waiting);
+      if (latest?.state === "CONTAINER_CREATED") await this.#start(latest.id, hookTarget(c, latest.id));
       else if (latest?.state === "CONTAINER_EXITED") {
         if (policy === "Never") return { runtime: rp, done: true };
         await restart(c, latest.finishedAt, (latest.metadata?.attempt ?? 0) + 1);
@@ -170,7 +191,7 @@ export class PodSyncer {
           const why = this.#o.prober.mustRestart(uid, c.name!, latest.id);
           if (why === undefined) continue;
           this.#o.log?.(why);
-          await rt.stopContainer({ containerId: latest.id, timeout: gracePeriod(pod) });
+          await this.#kill(pod, c, latest.id, podIP, gracePeriod(pod));
           latest = (await this.runtimePod(uid)).containers.find((x) => x.id === latest!.id) ?? latest;
           changed = true;
           if (!shouldRestart(policy, latest.exitCode === 0 ? 1 : latest.exitCode)) continue;
@@ -183,7 +204,7 @@ export class PodSyncer {
           await start(c, (latest.metadata?.attempt ?? 0) + 1);
         } else if (latest.state === "CONTAINER_CREATED") {
           changed = true;
-          await this.#start(latest.id, c, waiting);
+          await this.#start(latest.id, hookTarget(c, latest.id));
         } else if (latest.state === "CONTAINER_EXITED" && shouldRestart(policy, latest.exitCode)) {
           await restart(c, latest.finishedAt, (latest.metadata?.attempt ?? 0) + 1);
         }
@@ -195,12 +216,26 @@ export class PodSyncer {
     return { runtime: rp, ...(requeue !== undefined ? { requeueAfterMs: requeue } : {}), ...(this.#finished(pod, rp) ? { done: true } : {}) };
   }
 
-  /** Stops every container with the grace period as StopContainer's timeout, then the sandboxes. */
+  /**
+   * Stops every container within the grace period (preStop hooks first, then
+   * StopContainer with what remains), sidecars only after the others and in
+   * reverse order, as upstream; then the sandboxes.
+   */
   async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<RuntimePod> {
     const uid = pod.metadata.uid!;
     this.#o.prober.remove(uid);
-    let rp = await this.runtimePod(uid);
-    await this.#stopContainers(rp, gracePeriodSeconds);
+    const rp = await this.runtimePod(uid);
+    const deadline = Date.now() + gracePeriodSeconds * 1000;
+    const remaining = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    const podIP = rp.sandboxes[0]?.network?.ip ?? "";
+    const sidecars = (pod.spec?.initContainers ?? []).filter(isSidecar);
+    const live = (c: RuntimeContainer) => c.state === "CONTAINER_RUNNING" || c.state === "CONTAINER_CREATED";
+    const specOf = (c: RuntimeContainer) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((s) => s.name === c.metadata?.name);
+    const isSidecarContainer = (c: RuntimeContainer) => sidecars.some((s) => s.name === c.metadata?.name);
+    await Promise.all(rp.containers.filter((c) => live(c) && !isSidecarContainer(c)).map((c) => this.#kill(pod, specOf(c), c.id, podIP, remaining())));
+    for (const s of [...sidecars].reverse()) {
+      for (const c of rp.containers.filter((x) => live(x) && x.metadata?.name === s.name)) await this.#kill(pod, s, c.id, podIP, remaining());
+    }
     for (const s of rp.sandboxes) if (s.state === "SANDBOX_READY") await this.#o.runtime.stopPodSandbox({ podSandboxId: s.id });
     return this.runtimePod(uid);
   }
@@ -223,6 +258,7 @@ export class PodSyncer {
     const policy = pod.spec?.restartPolicy ?? "Always";
     if (policy === "Always") return false;
     const policyNeverInitFailed = policy === "Never" && (pod.spec?.initContainers ?? []).some((c) => {
+      if (isSidecar(c)) return false; // restarted whatever the pod's policy
       const l = latestContainer(rp, c.name!);
       return l?.state === "CONTAINER_EXITED" && l.exitCode !== 0;
     });
@@ -260,14 +296,74 @@ export class PodSyncer {
     }
   }
 
-  async #start(containerId: string, c: Container, waiting: Map<string, Waiting>): Promise<boolean> {
+  /**
+   * Starts a created container, then runs its postStart hook; a failed hook
+   * kills the container (upstream's FailedPostStartHook), which then restarts
+   * by the pod's policy with back-off. Returns whether to retry soon.
+   */
+  async #start(containerId: string, t: { pod: Pod; container: Container; podIP: string; waiting: Map<string, Waiting> }): Promise<boolean> {
+    const name = t.container.name!;
     try {
       await this.#o.runtime.startContainer({ containerId });
-      return false;
     } catch (err) {
-      waiting.set(c.name!, { reason: "RunContainerError", message: isCriError(err) ? err.details : (err as Error).message });
+      t.waiting.set(name, { reason: "RunContainerError", message: isCriError(err) ? err.details : (err as Error).message });
       return true;
     }
+    const hook = hookOf(t.container, "PostStart");
+    if (hook === undefined) return false;
+    const outcome = await runHook("PostStart", hook, { ...t, runtime: this.#o.runtime, containerId }, POST_START_DEADLINE_S);
+    if (outcome.ok) return false;
+    this.#o.log?.(`FailedPostStartHook: ${outcome.message}`);
+    await this.#o.runtime.stopContainer({ containerId, timeout: 0 }).catch(ignoreNotFound);
+    t.waiting.set(name, { reason: "PostStartHookError", message: outcome.message });
+    return false;
+  }
+
+  /**
+   * Stops one container: its preStop hook first (bounded by the grace
+   * period; a failure is logged and the stop goes on, as upstream), then
+   * StopContainer with the time left.
+   */
+  async #kill(pod: Pod, spec: Container | undefined, containerId: string, podIP: string, graceSeconds: number): Promise<void> {
+    const hook = spec && hookOf(spec, "PreStop");
+    let timeout = graceSeconds;
+    if (hook !== undefined && graceSeconds > 0) {
+      const began = Date.now();
+      const outcome = await runHook("PreStop", hook, { pod, container: spec!, containerId, podIP, runtime: this.#o.runtime }, graceSeconds);
+      if (!outcome.ok) this.#o.log?.(`FailedPreStopHook: ${outcome.message}`);
+      timeout = Math.max(MIN_GRACE_AFTER_HOOK_S, graceSeconds - Math.floor((Date.now() - began) / 1000));
+    }
+    await this.#o.runtime.stopContainer({ containerId, timeout }).catch(ignoreNotFound);
+  }
+
+  /**
+   * One sidecar during SyncPod: started when absent, restarted (with back-off,
+   * whatever the pod's restart policy) when it exited. Returns whether it has
+   * started (running, startup probe passed), so later init containers may run.
+   */
+  async #keepSidecar(
+    c: Container,
+    latest: RuntimeContainer | undefined,
+    previous: RuntimeContainer | undefined,
+    s: {
+      uid: string;
+      restart: (c: Container, finishedAtNs: number, attempt: number) => Promise<boolean>;
+      start: (c: Container, attempt: number) => Promise<boolean>;
+      target: (c: Container, containerId: string) => { pod: Pod; container: Container; containerId: string; podIP: string; waiting: Map<string, Waiting> };
+    },
+  ): Promise<boolean> {
+    if (latest?.state === "CONTAINER_RUNNING") {
+      const why = this.#o.prober.mustRestart(s.uid, c.name!, latest.id);
+      if (why === undefined) return c.startupProbe ? this.#o.prober.started(s.uid, c.name!, latest.id, c) : true;
+      this.#o.log?.(why);
+      const t = s.target(c, latest.id);
+      await this.#kill(t.pod, c, latest.id, t.podIP, gracePeriod(t.pod));
+      return false;
+    }
+    if (latest?.state === "CONTAINER_CREATED") return !(await this.#start(latest.id, s.target(c, latest.id))) && !c.startupProbe;
+    if (latest?.state === "CONTAINER_EXITED") return (await s.restart(c, latest.finishedAt, (latest.metadata?.attempt ?? 0) + 1)) && !c.startupProbe;
+    // Not started in this sandbox yet (or the sandbox is new): a started sidecar lets the next init container go now.
+    return (await s.start(c, previous ? (previous.metadata?.attempt ?? 0) + 1 : 0)) && !c.startupProbe;
   }
 
   /** Pull if needed, build the config, create and start; records why not in `waiting`. Returns whether to retry soon. */
@@ -327,7 +423,7 @@ export class PodSyncer {
       s.waiting.set(c.name!, { reason: "CreateContainerError", message: isCriError(err) ? err.details : (err as Error).message });
       return true;
     }
-    return this.#start(containerId, c, s.waiting);
+    return this.#start(containerId, { pod, container: c, podIP: s.podIP, waiting: s.waiting });
   }
 }
 

@@ -54,3 +54,24 @@ test("pod status: container statuses, conditions, back-off waiting with the last
   assert.equal(init.containerStatuses![0]!.state?.waiting?.reason, "PodInitializing");
   assert.equal(init.conditions?.[0]?.reason, "ContainersNotInitialized");
 });
+
+test("pod status: a started sidecar initializes the pod and counts for readiness; a crashed one does not undo initialization", () => {
+  const withSidecar: Pod = { ...pod("Never"), spec: { ...pod("Never").spec, initContainers: [{ name: "proxy", image: "busybox", restartPolicy: "Always" }] } };
+  const starting = status(withSidecar, runtime([container("proxy", "CONTAINER_CREATED")]));
+  assert.equal(starting.phase, "Pending");
+  assert.deepEqual(starting.conditions?.[0], { type: "Initialized", status: "False", reason: "ContainersNotInitialized", message: "containers with incomplete status: [proxy]", lastProbeTime: null, lastTransitionTime: "1970-01-01T00:00:00Z" });
+
+  const running = status(withSidecar, runtime([container("proxy", "CONTAINER_RUNNING"), container("a", "CONTAINER_RUNNING"), container("b", "CONTAINER_RUNNING")]));
+  assert.equal(running.phase, "Running");
+  assert.deepEqual(running.initContainerStatuses?.map((s) => [s.name, Object.keys(s.state ?? {})[0], s.started, s.ready]), [["proxy", "running", true, true]]);
+  assert.deepEqual(running.conditions?.map((c) => [c.type, c.status]), [["Initialized", "True"], ["Ready", "True"], ["ContainersReady", "True"], ["PodScheduled", "True"]]);
+
+  // The sidecar crashed and backs off: the pod stays initialized, but it is not ready.
+  const crashed = status(withSidecar, runtime([container("proxy", "CONTAINER_EXITED", { exitCode: 1 }), container("a", "CONTAINER_RUNNING"), container("b", "CONTAINER_RUNNING")]), new Map([["proxy", { reason: "CrashLoopBackOff" }]]));
+  assert.equal(crashed.phase, "Running");
+  assert.deepEqual(crashed.conditions?.slice(0, 2).map((c) => [c.type, c.status, c.message ?? ""]), [["Initialized", "True", ""], ["Ready", "False", "containers with unready status: [proxy]"]]);
+
+  // The containers finished with restartPolicy Never: the pod succeeds whatever the sidecar did.
+  const done = status(withSidecar, runtime([container("proxy", "CONTAINER_EXITED", { exitCode: 137 }), container("a", "CONTAINER_EXITED"), container("b", "CONTAINER_EXITED")]));
+  assert.equal(done.phase, "Succeeded");
+});

@@ -4,6 +4,7 @@
 // ContainersReady and Ready, keeping transition times that did not change.
 
 import type { Condition, Container, ContainerState, ContainerStatus, Pod, PodStatus } from "../../api/core/types.js";
+import { isSidecar } from "../../api/core/sidecars.js";
 import type { RuntimeContainer, RuntimePod } from "../runtime-manager/runtime-pod.js";
 
 export interface Waiting {
@@ -77,11 +78,29 @@ function containerStatus(spec: Container, input: PodStatusInput, defaultWaiting:
   } as ContainerStatus;
 }
 
+/** Whether a container of the pod has run: initialization is then over, whatever sidecars do later. */
+function containersHaveRun(regular: ContainerStatus[]): boolean {
+  return regular.some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
+}
+
+/** The init containers still holding the pod's initialization: unfinished ones, and sidecars not started yet. */
+function pendingInitContainers(pod: Pod, init: ContainerStatus[], regular: ContainerStatus[]): ContainerStatus[] {
+  if (containersHaveRun(regular)) return [];
+  const specs = pod.spec?.initContainers ?? [];
+  return init.filter((s, i) => (isSidecar(specs[i]) ? !s.started : s.state?.terminated?.exitCode !== 0));
+}
+
 /** Upstream's getPhase over the container statuses. */
 export function podPhase(pod: Pod, init: ContainerStatus[], regular: ContainerStatus[]): string {
   const policy = pod.spec?.restartPolicy ?? "Always";
+  const specs = pod.spec?.initContainers ?? [];
+  const initialized = containersHaveRun(regular);
   let pendingInit = false;
-  for (const s of init) {
+  for (const [i, s] of init.entries()) {
+    if (isSidecar(specs[i])) {
+      if (!s.started && !initialized) pendingInit = true;
+      continue;
+    }
     const t = s.state?.terminated;
     if (t && t.exitCode === 0) continue;
     if (t && policy === "Never") return "Failed";
@@ -131,13 +150,15 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const old = pod.status ?? {};
   const spec = pod.spec ?? {};
   const init = (spec.initContainers ?? []).map((c) => containerStatus(c, input, "PodInitializing"));
-  const initDone = init.every((s) => s.state?.terminated?.exitCode === 0);
+  const initDone = pendingInitContainers(pod, init, []).length === 0;
   const regular = (spec.containers ?? []).map((c) => containerStatus(c, input, initDone ? "ContainerCreating" : "PodInitializing"));
   let phase = input.terminal ?? podPhase(pod, init, regular);
   if (old.phase === "Succeeded" || old.phase === "Failed") phase = old.phase;
   const terminal = phase === "Succeeded" || phase === "Failed";
-  const notReady = regular.filter((s) => !s.ready).map((s) => s.name);
-  const notInit = init.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
+  // Sidecars count for readiness, as upstream's ContainersReady since sidecars.
+  const sidecars = init.filter((_, i) => isSidecar(spec.initContainers?.[i]));
+  const notReady = [...sidecars, ...regular].filter((s) => !s.ready).map((s) => s.name);
+  const notInit = pendingInitContainers(pod, init, regular).map((s) => s.name);
   const containersReady = notReady.length === 0;
   const unreadyWhy = terminal ? ["PodCompleted", undefined] : ["ContainersNotReady", `containers with unready status: [${notReady.join(" ")}]`];
   const sandbox = input.runtime?.sandboxes[0];

@@ -348,7 +348,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       }
     });
 
-    it("seccomp: a missing Localhost profile fails CreateContainer; RuntimeDefault and a valid Localhost profile run", async (rt) => {
+    it("seccomp: a missing Localhost profile fails CreateContainer; RuntimeDefault and a valid Localhost profile run; a Localhost profile is enforced", async (rt) => {
       const sb = await runSandbox(rt);
       try {
         const missing = join(rt.dir, "seccomp", "no-such-profile.json");
@@ -362,6 +362,11 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
           const id = await startContainer(rt, sb, name, "exit 0", { linux: { securityContext: { seccomp, namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } } });
           assert.equal((await exited(rt, id)).exitCode, 0, name);
         }
+        // Enforced: a profile refusing mkdir makes busybox's mkdir fail inside the container.
+        const denyMkdir = join(rt.dir, `deny-mkdir-${process.pid}.json`);
+        writeFileSync(denyMkdir, JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] }));
+        const denied = await startContainer(rt, sb, "sec-deny", "mkdir /tmp/denied-dir || exit 3", { linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: denyMkdir }, namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "CONTAINER", ipc: "POD" } } } });
+        assert.equal((await exited(rt, denied)).exitCode, 3, "mkdir refused by the Localhost profile");
       } finally {
         await cleanup(rt, sb.id);
       }

@@ -157,8 +157,15 @@ describe("embedded runtime", { skip }, () => {
     );
     const good = join(h.dir, "good.json");
     writeFileSync(good, JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] }));
-    const id = await h.run("sec-good", { command: ["true"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: good } } } });
-    assert.match((await h.exited(id)).message, /seccomp profile Localhost .* is not enforced/);
+    // Enforced: mkdir is refused inside the container, other calls go through.
+    const id = await h.run("sec-good", { command: ["sh", "-c", "mkdir /tmp/denied || exit 3"], linux: { securityContext: { seccomp: { profileType: "Localhost", localhostRef: good } } } });
+    assert.equal((await h.exited(id)).exitCode, 3, "mkdir fails under the Localhost profile");
+    const unconfined = await h.run("sec-none", { command: ["sh", "-c", "mkdir /tmp/allowed || exit 3"], linux: { securityContext: { seccomp: { profileType: "Unconfined" } } } });
+    assert.equal((await h.exited(unconfined)).exitCode, 0, "mkdir works unconfined");
+    // Ours RuntimeDefault keeps root in the container from mounting (the embedded runtime does not drop capabilities).
+    const mount = "mount -t tmpfs scratch /tmp || exit 4";
+    assert.equal((await h.exited(await h.run("sec-rd", { command: ["sh", "-c", mount], linux: { securityContext: { seccomp: { profileType: "RuntimeDefault" } } } }))).exitCode, 4, "RuntimeDefault refuses mount");
+    assert.equal((await h.exited(await h.run("sec-rd-off", { command: ["sh", "-c", mount], linux: { securityContext: { seccomp: { profileType: "Unconfined" } } } }))).exitCode, 0, "unconfined root may mount in its own mount namespace");
     const priv = await h.run("sec-priv", { command: ["true"], linux: { securityContext: { privileged: true, seccomp: { profileType: "Localhost", localhostRef: missing } } } });
     assert.equal((await h.exited(priv)).exitCode, 0, "privileged containers are unconfined: the profile is not read");
   });
@@ -218,12 +225,12 @@ describe("embedded runtime", { skip }, () => {
     }
   });
 
-  test("Status reports the runtime and its network ready, and seccomp as not enforced", async () => {
+  test("Status reports the runtime and its network ready, and seccomp as enforced", async () => {
     const s = await h.client.status({ verbose: true });
     const byType = new Map(s.status!.conditions.map((c) => [c.type, c]));
     assert.equal(byType.get("RuntimeReady")?.status, true);
     assert.equal(byType.get("NetworkReady")?.status, true);
-    assert.equal(byType.get("SeccompEnforced")?.status, false);
+    assert.equal(byType.get("SeccompEnforced")?.status, true);
     assert.equal(JSON.parse(s.info.isolation!).namespaces, true);
     assert.deepEqual(await h.client.runtimeConfig({}), { linux: { cgroupDriver: "CGROUPFS" } });
     await h.client.updateRuntimeConfig({ runtimeConfig: { networkConfig: { podCidr: "10.244.1.0/24" } } });

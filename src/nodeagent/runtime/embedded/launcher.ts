@@ -11,6 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, syml
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { syscallNumber } from "./seccomp/bpf.js";
+import { isLoader, loaderArgv } from "./seccomp/loader.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
@@ -93,6 +95,8 @@ export interface LaunchSpec {
   readonlyRoot: boolean;
   /** The pod's network namespace to enter, "" for the host's. */
   netns: string;
+  /** A compiled seccomp filter to install just before the command runs. */
+  seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
 }
 
@@ -212,14 +216,29 @@ export function waitScript(spec: LaunchSpec): string {
   ].join("\n") + "\n";
 }
 
+/**
+ * The last step: enter the root and directory, take the user, and exec the
+ * command; with a seccomp filter the Perl loader does it (installing the
+ * filter on the way), otherwise unshare --root.
+ */
+function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser: boolean): string[] {
+  const user = withUser && spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid ?? 0 } : {};
+  if (spec.seccomp !== undefined) {
+    const argv = loaderArgv({ prctl: syscallNumber("prctl")!, filterFile: spec.seccomp.filterFile, root, workingDir, noNewPrivs: spec.seccomp.noNewPrivs, argv: spec.argv, ...user });
+    if (argv !== undefined) return argv;
+  }
+  if (root === "/") return [...spec.argv];
+  const userFlags = user.uid !== undefined ? ["-S", String(user.uid), "-G", String(user.gid)] : [];
+  return [UNSHARE!, `--root=${root}`, `--wd=${workingDir}`, ...userFlags, "--", ...spec.argv];
+}
+
 /** PID 1 of the container: mounts its /proc, then becomes the command inside the root. */
 export function initScript(spec: LaunchSpec): string {
   const R = join(spec.dir, "rootfs");
-  const user = spec.uid !== undefined ? ["-S", String(spec.uid), "-G", String(spec.gid ?? 0)] : [];
   return [
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
-    `exec /usr/bin/env -i ${q(spec.env)} ${shQuote(UNSHARE!)} --root=${shQuote(R)} --wd=${shQuote(spec.workingDir)} ${q(user)} -- ${q(spec.argv)}`,
+    `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
   ].join("\n") + "\n";
 }
 
@@ -231,7 +250,7 @@ export function launchScript(spec: LaunchSpec): string {
     lines.push(`exec ${q(net)} ${shQuote(UNSHARE!)} --mount --uts --ipc --propagation private -- /bin/sh ${shQuote(join(spec.dir, "setup.sh"))}`);
   } else {
     const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
-    lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(spec.argv)}`);
+    lines.push(`cd ${shQuote(cwd)}`, `echo "ok $$" >&3`, "exec 3>&-", `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, "/", cwd, false))}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -296,7 +315,7 @@ export async function commandStarted(pid: number): Promise<void> {
       await new Promise((r) => setTimeout(r, 2));
       continue;
     }
-    const step = (argv[0] === "/bin/sh" && /\/(launch|setup|wait|init)\.sh$/.test(argv[1] ?? "")) || (argv[0] === "/usr/bin/env" && argv[1] === "-i") || (argv[0] === UNSHARE && (argv[1] ?? "").startsWith("--root="));
+    const step = (argv[0] === "/bin/sh" && /\/(launch|setup|wait|init)\.sh$/.test(argv[1] ?? "")) || (argv[0] === "/usr/bin/env" && argv[1] === "-i") || (argv[0] === UNSHARE && (argv[1] ?? "").startsWith("--root=")) || isLoader(argv);
     if (!step) return;
     await new Promise((r) => setTimeout(r, 2));
   }

@@ -43,6 +43,8 @@ export interface ContainerRecord {
   pidStart: string;
   /** What the runtime could not honour for this container (no image, no seccomp, limits not set). */
   notes: string[];
+  /** A seccomp filter was compiled for it (containers/<id>/seccomp.bpf). */
+  seccomp?: boolean;
 }
 
 export class RecordStore<T extends { id: string }> {

@@ -23,7 +23,7 @@ import { PodNetwork, type PodNetworkOptions } from "./network.js";
 import { diskUsage, hostIp, lookupUser, missingExecutable, netDev, procStart, procUsage, signalNumber } from "./host.js";
 import { StartLimit } from "./start-limit.js";
 import { RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
-import { checkSeccomp } from "./seccomp.js";
+import { seccompFilter, seccompSupport } from "./seccomp.js";
 
 export const RUNTIME_NAME = "orch-embedded";
 export const RUNTIME_VERSION = "0.1.0";
@@ -128,8 +128,8 @@ export class EmbeddedRuntimeService {
       typeof this.#network === "string"
         ? { type: "NetworkReady", status: true, reason: "HostNetwork", message: `every pod uses the host network: ${this.#network}` }
         : { type: "NetworkReady", status: true, reason: "", message: this.#network.description },
-      // Informative (seed 001, "Seccomp settings"): profiles are checked but not enforced.
-      { type: "SeccompEnforced", status: false, reason: "Unsupported", message: "the embedded runtime checks seccomp profiles but cannot apply them" },
+      // Informative (seed 001, "Seccomp settings"): whether profiles are installed as filters here.
+      seccompSupport(),
       { type: "Isolated", status: this.isolation.namespaces, reason: this.isolation.namespaces ? "Namespaces" : "NoNamespaces", message: this.isolation.notes.join("; ") },
     ];
     const info: Record<string, string> = req.verbose
@@ -239,13 +239,17 @@ export class EmbeddedRuntimeService {
     if (clash !== undefined) throw new RuntimeError(Code.ALREADY_EXISTS, `container "${name}" attempt ${attempt} in sandbox ${sandbox.id} is reserved for ${clash.id}`);
     const notes: string[] = [];
     const security = config.linux?.securityContext ?? null;
-    checkSeccomp(security, notes);
+    const filter = seccompFilter(security, notes);
     if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
     const process = this.#process(config, image, security, notes);
     const id = newId();
+    if (filter !== undefined) {
+      mkdirSync(this.#containerDir(id), { recursive: true });
+      writeFileSync(join(this.#containerDir(id), "seccomp.bpf"), filter);
+    }
     const logPath = sandbox.config.logDirectory !== "" && config.logPath !== "" ? join(sandbox.config.logDirectory, config.logPath) : "";
     this.#containers.save({
       id,
@@ -266,6 +270,7 @@ export class EmbeddedRuntimeService {
       pid: 0,
       pidStart: "",
       notes,
+      ...(filter !== undefined ? { seccomp: true } : {}),
     });
     return { containerId: id };
   }
@@ -310,7 +315,8 @@ export class EmbeddedRuntimeService {
       if (missing !== undefined) throw new Error(missing);
       // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#startLimit.run(() => launch({
-        dir: join(this.#root, "containers", c.id),
+        dir: this.#containerDir(c.id),
+        ...(c.seccomp ? { seccomp: { filterFile: join(this.#containerDir(c.id), "seccomp.bpf"), noNewPrivs: c.config.linux?.securityContext?.noNewPrivs ?? false } } : {}),
         imageRoot: image === undefined ? undefined : this.images.rootfs(image.id),
         argv: c.process.argv,
         env: c.process.env,
@@ -356,7 +362,7 @@ export class EmbeddedRuntimeService {
     const c = this.#containers.get(req.containerId);
     if (c === undefined) return {};
     await this.#kill(c.id, 0);
-    rmSync(join(this.#root, "containers", c.id), { recursive: true, force: true });
+    rmSync(this.#containerDir(c.id), { recursive: true, force: true });
     this.#containers.delete(c.id);
     this.#cpuSamples.delete(c.id);
     return {};
@@ -581,6 +587,11 @@ export class EmbeddedRuntimeService {
     return join(parent !== "" ? parent.replace(/^\/+/, "") : `orch-embedded/${sandbox.id}`, c.id);
   }
 
+  /** The container's own directory: launch scripts, overlay layers, exit code, seccomp filter. */
+  #containerDir(id: string): string {
+    return join(this.#root, "containers", id);
+  }
+
   /** The command, environment, directory and user a container runs with (image config under the CRI config, as upstream). */
   #process(config: cri.ContainerConfig, image: StoredImage | undefined, security: cri.LinuxContainerSecurityContext | null, notes: string[]): ContainerRecord["process"] {
     const ic = image?.config ?? {};
@@ -658,7 +669,7 @@ export class EmbeddedRuntimeService {
       this.#cpuSamples.set(c.id, { at: ts, nanos: usage.cpuNanos });
     }
     const available = usage.memoryLimit !== undefined && usage.workingSet !== undefined && usage.memoryLimit < 2 ** 62 ? Math.max(0, usage.memoryLimit - usage.workingSet) : undefined;
-    const upper = join(this.#root, "containers", c.id, "upper");
+    const upper = join(this.#containerDir(c.id), "upper");
     return {
       attributes,
       cpu: { timestamp: ts, usageCoreNanoSeconds: u(usage.cpuNanos), usageNanoCores: u(nanoCores) },
@@ -707,7 +718,7 @@ export class EmbeddedRuntimeService {
   #recover(): void {
     for (const c of this.#containers.values()) {
       if (c.state !== "CONTAINER_RUNNING") continue;
-      const exitFile = join(this.#root, "containers", c.id, "exit-code");
+      const exitFile = join(this.#containerDir(c.id), "exit-code");
       const finished = existsSync(exitFile) ? Number(readFileSync(exitFile, "utf8").trim()) : undefined;
       if (c.pid > 0 && procStart(c.pid) === c.pidStart) {
         try {
