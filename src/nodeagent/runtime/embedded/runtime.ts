@@ -116,6 +116,11 @@ export class EmbeddedRuntimeService {
     await Promise.all([...this.#running.keys()].map((id) => this.#kill(id, 0)));
   }
 
+  /** Resolves once every record written so far is on disk (the server answers each call after it). */
+  async settled(): Promise<void> {
+    await Promise.all([this.#sandboxes.settled(), this.#containers.settled()]);
+  }
+
   // ---- version and status ----
 
   version(): cri.VersionResponse {

@@ -42,7 +42,9 @@ export async function startEmbeddedRuntime(options: StartEmbeddedRuntimeOptions)
   const handlers: Record<"RuntimeService" | "ImageService", grpc.UntypedServiceImplementation> = { RuntimeService: {}, ImageService: {} };
   const inProcess: InProcessRuntime = async (name, request) => {
     try {
-      return await (service[name] as Handler).call(service, request as never);
+      const response = await (service[name] as Handler).call(service, request as never);
+      await service.settled(); // what the answer reports is on disk
+      return response;
     } catch (err) {
       throw err instanceof RuntimeError ? err : new RuntimeError(grpc.status.UNKNOWN, err instanceof Error ? err.message : String(err));
     }
@@ -68,6 +70,7 @@ export async function startEmbeddedRuntime(options: StartEmbeddedRuntimeOptions)
       closed ??= (async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         await service.close();
+        await service.settled().catch(() => {});
         rmSync(socket, { force: true });
       })();
       return closed;
