@@ -72,6 +72,20 @@ describe("PodNetwork", { skip }, () => {
     assert.equal(existsSync(join("/run/orch-cni", bridge, "owners", a.netns.slice("/run/netns/".length))), false);
   });
 
+  test("a bridge deleted by hand is made again by the next attach", async () => {
+    assert.ok(typeof network !== "string", String(network));
+    sh("/usr/sbin/ip", ["link", "del", bridge]);
+    const id = "d".repeat(64);
+    const p = await network.attach(id, []);
+    try {
+      assert.match(sh("/usr/sbin/ip", ["addr", "show", bridge]), new RegExp(`inet 10\\.198\\.${n}\\.1/24`));
+      assert.match(sh("/usr/sbin/ip", ["-d", "link", "show", `veth${id.slice(0, 11)}`]), new RegExp(`master ${bridge}`));
+      assert.match(sh("/usr/sbin/ip", ["-n", p.netns.slice("/run/netns/".length), "addr", "show", "eth0"]), new RegExp(`inet ${p.ip.replace(/\./g, "\\.")}/24`));
+    } finally {
+      await network.detach(id, []);
+    }
+  });
+
   test("host ports: the portmap plugin's DNAT rules come with attach and go with release", { skip: existsSync("/usr/lib/cni/portmap") ? undefined : "CNI portmap plugin not installed" }, async () => {
     assert.ok(typeof network !== "string", String(network));
     const id = "c".repeat(64);

@@ -100,19 +100,13 @@ export class PodNetwork {
     writeFileSync(this.#ownerFile(name), JSON.stringify(record));
     try {
       // On the host: the namespace, the veth pair with its pod end already inside, the host end on the bridge.
-      await ipBatch([], [
-        `netns add ${name}`,
-        `link add ${veth} type veth peer name eth0 netns ${name}`,
-        `link set ${veth} master ${this.#bridge}`,
-        `link set ${veth} type bridge_slave hairpin on`,
-        `link set ${veth} up`,
-      ]).catch(async (err: Error) => {
-        if (!/Cannot find device "?[^"]*"?|does not exist/.test(err.message)) throw err;
-        // The bridge went away (deleted by hand): make it again once.
-        this.#bridgeUp = this.#ensureBridge();
-        await this.#bridgeUp;
+      const plug = [`link add ${veth} type veth peer name eth0 netns ${name}`, `link set ${veth} master ${this.#bridge}`, `link set ${veth} type bridge_slave hairpin on`, `link set ${veth} up`];
+      await ipBatch([], [`netns add ${name}`, ...plug]).catch(async (err: Error) => {
+        if (!/Cannot find device|does not exist/.test(err.message)) throw err;
+        // The bridge went away (deleted by hand): make it again, once, as the bridge plugin would.
+        await (this.#bridgeUp = this.#ensureBridge());
         await ipBatch(["-force"], [`link del ${veth}`]).catch(() => {});
-        await ipBatch([], [`link add ${veth} type veth peer name eth0 netns ${name}`, `link set ${veth} master ${this.#bridge}`, `link set ${veth} type bridge_slave hairpin on`, `link set ${veth} up`]);
+        await ipBatch([], plug);
       });
       // Inside: loopback, the address, the bridge as the default gateway.
       await ipBatch(["-n", name], [
