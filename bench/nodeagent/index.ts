@@ -73,6 +73,32 @@ const pod = (name: string): Pod => ({
   spec: { nodeName: NODE, terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
 });
 
+/**
+ * Where each pod's start went, from the runtime's own timestamps (wall clock, as the CRI gives them):
+ * API creation → sandbox created → container created → container started → Running seen in the watch.
+ */
+async function stages(cri: CriClient, names: string[], created: Map<string, number>, running: Map<string, number>): Promise<Record<string, number>> {
+  const labels = runtimeLabels(namingFor());
+  const wall = (t: number) => performance.timeOrigin + t;
+  const sandboxes = new Map((await cri.listPodSandbox({})).items.map((s) => [s.labels[labels.podName], s.createdAt / 1e6]));
+  const containers = new Map<string | undefined, { created: number; started: number }>();
+  for (const c of (await cri.listContainers({})).containers) {
+    const status = (await cri.containerStatus({ containerId: c.id })).status;
+    containers.set(c.labels[labels.podName], { created: c.createdAt / 1e6, started: (status?.startedAt ?? 0) / 1e6 });
+  }
+  const spans: Record<string, number[]> = { "API → sandbox": [], "sandbox → created": [], "created → started": [], "started → Running seen": [] };
+  for (const n of names) {
+    const s = sandboxes.get(n);
+    const c = containers.get(n);
+    if (s === undefined || c === undefined) continue;
+    spans["API → sandbox"]!.push(s - wall(created.get(n)!));
+    spans["sandbox → created"]!.push(c.created - s);
+    spans["created → started"]!.push(c.started - c.created);
+    spans["started → Running seen"]!.push(wall(running.get(n)!) - c.started);
+  }
+  return Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, Math.round(percentile(v, 50))]));
+}
+
 /** Deletes every pod with grace 0 and waits until the runtime holds no sandbox. */
 async function deleteAll(client: RestClient, cri: CriClient): Promise<void> {
   await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
@@ -157,6 +183,7 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number, interva
       const cpu = cpuMs(agent.pid!) - cpu0;
       const latencies = names.map((n) => running.get(n)! - created.get(n)!);
       debug(`${mode}: all ${pods} running after ${Math.round(batch)} ms, agent CPU ${cpu} ms; latencies ${latencies.map(Math.round).join(" ")}`);
+      if (process.env["BENCH_DEBUG"]) debug(`${mode}: stages, median ms: ${JSON.stringify(await stages(cri, names, created, running))}`);
       result[`${mode}: pod start p50`] = percentile(latencies, 50);
       result[`${mode}: pod start p99`] = percentile(latencies, 99);
       result[`${mode}: agent CPU per pod start`] = cpu / pods;
