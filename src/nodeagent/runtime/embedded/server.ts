@@ -21,11 +21,11 @@ export interface StartEmbeddedRuntimeOptions extends EmbeddedRuntimeOptions {
 }
 
 export interface EmbeddedRuntime {
+  /** The CRI handler for a CriClient in this process (`new CriClient({ endpoint, inProcess })`): no socket, same messages. */
+  readonly inProcess: InProcessRuntime;
   /** `unix:///…/embedded.sock`, for CriClient. */
   readonly endpoint: string;
   readonly service: EmbeddedRuntimeService;
-  /** The CRI handler for a CriClient in this process (`new CriClient({ endpoint, inProcess })`): no socket, same messages. */
-  readonly inProcess: InProcessRuntime;
   /** Stops serving and kills the containers still running. */
   close(): Promise<void>;
 }
@@ -63,15 +63,15 @@ export async function startEmbeddedRuntime(options: StartEmbeddedRuntimeOptions)
   await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socket}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
   let closed: Promise<void> | undefined;
   return {
+    inProcess,
     endpoint: `unix://${socket}`,
     service,
-    inProcess,
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         await service.close();
-        await service.settled().catch(() => {});
         rmSync(socket, { force: true });
+        await service.settled().catch(() => {}); // the last records on disk
       })();
       return closed;
     },
