@@ -1,5 +1,6 @@
 // The CRI conformance suite against the embedded runtime, with busybox images
-// built from the host's /bin/busybox and imported into its image store.
+// built from the host's /bin/busybox and imported into its image store: over
+// its socket, and called in process as the node agent calls it.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,12 +11,12 @@ import { startEmbeddedRuntime } from "../src/nodeagent/runtime/embedded/index.js
 import { importArchive } from "../src/nodeagent/runtime/images/archive.js";
 import { buildBusyboxImage, busyboxSkipReason } from "./support/busybox-image.js";
 
-runtimeConformance("embedded runtime", async () => {
+for (const via of ["socket", "in process"] as const) runtimeConformance(`embedded runtime (${via})`, async () => {
   const skip = busyboxSkipReason();
   if (skip !== undefined) return skip;
   const dir = mkdtempSync(join(tmpdir(), "orch-cri-embedded-"));
   const runtime = await startEmbeddedRuntime({ root: join(dir, "runtime") });
-  const client = new CriClient({ endpoint: runtime.endpoint, timeoutMs: 20_000 });
+  const client = new CriClient({ endpoint: runtime.endpoint, timeoutMs: 20_000, ...(via === "in process" ? { inProcess: runtime.inProcess } : {}) });
   const importImage = async (file: string): Promise<void> => {
     await importArchive(runtime.service.images, file);
   };

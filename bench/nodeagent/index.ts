@@ -1,12 +1,15 @@
 // bench/nodeagent: the node agent joined to an in-process API server, on the
 // embedded runtime and on containerd side by side. Pod start latency is from
 // the pod's creation in the API to Running seen through a watch (upstream's
-// pod startup SLI; its objective is p99 ≤ 5 s; ours ≤ 1 s embedded, ≤ 3 s
-// containerd), over 100 pods created 10 at a time. Also the agent's RSS idle
-// and with 110 pods (the agent runs as its own `orch nodeagent` process), and
-// the CPU one PLEG relist costs with 110 pods (measured in this process with
-// the agent's own Pleg over the same runtime socket).
-// Usage: node dist/bench/nodeagent/index.js [--json] [--runs=N] [--only=embedded,containerd] [--pods=100]
+// pod startup SLI), in two modes as upstream's node density benchmarks
+// (test/e2e_node/density_test.go): paced, one pod every 100 ms ("create 105
+// pods with 100ms interval [Benchmark]", the case our targets apply to: p99
+// ≤ 1 s embedded, ≤ 3 s containerd; upstream's objective is p99 ≤ 5 s), and
+// burst, all at once ("0s interval": upstream's limits p50 16 s, p90 18 s,
+// p99 20 s, whole batch 25 s). Also the agent's RSS idle and with 110 pods
+// (the agent runs as its own `orch nodeagent` process), and the CPU one PLEG
+// relist costs with 110 pods (the agent's own Pleg in this process).
+// Usage: node dist/bench/nodeagent/index.js [--json] [--runs=N] [--only=embedded,containerd] [--pods=100] [--interval=100]
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,13 +36,17 @@ const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespace
 const NODE = "bench-node";
 
 const METRICS: Metric[] = [
-  { name: "pod start p50", unit: "ms", better: "lower" },
-  { name: "pod start p99", unit: "ms", better: "lower", target: 1000 },
-  { name: "agent CPU per pod start", unit: "ms", better: "lower" },
+  { name: "paced: pod start p50", unit: "ms", better: "lower" },
+  { name: "paced: pod start p99", unit: "ms", better: "lower", targets: { embedded: 1000, containerd: 3000 } },
+  { name: "paced: agent CPU per pod start", unit: "ms", better: "lower" },
+  { name: "burst: pod start p50", unit: "ms", better: "lower", target: 16_000 },
+  { name: "burst: pod start p99", unit: "ms", better: "lower", target: 20_000 },
+  { name: "burst: whole batch Running", unit: "ms", better: "lower", target: 25_000 },
+  { name: "burst: agent CPU per pod start", unit: "ms", better: "lower" },
   { name: "agent RSS idle", unit: "MiB", better: "lower" },
   { name: "agent RSS with 110 pods", unit: "MiB", better: "lower" },
   { name: "PLEG relist CPU, 110 pods", unit: "ms", better: "lower" },
-];
+]
 
 const debug = (line: string): void => {
   if (process.env["BENCH_DEBUG"]) process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -59,7 +66,55 @@ async function waitFor(check: () => boolean, ms: number, what: string): Promise<
   }
 }
 
-async function runOnce(runtime: "embedded" | "containerd", pods: number): Promise<Record<string, number>> {
+const pod = (name: string): Pod => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "default" },
+  spec: { nodeName: NODE, terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
+});
+
+/**
+ * Where each pod's start went, from the runtime's own timestamps (wall clock, as the CRI gives them):
+ * API creation → sandbox created → container created → container started → Running seen in the watch.
+ */
+async function stages(cri: CriClient, names: string[], created: Map<string, number>, running: Map<string, number>): Promise<Record<string, number>> {
+  const labels = runtimeLabels(namingFor());
+  const wall = (t: number) => performance.timeOrigin + t;
+  const sandboxes = new Map((await cri.listPodSandbox({})).items.map((s) => [s.labels[labels.podName], s.createdAt / 1e6]));
+  const containers = new Map<string | undefined, { created: number; started: number }>();
+  for (const c of (await cri.listContainers({})).containers) {
+    const status = (await cri.containerStatus({ containerId: c.id })).status;
+    containers.set(c.labels[labels.podName], { created: c.createdAt / 1e6, started: (status?.startedAt ?? 0) / 1e6 });
+  }
+  const spans: Record<string, number[]> = { "API → sandbox": [], "sandbox → created": [], "created → started": [], "started → Running seen": [] };
+  for (const n of names) {
+    const s = sandboxes.get(n);
+    const c = containers.get(n);
+    if (s === undefined || c === undefined) continue;
+    spans["API → sandbox"]!.push(s - wall(created.get(n)!));
+    spans["sandbox → created"]!.push(c.created - s);
+    spans["created → started"]!.push(c.started - c.created);
+    spans["started → Running seen"]!.push(wall(running.get(n)!) - c.started);
+  }
+  return Object.fromEntries(Object.entries(spans).map(([k, v]) => [k, Math.round(percentile(v, 50))]));
+}
+
+/** Deletes every pod with grace 0 and waits until the runtime holds no sandbox. */
+async function deleteAll(client: RestClient, cri: CriClient): Promise<void> {
+  await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
+  let left = 1;
+  await waitFor(() => {
+    void cri.listPodSandbox({}).then((l) => (left = l.items.length), () => {});
+    return left === 0;
+  }, 300_000, "the agent to remove the pods' sandboxes");
+  let listed = 1;
+  await waitFor(() => {
+    void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.length), () => {});
+    return listed === 0;
+  }, 60_000, "the pods to leave the API");
+}
+
+async function runOnce(runtime: "embedded" | "containerd", pods: number, interval: number): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), `bench-nodeagent-${runtime}-`));
   const server = await startTestServer({ modules: builtinModules() });
   const client = new RestClient(loadKubeconfig(server.server.kubeconfigPath));
@@ -97,32 +152,47 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
         if (e.object.status?.phase === "Running" && !running.has(name)) running.set(name, performance.now());
       }
     })();
-    const pod = (name: string): Pod => ({
-      apiVersion: "v1",
-      kind: "Pod",
-      metadata: { name, namespace: "default" },
-      spec: { nodeName: NODE, terminationGracePeriodSeconds: 0, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] },
-    });
-    const createAll = async (names: string[]) => {
-      for (let i = 0; i < names.length; i += 10) {
-        await Promise.all(names.slice(i, i + 10).map(async (n) => {
-          created.set(n, performance.now());
-          await client.create(PODS, pod(n));
-        }));
-      }
+    const create = async (name: string): Promise<void> => {
+      created.set(name, performance.now());
+      await client.create(PODS, pod(name));
     };
-    const names = Array.from({ length: pods }, (_, i) => `p-${i}`);
-    const cpu0 = cpuMs(agent.pid!);
-    const t0 = performance.now();
-    await createAll(names);
-    await waitFor(() => {
-      return names.every((n) => running.has(n));
-    }, 120_000, "every pod to run");
-    const startCpu = cpuMs(agent.pid!) - cpu0;
-    debug(`all pods running: agent CPU ${startCpu} ms in ${Math.round(performance.now() - t0)} ms`);
-    const latencies = names.map((n) => running.get(n)! - created.get(n)!);
+    const endpoint = containerd ? containerd.endpoint : `unix://${join(dir, "agent", "runtime", "embedded.sock")}`;
+    const cri = new CriClient({ endpoint });
+    const result: Record<string, number> = {};
+    // Paced then burst, each over `pods` fresh pods on the same agent (the first deleted before the second).
+    for (const mode of ["paced", "burst"] as const) {
+      const names = Array.from({ length: pods }, (_, i) => `${mode}-${i}`);
+      const cpu0 = cpuMs(agent.pid!);
+      const t0 = performance.now();
+      if (mode === "paced") {
+        // One creation every `interval` ms on a fixed schedule (a slow create does not delay the next), as
+        // upstream's "create 105 pods with 100ms interval [Benchmark]".
+        const sent: Promise<void>[] = [];
+        for (let i = 0; i < names.length; i++) {
+          const at = t0 + i * interval;
+          if (at > performance.now()) await new Promise((r) => setTimeout(r, at - performance.now()));
+          sent.push(create(names[i]!));
+        }
+        await Promise.all(sent);
+      } else {
+        // All at once, as upstream's "0s interval" density case.
+        await Promise.all(names.map(create));
+      }
+      await waitFor(() => names.every((n) => running.has(n)), 180_000, `every ${mode} pod to run`);
+      const batch = Math.max(...names.map((n) => running.get(n)!)) - t0;
+      const cpu = cpuMs(agent.pid!) - cpu0;
+      const latencies = names.map((n) => running.get(n)! - created.get(n)!);
+      debug(`${mode}: all ${pods} running after ${Math.round(batch)} ms, agent CPU ${cpu} ms; latencies ${latencies.map(Math.round).join(" ")}`);
+      if (process.env["BENCH_DEBUG"]) debug(`${mode}: stages, median ms: ${JSON.stringify(await stages(cri, names, created, running))}`);
+      result[`${mode}: pod start p50`] = percentile(latencies, 50);
+      result[`${mode}: pod start p99`] = percentile(latencies, 99);
+      result[`${mode}: agent CPU per pod start`] = cpu / pods;
+      if (mode === "burst") result["burst: whole batch Running"] = batch;
+      else await deleteAll(client, cri);
+    }
+    const names = Array.from({ length: pods }, (_, i) => `burst-${i}`);
     const more = Array.from({ length: Math.max(0, 110 - pods) }, (_, i) => `q-${i}`);
-    await createAll(more);
+    await Promise.all(more.map(create));
     // Counted with lists: the watch above measured the latency; this only waits.
     let listed = 0;
     await waitFor(() => {
@@ -131,40 +201,28 @@ async function runOnce(runtime: "embedded" | "containerd", pods: number): Promis
     }, 180_000, "110 pods to run");
     debug("110 pods running");
     await new Promise((r) => setTimeout(r, 2000));
-    const full = rssMiB(agent.pid!);
+    result["agent RSS idle"] = idle;
+    result["agent RSS with 110 pods"] = rssMiB(agent.pid!);
 
     // One relist with the agent's Pleg over the agent's runtime socket, CPU of this process.
-    const endpoint = containerd ? containerd.endpoint : `unix://${join(dir, "agent", "runtime", "embedded.sock")}`;
-    const cri = new CriClient({ endpoint });
     const pleg = new Pleg({ runtime: cri, labels: runtimeLabels(namingFor()), onEvent: () => {} });
     await pleg.relist();
-    const cpu: number[] = [];
+    const relists: number[] = [];
     for (let i = 0; i < 10; i++) {
       const c0 = process.cpuUsage();
       await pleg.relist();
       const c = process.cpuUsage(c0);
-      cpu.push((c.user + c.system) / 1000);
+      relists.push((c.user + c.system) / 1000);
     }
+    result["PLEG relist CPU, 110 pods"] = percentile(relists, 50);
     debug("relists measured");
     watch.close();
     await pump;
-    // Delete every pod with grace 0 and wait for the agent to finish them, so stopping the agent is quick.
-    await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
-    let left = 1;
-    await waitFor(() => {
-      void cri.listPodSandbox({}).then((l) => (left = l.items.length), () => {});
-      return left === 0;
-    }, 300_000, "the agent to remove the pods' sandboxes");
+    // Remove every pod so that stopping the agent is quick.
+    await deleteAll(client, cri);
     cri.close();
     debug("pods deleted");
-    return {
-      "pod start p50": percentile(latencies, 50),
-      "pod start p99": percentile(latencies, 99),
-      "agent CPU per pod start": startCpu / pods,
-      "agent RSS idle": idle,
-      "agent RSS with 110 pods": full,
-      "PLEG relist CPU, 110 pods": percentile(cpu, 50),
-    };
+    return result;
   } finally {
     debug("stopping");
     if (agent && agent.exitCode === null) {
@@ -186,9 +244,11 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const podsArg = process.argv.find((a) => a.startsWith("--pods="));
   const pods = podsArg ? Number(podsArg.slice("--pods=".length)) : 100;
+  const intervalArg = process.argv.find((a) => a.startsWith("--interval="));
+  const interval = intervalArg ? Number(intervalArg.slice("--interval=".length)) : 100;
   const report: Report = {
-    title: `node agent: pod start latency over ${pods} pods (created 10 at a time), agent RSS, PLEG relist CPU`,
-    comparedWith: "upstream's pod startup objective p99 ≤ 5 s; ours ≤ 1 s on the embedded runtime, ≤ 3 s on containerd",
+    title: `node agent: pod start latency over ${pods} pods, paced (one every ${interval} ms) and burst (all at once); agent RSS; PLEG relist CPU`,
+    comparedWith: "paced: our targets p99 ≤ 1 s embedded, ≤ 3 s containerd (upstream's objective p99 ≤ 5 s, its [Benchmark] case paces at 100 ms); burst: upstream's density limits for 105 pods at 0 s interval (p50 16 s, p99 20 s, batch 25 s)",
     runs: args.runs,
     metrics: METRICS,
     samples: {},
@@ -201,7 +261,7 @@ async function main(): Promise<void> {
     }
     const samples: Record<string, number[]> = {};
     for (let run = 0; run < args.runs; run++) {
-      const r = await runOnce(column, pods);
+      const r = await runOnce(column, pods, interval);
       for (const [k, v] of Object.entries(r)) (samples[k] ??= []).push(v);
     }
     report.samples[column] = samples;

@@ -9,6 +9,8 @@ export interface Metric {
   better: "higher" | "lower";
   /** Target for this machine, if the issue sets one. */
   target?: number;
+  /** Targets that differ per column (e.g. per runtime); printed instead of `target`. */
+  targets?: Record<string, number>;
 }
 
 export interface Report {
@@ -50,6 +52,12 @@ function format(n: number): string {
   return n.toFixed(2);
 }
 
+function targetText(m: Metric, columns: string[]): string {
+  const op = m.better === "higher" ? "≥" : "<";
+  if (m.targets !== undefined) return columns.filter((c) => m.targets![c] !== undefined).map((c) => `${c} ${op} ${format(m.targets![c]!)}`).join(", ");
+  return m.target === undefined ? "" : `${op} ${format(m.target)}`;
+}
+
 export function printReport(report: Report, json: boolean): void {
   const columns = Object.keys(report.samples);
   const medians = (column: string, metric: string) => median(report.samples[column]?.[metric] ?? []);
@@ -72,7 +80,7 @@ export function printReport(report: Report, json: boolean): void {
     m.name,
     m.unit,
     ...columns.map((c) => format(medians(c, m.name))),
-    m.target === undefined ? "" : `${m.better === "higher" ? "≥" : "<"} ${format(m.target)}`,
+    targetText(m, columns),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");

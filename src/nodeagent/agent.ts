@@ -13,7 +13,7 @@ import { defaultFeatureGates, versionInfo, type FeatureGates } from "../componen
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
-import { CriClient } from "./cri/index.js";
+import { CriClient, type InProcessRuntime } from "./cri/index.js";
 import type { ObjectSource } from "./env/env.js";
 import { NO_OBJECTS } from "./env/env.js";
 import * as host from "./host/host.js";
@@ -185,13 +185,16 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     // The runtime: a configured CRI socket, or the embedded runtime.
     let endpoint = options.runtimeEndpoint ?? config.containerRuntimeEndpoint;
+    let inProcess: InProcessRuntime | undefined;
     if (!endpoint) {
       const embedded: EmbeddedRuntime = await startEmbeddedRuntime({ root: join(rootDir, "runtime"), log });
       cleanups.push(() => embedded.close({ stopContainers: stopContainersOnExit }));
       endpoint = embedded.endpoint;
+      // Called in this process, without the socket (which stays served for crictl and others).
+      inProcess = embedded.inProcess;
     }
-    const ownRuntime = !(options.runtimeEndpoint ?? config.containerRuntimeEndpoint);
-    const runtime = new CriClient({ endpoint, ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
+    const ownRuntime = inProcess !== undefined;
+    const runtime = new CriClient({ endpoint, ...(inProcess ? { inProcess } : {}), ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}) });
     cleanups.push(() => runtime.close());
     // (Cleanups run last first: this one before the client closes.) The embedded runtime stops its own on close.
     if (stopContainersOnExit && !ownRuntime) cleanups.push(() => stopPodContainers(runtime, runtimeLabels(naming).podUid));

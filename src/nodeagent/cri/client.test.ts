@@ -91,3 +91,37 @@ test("endpoints: bare paths and unix: forms normalize; other schemes are refused
   assert.equal(unixTarget("unix:///run/x.sock"), "unix:///run/x.sock");
   assert.throws(() => unixTarget("tcp://127.0.0.1:1"), /only unix/);
 });
+
+test("in process: the same messages, errors, deadlines and aborts as over the socket; a separate image endpoint is still dialled", async () => {
+  const fail = (code: grpc.status, message: string) => Object.assign(new Error(message), { code });
+  const calls: string[] = [];
+  const local = new CriClient({
+    endpoint: "unix:///nonexistent/in-process.sock",
+    imageEndpoint: `unix://${join(dir, "cri.sock")}`,
+    inProcess: (name, request) => {
+      calls.push(name);
+      const r = request as Record<string, unknown>;
+      if (name === "version") return { version: r.version, runtimeName: "fake", runtimeVersion: "1.0.0", runtimeApiVersion: "v1" };
+      if (name === "listContainers") return { containers: [{ id: "c1", state: (r.filter as { state: { state: string } }).state.state, createdAt: 1_700_000_000_123_456_789, labels: { app: "web" } }] };
+      if (name === "containerStatus") throw fail(grpc.status.NOT_FOUND, 'container "x" not found');
+      if (name === "stopContainer") return new Promise(() => {}); // never answers
+      throw new Error("boom"); // no code: UNKNOWN
+    },
+  });
+  try {
+    assert.deepEqual(await local.version({ version: "v1" }), await client.version({ version: "v1" }));
+    const request = { filter: { state: { state: "CONTAINER_RUNNING" as const }, labelSelector: { app: "web" } } };
+    assert.deepEqual(await local.listContainers(request), await client.listContainers(request), "defaults filled as decoded from the wire");
+    await assert.rejects(local.containerStatus({ containerId: "x" }), (err: unknown) => err instanceof CriError && err.code === grpc.status.NOT_FOUND && err.details === 'container "x" not found' && err.rpc === "ContainerStatus");
+    await assert.rejects(local.removeContainer({ containerId: "x" }), (err: unknown) => err instanceof CriError && err.code === grpc.status.UNKNOWN && err.details === "boom");
+    await assert.rejects(local.stopContainer({ containerId: "c1", timeout: 0 }, { timeoutMs: 100 }), (err: unknown) => err instanceof CriError && err.code === grpc.status.DEADLINE_EXCEEDED);
+    const abort = new AbortController();
+    const stopping = local.stopContainer({ containerId: "c1", timeout: 0 }, { signal: abort.signal });
+    abort.abort();
+    await assert.rejects(stopping, (err: unknown) => err instanceof CriError && err.code === grpc.status.CANCELLED);
+    assert.equal((await local.imageStatus({ image: { image: "busybox" } })).image, null);
+    assert.ok(!calls.includes("imageStatus"), "image calls went to the image endpoint");
+  } finally {
+    local.close();
+  }
+});

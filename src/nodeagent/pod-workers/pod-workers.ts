@@ -59,6 +59,12 @@ export class PodWorkers {
     this.#schedule(w);
   }
 
+  /** A newer object of the pod that needs no sync (only its status changed): the next pass uses it. */
+  refresh(pod: Pod): void {
+    const w = this.#workers.get(pod.metadata.uid!);
+    if (w) w.pod = pod;
+  }
+
   /** The pod left its source (deleted, or its static file removed): terminate it and remove its containers. */
   kill(uid: string, gracePeriodSeconds: number): void {
     const w = this.#workers.get(uid);

@@ -117,15 +117,21 @@ export class PodSyncer {
       await this.#stopContainers(rp, 0);
       for (const s of rp.sandboxes) if (s.state === "SANDBOX_READY") await rt.stopPodSandbox({ podSandboxId: s.id });
       const attempt = sandbox ? (sandbox.metadata?.attempt ?? 0) + 1 : 0;
+      // A pod's first start has nothing of its own to read again but the new sandbox (its IP).
+      const firstStart = rp.sandboxes.length === 0 && rp.containers.length === 0;
       try {
         sbConfig = this.#sandboxConfig(pod, attempt, podSeccomp(pod, seccompRoot));
-        await rt.runPodSandbox({ config: sbConfig });
+        const { podSandboxId } = await rt.runPodSandbox({ config: sbConfig });
+        if (firstStart) {
+          rp = { uid, sandboxes: [(await rt.podSandboxStatus({ podSandboxId })).status!], containers: [] };
+          this.#last.set(uid, rp);
+        }
       } catch (err) {
         const reason = err instanceof SeccompError ? err.reason : "ContainerCreating";
         for (const c of [...(pod.spec?.initContainers ?? []), ...containers]) waiting.set(c.name!, { reason, message: `failed to create the pod sandbox: ${(err as Error).message}` });
         return { runtime: rp, requeueAfterMs: RETRY_MS };
       }
-      rp = await this.runtimePod(uid);
+      if (!firstStart) rp = await this.runtimePod(uid); // made again: the old sandbox and its containers stopped
       sandbox = rp.sandboxes[0]!;
     } else {
       sbConfig = this.#sandboxConfig(pod, sandbox.metadata?.attempt ?? 0, podSeccomp(pod, seccompRoot));

@@ -50,10 +50,21 @@ export class SyncLoop {
     }
   }
 
-  /** An API pod bound to this node was added or changed. */
+  /**
+   * An API pod bound to this node was added or changed. A change of its
+   * status alone (most often the agent's own write coming back) does not sync
+   * the pod again: its worker only gets the newer object, as upstream's
+   * agent reconciles such updates without a SyncPod.
+   */
   apiPodChanged(pod: Pod): void {
     if (pod.metadata.annotations?.[this.#o.mirrorAnnotation] !== undefined) return;
-    this.#api.set(pod.metadata.uid!, pod);
+    const uid = pod.metadata.uid!;
+    const old = this.#api.get(uid);
+    this.#api.set(uid, pod);
+    if (old !== undefined && this.#o.workers.has(uid) && !differSemantically(old, pod)) {
+      this.#o.workers.refresh(pod);
+      return;
+    }
     this.#upsert(pod);
   }
 
@@ -89,4 +100,10 @@ export class SyncLoop {
     this.#rejected.delete(uid);
     this.#o.workers.kill(uid, pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30);
   }
+}
+
+/** What upstream's agent compares before syncing a changed pod: spec, labels, annotations, deletion. */
+function differSemantically(a: Pod, b: Pod): boolean {
+  const key = (p: Pod) => JSON.stringify([p.spec, p.metadata.labels ?? {}, p.metadata.annotations ?? {}, p.metadata.deletionTimestamp ?? null, p.metadata.deletionGracePeriodSeconds ?? null]);
+  return key(a) !== key(b);
 }

@@ -8,7 +8,7 @@
 // The scripts report `ok <pid>` or `error <why>` on fd 3, which the shim relays.
 
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -23,6 +23,8 @@ const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
 export interface Isolation {
   namespaces: boolean;
   overlay: boolean;
+  /** A prepared /dev (device nodes, links, pts/ and shm/) copied into each container's; absent where mknod is refused. */
+  devTemplate?: string;
   /** Why a feature is missing (empty when all is there). */
   notes: string[];
 }
@@ -39,7 +41,30 @@ export function probeIsolation(scratch: string): Isolation {
   rmSync(dir, { recursive: true, force: true });
   const overlay = ov.status === 0;
   if (!overlay) notes.push(`overlay mounts fail (${ov.stderr.trim()}): each container gets a copy of its image`);
-  return { namespaces: true, overlay, notes };
+  const devTemplate = makeDevTemplate(join(scratch, "dev-template"));
+  return { namespaces: true, overlay, notes, ...(devTemplate !== undefined ? { devTemplate } : {}) };
+}
+
+/** The devices a container's minimal /dev holds (as runc's defaults). */
+const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
+
+/**
+ * A /dev for containers, made once: nodes with the host's device numbers, the
+ * fd/stdin/stdout/stderr links, pts/ and shm/. One `cp -a` of it replaces a
+ * bind mount per device and a process per link in every container start.
+ * Undefined where the host refuses mknod (then each device is bound).
+ */
+function makeDevTemplate(dir: string): string | undefined {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, "pts"), { recursive: true });
+  mkdirSync(join(dir, "shm"));
+  const nodes = DEVICES.map((n) => {
+    const st = statSync(`/dev/${n}`);
+    return `mknod -m ${(st.mode & 0o777).toString(8)} ${shQuote(join(dir, n))} c ${Math.floor(st.rdev / 256) & 0xfff} ${(st.rdev & 0xff) | ((st.rdev >> 12) & 0xfff00)}`;
+  });
+  if (spawnSync("/bin/sh", ["-c", nodes.join(" && ")], { timeout: 5000 }).status !== 0) return undefined;
+  for (const [link, target] of [["fd", "/proc/self/fd"], ["stdin", "/proc/self/fd/0"], ["stdout", "/proc/self/fd/1"], ["stderr", "/proc/self/fd/2"]] as const) symlinkSync(target, join(dir, link));
+  return dir;
 }
 
 export interface VolumeMount {
@@ -137,16 +162,23 @@ export function setupScript(spec: LaunchSpec): string {
     for (const l of links) lines.push(`cp -P /${shQuote(l)} "$R"/${shQuote(l)}`);
   }
   lines.push(
-    `mkdir -p "$R/proc" "$R/sys" "$R/dev" "$R/etc" "$R/tmp"`,
+    // A process only for what the image lacks (images usually have them all).
+    `for d in proc sys dev etc tmp; do [ -d "$R/$d" ] || mkdir -p "$R/$d"; done`,
     `mount --rbind /sys "$R/sys"`,
   );
   if (spec.privileged) {
     lines.push(`mount --rbind /dev "$R/dev"`); // privileged: every host device, as upstream
+  } else if (spec.isolation.devTemplate !== undefined) {
+    lines.push(
+      `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
+      `cp -a ${shQuote(`${spec.isolation.devTemplate}/.`)} "$R/dev/"`, // nodes, links, pts/ and shm/ in one process
+      `mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
+    );
   } else {
     lines.push(
       `mount -t tmpfs -o nosuid,mode=755 tmpfs "$R/dev"`,
       // Mount points are made with the shell's ": >" rather than touch: a process less each (a container start forks dozens).
-      `for n in null zero full random urandom tty; do : > "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
+      `for n in ${DEVICES.join(" ")}; do : > "$R/dev/$n"; mount --bind "/dev/$n" "$R/dev/$n"; done`,
       `mkdir -p "$R/dev/pts" "$R/dev/shm" && mount -t tmpfs -o nosuid,nodev,mode=1777 shm "$R/dev/shm"`,
       `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
     );
@@ -167,7 +199,8 @@ export function setupScript(spec: LaunchSpec): string {
     if (m.readonly) lines.push(`mount -o remount,bind,ro ${target} || fail ${shQuote(`read-only remount of ${m.containerPath} failed`)}`);
   }
   if (spec.readonlyRoot) lines.push(`mount -o remount,ro${spec.imageRoot !== undefined && !spec.isolation.overlay ? ",bind" : ""} "$R" || fail "read-only root failed"`);
-  lines.push(`hostname ${shQuote(spec.hostname)}`);
+  // The UTS namespace's name through /proc (a shell builtin; `hostname` where /proc/sys is read-only).
+  lines.push(`{ echo ${shQuote(spec.hostname)} > /proc/sys/kernel/hostname; } 2>/dev/null || hostname ${shQuote(spec.hostname)}`);
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.
   lines.push(`exec ${shQuote(UNSHARE!)} --pid -- /bin/sh ${shQuote(join(spec.dir, "wait.sh"))}`);

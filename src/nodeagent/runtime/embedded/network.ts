@@ -1,16 +1,17 @@
 // Pod networking for the embedded runtime: a network namespace per sandbox,
-// wired by the standard CNI plugins (containernetworking-plugins: bridge with
-// host-local addresses and masquerading, loopback, portmap for host ports), as
-// containerd's CRI plugin does. Without the plugins, or without root, pods use
-// the host's network and the runtime says why.
+// wired as the standard CNI bridge, host-local and loopback plugins wire it
+// (a veth pair on the host bridge, hairpin on, an address from the shared
+// host-local address book, the bridge as default gateway, one masquerade rule
+// for the subnet) but by two `ip -batch` processes instead of four plugin
+// processes; host ports go through the CNI portmap plugin, as containerd's.
+// Without root or iproute2, pods use the host's network and the runtime says why.
 
-import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { PortMapping } from "../../cri/types.js";
+import { AddressBook, parseSubnet, type Subnet } from "./address-book.js";
+import { hostCommands } from "./host-commands.js";
 
-const run = promisify(execFile);
 const CNI_BIN = "/usr/lib/cni";
 const IP = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].find(existsSync);
 const IPTABLES = ["/usr/sbin/iptables", "/sbin/iptables", "/usr/bin/iptables"].find(existsSync);
@@ -30,27 +31,40 @@ export interface Attached {
   ip: string;
 }
 
-interface CniResult {
-  ips?: { address?: string; version?: string }[];
+/** What the runtime keeps per pod under <dataDir>/owners: enough to unwire it without the runtime's own records. */
+interface OwnerRecord {
+  owner: string;
+  sandboxId: string;
+  portMappings: PortMapping[];
+  /** Absent in records of runtimes that wired pods through the bridge plugin (released through it too). */
+  ip?: string;
+  /** Set once release() gave the address and ports back. */
+  released?: boolean;
 }
 
 export class PodNetwork {
   readonly #bridge: string;
-  readonly #subnet: string;
+  readonly #subnetText: string;
+  readonly #subnet: Subnet;
   readonly #cniBin: string;
   readonly #dataDir: string;
   readonly #owner: string;
+  readonly #addresses: AddressBook;
   #masquerade: Promise<void> | undefined;
+  #bridgeUp: Promise<void> | undefined;
 
   private constructor(options: PodNetworkOptions, owner: string) {
     this.#owner = owner;
     this.#bridge = options.bridge ?? "orch0";
-    this.#subnet = options.subnet ?? "10.89.0.0/16";
+    this.#subnetText = options.subnet ?? "10.89.0.0/16";
+    this.#subnet = parseSubnet(this.#subnetText);
     this.#cniBin = options.cniBin ?? CNI_BIN;
-    // One address book per bridge for the whole host (host-local locks it), so
-    // several runtimes on one bridge never hand out the same address; under
-    // /run, as the namespaces it describes do not outlive a reboot either.
+    // One address book per bridge for the whole host, so several runtimes on
+    // one bridge never hand out the same address; under /run, as the
+    // namespaces it describes do not outlive a reboot either. The network
+    // name "orch" is the folder the host-local plugin would use.
     this.#dataDir = join("/run/orch-cni", this.#bridge);
+    this.#addresses = new AddressBook(join(this.#dataDir, "orch"), this.#subnet);
   }
 
   /**
@@ -61,41 +75,54 @@ export class PodNetwork {
   static probe(options: PodNetworkOptions, owner: string): PodNetwork | string {
     if (process.getuid?.() !== 0) return "not running as root";
     if (IP === undefined) return "iproute2 (ip) not found";
-    const bin = options.cniBin ?? CNI_BIN;
-    const missing = ["bridge", "host-local", "loopback"].filter((p) => !existsSync(join(bin, p)));
-    if (missing.length > 0) return `CNI plugins ${missing.join(", ")} not found in ${bin} (apt-get install containernetworking-plugins)`;
-    const network = new PodNetwork(options, owner);
+    let network: PodNetwork;
+    try {
+      network = new PodNetwork(options, owner);
+    } catch (err) {
+      return (err as Error).message;
+    }
     mkdirSync(join(network.#dataDir, "owners"), { recursive: true });
     return network;
   }
 
   get description(): string {
-    return `bridge ${this.#bridge}, pods in ${this.#subnet}`;
+    return `bridge ${this.#bridge}, pods in ${this.#subnetText}`;
   }
 
   /** Creates the sandbox's namespace and wires it; returns its path and IP. */
   async attach(sandboxId: string, portMappings: readonly PortMapping[]): Promise<Attached> {
     const name = netnsName(sandboxId);
-    await (this.#masquerade ??= this.#ensureMasquerade());
-    await run(IP!, ["netns", "add", name]).catch((err: Error) => {
-      if (!/File exists/.test(err.message)) throw err;
-    });
+    const veth = vethName(sandboxId);
+    await Promise.all([(this.#masquerade ??= this.#ensureMasquerade()), (this.#bridgeUp ??= this.#ensureBridge())]);
+    const ip = this.#addresses.allocate(sandboxId, "eth0");
     const netns = `/run/netns/${name}`;
-    writeFileSync(join(this.#dataDir, "owners", name), JSON.stringify({ owner: this.#owner, sandboxId, portMappings }));
+    const record: OwnerRecord = { owner: this.#owner, sandboxId, portMappings: [...portMappings], ip };
+    writeFileSync(this.#ownerFile(name), JSON.stringify(record));
     try {
-      await this.#plugin("ADD", sandboxId, netns, "lo", { cniVersion: "1.0.0", name: "orch-lo", type: "loopback" });
-      const result = await this.#plugin("ADD", sandboxId, netns, "eth0", this.#bridgeConfig());
-      const ip = result.ips?.find((i) => i.address?.includes("."))?.address?.split("/")[0] ?? result.ips?.[0]?.address?.split("/")[0];
-      if (ip === undefined) throw new Error("the bridge plugin assigned no address");
-      if (portMappings.some((p) => p.hostPort > 0)) {
-        await this.#plugin("ADD", sandboxId, netns, "eth0", {
+      // On the host: the namespace, the veth pair with its pod end already inside, the host end on the bridge.
+      const plug = [`link add ${veth} type veth peer name eth0 netns ${name}`, `link set ${veth} master ${this.#bridge}`, `link set ${veth} type bridge_slave hairpin on`, `link set ${veth} up`];
+      await ipBatch([], [`netns add ${name}`, ...plug]).catch(async (err: Error) => {
+        if (!/Cannot find device|does not exist/.test(err.message)) throw err;
+        // The bridge went away (deleted by hand): make it again, once, as the bridge plugin would.
+        await (this.#bridgeUp = this.#ensureBridge());
+        await ipBatch(["-force"], [`link del ${veth}`]).catch(() => {});
+        await ipBatch([], plug);
+      });
+      // Inside: loopback, the address, the bridge as the default gateway.
+      await ipBatch(["-n", name], [
+        "link set lo up",
+        `addr add ${ip}/${this.#subnet.prefix} dev eth0`,
+        "link set eth0 up",
+        `route add default via ${this.#subnet.gateway}`,
+      ]);
+      const hostPorts = portMappings.filter((p) => p.hostPort > 0);
+      if (hostPorts.length > 0) {
+        const prevResult = {
           cniVersion: "1.0.0",
-          name: "orch",
-          type: "portmap",
-          capabilities: { portMappings: true },
-          runtimeConfig: { portMappings: portMappings.filter((p) => p.hostPort > 0).map((p) => ({ hostPort: p.hostPort, containerPort: p.containerPort, protocol: p.protocol.toLowerCase(), ...(p.hostIp ? { hostIP: p.hostIp } : {}) })) },
-          prevResult: result,
-        });
+          interfaces: [{ name: veth }, { name: "eth0", sandbox: netns }],
+          ips: [{ address: `${ip}/${this.#subnet.prefix}`, gateway: this.#subnet.gateway, interface: 1 }],
+        };
+        await this.#plugin("ADD", sandboxId, netns, "eth0", { ...this.#portmapConfig(hostPorts), prevResult });
       }
       return { netns, ip };
     } catch (err) {
@@ -104,37 +131,80 @@ export class PodNetwork {
     }
   }
 
-  /** Releases the sandbox's address and ports (CNI DEL); idempotent. */
+  /** Gives back the sandbox's address and ports and unplugs it from the bridge (as CNI DEL); idempotent. */
   async release(sandboxId: string, portMappings: readonly PortMapping[]): Promise<void> {
-    const netns = `/run/netns/${netnsName(sandboxId)}`;
-    if (portMappings.some((p) => p.hostPort > 0)) {
-      await this.#plugin("DEL", sandboxId, netns, "eth0", { cniVersion: "1.0.0", name: "orch", type: "portmap", capabilities: { portMappings: true }, runtimeConfig: { portMappings: portMappings.filter((p) => p.hostPort > 0).map((p) => ({ hostPort: p.hostPort, containerPort: p.containerPort, protocol: p.protocol.toLowerCase() })) } }).catch(() => {});
+    const name = netnsName(sandboxId);
+    const record = this.#record(name);
+    if (record?.released) return;
+    await this.#releasePorts(sandboxId, portMappings);
+    if (record?.ip === undefined) {
+      // Wired by the bridge plugin (an earlier version of this runtime): unwired by it too.
+      await this.#plugin("DEL", sandboxId, `/run/netns/${name}`, "eth0", this.#bridgeConfig());
+    } else {
+      // Deleting the host end deletes the pair at once (a deleted namespace takes its veth along only later).
+      await ipBatch(["-force"], [`link del ${vethName(sandboxId)}`]).catch(() => {});
+      this.#addresses.release(record.ip, sandboxId);
     }
-    await this.#plugin("DEL", sandboxId, netns, "eth0", this.#bridgeConfig());
+    if (record !== undefined) writeFileSync(this.#ownerFile(name), JSON.stringify({ ...record, released: true }));
   }
 
   /** release() and then the namespace itself. */
   async detach(sandboxId: string, portMappings: readonly PortMapping[]): Promise<void> {
+    const name = netnsName(sandboxId);
     await this.release(sandboxId, portMappings).catch(() => {});
-    await run(IP!, ["netns", "delete", netnsName(sandboxId)]).catch(() => {});
-    rmSync(join(this.#dataDir, "owners", netnsName(sandboxId)), { force: true });
+    await ipBatch(["-force"], [`netns delete ${name}`]).catch(() => {});
+    rmSync(this.#ownerFile(name), { force: true });
   }
 
   /** Detaches the pods of runtimes whose directory no longer exists; returns how many. */
   async collectOrphans(): Promise<number> {
     let n = 0;
     for (const name of readdirSync(join(this.#dataDir, "owners"))) {
-      let record: { owner: string; sandboxId: string; portMappings: PortMapping[] };
-      try {
-        record = JSON.parse(readFileSync(join(this.#dataDir, "owners", name), "utf8")) as typeof record;
-      } catch {
-        continue;
-      }
-      if (existsSync(record.owner)) continue;
+      const record = this.#record(name);
+      if (record === undefined || existsSync(record.owner)) continue;
       await this.detach(record.sandboxId, record.portMappings);
       n++;
     }
     return n;
+  }
+
+  #ownerFile(name: string): string {
+    return join(this.#dataDir, "owners", name);
+  }
+
+  #record(name: string): OwnerRecord | undefined {
+    try {
+      return JSON.parse(readFileSync(this.#ownerFile(name), "utf8")) as OwnerRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #releasePorts(sandboxId: string, portMappings: readonly PortMapping[]): Promise<void> {
+    const hostPorts = portMappings.filter((p) => p.hostPort > 0);
+    if (hostPorts.length === 0) return;
+    await this.#plugin("DEL", sandboxId, `/run/netns/${netnsName(sandboxId)}`, "eth0", this.#portmapConfig(hostPorts)).catch(() => {});
+  }
+
+  #portmapConfig(hostPorts: readonly PortMapping[]): Record<string, unknown> {
+    return {
+      cniVersion: "1.0.0",
+      name: "orch",
+      type: "portmap",
+      capabilities: { portMappings: true },
+      runtimeConfig: { portMappings: hostPorts.map((p) => ({ hostPort: p.hostPort, containerPort: p.containerPort, protocol: p.protocol.toLowerCase(), ...(p.hostIp ? { hostIP: p.hostIp } : {}) })) },
+    };
+  }
+
+  /** The bridge with the gateway address, up, and forwarding on (what the bridge plugin's isGateway does). */
+  async #ensureBridge(): Promise<void> {
+    // -force: "File exists" for a bridge or address already there is fine.
+    await ipBatch(["-force"], [`link add ${this.#bridge} type bridge`, `addr add ${this.#subnet.gateway}/${this.#subnet.prefix} dev ${this.#bridge}`, `link set ${this.#bridge} up`]).catch(() => {});
+    try {
+      writeFileSync("/proc/sys/net/ipv4/ip_forward", "1");
+    } catch {
+      // read-only /proc/sys (a container without privileges): pods still reach each other
+    }
   }
 
   /**
@@ -145,16 +215,13 @@ export class PodNetwork {
    */
   async #ensureMasquerade(): Promise<void> {
     if (IPTABLES === undefined) return; // no iptables: pods reach the bridge and each other only
-    const rule = ["POSTROUTING", "-s", this.#subnet, "!", "-d", this.#subnet, "-m", "comment", "--comment", `orch pods on ${this.#bridge}`, "-j", "MASQUERADE"];
-    try {
-      await run(IPTABLES, ["-w", "-t", "nat", "-C", ...rule]);
-    } catch {
-      await run(IPTABLES, ["-w", "-t", "nat", "-A", ...rule]).catch(() => {
-        this.#masquerade = undefined; // try again with the next pod
-      });
-    }
+    const rule = ["POSTROUTING", "-s", this.#subnetText, "!", "-d", this.#subnetText, "-m", "comment", "--comment", `orch pods on ${this.#bridge}`, "-j", "MASQUERADE"];
+    if ((await hostCommands.run([IPTABLES, "-w", "-t", "nat", "-C", ...rule])).code === 0) return;
+    const added = await hostCommands.run([IPTABLES, "-w", "-t", "nat", "-A", ...rule]);
+    if (added.code !== 0) this.#masquerade = undefined; // try again with the next pod
   }
 
+  /** The bridge plugin's configuration that wired pods of earlier versions (for their DEL). */
   #bridgeConfig(): Record<string, unknown> {
     return {
       cniVersion: "1.0.0",
@@ -164,43 +231,38 @@ export class PodNetwork {
       isGateway: true,
       ipMasq: false, // one rule for the subnet instead (#ensureMasquerade)
       hairpinMode: true,
-      ipam: { type: "host-local", ranges: [[{ subnet: this.#subnet }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: this.#dataDir },
+      ipam: { type: "host-local", ranges: [[{ subnet: this.#subnetText }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: this.#dataDir },
     };
   }
 
-  /** Runs one CNI plugin as the specification says: command in the environment, config on stdin, result on stdout. */
-  #plugin(command: "ADD" | "DEL", id: string, netns: string, ifname: string, config: Record<string, unknown>): Promise<CniResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(join(this.#cniBin, String(config.type)), [], {
-        env: { CNI_COMMAND: command, CNI_CONTAINERID: id, CNI_NETNS: netns, CNI_IFNAME: ifname, CNI_PATH: this.#cniBin, PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      child.once("error", reject);
-      child.once("close", (code) => {
-        if (code === 0) {
-          try {
-            return resolve(out.trim() === "" ? {} : (JSON.parse(out) as CniResult));
-          } catch {
-            return resolve({});
-          }
-        }
-        let msg = err.trim() || out.trim();
-        try {
-          msg = (JSON.parse(out) as { msg?: string }).msg ?? msg;
-        } catch {
-          // not a CNI error object
-        }
-        reject(new Error(`CNI ${String(config.type)} ${command}: ${msg}`));
-      });
-      child.stdin.end(JSON.stringify(config));
+  /** Runs one CNI plugin as the specification says: command in the environment, config on stdin; rejects with the plugin's message. */
+  async #plugin(command: "ADD" | "DEL", id: string, netns: string, ifname: string, config: Record<string, unknown>): Promise<void> {
+    const r = await hostCommands.run([join(this.#cniBin, String(config.type))], {
+      env: { CNI_COMMAND: command, CNI_CONTAINERID: id, CNI_NETNS: netns, CNI_IFNAME: ifname, CNI_PATH: this.#cniBin },
+      input: JSON.stringify(config),
     });
+    if (r.code === 0) return;
+    let msg = r.output;
+    try {
+      msg = (JSON.parse(r.output) as { msg?: string }).msg ?? msg; // a CNI error object
+    } catch {
+      // plain text
+    }
+    throw new Error(`CNI ${String(config.type)} ${command}: ${msg}`);
   }
 }
 
 function netnsName(sandboxId: string): string {
   return `orch-${sandboxId.slice(0, 20)}`;
+}
+
+/** The host end of a pod's veth pair: 15 characters, the longest name Linux takes. */
+function vethName(sandboxId: string): string {
+  return `veth${sandboxId.slice(0, 11)}`;
+}
+
+/** Runs `ip [options] -batch -` with `lines` on stdin; rejects with ip's own words on failure. */
+async function ipBatch(options: string[], lines: string[]): Promise<void> {
+  const r = await hostCommands.run([IP!, ...options, "-batch", "-"], { input: lines.join("\n") });
+  if (r.code !== 0) throw new Error(`ip ${[...options, ...lines.slice(0, 1)].join(" ")}…: ${r.output || `exit ${r.code}`}`);
 }

@@ -1,9 +1,13 @@
 // The embedded runtime's records of sandboxes and containers, kept as one JSON
 // file each under <root>/state so they outlive a restart of the runtime.
 // Writes go through a temporary file and a rename: a crash leaves the old or
-// the new record, never half of one.
+// the new record, never half of one. They run off the event loop (a rename
+// over a file waits for its data on ext4: milliseconds under I/O load), in
+// order per record; settled() is when all are on disk, and the server answers
+// no CRI call before that, so what a call reports is what a restart finds.
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ContainerConfig, ContainerState, LinuxContainerResources, PodSandboxConfig, PodSandboxState } from "../../cri/types.js";
 
@@ -53,6 +57,9 @@ export interface ContainerRecord {
 export class RecordStore<T extends { id: string }> {
   readonly #dir: string;
   readonly #items = new Map<string, T>();
+  /** The last queued write of each record with writes under way. */
+  readonly #writes = new Map<string, Promise<void>>();
+  #failure: Error | undefined;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -79,12 +86,34 @@ export class RecordStore<T extends { id: string }> {
   save(item: T): void {
     this.#items.set(item.id, item);
     const file = join(this.#dir, `${item.id}.json`);
-    writeFileSync(`${file}.tmp`, JSON.stringify(item));
-    renameSync(`${file}.tmp`, file);
+    const text = JSON.stringify(item);
+    this.#write(item.id, async () => {
+      await writeFile(`${file}.tmp`, text);
+      await rename(`${file}.tmp`, file);
+    });
   }
 
   delete(id: string): void {
     this.#items.delete(id);
-    rmSync(join(this.#dir, `${id}.json`), { force: true });
+    this.#write(id, () => rm(join(this.#dir, `${id}.json`), { force: true }));
+  }
+
+  /** Resolves when every record saved or deleted so far (not later) is on disk; rejects with a write's failure. */
+  async settled(): Promise<void> {
+    await Promise.all(this.#writes.values());
+    const failure = this.#failure;
+    this.#failure = undefined;
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Queues `write` after the record's earlier writes. */
+  #write(id: string, write: () => Promise<void>): void {
+    const done = (this.#writes.get(id) ?? Promise.resolve())
+      .then(write)
+      .catch((err: Error) => void (this.#failure = err))
+      .finally(() => {
+        if (this.#writes.get(id) === done) this.#writes.delete(id);
+      });
+    this.#writes.set(id, done);
   }
 }

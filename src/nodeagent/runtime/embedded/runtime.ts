@@ -16,6 +16,8 @@ import { ImageStore, type StoredImage } from "../images/store.js";
 import { normalizeReference } from "../images/reference.js";
 import { pullImage as pullFromRegistry } from "../images/registry.js";
 import { Cgroups } from "./cgroups.js";
+// Sandbox files are written and removed off the event loop: other pods' starts go on meanwhile.
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { commandStarted, execArgv, launch, probeIsolation, type Isolation } from "./launcher.js";
 import { RuntimeError } from "./errors.js";
 import { PodNetwork, type PodNetworkOptions } from "./network.js";
@@ -87,7 +89,7 @@ export class EmbeddedRuntimeService {
   readonly #running = new Map<string, Running>();
   readonly #cpuSamples = new Map<string, { at: number; nanos: number }>();
   readonly #starting = new Set<string>();
-  /** Shims starting at once: two per core (see start-limit.ts). */
+  /** Pod networks being wired and shims starting, at once: two per core (see start-limit.ts). */
   readonly #startLimit = new StartLimit(availableParallelism() * 2);
   /** Pulls under way, by name and credentials: pods starting together that ask for one image share one pull. */
   readonly #pulling = new Map<string, Promise<cri.PullImageResponse>>();
@@ -135,6 +137,11 @@ export class EmbeddedRuntimeService {
     return this.#running.size;
   }
 
+  /** Resolves once every record written so far is on disk (the server answers each call after it). */
+  async settled(): Promise<void> {
+    await Promise.all([this.#sandboxes.settled(), this.#containers.settled()]);
+  }
+
   // ---- version and status ----
 
   version(): cri.VersionResponse {
@@ -170,22 +177,24 @@ export class EmbeddedRuntimeService {
     let netns = "";
     if (!hostNetwork) {
       try {
-        ({ ip, netns } = await (this.#network as PodNetwork).attach(id, config.portMappings));
+        ({ ip, netns } = await this.#startLimit.run(() => (this.#network as PodNetwork).attach(id, config.portMappings)));
       } catch (err) {
         // Keep the pod running: the host network is what the runtime offers without CNI anyway.
         this.#log(`sandbox ${config.metadata.name}: pod network failed, using the host network: ${(err as Error).message}`);
       }
     }
     const dir = this.#sandboxDir(id);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "hostname"), `${hostname}\n`);
-    writeFileSync(join(dir, "hosts"), `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${hostname}\n`);
     const dns = config.dnsConfig;
     const resolv = dns !== null && dns.servers.length > 0
       ? [...(dns.searches.length ? [`search ${dns.searches.join(" ")}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(" ")}`] : [])].join("\n") + "\n"
       : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
-    writeFileSync(join(dir, "resolv.conf"), resolv);
-    if (config.logDirectory !== "") mkdirSync(config.logDirectory, { recursive: true });
+    await mkdir(dir, { recursive: true });
+    await Promise.all([
+      writeFile(join(dir, "hostname"), `${hostname}\n`),
+      writeFile(join(dir, "hosts"), `127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n${ip}\t${hostname}\n`),
+      writeFile(join(dir, "resolv.conf"), resolv),
+      config.logDirectory !== "" ? mkdir(config.logDirectory, { recursive: true }) : undefined,
+    ]);
     this.#sandboxes.save({ id, config, state: "SANDBOX_READY", createdAt: now(), runtimeHandler: req.runtimeHandler, ip, hostname, netns });
     return { podSandboxId: id };
   }
@@ -209,7 +218,7 @@ export class EmbeddedRuntimeService {
     if (sandbox.netns && typeof this.#network !== "string") await this.#network.detach(sandbox.id, sandbox.config.portMappings);
     // The runtime's own per-pod cgroup (a cgroup parent from the agent is the agent's to remove).
     if (!sandbox.config.linux?.cgroupParent) this.cgroups.remove(`orch-embedded/${sandbox.id}`);
-    rmSync(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
+    await rm(this.#sandboxDir(sandbox.id), { recursive: true, force: true });
     this.#sandboxes.delete(sandbox.id);
     return {};
   }
@@ -330,6 +339,7 @@ export class EmbeddedRuntimeService {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
+      // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#startLimit.run(() => launch({
         dir: this.#containerDir(c.id),
         shim: this.#shim,
@@ -349,7 +359,7 @@ export class EmbeddedRuntimeService {
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
         isolation: this.isolation,
-      }));
+      }), { first: true });
     } catch (err) {
       this.cgroups.remove(cgroup);
       const message = `failed to start container ${c.id}: ${(err as Error).message}`;

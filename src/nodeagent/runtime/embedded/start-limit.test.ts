@@ -28,3 +28,19 @@ test("StartLimit runs at most `limit` at once, in arrival order, and frees its p
   assert.equal(peak, 2);
   assert.deepEqual(order, [0, 1, 2, 3, 4]);
 });
+
+test("StartLimit: work marked first goes ahead of waiting work that is not", async () => {
+  const limit = new StartLimit(1);
+  const order: string[] = [];
+  let release!: () => void;
+  const busy = limit.run(() => new Promise<void>((r) => (release = r)));
+  const jobs = [
+    limit.run(async () => void order.push("sandbox 2")),
+    limit.run(async () => void order.push("sandbox 3")),
+    limit.run(async () => void order.push("container 1"), { first: true }),
+    limit.run(async () => void order.push("container 0"), { first: true }),
+  ];
+  release();
+  await Promise.all([busy, ...jobs]);
+  assert.deepEqual(order, ["container 1", "container 0", "sandbox 2", "sandbox 3"]);
+});
