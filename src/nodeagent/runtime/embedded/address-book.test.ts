@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -48,4 +48,17 @@ describe("AddressBook", () => {
     assert.equal(new Set(ips).size, 40);
     assert.equal(readdirSync(join(dir, "b")).filter((f) => f.startsWith("10.1.0.")).length, 40);
   });
+
+  test("collect gives back old reservations whose holder is gone, and keeps live ones and fresh ones", () => {
+    const book = new AddressBook(join(dir, "d"), parseSubnet("192.168.9.0/29"));
+    for (const id of ["live", "gone", "fresh-gone"]) book.allocate(id, "eth0");
+    const now = Date.now();
+    // "fresh-gone" was reserved just now (not yet wired, perhaps): only reservations older than the age go.
+    utimesSync(join(dir, "d", "192.168.9.2"), new Date(now - 120_000), new Date(now - 120_000));
+    utimesSync(join(dir, "d", "192.168.9.3"), new Date(now - 120_000), new Date(now - 120_000));
+    const freed = book.collect((id) => id === "live", 60_000, now);
+    assert.equal(freed, 1);
+    assert.deepEqual(readdirSync(join(dir, "d")).filter((f) => f.startsWith("192.")).sort(), ["192.168.9.2", "192.168.9.4"]);
+  });
 });
+

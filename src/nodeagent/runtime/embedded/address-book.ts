@@ -4,7 +4,7 @@
 // bridge with this one. An address is taken by creating its file with O_EXCL:
 // atomic across every process on the host, as the plugin does it.
 
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -101,5 +101,29 @@ export class AddressBook {
       return;
     }
     rmSync(file, { force: true });
+  }
+
+  /**
+   * Gives back every address reserved more than `minAgeMs` ago whose holder
+   * `isLive` denies (a pod whose runtime was killed between reserving and
+   * recording it, or whose records were deleted): without this a host's book
+   * only grows. The age leaves alone reservations still being wired.
+   */
+  collect(isLive: (id: string) => boolean, minAgeMs: number, now = Date.now()): number {
+    let n = 0;
+    for (const ip of readdirSync(this.#dir)) {
+      if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip)) continue;
+      const file = join(this.#dir, ip);
+      try {
+        if (now - statSync(file).mtimeMs < minAgeMs) continue;
+        const id = readFileSync(file, "utf8").split("\r\n")[0]!.trim();
+        if (isLive(id)) continue;
+        this.release(ip, id);
+        n++;
+      } catch {
+        // released meanwhile
+      }
+    }
+    return n;
   }
 }

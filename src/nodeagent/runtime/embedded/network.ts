@@ -42,6 +42,9 @@ interface OwnerRecord {
   released?: boolean;
 }
 
+/** How old a reservation without a namespace must be before it is taken for leaked: wiring a pod takes milliseconds. */
+const ORPHAN_ADDRESS_AGE_MS = 60_000;
+
 export class PodNetwork {
   readonly #bridge: string;
   readonly #subnetText: string;
@@ -156,7 +159,7 @@ export class PodNetwork {
     rmSync(this.#ownerFile(name), { force: true });
   }
 
-  /** Detaches the pods of runtimes whose directory no longer exists; returns how many. */
+  /** Detaches the pods of runtimes whose directory no longer exists, and frees leaked addresses; returns how many. */
   async collectOrphans(): Promise<number> {
     let n = 0;
     for (const name of readdirSync(join(this.#dataDir, "owners"))) {
@@ -165,7 +168,8 @@ export class PodNetwork {
       await this.detach(record.sandboxId, record.portMappings);
       n++;
     }
-    return n;
+    // Then addresses held by no namespace at all (a runtime killed between reserving one and recording it).
+    return n + this.#addresses.collect((id) => existsSync(`/run/netns/${netnsName(id)}`), ORPHAN_ADDRESS_AGE_MS);
   }
 
   #ownerFile(name: string): string {

@@ -118,7 +118,7 @@ export class EmbeddedRuntimeService {
         ? "containers run without namespaces"
         : PodNetwork.probe(options.network ?? {}, this.#root);
     if (typeof this.#network !== "string") {
-      void this.#network.collectOrphans().then((n) => n > 0 && this.#log(`removed the network namespaces of ${n} pods whose runtime directory is gone`), () => {});
+      void this.#network.collectOrphans().then((n) => n > 0 && this.#log(`released the networks of ${n} pods whose runtime is gone`), () => {});
     }
     this.#sandboxes = new RecordStore(join(this.#root, "state", "sandboxes"));
     this.#containers = new RecordStore(join(this.#root, "state", "containers"));
