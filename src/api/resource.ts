@@ -81,6 +81,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly binding?: (obj: T, target: { kind?: string; name?: string }) => FieldError[];
     /** namespaces/finalize: updates there change only .spec.finalizers. */
     readonly finalize?: boolean;
+    /** pods/log: GET streams a container's log from the pod's node agent. */
+    readonly log?: boolean;
   };
 
   // ---- strategy, in the order the store calls it ----

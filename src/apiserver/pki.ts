@@ -24,6 +24,8 @@ export interface Credentials {
   serverCertPem: string;
   serverKeyPem: string;
   adminToken: string;
+  /** The client certificate the API server shows node agents (pods/log), upstream's apiserver-kubelet-client. */
+  nodeAgentClient: { cert: string; key: string };
 }
 
 export const PKI_FILES = {
@@ -32,7 +34,12 @@ export const PKI_FILES = {
   serverCert: "apiserver.crt",
   serverKey: "apiserver.key",
   adminToken: "admin.token",
+  nodeAgentClientCert: "apiserver-nodeagent-client.crt",
+  nodeAgentClientKey: "apiserver-nodeagent-client.key",
 } as const;
+
+/** The subject of the API server's client certificate towards node agents (in the masters group, as upstream's kubeadm makes it). */
+export const NODE_AGENT_CLIENT = { user: "orch-apiserver-nodeagent-client", groups: ["system:masters"] } as const;
 
 /** The names the serving certificate covers: loopback, the host name, and any extra names asked for. */
 export function servingNames(extra: string[] = []): { dns: string[]; ips: string[] } {
@@ -75,7 +82,17 @@ export async function ensureCredentials(dir: string, extraNames: string[] = []):
     adminToken = Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url");
     writeSecret(path(PKI_FILES.adminToken), adminToken + "\n");
   }
-  return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken };
+  let nodeAgentClient: { cert: string; key: string } | undefined;
+  if (existsSync(path(PKI_FILES.nodeAgentClientCert)) && existsSync(path(PKI_FILES.nodeAgentClientKey))) {
+    const cert = readFileSync(path(PKI_FILES.nodeAgentClientCert), "utf8");
+    if (stillValid(cert, ca.cert)) nodeAgentClient = { cert, key: readFileSync(path(PKI_FILES.nodeAgentClientKey), "utf8") };
+  }
+  if (nodeAgentClient === undefined) {
+    nodeAgentClient = await issueClientCert(ca, NODE_AGENT_CLIENT.user, [...NODE_AGENT_CLIENT.groups]);
+    writeSecret(path(PKI_FILES.nodeAgentClientKey), nodeAgentClient.key);
+    writeFileSync(path(PKI_FILES.nodeAgentClientCert), nodeAgentClient.cert, { mode: 0o644 });
+  }
+  return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken, nodeAgentClient };
 }
 
 /**
@@ -183,12 +200,21 @@ async function signLeaf(
   return { cert: cert.toString("pem") + "\n", key: await exportKey(keys.privateKey) };
 }
 
-/** A serving cert is kept while it is signed by our CA, covers every name, and has more than 30 days left. */
-function stillServes(certPem: string, caPem: string, names: { dns: string[]; ips: string[] }): boolean {
+/** A certificate is kept while it is signed by our CA and has more than 30 days left. */
+function stillValid(certPem: string, caPem: string): boolean {
   try {
     const cert = new NodeX509(certPem);
-    if (!cert.verify(new NodeX509(caPem).publicKey)) return false;
-    if (new Date(cert.validTo).getTime() - Date.now() < 30 * DAY_MS) return false;
+    return cert.verify(new NodeX509(caPem).publicKey) && new Date(cert.validTo).getTime() - Date.now() >= 30 * DAY_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** A serving cert is kept while it is still valid and covers every name. */
+function stillServes(certPem: string, caPem: string, names: { dns: string[]; ips: string[] }): boolean {
+  if (!stillValid(certPem, caPem)) return false;
+  try {
+    const cert = new NodeX509(certPem);
     return names.dns.every((n) => cert.checkHost(n) !== undefined) && names.ips.every((ip) => cert.checkIP(ip) !== undefined);
   } catch {
     return false;

@@ -177,7 +177,8 @@ export class ApiServerMetrics {
     if (handles === undefined) {
       const labels = requestLabels(verb, path, dryRun);
       const { dry_run: _dryRun, ...sizeLabels } = labels;
-      const histograms = verb !== "WATCH";
+      // Watches and log streams are long-running (upstream's check): counted while open, not timed.
+      const histograms = verb !== "WATCH" && !(path.kind === "resource" && path.subresource === "log");
       handles = {
         duration: histograms ? this.#duration.bind(labels) : undefined,
         size: histograms ? this.#sizes.bind(sizeLabels) : undefined,

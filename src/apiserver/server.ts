@@ -21,6 +21,8 @@ import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/prio
 import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
+import { handlePodLog } from "./handlers/pod-log.js";
+import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "./pki.js";
@@ -161,6 +163,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   await apiMetrics.start();
   const recordRequests = options.requestMetrics !== false;
+  const agents = new NodeAgentClient(credentials.nodeAgentClient);
 
   const handle = async (req: Incoming, res: Outgoing, url: URL, parsed: ParsedPath, record: RequestRecord | undefined) => {
     const path = url.pathname;
@@ -180,6 +183,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw notFound({ group: "", resource: "" }, "");
+      if (parsed.subresource === "log" && def!.subresources?.log && parsed.name !== undefined) {
+        return handlePodLog({ req, res, path: parsed, query: url.searchParams, pods: store, nodes: stores.get("/nodes"), agents });
+      }
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
@@ -241,6 +247,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     async close() {
       ready = false;
       apiMetrics.stop();
+      agents.close();
       compactor.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -2,8 +2,9 @@
 // Loads --config and --config-dir (flags win), then runs startNodeAgent until
 // SIGTERM. Configuration errors exit 2 naming the file and field.
 
-import { baseFlags, conditionCheck, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
+import { baseFlags, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
 import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { agentEndpoints } from "./agent-endpoints.js";
 import { serveComponent } from "./serve-component.js";
 import { defineCommand } from "./command.js";
 
@@ -24,12 +25,13 @@ export const command = defineCommand({
     "cert-dir": flag.string({ section: GENERIC, default: "/var/lib/nodeagent/pki", description: "Directory of the agent's TLS certificate and key." }),
     "pod-logs-dir": flag.string({ section: GENERIC, default: "/var/log/pods", description: "Directory of the containers' logs (<namespace>_<pod>_<uid>/<container>/<restart>.log)." }),
     "hostname-override": flag.string({ section: GENERIC, description: "Use this name instead of the host name as the node's HostName address and name." }),
+    "node-ip": flag.string({ section: GENERIC, description: "The node's InternalIP, where the API server reaches this agent's port (default: the host's first non-loopback IPv4 address)." }),
     "lock-file": flag.string({ section: GENERIC, description: "Path to a lock file the agent holds while it runs, usually /var/run/nodeagent.lock." }),
     "exit-on-lock-contention": flag.bool({ section: GENERIC, description: "Exit when another agent asks for the lock file (for in-place upgrades)." }),
     "container-runtime-endpoint": flag.string({ section: GENERIC, description: "The CRI runtime socket (unix:///run/containerd/containerd.sock); empty runs the embedded runtime. Overrides containerRuntimeEndpoint." }),
     "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\"). Overrides failSwapOn." }),
     "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces. Overrides address." }),
-    port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/healthz, /metrics, /statusz...); 0 picks a free one. Overrides port." }),
+    port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/containerLogs, /healthz, /metrics, /statusz...); 0 picks a free one (the Node advertises the port picked). Overrides port." }),
     ...tlsServingFlags(),
     ...baseFlags(),
   },
@@ -65,19 +67,21 @@ export const command = defineCommand({
       log(`${context.command}: invalid configuration: featureGates: ${(err as Error).message}`);
       return 2;
     }
-    // The component base (/healthz, /livez, /readyz, /metrics, /statusz, /flagz) on address:port;
-    // ready once the PLEG relists.
+    // The component base (/healthz, /livez, /readyz, /metrics, /statusz, /flagz) and /containerLogs on
+    // address:port; ready once the PLEG relists.
     let agent: NodeAgent | undefined;
     const server = await serveComponent({
       name: "orch-nodeagent",
       flags,
       context,
       listen: { host: config.address, port: config.port },
-      readyChecks: [conditionCheck("pleg", () => agent?.healthy() ?? false, "the pod lifecycle event generator has not relisted the runtime yet")],
+      ...agentEndpoints(() => agent),
     });
     try {
       agent = await startNodeAgent({
-        config,
+        // The Node advertises the port actually served (--port 0 picks one).
+        config: { ...config, port: server.port },
+        ...(flags.get("node-ip") ? { nodeIP: flags.get("node-ip") } : {}),
         ...(flags.get("kubeconfig") ? { kubeconfig: flags.get("kubeconfig") } : {}),
         ...(flags.get("hostname-override") ? { hostnameOverride: flags.get("hostname-override") } : {}),
         rootDir: flags.get("root-dir"),

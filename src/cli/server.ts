@@ -8,7 +8,7 @@
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
-import { flag, type ParsedFlags } from "../component/index.js";
+import { conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import { RestClient, loadKubeconfig, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
@@ -17,6 +17,7 @@ import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { agentEndpoints } from "./agent-endpoints.js";
 
 /** The components `orch server` runs, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent"] as const;
@@ -35,6 +36,20 @@ const serverFlags = {
   token: flag.string({ section: NODE, description: "Bearer token for --join.", sensitive: true }),
   "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join (the server's DATA_DIR/ca.crt)." }),
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
+  "nodeagent-port": flag.int({
+    section: NODE, default: 10250, min: 0, max: 65535,
+    description: "Port of the node agent's HTTPS endpoints (/containerLogs for kubectl logs, /healthz, /metrics...); 0 picks a free one, which the Node advertises.",
+  }),
+  "nodeagent-bind-address": flag.string({ section: NODE, default: "0.0.0.0", description: "Address of the node agent's HTTPS endpoints; the API server reaches them at the Node's InternalIP." }),
+  "node-ip": flag.string({ section: NODE, description: "The node's InternalIP, where the API server reaches the agent (default: the host's first non-loopback IPv4 address)." }),
+  "controller-manager-port": flag.int({
+    section: NODE, default: 10257, min: -1, max: 65535,
+    description: "Port of the controller manager's HTTPS endpoints (/healthz, /metrics, /statusz...) on --bind-address; 0 picks a free one, -1 serves none.",
+  }),
+  "scheduler-port": flag.int({
+    section: NODE, default: 10259, min: -1, max: 65535,
+    description: "Port of the scheduler's HTTPS endpoints (/healthz, /metrics, /statusz...) on --bind-address; 0 picks a free one, -1 serves none.",
+  }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
 };
@@ -66,20 +81,39 @@ function nodeNameOf(flags: ServerFlags): string {
   return (flags.get("node-name") || hostname()).toLowerCase();
 }
 
-/** A node agent of this machine, with its files under the data folder so no root-owned paths are needed. */
-function startAgent(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<NodeAgent> {
+/** One component's HTTPS base inside `orch server`, checking callers against the cluster as the component alone would. */
+function servePort(name: string, bindAddress: string, port: number, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
+  return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: cluster, log, ...more });
+}
+
+/**
+ * A node agent of this machine, with its files under the data folder so no root-owned paths are needed,
+ * and its HTTPS port (/containerLogs and the component endpoints) served first so its Node advertises the real port.
+ * `cluster` is how the port checks callers: the cluster's CA for client certificates, its API server for tokens.
+ */
+async function startAgent(flags: ServerFlags, client: RestClient, cluster: ClientConfig, context: RunContext, log: (line: string) => void): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
-  return startNodeAgent({
-    client,
-    nodeName: nodeNameOf(flags),
-    rootDir: root,
-    podLogsDir: join(root, "pod-logs"),
-    config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests") },
-    runtimeEndpoint: flags.get("container-runtime-endpoint"),
-    featureGates: context.featureGates,
-    signal: context.signal,
-    log,
-  });
+  let agent: NodeAgent | undefined;
+  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, agentEndpoints(() => agent));
+  try {
+    agent = await startNodeAgent({
+      client,
+      nodeName: nodeNameOf(flags),
+      ...(flags.get("node-ip") ? { nodeIP: flags.get("node-ip") } : {}),
+      rootDir: root,
+      podLogsDir: join(root, "pod-logs"),
+      config: { ...defaultConfig(), staticPodPath: join(flags.get("data-dir"), "manifests"), port: port.port },
+      runtimeEndpoint: flags.get("container-runtime-endpoint"),
+      featureGates: context.featureGates,
+      metrics: port.metrics,
+      signal: context.signal,
+      log,
+    });
+  } catch (err) {
+    await port.close();
+    throw err;
+  }
+  return { agent, port };
 }
 
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
@@ -87,24 +121,48 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
   const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
   const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent") };
+  // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
+  const cluster = loadKubeconfig(server.kubeconfigPath);
+  const ports: RunningComponentServer[] = [];
+  let schedulerSynced = false;
+  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions> = {}) => {
+    if (port < 0) return undefined;
+    const p = await servePort(name, flags.get("bind-address"), port, cluster, context, log, more);
+    ports.push(p);
+    return p.metrics;
+  };
+  const controllerMetrics = await portOf("orch-controller-manager", flags.get("controller-manager-port"));
+  const schedulerMetrics = flags.get("disable-scheduler")
+    ? undefined
+    : await portOf("orch-scheduler", flags.get("scheduler-port"), {
+        readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
+      });
   // One process, one of each: no leases to contend for.
   const loops = [
-    runControllerManager({ client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log }).catch((err: unknown) => {
+    runControllerManager({
+      client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
+      ...(controllerMetrics ? { metrics: controllerMetrics } : {}),
+    }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     }),
   ];
   if (!flags.get("disable-scheduler")) {
     loops.push(
-      startScheduler({ client: clients.scheduler, leaderElect: false, signal: context.signal, log }).catch((err: unknown) => {
+      startScheduler({
+        client: clients.scheduler, leaderElect: false, signal: context.signal, log,
+        ...(schedulerMetrics ? { metrics: schedulerMetrics } : {}),
+        onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
+      }).catch((err: unknown) => {
         log(`scheduler failed: ${(err as Error).message}`);
       }),
     );
   }
   let agent: NodeAgent | undefined;
+  let agentPort: RunningComponentServer | undefined;
   try {
     let node = "no node agent";
     if (!flags.get("disable-agent")) {
-      agent = await startAgent(flags, clients.agent, context, log);
+      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, cluster, context, log));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -117,7 +175,9 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   }
   await untilStopped(context);
   await agent?.stop();
+  await agentPort?.close();
   await Promise.all(loops);
+  await Promise.all(ports.map((p) => p.close()));
   for (const c of Object.values(clients)) c.close();
   await server.close();
   log(`${context.command}: stopped`);
@@ -131,11 +191,12 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
   const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
   try {
-    const agent = await startAgent(flags, client, context, log);
+    const { agent, port } = await startAgent(flags, client, config, context, log);
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);
     await agent.stop();
+    await port.close();
   } finally {
     client.close();
   }

@@ -52,6 +52,7 @@ describe("component server", () => {
       name: "orch-test", bindAddress: "127.0.0.1", port: 0, log: () => {},
       featureGates: parseFeatureGates({ NativeHistograms: "true" }),
       flags: parsedFlags(), apiServer,
+      extra: { "/tree/": (_req, res, url) => void res.end(`under ${url.pathname}`) },
       readyChecks: [{ name: "informer-sync", check() { if (!ready) throw new Error("informers have not synced"); } }],
     });
     off = await startComponentServer({
@@ -107,6 +108,13 @@ describe("component server", () => {
     assert.equal((await httpsGet(`${c.url}/livez`, { ca: c.servingCert })).status, 200);
   });
 
+  test("an extra path ending in / serves every path below it, behind the same auth; /statusz lists it", async () => {
+    assert.equal((await httpsGet(`${c.url}/tree/a/b`)).status, 401);
+    assert.equal((await httpsGet(`${c.url}/tree/a/b`, { token })).text, "under /tree/a/b");
+    assert.equal((await httpsGet(`${c.url}/treetop`, { token })).status, 404);
+    assert.ok(c.endpoints.paths().includes("/tree/"));
+  });
+
   test("/metrics: text 0.0.4 by default, OpenMetrics and protobuf when asked; build info and gates", async () => {
     c.metrics.histogram({ name: "test_seconds", help: "T.", buckets: [0.1, 1] }).observe({}, 0.3);
     const plain = await httpsGet(`${c.url}/metrics`, { token });
@@ -159,7 +167,7 @@ describe("component server", () => {
     const lines = t.text.split("\n");
     assert.equal(lines[0], "orch-test statusz");
     assert.match(lines[1]!, /^Warning: This endpoint is not meant to be machine parseable/);
-    assert.match(t.text, /^Paths: \/flagz \/healthz \/livez \/metrics \/metrics\/slis \/readyz \/statusz \/version$/m);
+    assert.match(t.text, /^Paths: \/flagz \/healthz \/livez \/metrics \/metrics\/slis \/readyz \/statusz \/tree\/ \/version$/m);
 
     const j = await httpsGet(`${c.url}/statusz`, { token, headers: { accept: STATUSZ_JSON } });
     assert.equal(j.status, 200);

@@ -21,7 +21,10 @@ import { flagz, statusz } from "./zpages.js";
 export type Request = IncomingMessage | Http2ServerRequest;
 export type Response = ServerResponse | Http2ServerResponse;
 
-/** Extra read-only paths a component serves through the same auth (e.g. the node agent's /metrics/resource). */
+/**
+ * Extra read-only paths a component serves through the same auth (e.g. the node agent's /metrics/resource).
+ * A key ending in "/" serves every path under it (the node agent's /containerLogs/).
+ */
 export type ExtraHandler = (req: Request, res: Response, url: URL) => void | Promise<void>;
 
 export interface ComponentEndpointsOptions {
@@ -73,6 +76,8 @@ export class ComponentEndpoints {
   /** The served paths, worked out once (gates are immutable): handles() runs on every API server request. */
   readonly #paths: readonly string[];
   readonly #pathSet: ReadonlySet<string>;
+  /** Extra keys ending in "/": served for every path below them. */
+  readonly #prefixes: readonly string[];
 
   constructor(options: ComponentEndpointsOptions) {
     this.#options = options;
@@ -82,6 +87,7 @@ export class ComponentEndpoints {
     if (g.enabled("ComponentFlagz")) paths.push("/flagz");
     this.#paths = Object.freeze(paths.sort());
     this.#pathSet = new Set(paths);
+    this.#prefixes = Object.keys(options.extra ?? {}).filter((p) => p.endsWith("/"));
     this.component = options.component;
     this.metrics = options.metrics;
     this.sliMetrics = options.sliMetrics;
@@ -96,7 +102,12 @@ export class ComponentEndpoints {
 
   /** Whether `serve` answers this path (so a server can route other paths elsewhere). */
   handles(path: string): boolean {
-    return this.#pathSet.has(path) || isPublicPath(path);
+    return this.#pathSet.has(path) || isPublicPath(path) || this.#prefix(path) !== undefined;
+  }
+
+  #prefix(path: string): string | undefined {
+    for (const p of this.#prefixes) if (path.startsWith(p)) return p;
+    return undefined;
   }
 
   /** Answers a GET for one of `paths()`; false when the path is not ours. Callers check access first. */
@@ -133,7 +144,7 @@ export class ComponentEndpoints {
         return true;
       }
     }
-    const extra = this.#options.extra?.[path];
+    const extra = this.#options.extra?.[path] ?? this.#options.extra?.[this.#prefix(path) ?? ""];
     if (extra === undefined) return false;
     await extra(req, res, url);
     return true;

@@ -22,6 +22,8 @@ import type { Lease } from "../api/coordination/types.js";
 import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
+import { ContainerLogs } from "./logs/container-logs.js";
+import type { Request, Response } from "../component/endpoints.js";
 import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
 import { Prober } from "./probes/prober.js";
@@ -46,6 +48,8 @@ export interface NodeAgentOptions {
   /** Default: the host name (or hostnameOverride), lower-cased. */
   nodeName?: string;
   hostnameOverride?: string;
+  /** The node's InternalIP (upstream's --node-ip): where the API server reaches the agent's port, and pods' host IP. Default: the host's first non-loopback IPv4 address. */
+  nodeIP?: string;
   /** Default /var/lib/nodeagent. */
   rootDir?: string;
   /** Default <rootDir>/pki. */
@@ -80,6 +84,8 @@ export interface NodeAgent {
   /** Every pod the agent knows with its latest status. */
   pods(): { pod: Pod; status: PodStatus }[];
   healthy(): boolean;
+  /** Answers GET /containerLogs/{namespace}/{pod}/{container} (the component server checks access first). */
+  serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; the embedded runtime (if ours) stops its containers. */
   stop(): Promise<void>;
 }
@@ -191,7 +197,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     }
 
     const labels = runtimeLabels(naming);
-    const hostIP = host.primaryAddress();
+    const hostIP = options.nodeIP || host.primaryAddress();
     const facts = (): NodeFacts => ({
       nodeName,
       hostname: host.nodeHostname(options.hostnameOverride),
@@ -411,6 +417,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       clearInterval(resync);
     });
     const healthy = () => pleg.healthy().ok;
+    const logs = new ContainerLogs({ pods: () => statuses.all(), runtime });
     startWatchdog({ healthy, signal, log });
 
     let stopped: Promise<void> | undefined;
@@ -432,6 +439,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       mode: client ? "joined" : "standalone",
       pods: () => statuses.all(),
       healthy,
+      serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
       stop,
     };
   } catch (err) {

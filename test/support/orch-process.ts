@@ -66,9 +66,18 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
   };
 }
 
+/**
+ * The node agent of `orch server` on a free loopback port, its Node advertising 127.0.0.1 so the API
+ * server reaches it there (the defaults, port 10250 on every address, would collide between suites).
+ */
+export const AGENT_PORT_ARGS = ["--nodeagent-port=0", "--nodeagent-bind-address=127.0.0.1", "--node-ip=127.0.0.1"];
+/** `orch server`'s other component ports (controller manager, scheduler) on free ports too. */
+const SERVER_PORT_ARGS = [...AGENT_PORT_ARGS, "--controller-manager-port=0", "--scheduler-port=0"];
+
 export async function startOrch(subcommand: string, args: string[] = [], options: { dataDir?: string; readyTimeoutMs?: number } = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
-  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const portArgs = subcommand === "server" ? SERVER_PORT_ARGS : [];
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...args], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return {
     url: p.url,
     pid: p.child.pid!,
@@ -101,7 +110,7 @@ export interface JoinedAgentProcess extends ComponentProcess {
 export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
   const p = await spawnUntilReady(
-    ["server", ...join_, "--node-name", nodeName, "--data-dir", dataDir],
+    ["server", ...join_, "--node-name", nodeName, "--data-dir", dataDir, ...AGENT_PORT_ARGS],
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 20000,
   );

@@ -161,6 +161,7 @@ export interface ContainerState {
     message?: string;
     startedAt?: string | null;
     finishedAt?: string | null;
+    containerID?: string;
   } | null;
 }
 
@@ -172,6 +173,7 @@ export interface ContainerStatus {
   restartCount?: number;
   image?: string;
   imageID?: string;
+  containerID?: string;
   started?: boolean | null;
 }
 
@@ -230,6 +232,8 @@ export interface NodeStatus {
   allocatable?: Quantities | null;
   conditions?: Condition[] | null;
   addresses?: { type?: string; address?: string }[] | null;
+  /** Where the node agent serves (upstream's field name). */
+  daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } | null;
   nodeInfo?: {
     kubeletVersion?: string;
     osImage?: string;

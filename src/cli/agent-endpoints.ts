@@ -1,0 +1,24 @@
+// What the node agent adds to its component port (upstream's kubelet port,
+// 10250) in every command that runs one (`orch nodeagent`, `orch server` and
+// `orch server --join`): /containerLogs/ behind the component base's auth
+// (a client certificate the cluster CA signed, or a token the API server
+// accepts; anonymous callers get 401) and /readyz's `pleg` check. The agent
+// starts after its port, so both read it through `agent()`.
+
+import { conditionCheck, type ExtraHandler, type HealthCheck } from "../component/index.js";
+import { CONTAINER_LOGS_PATH, type NodeAgent } from "../nodeagent/index.js";
+
+export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; readyChecks: HealthCheck[] } {
+  return {
+    extra: {
+      [CONTAINER_LOGS_PATH]: async (req, res, url) => {
+        const a = agent();
+        if (a !== undefined) return a.serveContainerLogs(req, res, url);
+        const body = "the node agent is starting\n";
+        res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) });
+        res.end(body);
+      },
+    },
+    readyChecks: [conditionCheck("pleg", () => agent()?.healthy() ?? false, "the pod lifecycle event generator has not relisted the runtime yet")],
+  };
+}

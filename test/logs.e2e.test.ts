@@ -1,0 +1,206 @@
+// End to end: `kubectl logs` (kubectl 1.33) against a real `orch server`
+// process: the API server's pods/log streams from the node agent's
+// /containerLogs, which reads the CRI log files the embedded runtime writes
+// (containers are host processes: busybox is not imported). Also a second
+// node joined with `orch server --join`, a third run by `orch nodeagent`, and the agent's port refusing
+// callers without a client certificate; the component ports `orch server` serves.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eventually } from "../src/controllers/testing.js";
+import { httpsGet } from "../src/component/testing/https-get.js";
+import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { startComponent, startJoinedAgent, startOrch, type ComponentProcess, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
+
+const files = mkdtempSync(join(tmpdir(), "orch-e2e-logs-"));
+// A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
+const TOKEN = String(800_000 + (process.pid % 100_000));
+
+function pod(name: string, containers: Record<string, string>, extra = ""): string {
+  const list = Object.entries(containers).map(([c, script]) => `  - {name: ${c}, image: busybox, command: [sh, -c, ${JSON.stringify(`${script} # ${TOKEN}`)}]}`);
+  const path = join(files, `${name}.yaml`);
+  writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n${extra}  containers:\n${list.join("\n")}\n`);
+  return path;
+}
+
+describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? false }, () => {
+  let orch: OrchProcess;
+  let k: Kubectl;
+  let other: JoinedAgentProcess | undefined;
+  let third: ComponentProcess | undefined;
+  const logs = async (...args: string[]) => k.run(["logs", ...args]);
+  const phase = async (name: string) => JSON.parse(await k.ok("get", "pod", name, "-o", "json")) as {
+    status: { phase?: string; containerStatuses?: { restartCount: number; state: Record<string, unknown> }[] };
+  };
+
+  before(async () => {
+    orch = await startOrch("server", ["--node-name=logs-main"], { readyTimeoutMs: 60_000 });
+    k = new Kubectl(orch.kubeconfig);
+    await k.ok("create", "-f", pod("two", { first: `echo one; echo two; echo three; sleep ${TOKEN}`, second: `echo from-second; sleep ${TOKEN}` }));
+    await k.ok("create", "-f", pod("ticker", { main: `i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done` }));
+    await k.ok("create", "-f", pod("crasher", { main: "echo run $(date +%s%N); sleep 0.3; exit 3" }));
+    await k.ok("create", "-f", pod("done", { main: "echo finished" }, "  restartPolicy: Never\n"));
+    await k.ok("create", "deployment", "web", "--image=busybox", "--", "sh", "-c", `echo hello from web; sleep ${TOKEN}`);
+    await k.ok("wait", "--for=condition=Ready", "pod/two", "pod/ticker", "--timeout=60s");
+  });
+  after(async () => {
+    await other?.stop();
+    await third?.stop();
+    await orch?.stop();
+    // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
+    const pids = await new Promise<number[]>((resolve) =>
+      execFile("pgrep", ["-f", `# ${TOKEN}|sleep ${TOKEN}`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  test("kubectl logs POD -c, --tail, --timestamps, --since, --limit-bytes", async () => {
+    assert.equal((await logs("two", "-c", "first")).stdout, "one\ntwo\nthree\n");
+    assert.equal((await logs("two", "-c", "second")).stdout, "from-second\n");
+    assert.equal((await logs("two", "-c", "first", "--tail=1")).stdout, "three\n");
+    assert.equal((await logs("two", "-c", "first", "--tail=2", "--since=1h")).stdout, "two\nthree\n");
+    assert.equal((await logs("two", "-c", "first", "--limit-bytes=6")).stdout, "one\ntw");
+    assert.match((await logs("two", "-c", "first", "--timestamps", "--tail=1")).stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z three\n$/);
+    // Lines older than --since are left out; the ticker writes one every 0.2 s (wait for 2 s of them).
+    await eventually("ten ticks", async () => (await logs("ticker")).stdout.split("\n").length > 10, 20_000);
+    const recent = (await logs("ticker", "--since=1s")).stdout.trim().split("\n");
+    const all = (await logs("ticker")).stdout.trim().split("\n");
+    assert.ok(recent.length >= 1 && recent.length < all.length, `--since=1s gave ${recent.length} of ${all.length} lines`);
+  });
+
+  test("a pod with several containers: kubectl defaults to the first; the API asks for one with upstream's message", async () => {
+    const r = await logs("two");
+    assert.equal(r.stdout, "one\ntwo\nthree\n");
+    assert.match(r.stderr, /Defaulted container "first" out of: first, second/);
+    const raw = await k.run(["get", "--raw", "/api/v1/namespaces/default/pods/two/log"]);
+    assert.notEqual(raw.code, 0);
+    assert.match(raw.stderr, /Error from server \(BadRequest\): a container name must be specified for pod two, choose one of: \[first second\]/);
+  });
+
+  test("kubectl logs -f sees new lines as they are written; killing kubectl ends the stream in the API server", async () => {
+    const f = k.spawn(["logs", "-f", "ticker", "--tail=1"]);
+    const first = await eventually("a first line", () => /tick (\d+)\n/.exec(f.output())?.[1], 20_000);
+    await eventually("two lines more", () => new RegExp(`tick ${Number(first) + 2}\\n`).test(f.output()), 20_000);
+    const metric = async () => {
+      const text = await k.ok("get", "--raw", "/metrics");
+      return Number(/apiserver_longrunning_requests\{[^}]*resource="pods"[^}]*subresource="log"[^}]*\} (\d+)/.exec(text)?.[1] ?? "0");
+    };
+    assert.equal(await metric(), 1, "one log stream open");
+    f.child.kill("SIGTERM");
+    await f.exited;
+    await eventually("the stream closed in the API server", async () => (await metric()) === 0, 20_000);
+  });
+
+  test("kubectl logs -f of a container that has finished prints its log and returns", async () => {
+    await eventually("done finished", async () => (await phase("done")).status.phase === "Succeeded", 30_000);
+    const r = await k.run(["logs", "-f", "done"], { timeoutMs: 20_000 });
+    assert.deepEqual([r.code, r.stdout], [0, "finished\n"]);
+  });
+
+  test("kubectl logs --previous shows the last terminated instance after a crash restart", async () => {
+    await eventually("crasher restarted", async () => ((await phase("crasher")).status.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 30_000);
+    const r = await logs("crasher", "--previous");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^run \d+\n$/);
+    const none = await logs("two", "-c", "first", "--previous");
+    assert.match(none.stderr, /Error from server \(BadRequest\): previous terminated container "first" in pod "two" not found/);
+  });
+
+  test("kubectl logs deployment/NAME reads one of its pods", async () => {
+    await k.ok("rollout", "status", "deployment/web", "--timeout=60s");
+    const r = await eventually("the web log", async () => {
+      const out = await logs("deployment/web");
+      return out.stdout.includes("hello from web") ? out : undefined;
+    }, 20_000);
+    assert.equal(r.stdout, "hello from web\n");
+  });
+
+  test("bad input: unknown pod 404, bad tailLines 400, negative tailLines 422, unknown container 400, waiting container 400, unscheduled pod empty", async () => {
+    // kubectl reads the pod first; the log endpoint itself answers 404 too.
+    assert.match((await logs("nopod")).stderr, /\(NotFound\): pods "nopod" not found/);
+    assert.match((await k.run(["get", "--raw", "/api/v1/namespaces/default/pods/nopod/log"])).stderr, /Error from server \(NotFound\): pods "nopod" not found/);
+    const raw = (q: string) => k.run(["get", "--raw", `/api/v1/namespaces/default/pods/two/log?${q}`]);
+    assert.match((await raw("container=first&tailLines=abc")).stderr, /Error from server \(BadRequest\): strconv\.ParseInt: parsing "abc": invalid syntax/);
+    assert.match((await raw("container=first&tailLines=-1")).stderr, /PodLogOptions "two" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0/);
+    assert.match((await raw("container=nope")).stderr, /Error from server \(BadRequest\): container nope is not valid for pod two/);
+    // A container held back by a missing ConfigMap waits with CreateContainerConfigError; the agent says so.
+    const held = pod("held", { main: "echo never" });
+    writeFileSync(held, readFileSync(held, "utf8").replace("image: busybox,", "image: busybox, envFrom: [{configMapRef: {name: missing}}],"));
+    await k.ok("create", "-f", held);
+    const waiting = await eventually("held waiting", async () => {
+      const r = await logs("held");
+      return /is waiting to start/.test(r.stderr) ? r : undefined;
+    }, 30_000);
+    assert.match(waiting.stderr, /Error from server \(BadRequest\): container "main" in pod "held" is waiting to start: (CreateContainerConfigError|ContainerCreating)/);
+    // Not on a node yet: no log (upstream answers 204, kubectl prints nothing).
+    await k.ok("create", "-f", pod("unscheduled", { main: "echo never" }, "  schedulerName: nobody\n"));
+    const r = await logs("unscheduled");
+    assert.deepEqual([r.code, r.stdout], [0, ""]);
+  });
+
+  test("the agent's port refuses a caller without a client certificate, and serves the API server's", async () => {
+    const node = JSON.parse(await k.ok("get", "node", "logs-main", "-o", "json")) as {
+      status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } };
+    };
+    const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+    assert.ok(port > 0 && port !== 10250, `the Node advertises the port picked (${port})`);
+    const ip = node.status.addresses.find((a) => a.type === "InternalIP")!.address;
+    const url = `https://${ip}:${port}/containerLogs/default/two/first`;
+    assert.equal((await httpsGet(url)).status, 401);
+    const clientCert = { cert: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8") };
+    const ok = await httpsGet(url, { clientCert });
+    assert.deepEqual([ok.status, ok.text], [200, "one\ntwo\nthree\n"]);
+    const missing = await httpsGet(`https://${ip}:${port}/containerLogs/default/two/nope`, { clientCert });
+    assert.deepEqual([missing.status, missing.text], [404, `container "nope" not found in pod "two"`]);
+  });
+
+  test("orch server serves the controller manager's, scheduler's and agent's endpoints on their own ports", async () => {
+    const token = readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim();
+    const urls = Object.fromEntries([...orch.output().matchAll(/(orch-[a-z-]+): serving \/healthz.* on (https:\/\/\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    assert.deepEqual(Object.keys(urls).sort(), ["orch-controller-manager", "orch-nodeagent", "orch-scheduler"]);
+    const want: Record<string, string> = {
+      "orch-controller-manager": "workqueue_adds_total",
+      "orch-scheduler": "scheduler_schedule_attempts_total",
+      "orch-nodeagent": "nodeagent_running_pods",
+    };
+    for (const [name, url] of Object.entries(urls)) {
+      await eventually(`${name} ready`, async () => (await httpsGet(`${url}/readyz`)).status === 200, 20_000);
+      assert.equal((await httpsGet(`${url}/metrics`)).status, 401, `${name}: metrics need credentials`);
+      const metrics = await httpsGet(`${url}/metrics`, { token });
+      assert.match(metrics.text, new RegExp(`^${want[name]}`, "m"), name);
+    }
+  });
+
+  test("logs of pods on more nodes: one joined with orch server --join, one run by orch nodeagent; an agent that is gone is a 500", async () => {
+    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
+    const agentDir = join(files, "third");
+    mkdirSync(join(agentDir, "manifests"), { recursive: true });
+    writeFileSync(join(agentDir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(agentDir, "manifests")}\n`);
+    [other, third] = await Promise.all([
+      startJoinedAgent(join_, "logs-other", { readyTimeoutMs: 60_000 }),
+      startComponent("nodeagent", [
+        `--kubeconfig=${orch.kubeconfig}`, `--config=${join(agentDir, "config.yaml")}`, `--root-dir=${join(agentDir, "root")}`, `--pod-logs-dir=${join(agentDir, "logs")}`,
+        "--hostname-override=logs-third", "--port=0", "--bind-address=127.0.0.1", "--node-ip=127.0.0.1",
+      ], { readyTimeoutMs: 60_000 }),
+    ]);
+    await k.ok("create", "-f", pod("remote", { main: `echo from the other node; sleep ${TOKEN}` }, "  nodeName: logs-other\n"));
+    await k.ok("create", "-f", pod("third", { main: `echo from orch nodeagent; sleep ${TOKEN}` }, "  nodeName: logs-third\n"));
+    await k.ok("wait", "--for=condition=Ready", "pod/remote", "pod/third", "--timeout=60s");
+    assert.equal((await logs("remote")).stdout, "from the other node\n");
+    assert.equal((await logs("third")).stdout, "from orch nodeagent\n");
+    await other.stop();
+    other = undefined;
+    const gone = await logs("remote");
+    assert.match(gone.stderr, /Error from server: Get "https:\/\/127\.0\.0\.1:\d+\/containerLogs\/default\/remote\/main": connect ECONNREFUSED/);
+  });
+});
