@@ -5,11 +5,19 @@
 // accepts; anonymous callers get 401) and /readyz's `pleg` check. The agent
 // starts after its port, so both read it through `agent()`.
 
-import { conditionCheck, type ExtraHandler, type HealthCheck } from "../component/index.js";
-import { CONTAINER_LOGS_PATH, type NodeAgent } from "../nodeagent/index.js";
+import { conditionCheck, rawReply, type ExtraHandler, type HealthCheck, type UpgradeHandler } from "../component/index.js";
+import { CONTAINER_LOGS_PATH, EXEC_PATH, type NodeAgent } from "../nodeagent/index.js";
 
-export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; readyChecks: HealthCheck[] } {
+export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; upgrades: Record<string, UpgradeHandler>; readyChecks: HealthCheck[] } {
   return {
+    // kubectl exec's WebSocket, behind the same auth.
+    upgrades: {
+      [EXEC_PATH]: async (req, socket, head, url) => {
+        const a = agent();
+        if (a !== undefined) return a.serveExec(req, socket, head, url);
+        rawReply(socket, 503, "the node agent is starting\n");
+      },
+    },
     extra: {
       [CONTAINER_LOGS_PATH]: async (req, res, url) => {
         const a = agent();

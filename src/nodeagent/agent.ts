@@ -5,6 +5,8 @@
 // keeps its status and lease fresh, follows its pods and mirrors static pods.
 
 import { chmodSync, mkdirSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
 import { namingFor, type Naming } from "../api/naming.js";
@@ -23,6 +25,7 @@ import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
 import { ContainerLogs } from "./logs/container-logs.js";
+import { ContainerExec } from "./exec/container-exec.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
@@ -86,6 +89,8 @@ export interface NodeAgent {
   healthy(): boolean;
   /** Answers GET /containerLogs/{namespace}/{pod}/{container} (the component server checks access first). */
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
+  /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
+  serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; the embedded runtime (if ours) stops its containers. */
   stop(): Promise<void>;
 }
@@ -418,6 +423,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     });
     const healthy = () => pleg.healthy().ok;
     const logs = new ContainerLogs({ pods: () => statuses.all(), runtime });
+    const exec = new ContainerExec({ pods: () => statuses.all(), runtime });
+    cleanups.push(() => exec.close());
     startWatchdog({ healthy, signal, log });
 
     let stopped: Promise<void> | undefined;
@@ -440,6 +447,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       pods: () => statuses.all(),
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
+      serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       stop,
     };
   } catch (err) {
