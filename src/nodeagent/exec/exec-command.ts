@@ -64,9 +64,10 @@ export function execCommand(info: ContainerExecInfo, cmd: readonly string[], tty
   if (namespaces) {
     if (NSENTER === undefined) throw new ExecSetupError("nsenter (util-linux) is not installed on the node");
     if (info.pid === undefined || info.pid <= 0) throw new ExecSetupError("the runtime does not report the container's process id");
+    // A bare --wd is the container process's own directory: nsenter opens a named one before it enters the root.
     const user = spec.user;
     const userFlags = user?.uid !== undefined && user.uid !== 0 ? ["--setuid", String(user.uid), "--setgid", String(user.gid ?? 0)] : [];
-    argv = [NSENTER, "--target", String(info.pid), "--pid", "--mount", "--uts", "--ipc", "--net", "--root", `--wd=${spec.cwd || "/"}`, ...userFlags, "--", ...cmd];
+    argv = [NSENTER, "--target", String(info.pid), "--pid", "--mount", "--uts", "--ipc", "--net", "--root", "--wd", ...userFlags, "--", ...cmd];
   } else {
     argv = [...cmd];
     cwd = spec.cwd && existsSync(spec.cwd) ? spec.cwd : "/";

@@ -1,0 +1,128 @@
+// End to end: `kubectl exec` (kubectl 1.33, WebSocket v5.channel.k8s.io)
+// against a real `orch server` process: the API server's pods/exec carries the
+// upgrade to the node agent's /exec, which runs the command in the container's
+// namespaces on the embedded runtime (containers are host processes here:
+// busybox is not imported). Exit codes, stdin, stderr, -c, a TTY, upstream's
+// errors, and the agent's port refusing callers without a client certificate.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WebSocket } from "ws";
+import { eventually } from "../src/controllers/testing.js";
+import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
+import { startOrch, type OrchProcess } from "./support/orch-process.js";
+
+const files = mkdtempSync(join(tmpdir(), "orch-e2e-exec-"));
+// A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
+const TOKEN = String(700_000 + (process.pid % 100_000));
+
+function pod(name: string, containers: string[], extra = ""): string {
+  const list = containers.map((c) => `  - {name: ${c}, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}`);
+  const path = join(files, `${name}.yaml`);
+  writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n${extra}  containers:\n${list.join("\n")}\n`);
+  return path;
+}
+
+describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? false }, () => {
+  let orch: OrchProcess;
+  let k: Kubectl;
+  const exec = (args: string[], input?: string) => k.run(["exec", ...args], input !== undefined ? { input } : {});
+
+  before(async () => {
+    orch = await startOrch("server", ["--node-name=exec-main"], { readyTimeoutMs: 60_000 });
+    k = new Kubectl(orch.kubeconfig);
+    await k.ok("create", "-f", pod("one", ["main"]));
+    await k.ok("create", "-f", pod("two", ["first", "second"]));
+    await k.ok("wait", "--for=condition=Ready", "pod/one", "pod/two", "--timeout=60s");
+  });
+  after(async () => {
+    await orch?.stop();
+    // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
+    const pids = await new Promise<number[]>((resolve) =>
+      execFile("pgrep", ["-f", `sleep ${TOKEN}`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  test("kubectl exec POD -- echo hi prints hi; stdout and stderr stay apart", async () => {
+    assert.deepEqual(await exec(["one", "--", "echo", "hi"]), { code: 0, stdout: "hi\n", stderr: "" });
+    const r = await exec(["one", "--", "sh", "-c", "echo out; echo err >&2"]);
+    assert.deepEqual(r, { code: 0, stdout: "out\n", stderr: "err\n" });
+  });
+
+  test("the command's exit code is kubectl's", async () => {
+    const r = await exec(["one", "--", "sh", "-c", "exit 3"]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /command terminated with exit code 3/);
+  });
+
+  test("stdin reaches the command and its end ends it (v5 close)", async () => {
+    const r = await exec(["-i", "one", "--", "sh", "-c", "cat; echo done"], "data\nmore\n");
+    assert.deepEqual([r.code, r.stdout], [0, "data\nmore\ndone\n"]);
+  });
+
+  test("-c picks the container; without it kubectl defaults to the first with a note", async () => {
+    assert.equal((await exec(["two", "-c", "second", "--", "sh", "-c", "echo $HOSTNAME"])).code, 0);
+    const r = await exec(["two", "--", "echo", "x"]);
+    assert.equal(r.stdout, "x\n");
+    assert.match(r.stderr, /Defaulted container "first" out of: first, second/);
+  });
+
+  test("errors as upstream: unknown container, a container that is not running, an unknown pod, a pod on no node", async () => {
+    assert.match((await exec(["two", "-c", "nope", "--", "true"])).stderr, /container nope is not valid for pod two/);
+    assert.match((await exec(["nopod", "--", "true"])).stderr, /Error from server \(NotFound\): pods "nopod" not found/);
+    await k.ok("create", "-f", pod("unscheduled", ["main"], "  schedulerName: nobody\n"));
+    assert.match((await exec(["unscheduled", "--", "true"])).stderr, /pod unscheduled does not have a host assigned/);
+    // A container held back by a missing ConfigMap is not running: the agent says so.
+    const held = pod("held", ["main"]);
+    writeFileSync(held, readFileSync(held, "utf8").replace("image: busybox,", "image: busybox, envFrom: [{configMapRef: {name: missing}}],"));
+    await k.ok("create", "-f", held);
+    await eventually("held waiting", async () => /CreateContainerConfigError/.test(await k.ok("get", "pod", "held", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}")), 30_000);
+    assert.match((await exec(["held", "--", "true"])).stderr, /unable to upgrade connection: container not found \("main"\)/);
+  });
+
+  test("-it: the command gets a terminal of the size kubectl sends", { skip: process.getuid?.() === 0 ? false : "needs root (nsenter)" }, async () => {
+    // kubectl only allocates a TTY when its own stdin is a terminal: run it under script(1).
+    const kubectl = kubectlPath()!;
+    const line = `${kubectl} --kubeconfig ${orch.kubeconfig} exec -it one -- sh -c 'sleep 0.3; stty size; test -t 0 && echo is-a-tty'`;
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn("script", ["-qfec", `stty cols 91 rows 33; ${line}`, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
+      let text = "";
+      child.stdout.on("data", (d: Buffer) => (text += d.toString()));
+      child.once("close", () => resolve(text));
+    });
+    assert.match(out, /33 91/);
+    assert.match(out, /is-a-tty/);
+  });
+
+  test("the agent's /exec refuses a caller without a client certificate and serves the API server's", async () => {
+    const node = JSON.parse(await k.ok("get", "node", "exec-main", "-o", "json")) as {
+      status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } };
+    };
+    const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
+    const ip = node.status.addresses.find((a) => a.type === "InternalIP")!.address;
+    const url = `wss://${ip}:${port}/exec/default/one/main?command=echo&command=direct&output=1`;
+    const open = (tls: { cert?: string; key?: string }) => new Promise<{ status?: number; out: string }>((resolve) => {
+      const ws = new WebSocket(url, ["v5.channel.k8s.io"], { rejectUnauthorized: false, ...tls });
+      let out = "";
+      ws.on("unexpected-response", (_req, res) => resolve({ status: res.statusCode ?? 0, out }));
+      ws.on("message", (d: Buffer) => (out += d[0] === 1 ? d.subarray(1).toString() : d[0] === 3 ? `[${d.subarray(1)}]` : ""));
+      ws.on("close", () => resolve({ out }));
+      ws.on("error", () => {});
+    });
+    assert.equal((await open({})).status, 401);
+    const cert = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8");
+    const key = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8");
+    assert.equal((await open({ cert, key })).out, `direct\n[{"metadata":{},"status":"Success"}]`);
+  });
+});
