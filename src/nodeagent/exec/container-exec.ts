@@ -89,7 +89,8 @@ export class ContainerExec {
     if (id === undefined) throw new Refusal(500, `container not found (${JSON.stringify(container)})`);
     const upgrade = String(req.headers.upgrade ?? "").toLowerCase();
     if (upgrade !== "websocket") {
-      throw new Refusal(400, `${req.headers.upgrade ?? "this"} streaming is not supported by the orch node agent: upgrade to a WebSocket speaking v5.channel.k8s.io (kubectl 1.30 or newer does)`);
+      // No ": " in the text: kubectl would read "a: b" as YAML, a Status with nothing in it.
+      throw new Refusal(400, `${req.headers.upgrade ?? "this"} streaming is not supported by the orch node agent, use a WebSocket client speaking v5.channel.k8s.io (kubectl 1.30 or newer)`);
     }
     try {
       const info = parseExecInfo((await this.#o.runtime.containerStatus({ containerId: id, verbose: true })).info);

@@ -59,22 +59,33 @@ export function execCommand(info: ContainerExecInfo, cmd: readonly string[], tty
   // As containerd does for a terminal exec: programs need to know what the terminal speaks.
   if (tty && !envList.some((e) => e.startsWith("TERM="))) envList.push("TERM=xterm");
   const namespaces = info.isolation?.namespaces !== false;
-  let argv: string[];
-  let cwd: string | undefined;
-  if (namespaces) {
-    if (NSENTER === undefined) throw new ExecSetupError("nsenter (util-linux) is not installed on the node");
-    if (info.pid === undefined || info.pid <= 0) throw new ExecSetupError("the runtime does not report the container's process id");
-    // A bare --wd is the container process's own directory: nsenter opens a named one before it enters the root.
-    const user = spec.user;
-    const userFlags = user?.uid !== undefined && user.uid !== 0 ? ["--setuid", String(user.uid), "--setgid", String(user.gid ?? 0)] : [];
-    argv = [NSENTER, "--target", String(info.pid), "--pid", "--mount", "--uts", "--ipc", "--net", "--root", "--wd", ...userFlags, "--", ...cmd];
-  } else {
-    argv = [...cmd];
-    cwd = spec.cwd && existsSync(spec.cwd) ? spec.cwd : "/";
+  if (!namespaces) {
+    const cwd = spec.cwd && existsSync(spec.cwd) ? spec.cwd : "/";
+    return tty ? withTerminal([], envList, [...cmd], cwd) : { file: cmd[0]!, args: cmd.slice(1), env: envRecord(envList), cwd };
   }
-  if (!tty) return { file: argv[0]!, args: argv.slice(1), env: envRecord(envList), ...(cwd !== undefined ? { cwd } : {}) };
-  if (SCRIPT === undefined || ENV === undefined) throw new ExecSetupError("script (util-linux) is not installed on the node: no TTY");
+  if (NSENTER === undefined) throw new ExecSetupError("nsenter (util-linux) is not installed on the node");
+  if (info.pid === undefined || info.pid <= 0) throw new ExecSetupError("the runtime does not report the container's process id");
+  const target = ["--target", String(info.pid)];
+  const user = spec.user;
+  const userFlags = user?.uid !== undefined && user.uid !== 0 ? ["--setuid", String(user.uid), "--setgid", String(user.gid ?? 0)] : [];
+  // A bare --wd is the container process's own directory: nsenter opens a named one before it enters the root.
+  const enterRoot = [NSENTER, ...target, "--mount", "--root", "--wd", ...userFlags, "--"];
+  const enterOthers = [NSENTER, ...target, "--pid", "--uts", "--ipc", "--net", "--"];
+  if (!tty) {
+    const argv = [NSENTER, ...target, "--pid", "--mount", "--uts", "--ipc", "--net", "--root", "--wd", ...userFlags, "--", ...cmd];
+    return { file: argv[0]!, args: argv.slice(1), env: envRecord(envList) };
+  }
+  // The terminal's session starts inside the container's PID namespace (script, a host binary, runs there before
+  // the root is entered), so the shell's process groups are ones it can see: a session begun outside makes an
+  // interactive shell fail to hand the terminal back when it exits.
+  return withTerminal(enterOthers, envList, [...enterRoot, ...cmd]);
+}
+
+/** `script` gives `argv` a pseudo-terminal; `prefix` runs script itself (in the container's PID namespace). */
+function withTerminal(prefix: string[], envList: string[], argv: string[], cwd?: string): ExecCommand {
+  if (SCRIPT === undefined || ENV === undefined) throw new ExecSetupError("script (util-linux) is not installed on the node, so no TTY");
   // script runs its command with $SHELL -c on the host; env -i then gives the command the container's environment alone.
   const inner = [ENV, "-i", ...envList, ...argv].map(shellQuote).join(" ");
-  return { file: SCRIPT, args: ["-qfec", `exec ${inner}`, "/dev/null"], env: { SHELL: "/bin/sh", PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, ...(cwd !== undefined ? { cwd } : {}) };
+  const all = [...prefix, SCRIPT, "-qfec", `exec ${inner}`, "/dev/null"];
+  return { file: all[0]!, args: all.slice(1), env: { SHELL: "/bin/sh", PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, ...(cwd !== undefined ? { cwd } : {}) };
 }
