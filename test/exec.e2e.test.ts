@@ -11,8 +11,8 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { WebSocket } from "ws";
 import { eventually } from "../src/controllers/testing.js";
+import { agentExec } from "./support/exec-client.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
@@ -112,17 +112,9 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     const port = node.status.daemonEndpoints.kubeletEndpoint.Port;
     const ip = node.status.addresses.find((a) => a.type === "InternalIP")!.address;
     const url = `wss://${ip}:${port}/exec/default/one/main?command=echo&command=direct&output=1`;
-    const open = (tls: { cert?: string; key?: string }) => new Promise<{ status?: number; out: string }>((resolve) => {
-      const ws = new WebSocket(url, ["v5.channel.k8s.io"], { rejectUnauthorized: false, ...tls });
-      let out = "";
-      ws.on("unexpected-response", (_req, res) => resolve({ status: res.statusCode ?? 0, out }));
-      ws.on("message", (d: Buffer) => (out += d[0] === 1 ? d.subarray(1).toString() : d[0] === 3 ? `[${d.subarray(1)}]` : ""));
-      ws.on("close", () => resolve({ out }));
-      ws.on("error", () => {});
-    });
-    assert.equal((await open({})).status, 401);
+    assert.deepEqual((await agentExec(url)).refused, { status: 401, body: "Unauthorized\n" });
     const cert = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8");
     const key = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8");
-    assert.equal((await open({ cert, key })).out, `direct\n[{"metadata":{},"status":"Success"}]`);
+    assert.deepEqual(await agentExec(url, { cert, key }), { stdout: "direct\n", stderr: "", status: { metadata: {}, status: "Success" } });
   });
 });
