@@ -115,6 +115,6 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.deepEqual((await agentExec(url)).refused, { status: 401, body: "Unauthorized\n" });
     const cert = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8");
     const key = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8");
-    assert.deepEqual(await agentExec(url, { cert, key }), { stdout: "direct\n", stderr: "", status: { metadata: {}, status: "Success" } });
+    assert.deepEqual(await agentExec(url, { cert, key }), { stdout: "direct\n", stdoutBytes: 7, stderr: "", status: { metadata: {}, status: "Success" } });
   });
 });

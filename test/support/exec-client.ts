@@ -13,13 +13,25 @@ export interface ExecResult {
   status?: { status?: string; reason?: string; details?: { causes?: { reason?: string; message?: string }[] } };
 }
 
-export function agentExec(url: string, options: { cert?: string; key?: string; stdin?: string; protocol?: string } = {}): Promise<ExecResult> {
+export interface ExecClientOptions {
+  cert?: string;
+  key?: string;
+  /** e.g. the API server's `authorization`. */
+  headers?: Record<string, string>;
+  stdin?: string;
+  protocol?: string;
+  /** Count stdout bytes instead of keeping them (throughput runs). */
+  countOnly?: boolean;
+}
+
+export function agentExec(url: string, options: ExecClientOptions = {}): Promise<ExecResult & { stdoutBytes: number }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, [options.protocol ?? "v5.channel.k8s.io"], {
       rejectUnauthorized: false,
       ...(options.cert !== undefined ? { cert: options.cert, key: options.key } : {}),
+      ...(options.headers !== undefined ? { headers: options.headers } : {}),
     });
-    const result: ExecResult = { stdout: "", stderr: "" };
+    const result: ExecResult & { stdoutBytes: number } = { stdout: "", stderr: "", stdoutBytes: 0 };
     ws.on("unexpected-response", (_req, res) => {
       let body = "";
       res.on("data", (d: Buffer) => (body += d.toString()));
@@ -31,8 +43,11 @@ export function agentExec(url: string, options: { cert?: string; key?: string; s
       ws.send(Buffer.from([255, 0]));
     });
     ws.on("message", (d: Buffer) => {
-      const text = d.subarray(1).toString();
-      if (d[0] === 1) result.stdout += text;
+      const text = d[0] === 1 && options.countOnly ? "" : d.subarray(1).toString();
+      if (d[0] === 1) {
+        result.stdoutBytes += d.length - 1;
+        if (!options.countOnly) result.stdout += text;
+      }
       else if (d[0] === 2) result.stderr += text;
       else if (d[0] === 3 && text !== "") result.status = JSON.parse(text) as ExecResult["status"];
     });
