@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { agentExec } from "./support/exec-client.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-exec-"));
 // A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
@@ -30,6 +30,7 @@ function pod(name: string, containers: string[], extra = ""): string {
 describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? false }, () => {
   let orch: OrchProcess;
   let k: Kubectl;
+  let joined: JoinedAgentProcess | undefined;
   const exec = (args: string[], input?: string) => k.run(["exec", ...args], input !== undefined ? { input } : {});
 
   before(async () => {
@@ -40,6 +41,7 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     await k.ok("wait", "--for=condition=Ready", "pod/one", "pod/two", "--timeout=60s");
   });
   after(async () => {
+    await joined?.stop();
     await orch?.stop();
     // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
     const pids = await new Promise<number[]>((resolve) =>
@@ -116,5 +118,13 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     const cert = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8");
     const key = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8");
     assert.deepEqual(await agentExec(url, { cert, key }), { stdout: "direct\n", stdoutBytes: 7, stderr: "", status: { metadata: {}, status: "Success" } });
+  });
+
+  test("a pod on a node joined with orch server --join", async () => {
+    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
+    joined = await startJoinedAgent(join_, "exec-joined", { readyTimeoutMs: 60_000 });
+    await k.ok("create", "-f", pod("remote", ["main"], "  nodeName: exec-joined\n"));
+    await k.ok("wait", "--for=condition=Ready", "pod/remote", "--timeout=60s");
+    assert.deepEqual(await exec(["remote", "--", "sh", "-c", "echo from the joined node; exit 5"]), { code: 5, stdout: "from the joined node\n", stderr: "command terminated with exit code 5\n" });
   });
 });
