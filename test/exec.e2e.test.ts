@@ -7,18 +7,19 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { agentExec } from "./support/exec-client.js";
+import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-exec-"));
 // A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
-const TOKEN = String(700_000 + (process.pid % 100_000));
+const TOKEN = suiteToken(700_000);
 
 function pod(name: string, containers: string[], extra = ""): string {
   const list = containers.map((c) => `  - {name: ${c}, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}`);
@@ -43,16 +44,7 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
   after(async () => {
     await joined?.stop();
     await orch?.stop();
-    // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
-    const pids = await new Promise<number[]>((resolve) =>
-      execFile("pgrep", ["-f", `sleep ${TOKEN}`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
-    for (const pid of pids) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    await killMatching(`sleep ${TOKEN}`);
     rmSync(files, { recursive: true, force: true });
   });
 
