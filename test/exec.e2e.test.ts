@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { agentExec } from "./support/exec-client.js";
-import { killMatching, suiteToken } from "./support/suite-processes.js";
+import { killMatching, pidsMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
@@ -63,6 +63,16 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
   test("stdin reaches the command and its end ends it (v5 close)", async () => {
     const r = await exec(["-i", "one", "--", "sh", "-c", "cat; echo done"], "data\nmore\n");
     assert.deepEqual([r.code, r.stdout], [0, "data\nmore\ndone\n"]);
+  });
+
+  test("a client that goes away ends the command (and what it started)", async () => {
+    const marker = `sleep ${TOKEN}9`;
+    const running = k.spawn(["exec", "one", "--", "sh", "-c", `${marker}; true`]);
+    // kubectl's own command line has the marker too: wait for two more (the shell and its sleep).
+    await eventually("the command running", async () => (await pidsMatching(marker)).filter((p) => p !== running.child.pid).length >= 2, 20_000);
+    running.child.kill("SIGKILL");
+    await running.exited;
+    await eventually("the command gone", async () => (await pidsMatching(marker)).length === 0, 20_000);
   });
 
   test("-c picks the container; without it kubectl defaults to the first with a note", async () => {

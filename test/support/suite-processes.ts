@@ -9,11 +9,14 @@ export function suiteToken(base: number): string {
   return String(base + (process.pid % 100_000));
 }
 
-/** SIGKILLs every process whose command line matches `pattern` (pgrep -f). */
+/** The processes whose command line matches `pattern` (pgrep -f). */
+export function pidsMatching(pattern: string): Promise<number[]> {
+  return new Promise((resolve) => execFile("pgrep", ["-f", pattern], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
+}
+
+/** SIGKILLs every process whose command line matches `pattern`. */
 export async function killMatching(pattern: string): Promise<void> {
-  const pids = await new Promise<number[]>((resolve) =>
-    execFile("pgrep", ["-f", pattern], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
-  for (const pid of pids) {
+  for (const pid of await pidsMatching(pattern)) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {

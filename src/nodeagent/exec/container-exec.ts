@@ -15,6 +15,7 @@ import { rawReply } from "../../component/index.js";
 import type { CriClient } from "../cri/index.js";
 import { Channel, exitStatus, frame, internalErrorStatus, parseResize, pickProtocol, type ChannelProtocol } from "./channel-protocol.js";
 import { ExecSetupError, execCommand, parseExecInfo, type ExecCommand } from "./exec-command.js";
+import { killTree } from "./process-tree.js";
 import { resizeTerminal } from "./terminal-size.js";
 
 export const EXEC_PATH = "/exec/";
@@ -71,7 +72,7 @@ export class ContainerExec {
 
   /** Kills the commands still running (the agent stops). */
   close(): void {
-    for (const c of this.#children) c.kill("SIGKILL");
+    for (const c of this.#children) if (c.pid !== undefined) void killTree(c.pid);
     this.#wss.close();
   }
 
@@ -144,7 +145,7 @@ export class ContainerExec {
     // The client went away: the command goes too, as upstream's runtimes end an exec whose stream closed.
     ws.on("close", () => {
       child.stdin?.end();
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) void killTree(child.pid);
     });
     ws.on("error", () => {});
 
