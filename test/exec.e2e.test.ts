@@ -95,6 +95,16 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.match((await exec(["held", "--", "true"])).stderr, /unable to upgrade connection: container not found \("main"\)/);
   });
 
+  test("the API server counts exec requests as upstream's long-running CONNECT verb", async () => {
+    await exec(["one", "--", "true"]);
+    await exec(["one", "-c", "nope", "--", "true"]);
+    const text = await k.ok("get", "--raw", "/metrics");
+    const count = (code: string) => Number(new RegExp(`apiserver_request_total\\{[^}]*code="${code}"[^}]*resource="pods"[^}]*subresource="exec"[^}]*verb="CONNECT"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? "0");
+    assert.ok(count("101") >= 1, "a carried exec is a 101");
+    assert.ok(count("400") >= 1, "an unknown container is a 400");
+    assert.doesNotMatch(text, /apiserver_request_duration_seconds_count\{[^}]*subresource="exec"/);
+  });
+
   test("-it: the command gets a terminal of the size kubectl sends", { skip: process.getuid?.() === 0 ? false : "needs root (nsenter)" }, async () => {
     // kubectl only allocates a TTY when its own stdin is a terminal: run it under script(1).
     const kubectl = kubectlPath()!;

@@ -226,9 +226,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {});
     const url = new URL(req.url ?? "/", "https://localhost");
+    const parsed = parsePath(url.pathname);
+    // Counted as a long-running CONNECT while the connection lasts; 101 once carried to the agent.
+    const record = recordRequests ? apiMetrics.begin(req, parsed, url.searchParams) : undefined;
+    let code = 101;
+    socket.once("close", () => record !== undefined && apiMetrics.end(record, { statusCode: code }, undefined));
     const upgrade = async () => {
       if (req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
-      const parsed = parsePath(url.pathname);
       const def = parsed.kind === "resource" ? registry.lookup(parsed.group, parsed.version, parsed.resource) : undefined;
       if (parsed.kind !== "resource" || !def?.subresources?.exec || parsed.subresource !== "exec" || parsed.name === undefined) {
         throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec)`);
@@ -239,6 +243,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     upgrade().catch((err: unknown) => {
       if (!isApiError(err)) log(`internal error on upgrade ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
       const status = statusFromError(err);
+      code = status.code ?? 500;
       rawReply(socket, status.code ?? 500, JSON.stringify(status), "application/json");
     });
   });
