@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
@@ -130,6 +131,22 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     const cert = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8");
     const key = readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8");
     assert.deepEqual(await agentExec(url, { cert, key }), { stdout: "direct\n", stdoutBytes: 7, stderr: "", status: { metadata: {}, status: "Success" } });
+    // Upstream's kubelet answers: a pod not on this node; no stream asked for.
+    assert.deepEqual((await agentExec(url.replace("/one/", "/nopod/"), { cert, key })).refused, { status: 404, body: "pod does not exist" });
+    assert.deepEqual((await agentExec(url.replace("&output=1", ""), { cert, key })).refused, { status: 400, body: "you must specify at least 1 of stdin, stdout, stderr" });
+    // SPDY (kubectl's fallback) is refused with a message kubectl prints as it is.
+    const spdy = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(url.replace("wss:", "https:"), { method: "POST", headers: { connection: "Upgrade", upgrade: "SPDY/3.1" }, cert, key, rejectUnauthorized: false, agent: false });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (d: Buffer) => (body += d.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(spdy.status, 400);
+    assert.match(spdy.body, /^SPDY\/3\.1 streaming is not supported by the orch node agent, use a WebSocket client speaking v5\.channel\.k8s\.io/);
   });
 
   test("a pod on a node joined with orch server --join", async () => {
