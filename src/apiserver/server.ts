@@ -222,9 +222,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   );
   server.on("sessionError", () => {});
-  // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests.
+  // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests; close() ends the ones still open.
+  const upgraded = new Set<Duplex>();
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {});
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
     const url = new URL(req.url ?? "/", "https://localhost");
     const parsed = parsePath(url.pathname);
     // Counted as a long-running CONNECT while the connection lasts; 101 once carried to the agent.
@@ -281,8 +284,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       compactor.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Watches hold connections open; end them so close() completes.
+        // Watches and exec sessions hold connections open; end them so close() completes.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        for (const s of upgraded) s.destroy();
         setTimeout(resolve, 2000).unref();
       });
       for (const s of stores.values()) s.cacher.stop();
