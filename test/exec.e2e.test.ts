@@ -96,6 +96,14 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.match((await exec(["held", "--", "true"])).stderr, /unable to upgrade connection: container not found \("main"\)/);
   });
 
+  test("discovery lists pods/exec with upstream's verbs and kind", async () => {
+    const v1 = JSON.parse(await k.ok("get", "--raw", "/api/v1")) as { resources: { name: string; verbs: string[]; kind: string }[] };
+    const exec = v1.resources.find((r) => r.name === "pods/exec");
+    assert.deepEqual([exec?.kind, exec?.verbs], ["PodExecOptions", ["create", "get"]]);
+    const plain = await k.run(["get", "--raw", "/api/v1/namespaces/default/pods/one/exec?command=true&stdout=true"]);
+    assert.match(plain.stderr, /Error from server \(BadRequest\): Upgrade request required/);
+  });
+
   test("the API server counts exec requests as upstream's long-running CONNECT verb", async () => {
     await exec(["one", "--", "true"]);
     await exec(["one", "-c", "nope", "--", "true"]);
