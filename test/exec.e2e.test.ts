@@ -9,10 +9,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
+import { httpsUpgrade } from "../src/component/testing/https-upgrade.js";
 import { agentExec } from "./support/exec-client.js";
 import { killMatching, pidsMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
@@ -143,16 +143,7 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.deepEqual((await agentExec(url.replace("/one/", "/nopod/"), { cert, key })).refused, { status: 404, body: "pod does not exist" });
     assert.deepEqual((await agentExec(url.replace("&output=1", ""), { cert, key })).refused, { status: 400, body: "you must specify at least 1 of stdin, stdout, stderr" });
     // SPDY (kubectl's fallback) is refused with a message kubectl prints as it is.
-    const spdy = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url.replace("wss:", "https:"), { method: "POST", headers: { connection: "Upgrade", upgrade: "SPDY/3.1" }, cert, key, rejectUnauthorized: false, agent: false });
-      req.on("response", (res) => {
-        let body = "";
-        res.on("data", (d: Buffer) => (body += d.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-      req.end();
-    });
+    const spdy = await httpsUpgrade(url.replace("wss:", "https:"), { method: "POST", protocol: "SPDY/3.1", clientCert: { cert, key } });
     assert.equal(spdy.status, 400);
     assert.match(spdy.body, /^SPDY\/3\.1 streaming is not supported by the orch node agent, use a WebSocket client speaking v5\.channel\.k8s\.io/);
   });

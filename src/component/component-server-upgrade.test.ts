@@ -4,13 +4,13 @@
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ensureCredentials } from "../apiserver/pki.js";
 import { defaultFeatureGates } from "./feature-gates.js";
 import { startComponentServer, type RunningComponentServer } from "./component-server.js";
+import { httpsUpgrade } from "./testing/https-upgrade.js";
 
 let dir: string;
 let server: RunningComponentServer;
@@ -36,24 +36,16 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function upgrade(path: string, tls: { cert?: string; key?: string } = {}): Promise<{ status: number; body: string; path?: string; echoed?: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { headers: { connection: "Upgrade", upgrade: "test" }, rejectUnauthorized: false, agent: false, ...tls });
-    req.on("upgrade", (res, socket) => {
-      socket.once("data", (d: Buffer) => {
-        socket.destroy();
-        resolve({ status: res.statusCode ?? 0, body: "", path: String(res.headers["x-path"]), echoed: d.toString() });
-      });
-      socket.write("ping");
-    });
-    req.on("response", (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body += d.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
+async function upgrade(path: string, clientCert?: { cert: string; key: string }): Promise<{ status: number; body: string; path?: string; echoed?: string }> {
+  const r = await httpsUpgrade(`${server.url}${path}`, { protocol: "test", ...(clientCert ? { clientCert } : {}) });
+  if (r.socket === undefined) return { status: r.status, body: r.body };
+  const socket = r.socket;
+  const echoed = await new Promise<string>((resolve) => {
+    socket.once("data", (d: Buffer) => resolve(d.toString()));
+    socket.write("ping");
   });
+  socket.destroy();
+  return { status: r.status, body: "", path: String(r.headers["x-path"]), echoed };
 }
 
 test("an Upgrade without credentials is refused with 401, before any handler sees it", async () => {

@@ -1,4 +1,4 @@
-// The node agent's `/exec/{namespace}/{pod}/{container}?command=..&input=1&output=1&error=1&tty=1`
+// The node agent's `/exec/{namespace}/{pod}/{container}?command=..&input=1&output=1&error=1&tty=1` on its port (seed 001)
 // (upstream kubelet's path and parameters): a WebSocket upgrade speaking
 // channel.k8s.io (./channel-protocol.ts) to the command run in the container
 // (./exec-command.ts). Refusals are upstream's: plain text, 404 `pod does not
