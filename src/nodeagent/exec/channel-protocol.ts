@@ -62,3 +62,12 @@ export function parseResize(payload: Buffer): { width: number; height: number } 
     return undefined;
   }
 }
+
+/** The end of a stream: the status on channel 3 (v4 and later; the older protocols only an error text), then the close. */
+export function endStream(ws: { readonly readyState: number; readonly OPEN: number; send(data: Buffer): void; close(code: number): void }, protocol: string, status: object): void {
+  if (ws.readyState !== ws.OPEN) return;
+  const failed = (status as { status?: string }).status !== "Success";
+  if (protocol === "v5.channel.k8s.io" || protocol === "v4.channel.k8s.io") ws.send(frame(Channel.Error, JSON.stringify(status)));
+  else if (failed) ws.send(frame(Channel.Error, (status as { message?: string }).message ?? "error"));
+  ws.close(1000);
+}

@@ -9,13 +9,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { IncomingMessage } from "node:http";
 import { constants } from "node:os";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import type { Pod, PodStatus } from "../../api/core/types.js";
-import { rawReply } from "../../component/index.js";
 import type { CriClient } from "../cri/index.js";
-import { Channel, exitStatus, frame, internalErrorStatus, parseResize, pickProtocol, type ChannelProtocol } from "./channel-protocol.js";
+import { Channel, endStream, exitStatus, frame, internalErrorStatus, parseResize, type ChannelProtocol } from "./channel-protocol.js";
 import { ExecSetupError, execCommand, parseExecInfo, type ExecCommand } from "./exec-command.js";
 import { killTree } from "./process-tree.js";
+import { HIGH_WATER, Refusal, channelSocketServer, refuse, requireWebSocket, streamTarget, type StreamOptions } from "./stream-request.js";
 import { resizeTerminal } from "./terminal-size.js";
 
 export const EXEC_PATH = "/exec/";
@@ -27,30 +27,10 @@ export interface ContainerExecOptions {
   readonly log?: (line: string) => void;
 }
 
-/** Which streams the caller wants; upstream's remotecommand.Options. */
-interface StreamOptions {
-  command: string[];
-  stdin: boolean;
-  stdout: boolean;
-  stderr: boolean;
-  tty: boolean;
-}
-
-class Refusal extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-/** The agent's boolean query parameters: the API server sends "1"; "true" is accepted too. */
-const flagParam = (q: URLSearchParams, name: string): boolean => ["1", "true"].includes(q.get(name) ?? "");
-
-/** Bytes queued on a WebSocket before the command's output is paused. */
-const HIGH_WATER = 1 << 20;
 
 export class ContainerExec {
   readonly #o: ContainerExecOptions;
-  readonly #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => pickProtocol(offered) ?? false });
+  readonly #wss = channelSocketServer();
   readonly #children = new Set<ChildProcess>();
 
   constructor(options: ContainerExecOptions) {
@@ -64,8 +44,7 @@ export class ContainerExec {
     try {
       ({ command, options } = await this.#prepare(req, url));
     } catch (err) {
-      if (!(err instanceof Refusal)) throw err;
-      return rawReply(socket, err.status, err.message);
+      return refuse(socket, err);
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => this.#run(ws, ws.protocol as ChannelProtocol | "", command, options));
   }
@@ -77,29 +56,17 @@ export class ContainerExec {
   }
 
   async #prepare(req: IncomingMessage, url: URL): Promise<{ command: ExecCommand; options: StreamOptions }> {
-    const [namespace = "", podName = "", container = ""] = url.pathname.slice(EXEC_PATH.length).split("/").map(decodeURIComponent);
-    const q = url.searchParams;
-    const options: StreamOptions = { command: q.getAll("command"), stdin: flagParam(q, "input"), stdout: flagParam(q, "output"), stderr: flagParam(q, "error"), tty: flagParam(q, "tty") };
-    // A terminal merges stderr into stdout (upstream drops the stderr stream).
-    if (options.tty) options.stderr = false;
-    if (!options.stdin && !options.stdout && !options.stderr) throw new Refusal(400, "you must specify at least 1 of stdin, stdout, stderr");
-    const entry = this.#o.pods().find((p) => p.pod.metadata.namespace === namespace && p.pod.metadata.name === podName);
-    if (entry === undefined) throw new Refusal(404, "pod does not exist");
-    const status = [...(entry.status.containerStatuses ?? []), ...(entry.status.initContainerStatuses ?? [])].find((c) => c.name === container);
-    const id = status?.state?.running && status.containerID ? status.containerID.replace(/^[^:]*:\/\//, "") : undefined;
-    if (id === undefined) throw new Refusal(500, `container not found (${JSON.stringify(container)})`);
-    const upgrade = String(req.headers.upgrade ?? "").toLowerCase();
-    if (upgrade !== "websocket") {
-      // No ": " in the text: kubectl would read "a: b" as YAML, a Status with nothing in it.
-      throw new Refusal(400, `${req.headers.upgrade ?? "this"} streaming is not supported by the orch node agent, use a WebSocket client speaking v5.channel.k8s.io (kubectl 1.30 or newer)`);
-    }
+    const { containerId: id, options } = streamTarget(url, EXEC_PATH, this.#o.pods());
+    let command: ExecCommand;
     try {
       const info = parseExecInfo((await this.#o.runtime.containerStatus({ containerId: id, verbose: true })).info);
-      return { command: execCommand(info, options.command, options.tty), options };
+      command = execCommand(info, options.command, options.tty);
     } catch (err) {
       if (err instanceof ExecSetupError) throw new Refusal(400, err.message);
       throw new Refusal(500, `failed to get container status ${JSON.stringify(id)}: ${(err as Error).message}`);
     }
+    requireWebSocket(req);
+    return { command, options };
   }
 
   #run(ws: WebSocket, protocol: ChannelProtocol | "", command: ExecCommand, o: StreamOptions): void {
@@ -151,12 +118,7 @@ export class ContainerExec {
 
     const finish = (status: object) => {
       this.#children.delete(child);
-      if (ws.readyState !== ws.OPEN) return;
-      // v4 and later carry a Status; the older protocols only an error text.
-      const failed = (status as { status?: string }).status !== "Success";
-      if (protocol === "v5.channel.k8s.io" || protocol === "v4.channel.k8s.io") ws.send(frame(Channel.Error, JSON.stringify(status)));
-      else if (failed) ws.send(frame(Channel.Error, (status as { message?: string }).message ?? "error"));
-      ws.close(1000);
+      endStream(ws, protocol, status);
     };
     child.once("error", (err) => finish(internalErrorStatus(`error executing command in container: ${err.message}`)));
     child.once("close", (code, signal) => {
