@@ -4,6 +4,7 @@
 // namespaces on the embedded runtime (containers are host processes here:
 // busybox is not imported). Exit codes, stdin, stderr, -c, a TTY, upstream's
 // errors, and the agent's port refusing callers without a client certificate.
+// `kubectl attach` goes the same way to the agent's /attach (output only).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,8 +23,8 @@ const files = mkdtempSync(join(tmpdir(), "orch-e2e-exec-"));
 // A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
 const TOKEN = suiteToken(700_000);
 
-function pod(name: string, containers: string[], extra = ""): string {
-  const list = containers.map((c) => `  - {name: ${c}, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}`);
+function pod(name: string, containers: string[], extra = "", script = `sleep ${TOKEN}`): string {
+  const list = containers.map((c) => `  - {name: ${c}, image: busybox, command: [sh, -c, "${script}"]}`);
   const path = join(files, `${name}.yaml`);
   writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  terminationGracePeriodSeconds: 1\n${extra}  containers:\n${list.join("\n")}\n`);
   return path;
@@ -40,7 +41,9 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     k = new Kubectl(orch.kubeconfig);
     await k.ok("create", "-f", pod("one", ["main"]));
     await k.ok("create", "-f", pod("two", ["first", "second"]));
-    await k.ok("wait", "--for=condition=Ready", "pod/one", "pod/two", "--timeout=60s");
+    // A line every 100 ms, for ever (the TOKEN in its command line lets after() find it).
+    await k.ok("create", "-f", pod("ticker", ["main"], "", `i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.1; done; : ${TOKEN}`));
+    await k.ok("wait", "--for=condition=Ready", "pod/one", "pod/two", "pod/ticker", "--timeout=60s");
   });
   after(async () => {
     await joined?.stop();
@@ -96,10 +99,12 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.match((await exec(["held", "--", "true"])).stderr, /unable to upgrade connection: container not found \("main"\)/);
   });
 
-  test("discovery lists pods/exec with upstream's verbs and kind", async () => {
+  test("discovery lists pods/exec and pods/attach with upstream's verbs and kind", async () => {
     const v1 = JSON.parse(await k.ok("get", "--raw", "/api/v1")) as { resources: { name: string; verbs: string[]; kind: string }[] };
     const exec = v1.resources.find((r) => r.name === "pods/exec");
     assert.deepEqual([exec?.kind, exec?.verbs], ["PodExecOptions", ["create", "get"]]);
+    const attach = v1.resources.find((r) => r.name === "pods/attach");
+    assert.deepEqual([attach?.kind, attach?.verbs], ["PodAttachOptions", ["create", "get"]]);
     const plain = await k.run(["get", "--raw", "/api/v1/namespaces/default/pods/one/exec?command=true&stdout=true"]);
     assert.match(plain.stderr, /Error from server \(BadRequest\): Upgrade request required/);
   });
@@ -146,6 +151,43 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     const spdy = await httpsUpgrade(url.replace("wss:", "https:"), { method: "POST", protocol: "SPDY/3.1", clientCert: { cert, key } });
     assert.equal(spdy.status, 400);
     assert.match(spdy.body, /^SPDY\/3\.1 streaming is not supported by the orch node agent, use a WebSocket client speaking v5\.channel\.k8s\.io/);
+  });
+
+  test("kubectl attach POD -c C receives the container's new output lines", async () => {
+    const attached = k.spawn(["attach", "ticker", "-c", "main"]);
+    try {
+      const ticks = () => [...attached.output().matchAll(/^tick (\d+)$/gm)].map((m) => Number(m[1]));
+      await eventually("three lines after attaching", async () => ticks().length >= 3, 20_000);
+      const seen = ticks();
+      // Consecutive lines as written from now on (not the log from the start).
+      assert.deepEqual(seen.slice(1, 3), [seen[0]! + 1, seen[0]! + 2]);
+      assert.ok(seen[0]! > 0, `attach started at the log's first line: ${attached.output()}`);
+    } finally {
+      attached.child.kill("SIGKILL");
+      await attached.exited;
+    }
+  });
+
+  test("kubectl attach ends (exit 0) when the container exits", async () => {
+    await k.ok("create", "-f", pod("brief", ["main"], "  restartPolicy: Never\n", `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do echo tick $i; sleep 0.1; done; echo last`));
+    await k.ok("wait", "--for=condition=Ready", "pod/brief", "--timeout=60s");
+    const attached = await k.run(["attach", "brief", "-c", "main"], { timeoutMs: 20_000 });
+    assert.equal(attached.code, 0, attached.stderr);
+    assert.match(attached.stdout, /^last$/m);
+  });
+
+  test("kubectl attach -i is refused with the reason; an unknown container gets upstream's error", async () => {
+    const stdin = await k.run(["attach", "-i", "ticker", "-c", "main"], { input: "", timeoutMs: 20_000 });
+    assert.notEqual(stdin.code, 0);
+    assert.match(stdin.stderr, /stdin is not kept open by the orch container runtimes, so attach shows output only \(leave out -i\)/);
+    // kubectl finds an unknown container in the pod itself; the API server answers other clients as upstream's AttachLocation.
+    const missing = await k.run(["attach", "two", "-c", "nope"], { timeoutMs: 20_000 });
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /error: cannot attach to the container: container nope not found in pod two/);
+    const token = readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim();
+    const direct = await agentExec(`${orch.url.replace("https:", "wss:")}/api/v1/namespaces/default/pods/two/attach?container=nope&stdout=true`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(direct.refused?.status, 400);
+    assert.equal((JSON.parse(direct.refused.body) as { message?: string }).message, "container nope is not valid for pod two");
   });
 
   test("a pod on a node joined with orch server --join", async () => {

@@ -83,7 +83,7 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly finalize?: boolean;
     /** pods/log: GET streams a container's log from the pod's node agent. */
     readonly log?: boolean;
-    /** pods/exec: an Upgrade (GET or POST) carried to the pod's node agent. */
+    /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
     readonly exec?: boolean;
   };
 

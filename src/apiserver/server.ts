@@ -24,7 +24,7 @@ import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
 import { handlePodLog } from "./handlers/pod-log.js";
-import { proxyPodExec } from "./handlers/pod-exec.js";
+import { CONNECT_SUBRESOURCES, proxyPodStream } from "./handlers/pod-exec.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
@@ -190,7 +190,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         return handlePodLog({ req, res, path: parsed, query: url.searchParams, pods: store, nodes: stores.get("/nodes"), agents });
       }
       // Upgrades go to the "upgrade" listener; over HTTP/2 or without one, upstream answers the same.
-      if (parsed.subresource === "exec" && def!.subresources?.exec && parsed.name !== undefined) throw badRequest("Upgrade request required");
+      if (CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") && def!.subresources?.exec && parsed.name !== undefined) throw badRequest("Upgrade request required");
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
@@ -237,11 +237,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const upgrade = async () => {
       if (req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
       const def = parsed.kind === "resource" ? registry.lookup(parsed.group, parsed.version, parsed.resource) : undefined;
-      if (parsed.kind !== "resource" || !def?.subresources?.exec || parsed.subresource !== "exec" || parsed.name === undefined) {
-        throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec)`);
+      if (parsed.kind !== "resource" || !def?.subresources?.exec || !CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") || parsed.name === undefined) {
+        throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
       }
       const pods = stores.get(`${def.group}/${def.resource}`)!;
-      await proxyPodExec({ req, socket, head, path: parsed, query: url.searchParams, pods, nodes: stores.get("/nodes"), agentClient: credentials.nodeAgentClient });
+      await proxyPodStream({ req, socket, head, path: parsed, query: url.searchParams, pods, nodes: stores.get("/nodes"), agentClient: credentials.nodeAgentClient });
     };
     upgrade().catch((err: unknown) => {
       if (!isApiError(err)) log(`internal error on upgrade ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);

@@ -26,6 +26,7 @@ import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } f
 import { Pleg } from "./pleg/pleg.js";
 import { ContainerLogs } from "./logs/container-logs.js";
 import { ContainerExec } from "./exec/container-exec.js";
+import { ContainerAttach } from "./exec/container-attach.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
@@ -91,6 +92,8 @@ export interface NodeAgent {
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
   /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
   serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
+  /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
+  serveAttach(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; the embedded runtime (if ours) stops its containers. */
   stop(): Promise<void>;
 }
@@ -424,7 +427,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const healthy = () => pleg.healthy().ok;
     const logs = new ContainerLogs({ pods: () => statuses.all(), runtime });
     const exec = new ContainerExec({ pods: () => statuses.all(), runtime });
-    cleanups.push(() => exec.close());
+    const attach = new ContainerAttach({ pods: () => statuses.all(), runtime });
+    cleanups.push(() => exec.close(), () => attach.close());
     startWatchdog({ healthy, signal, log });
 
     let stopped: Promise<void> | undefined;
@@ -448,6 +452,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
+      serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop,
     };
   } catch (err) {

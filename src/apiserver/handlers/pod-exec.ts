@@ -1,7 +1,8 @@
-// pods/exec (seed 000, "Endpoints": connect sub-resources): an HTTP/1.1
-// Upgrade (kubectl's WebSocket, or its SPDY fallback) checked here as
-// upstream's ExecLocation does (the pod, its container, its node), then carried
-// byte for byte to the node agent's /exec/{namespace}/{pod}/{container} over
+// pods/exec and pods/attach (seed 000, "Endpoints": connect sub-resources): an
+// HTTP/1.1 Upgrade (kubectl's WebSocket, or its SPDY fallback) checked here as
+// upstream's ExecLocation and AttachLocation do (the pod, its container, its
+// node), then carried byte for byte to the node agent's
+// /exec|attach/{namespace}/{pod}/{container} over
 // TLS with the API server's client certificate, as upstream's upgrade-aware
 // proxy does: the agent answers the handshake, the agent's refusals (plain
 // text) reach kubectl as they are. Errors found here are Status objects.
@@ -20,6 +21,7 @@ export interface PodExecUpgrade {
   req: IncomingMessage;
   socket: Duplex;
   head: Buffer;
+  /** With `subresource` "exec" or "attach". */
   path: ResourcePath;
   query: URLSearchParams;
   pods: RegistryStore;
@@ -28,16 +30,16 @@ export interface PodExecUpgrade {
   agentClient: { cert: string; key: string };
 }
 
-const POD_EXEC = { group: "", resource: "pods/exec" };
+export const CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(["exec", "attach"]);
 const TRUE = new Set(["true", "1"]);
 /** Request headers the agent must not see: our caller's credentials and what the new connection sets itself. */
 const DROPPED = new Set(["authorization", "host", "proxy-authorization", "impersonate-user", "impersonate-group", "impersonate-uid"]);
 
-/** PodExecOptions (stdin, stdout, stderr, tty, container, command) as the agent's parameters. */
-export function agentExecQuery(query: URLSearchParams): URLSearchParams {
-  const command = query.getAll("command");
+/** PodExecOptions or PodAttachOptions (stdin, stdout, stderr, tty, container, command) as the agent's parameters. */
+export function agentStreamQuery(subresource: string, query: URLSearchParams): URLSearchParams {
+  const command = subresource === "exec" ? query.getAll("command") : [];
   const flag = (name: string) => TRUE.has(query.get(name) ?? "");
-  if (command.length === 0) throw badRequest("you must specify at least one command for the container");
+  if (subresource === "exec" && command.length === 0) throw badRequest("you must specify at least one command for the container");
   if (!flag("stdin") && !flag("stdout") && !flag("stderr")) throw badRequest("you must specify at least 1 of stdin, stdout, stderr");
   const out = new URLSearchParams();
   for (const c of command) out.append("command", c);
@@ -48,18 +50,19 @@ export function agentExecQuery(query: URLSearchParams): URLSearchParams {
 }
 
 /** Checks the request and joins the client's connection to the agent's; throws an ApiError before anything is proxied. */
-export async function proxyPodExec(r: PodExecUpgrade): Promise<void> {
+export async function proxyPodStream(r: PodExecUpgrade): Promise<void> {
   const method = (r.req.method ?? "GET").toUpperCase();
-  if (method !== "GET" && method !== "POST") throw methodNotSupported(POD_EXEC, method.toLowerCase());
+  const subresource = r.path.subresource ?? "";
+  if (method !== "GET" && method !== "POST") throw methodNotSupported({ group: "", resource: `pods/${subresource}` }, method.toLowerCase());
   const name = r.path.name!;
-  const params = agentExecQuery(r.query);
+  const params = agentStreamQuery(subresource, r.query);
   const pod = (await r.pods.get(r.path.namespace, name)).object as Pod;
   const container = logContainer(pod, r.query.get("container") || undefined);
   const nodeName = pod.spec?.nodeName ?? "";
   if (nodeName === "" || r.nodes === undefined) throw badRequest(`pod ${name} does not have a host assigned`);
   const node = (await r.nodes.get(undefined, nodeName)).object as Node;
   const base = new URL(agentBaseUrl(node));
-  const target = `/exec/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(name)}/${encodeURIComponent(container)}?${params}`;
+  const target = `/${subresource}/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(name)}/${encodeURIComponent(container)}?${params}`;
 
   const agent = await dialAgent(base, r.agentClient);
   let request = `${method} ${target} HTTP/1.1\r\nHost: ${base.host}\r\n`;
