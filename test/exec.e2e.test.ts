@@ -166,6 +166,9 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
       attached.child.kill("SIGKILL");
       await attached.exited;
     }
+    // Counted as exec is: upstream's CONNECT verb, 101 once carried.
+    const metrics = await k.ok("get", "--raw", "/metrics");
+    assert.match(metrics, /apiserver_request_total\{[^}]*code="101"[^}]*resource="pods"[^}]*subresource="attach"[^}]*verb="CONNECT"[^}]*\} [1-9]/);
   });
 
   test("kubectl attach ends (exit 0) when the container exits", async () => {
@@ -179,7 +182,7 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
   test("kubectl attach -i is refused with the reason; an unknown container gets upstream's error", async () => {
     const stdin = await k.run(["attach", "-i", "ticker", "-c", "main"], { input: "", timeoutMs: 20_000 });
     assert.notEqual(stdin.code, 0);
-    assert.match(stdin.stderr, /stdin is not kept open by the orch container runtimes, so attach shows output only \(leave out -i\)/);
+    assert.match(stdin.stderr, /unable to upgrade connection: orch attaches to a container's output only \(its stdin is not reachable\), leave out -i/);
     // kubectl finds an unknown container in the pod itself; the API server answers other clients as upstream's AttachLocation.
     const missing = await k.run(["attach", "two", "-c", "nope"], { timeoutMs: 20_000 });
     assert.notEqual(missing.code, 0);

@@ -3,8 +3,10 @@
 // channel.k8s.io that carries the running container's output from now on,
 // read from its CRI log file as it is written (../logs/log-reader.ts), until
 // the container stops (then a Success status) or the client goes away.
-// Neither runtime keeps a container's stdin open, so stdin is refused, and
-// stdout and stderr arrive together on the first stream asked for.
+// Output only: the embedded runtime starts every container without a stdin,
+// and on containerd reaching it would take CRI Attach's streaming server, which
+// the agent does not use; so stdin is refused with the reason, and stdout and
+// stderr (one log file) arrive together on the first stream asked for.
 
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -39,7 +41,7 @@ export class ContainerAttach {
     try {
       const target = streamTarget(url, ATTACH_PATH, this.#o.pods());
       // No ": " in the text: kubectl would read "a: b" as YAML.
-      if (target.options.stdin) throw new Refusal(400, "stdin is not kept open by the orch container runtimes, so attach shows output only (leave out -i)");
+      if (target.options.stdin) throw new Refusal(400, "orch attaches to a container's output only (its stdin is not reachable), leave out -i");
       containerId = target.containerId;
       channel = target.options.stdout ? Channel.Stdout : Channel.Stderr;
       logPath = (await this.#o.runtime.containerStatus({ containerId }).catch((err: Error) => {
