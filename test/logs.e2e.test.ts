@@ -7,18 +7,18 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
+import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startComponent, startJoinedAgent, startOrch, type ComponentProcess, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-logs-"));
 // A number no other process on the machine uses, so this suite's containers can be found (and ended) by pid.
-const TOKEN = String(800_000 + (process.pid % 100_000));
+const TOKEN = suiteToken(800_000);
 
 function pod(name: string, containers: Record<string, string>, extra = ""): string {
   const list = Object.entries(containers).map(([c, script]) => `  - {name: ${c}, image: busybox, command: [sh, -c, ${JSON.stringify(`${script} # ${TOKEN}`)}]}`);
@@ -53,16 +53,7 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     await other?.stop();
     await third?.stop();
     await orch?.stop();
-    // Containers of the embedded runtime are host processes: end this suite's that are left, by pid.
-    const pids = await new Promise<number[]>((resolve) =>
-      execFile("pgrep", ["-f", `# ${TOKEN}|sleep ${TOKEN}`], (_e, out) => resolve(out.split("\n").filter((l) => l !== "").map(Number))));
-    for (const pid of pids) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    await killMatching(`# ${TOKEN}|sleep ${TOKEN}`);
     rmSync(files, { recursive: true, force: true });
   });
 

@@ -83,6 +83,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly finalize?: boolean;
     /** pods/log: GET streams a container's log from the pod's node agent. */
     readonly log?: boolean;
+    /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
+    readonly exec?: boolean;
   };
 
   // ---- strategy, in the order the store calls it ----

@@ -177,8 +177,8 @@ export class ApiServerMetrics {
     if (handles === undefined) {
       const labels = requestLabels(verb, path, dryRun);
       const { dry_run: _dryRun, ...sizeLabels } = labels;
-      // Watches and log streams are long-running (upstream's check): counted while open, not timed.
-      const histograms = verb !== "WATCH" && !(path.kind === "resource" && path.subresource === "log");
+      // Watches, log streams and connections (exec) are long-running (upstream's check): counted while open, not timed.
+      const histograms = verb !== "WATCH" && verb !== "CONNECT" && !(path.kind === "resource" && path.subresource === "log");
       handles = {
         duration: histograms ? this.#duration.bind(labels) : undefined,
         size: histograms ? this.#sizes.bind(sizeLabels) : undefined,
@@ -199,7 +199,7 @@ export class ApiServerMetrics {
   }
 
   /** Call when the response has ended. */
-  end(record: RequestRecord, res: Outgoing, bytes: number | undefined): void {
+  end(record: RequestRecord, res: Pick<Outgoing, "statusCode">, bytes: number | undefined): void {
     const { handles } = record;
     record.inflight.dec();
     record.longRunning?.dec();
@@ -245,8 +245,12 @@ export function countResponseBytes(res: Outgoing): () => number {
   return () => n;
 }
 
+const CONNECT_SUBRESOURCES = new Set(["exec", "attach", "portforward", "proxy"]);
+
 function requestVerb(method: string, contentType: string | string[] | undefined, path: ParsedPath, query: URLSearchParams): string {
   if (path.kind !== "resource") return method;
+  // Connect sub-resources (pods/exec) are upstream's CONNECT verb, whatever the method.
+  if (path.subresource !== undefined && CONNECT_SUBRESOURCES.has(path.subresource)) return "CONNECT";
   if (method === "GET") {
     if (path.name !== undefined) return "GET";
     const watch = query.get("watch");

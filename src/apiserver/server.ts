@@ -7,13 +7,15 @@
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { namingFor, type Naming } from "../api/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
-import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath } from "../component/index.js";
+import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath, rawReply } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { isApiError, notFound, unauthorized, type ApiObject } from "../machinery/index.js";
+import { badRequest, isApiError, notFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
@@ -22,6 +24,7 @@ import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource } from "./handlers/resource.js";
 import { handlePodLog } from "./handlers/pod-log.js";
+import { CONNECT_SUBRESOURCES, proxyPodStream } from "./handlers/pod-exec.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
@@ -209,6 +212,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       if (parsed.subresource === "log" && def!.subresources?.log && parsed.name !== undefined) {
         return handlePodLog({ req, res, path: parsed, query: url.searchParams, pods: store, nodes: stores.get("/nodes"), agents });
       }
+      // Upgrades go to the "upgrade" listener; over HTTP/2 or without one, upstream answers the same.
+      if (CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") && def!.subresources?.exec && parsed.name !== undefined) throw badRequest("Upgrade request required");
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
@@ -240,6 +245,34 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   );
   server.on("sessionError", () => {});
+  // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests; close() ends the ones still open.
+  const upgraded = new Set<Duplex>();
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => {});
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+    const url = new URL(req.url ?? "/", "https://localhost");
+    const parsed = parsePath(url.pathname);
+    // Counted as a long-running CONNECT while the connection lasts; 101 once carried to the agent.
+    const record = recordRequests ? apiMetrics.begin(req, parsed, url.searchParams) : undefined;
+    let code = 101;
+    socket.once("close", () => record !== undefined && apiMetrics.end(record, { statusCode: code }, undefined));
+    const upgrade = async () => {
+      if (req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
+      const def = parsed.kind === "resource" ? registry.lookup(parsed.group, parsed.version, parsed.resource) : undefined;
+      if (parsed.kind !== "resource" || !def?.subresources?.exec || !CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") || parsed.name === undefined) {
+        throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
+      }
+      const pods = stores.get(`${def.group}/${def.resource}`)!;
+      await proxyPodStream({ req, socket, head, path: parsed, query: url.searchParams, pods, nodes: stores.get("/nodes"), agentClient: credentials.nodeAgentClient });
+    };
+    upgrade().catch((err: unknown) => {
+      if (!isApiError(err)) log(`internal error on upgrade ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+      const status = statusFromError(err);
+      code = status.code ?? 500;
+      rawReply(socket, status.code ?? 500, JSON.stringify(status), "application/json");
+    });
+  });
   // Watch events are small writes that must leave at once: no Nagle delay.
   server.on("secureConnection", (socket: { setNoDelay(on: boolean): void }) => socket.setNoDelay(true));
   await new Promise<void>((resolve, reject) => {
@@ -278,8 +311,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       stopServiceAllocator();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Watches hold connections open; end them so close() completes.
+        // Watches and exec sessions hold connections open; end them so close() completes.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        for (const s of upgraded) s.destroy();
         setTimeout(resolve, 2000).unref();
       });
       for (const s of stores.values()) s.cacher.stop();

@@ -5,11 +5,13 @@
 // accepts; anonymous callers get 401) and /readyz's `pleg` check. The agent
 // starts after its port, so both read it through `agent()`.
 
-import { conditionCheck, type ExtraHandler, type HealthCheck } from "../component/index.js";
-import { CONTAINER_LOGS_PATH, type NodeAgent } from "../nodeagent/index.js";
+import { conditionCheck, rawReply, type ExtraHandler, type HealthCheck, type UpgradeHandler } from "../component/index.js";
+import { ATTACH_PATH, CONTAINER_LOGS_PATH, EXEC_PATH, type NodeAgent } from "../nodeagent/index.js";
 
-export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; readyChecks: HealthCheck[] } {
+export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; upgrades: Record<string, UpgradeHandler>; readyChecks: HealthCheck[] } {
   return {
+    // kubectl exec's and attach's WebSockets, behind the same auth.
+    upgrades: { [EXEC_PATH]: whenStarted(agent, (a) => a.serveExec), [ATTACH_PATH]: whenStarted(agent, (a) => a.serveAttach) },
     extra: {
       [CONTAINER_LOGS_PATH]: async (req, res, url) => {
         const a = agent();
@@ -20,5 +22,14 @@ export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Rec
       },
     },
     readyChecks: [conditionCheck("pleg", () => agent()?.healthy() ?? false, "the pod lifecycle event generator has not relisted the runtime yet")],
+  };
+}
+
+/** An upgrade handler of the agent once it runs; before, a 503. */
+function whenStarted(agent: () => NodeAgent | undefined, pick: (a: NodeAgent) => UpgradeHandler): UpgradeHandler {
+  return (req, socket, head, url) => {
+    const a = agent();
+    if (a !== undefined) return pick(a)(req, socket, head, url);
+    rawReply(socket, 503, "the node agent is starting\n");
   };
 }

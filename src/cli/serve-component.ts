@@ -7,7 +7,7 @@
 import { loadKubeconfig, type ClientConfig } from "../client/kubeconfig.js";
 import {
   componentRegistry, readTlsFiles, startComponentServer,
-  type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer,
+  type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
 } from "../component/index.js";
 import { readFileSync } from "node:fs";
 import type { RunContext } from "./command.js";
@@ -22,6 +22,7 @@ export interface ServeComponentOptions {
   readonly liveChecks?: readonly HealthCheck[];
   readonly readyChecks?: readonly HealthCheck[];
   readonly extra?: Readonly<Record<string, ExtraHandler>>;
+  readonly upgrades?: Readonly<Record<string, UpgradeHandler>>;
 }
 
 export async function serveComponent(options: ServeComponentOptions): Promise<RunningComponentServer & { apiServer: ClientConfig | undefined }> {
@@ -53,6 +54,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
     ...(options.liveChecks ? { liveChecks: options.liveChecks } : {}),
     ...(options.readyChecks ? { readyChecks: options.readyChecks } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
+    ...(options.upgrades ? { upgrades: options.upgrades } : {}),
   });
   return Object.assign(server, { apiServer });
 }

@@ -6,7 +6,9 @@
 
 import { readFileSync } from "node:fs";
 import { createSecureServer, type Http2SecureServer } from "node:http2";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { selfSignedServingCert } from "../apiserver/pki.js";
 import type { ClientConfig } from "../client/kubeconfig.js";
 import { componentRegistry } from "./component-metrics.js";
@@ -40,10 +42,15 @@ export interface ComponentServerOptions {
   readonly apiServer?: ClientConfig;
   /** More read-only paths behind the same auth. */
   readonly extra?: Readonly<Record<string, ExtraHandler>>;
+  /** Path prefixes (ending in "/") that take HTTP/1.1 Upgrade requests, behind the same auth (the node agent's /exec/). */
+  readonly upgrades?: Readonly<Record<string, UpgradeHandler>>;
   readonly log?: (line: string) => void;
   /** Closes the server when aborted. */
   readonly signal?: AbortSignal;
 }
+
+/** Takes over the connection of an authorized Upgrade request (the handshake is the handler's to answer). */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void | Promise<void>;
 
 export interface RunningComponentServer {
   readonly url: string;
@@ -107,6 +114,22 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
     },
   );
   server.on("sessionError", () => {});
+  // Upgrades (HTTP/1.1 only: kubectl's WebSocket streams); any other upgrade request is refused as a plain 404.
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => {});
+    const url = new URL(req.url ?? "/", "https://localhost");
+    const prefix = Object.keys(options.upgrades ?? {}).find((p) => url.pathname.startsWith(p));
+    const upgrade = async () => {
+      if (prefix === undefined) return rawReply(socket, 404, "404 page not found\n");
+      const decision = await auth.decide(req, url.pathname);
+      if (!decision.allowed) return rawReply(socket, decision.status, `${decision.reason}\n`);
+      await options.upgrades![prefix]!(req, socket, head, url);
+    };
+    upgrade().catch((err: unknown) => {
+      log(`${options.name}: internal error on upgrade ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
+      rawReply(socket, 500, "internal server error\n");
+    });
+  });
   // Scrapers keep connections alive; close() ends them.
   const sockets = new Set<{ destroy(): void }>();
   server.on("secureConnection", (socket: { destroy(): void; once(e: "close", f: () => void): void }) => {
@@ -136,4 +159,13 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
 function plain(res: Response, status: number, body: string): void {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) });
   res.end(body);
+}
+
+const REASONS: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error", 503: "Service Unavailable" };
+
+/** An HTTP/1.1 answer (plain text unless said) written straight to an Upgrade request's socket, which then closes. */
+export function rawReply(socket: Duplex, status: number, body: string, contentType = "text/plain; charset=utf-8"): void {
+  if (socket.destroyed) return;
+  const bytes = Buffer.byteLength(body);
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -42,7 +42,7 @@ export { EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, versionInfo, type Ver
 export { HealthChecks, conditionCheck, logCheck, pingCheck, type HealthCheck, type HealthEndpoint } from "./health.js";
 export { ComponentEndpoints, componentEndpoints, isPublicPath, negotiateMetrics, type ExtraHandler } from "./endpoints.js";
 export { componentRegistry, registerComponentMetrics, type ComponentRegistryOptions } from "./component-metrics.js";
-export { readTlsFiles, startComponentServer, type ComponentServerOptions, type RunningComponentServer } from "./component-server.js";
+export { rawReply, readTlsFiles, startComponentServer, type ComponentServerOptions, type RunningComponentServer, type UpgradeHandler } from "./component-server.js";
 export { ScraperAuth, type AccessDecision } from "./scraper-auth.js";
 export { flagz, statusz, negotiateZPage, REDACTED, ZPAGE_API_VERSION } from "./zpages.js";
 export { packageRoot } from "./package-root.js";

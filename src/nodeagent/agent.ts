@@ -5,6 +5,8 @@
 // keeps its status and lease fresh, follows its pods and mirrors static pods.
 
 import { chmodSync, mkdirSync } from "node:fs";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
 import { namingFor, type Naming } from "../api/naming.js";
@@ -23,6 +25,8 @@ import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
 import { ContainerLogs } from "./logs/container-logs.js";
+import { ContainerExec } from "./exec/container-exec.js";
+import { ContainerAttach } from "./exec/container-attach.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
@@ -93,6 +97,10 @@ export interface NodeAgent {
   healthy(): boolean;
   /** Answers GET /containerLogs/{namespace}/{pod}/{container} (the component server checks access first). */
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
+  /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
+  serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
+  /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
+  serveAttach(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; pods' containers are stopped only with stopContainersOnExit. */
   stop(): Promise<void>;
 }
@@ -432,14 +440,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     });
     const healthy = () => pleg.healthy().ok;
     // Pods with a status, and those just admitted whose first status is not computed yet (their containers are "not available").
-    const logs = new ContainerLogs({
-      runtime,
-      pods: () => {
-        const known = statuses.all();
-        const seen = new Set(known.map((e) => e.pod.metadata.uid));
-        return [...known, ...workers.pods().filter((p) => !seen.has(p.metadata.uid)).map((pod) => ({ pod, status: {} }))];
-      },
-    });
+    const known = () => {
+      const withStatus = statuses.all();
+      const seen = new Set(withStatus.map((e) => e.pod.metadata.uid));
+      return [...withStatus, ...workers.pods().filter((p) => !seen.has(p.metadata.uid)).map((pod) => ({ pod, status: {} }))];
+    };
+    const logs = new ContainerLogs({ pods: known, runtime });
+    const exec = new ContainerExec({ pods: known, runtime });
+    const attach = new ContainerAttach({ pods: known, runtime });
+    cleanups.push(() => exec.close(), () => attach.close());
     startWatchdog({ healthy, signal, log });
 
     let stopped: Promise<void> | undefined;
@@ -462,6 +471,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       pods: () => statuses.all(),
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
+      serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
+      serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop,
     };
   } catch (err) {

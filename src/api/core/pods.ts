@@ -66,7 +66,7 @@ export function podsResource(naming: Naming): ResourceDefinition {
     shortNames: ["po"],
     categories: ["all"],
     schema: `${CORE_V1}.Pod`,
-    subresources: { status: true, binding: (pod, target) => bindPod(pod, target), log: true },
+    subresources: { status: true, binding: (pod, target) => bindPod(pod, target), log: true, exec: true },
 
     defaults(pod) {
       defaultPodSpec(pod.spec);

@@ -428,7 +428,7 @@ export class EmbeddedRuntimeService {
         imageId: c.imageId,
         user: { linux: { uid: c.process.uid ?? 0, gid: c.process.gid ?? 0, supplementalGroups: [] } },
       },
-      info: req.verbose ? { info: JSON.stringify({ pid: c.pid, rootfs: c.imageId === "" ? "host" : "image", isolation: this.isolation, notes: c.notes, process: { argv: c.process.argv, cwd: c.process.cwd } }) } : {},
+      info: req.verbose ? { info: JSON.stringify({ pid: c.pid, rootfs: c.imageId === "" ? "host" : "image", isolation: this.isolation, notes: c.notes, process: { argv: c.process.argv, cwd: c.process.cwd }, runtimeSpec: execSpec(c) }) } : {},
     };
   }
 
@@ -811,4 +811,13 @@ function toCriImage(i: StoredImage): cri.DeepPartial<cri.Image> {
 function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
   return true;
+}
+
+/**
+ * The exec-relevant part of an OCI runtime spec, in the verbose ContainerStatus
+ * info where containerd puts its full one: the node agent's exec enters the
+ * container at `pid` with this environment, directory and user.
+ */
+function execSpec(c: ContainerRecord): { process: { env: string[]; cwd: string; user: { uid: number; gid: number } } } {
+  return { process: { env: c.process.env, cwd: c.process.cwd, user: { uid: c.process.uid ?? 0, gid: c.process.gid ?? 0 } } };
 }

@@ -1,0 +1,92 @@
+// exec on a real containerd (Debian 1.6, runc): the node agent's /exec, on the
+// component port with the agent endpoints `orch nodeagent` serves, enters a
+// containerd container's namespaces from the PID and OCI process containerd's
+// verbose ContainerStatus reports; output, stdin, exit code and the image's
+// own root (busybox's /bin/busybox, not the host's). Skips with a reason where
+// containerd cannot run (fails under CI=true).
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureCredentials } from "../src/apiserver/pki.js";
+import { agentEndpoints } from "../src/cli/agent-endpoints.js";
+import { defaultFeatureGates, startComponentServer, type RunningComponentServer } from "../src/component/index.js";
+import { defaultConfig } from "../src/nodeagent/config/index.js";
+import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
+import { eventually } from "../src/nodeagent/testing/eventually.js";
+import { buildBusyboxImage } from "./support/busybox-image.js";
+import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
+import { agentExec } from "./support/exec-client.js";
+
+const skip = containerdSkipReason();
+const NODE = "node-exec-ctrd";
+let containerd: Containerd;
+let agent: NodeAgent | undefined;
+let server: RunningComponentServer;
+let client: { cert: string; key: string };
+let root: string;
+
+before(async () => {
+  if (skip) return;
+  root = mkdtempSync(join(tmpdir(), "exec-ctrd-"));
+  const credentials = await ensureCredentials(join(root, "pki"));
+  client = credentials.nodeAgentClient;
+  containerd = await startContainerd({ cni: false });
+  await buildBusyboxImage({ file: join(root, "busybox.tar") });
+  await containerd.importImage(join(root, "busybox.tar"));
+  mkdirSync(join(root, "manifests"));
+  server = await startComponentServer({
+    name: "orch-nodeagent", featureGates: defaultFeatureGates(), bindAddress: "127.0.0.1", port: 0, clientCa: credentials.caCertPem, log: () => {},
+    ...agentEndpoints(() => agent),
+  });
+  agent = await startNodeAgent({
+    nodeName: NODE,
+    config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), fileCheckFrequency: 1_000 },
+    rootDir: join(root, "agent"),
+    podLogsDir: join(root, "logs"),
+    runtimeEndpoint: containerd.endpoint,
+    tuning: { plegPeriodMs: 250, housekeepingMs: 1_000 },
+    log: () => {},
+  });
+});
+
+after(async () => {
+  if (skip) return;
+  await agent?.stop();
+  await server?.close();
+  await containerd?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test("containerd: /exec runs the command in the container (its root, its environment), with stdin and the exit code", { skip }, async () => {
+  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"], env: [{ name: "GREETING", value: "from-the-pod" }] }] };
+  writeFileSync(join(root, "manifests", "box.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "box" }, spec }));
+  await eventually(() => (agent!.pods().find((p) => p.pod.metadata.name === `box-${NODE}`)?.status.containerStatuses?.[0]?.state?.running ? true : undefined), 30_000, "box running");
+  const url = (cmd: string[], params: string) => `${server.url.replace("https:", "wss:")}/exec/default/box-${NODE}/main?${cmd.map((c) => `command=${encodeURIComponent(c)}`).join("&")}&${params}`;
+
+  const env = await agentExec(url(["sh", "-c", "echo $GREETING; ls /; echo oops >&2"], "output=1&error=1"), client);
+  assert.match(env.stdout, /^from-the-pod\n/);
+  assert.doesNotMatch(env.stdout, /^work$/m, "the image's root, not the host's (which has /work)");
+  assert.equal(env.stderr, "oops\n");
+  assert.equal(env.status?.status, "Success");
+
+  const input = await agentExec(url(["cat"], "input=1&output=1"), { ...client, stdin: "piped\n" });
+  assert.equal(input.stdout, "piped\n");
+
+  const failed = await agentExec(url(["sh", "-c", "exit 7"], "output=1"), client);
+  assert.equal(failed.status?.reason, "NonZeroExitCode");
+  assert.deepEqual(failed.status?.details?.causes, [{ reason: "ExitCode", message: "7" }]);
+});
+
+test("containerd: /attach carries the running container's output from its CRI log and ends with it", { skip }, async () => {
+  // Thirty lines 100 ms apart, then the container exits (and is restarted as a new instance attach does not follow).
+  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "for i in $(seq 1 30); do echo tick $i; sleep 0.1; done; echo last"] }] };
+  writeFileSync(join(root, "manifests", "ticker.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "ticker" }, spec }));
+  await eventually(() => (agent!.pods().find((p) => p.pod.metadata.name === `ticker-${NODE}`)?.status.containerStatuses?.[0]?.state?.running ? true : undefined), 30_000, "ticker running");
+  const attached = await agentExec(`${server.url.replace("https:", "wss:")}/attach/default/ticker-${NODE}/main?output=1&error=1`, client);
+  assert.match(attached.stdout, /^tick \d+\ntick \d+\n/, "lines as the container writes them");
+  assert.match(attached.stdout, /last\n$/);
+  assert.equal(attached.status?.status, "Success");
+});
