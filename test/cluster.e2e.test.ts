@@ -8,7 +8,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { eventually } from "../src/controllers/testing.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
+const BIN = fileURLToPath(new URL("../../bin/orch.js", import.meta.url));
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-cluster-"));
 function file(name: string, content: string): string {
   const path = join(files, name);
@@ -177,6 +179,28 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
     );
     assert.equal(pod.spec.nodeName, undefined);
     await k.ok("delete", "pod", "nowhere", "--wait=false");
+  });
+
+  test("the server holds the scheduler's and controller manager's leases: an orch scheduler started beside it waits and binds nothing", async () => {
+    const holder = async (name: string) => (await jsonOf("lease", "-n", "orch-system", name)).spec.holderIdentity as string;
+    const identity = await eventually("the scheduler lease held", async () => holder("orch-scheduler"), 20_000);
+    assert.match(identity, /_orch-server-[0-9a-f]{12}$/);
+    assert.equal(await holder("orch-controller-manager"), identity, "one identity for the server's loops");
+    const extra = spawn(process.execPath, [BIN, "scheduler", "--kubeconfig", orch.kubeconfig, "--secure-port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    extra.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    try {
+      await eventually("the extra scheduler sees the server's lease", () => out.includes(`is held by ${identity}`), 20_000);
+      await k.ok("create", "-f", file("leased.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: leased}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: main, image: busybox, command: [sleep, "${TOKEN}3"]}]\n`));
+      await blocking(60, "wait", "--for=condition=PodScheduled", "pod/leased");
+      assert.doesNotMatch(out, /acquired lease/, "the waiting replica never led");
+      assert.equal(await holder("orch-scheduler"), identity);
+    } finally {
+      const exited = new Promise((r) => extra.once("exit", r));
+      extra.kill("SIGTERM");
+      await exited;
+    }
+    await k.ok("delete", "pod", "leased", "--wait=false");
   });
 
   test("a killed node agent: its node goes Ready Unknown after the grace period, is tainted unreachable, and its pods are evicted", async () => {

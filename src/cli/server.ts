@@ -7,7 +7,8 @@
 
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
@@ -56,6 +57,10 @@ const serverFlags = {
   }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
+  "leader-elect": flag.bool({
+    section: NODE, default: true,
+    description: "Take the controller manager's and the scheduler's leases before acting, so an orch controller-manager or orch scheduler started beside this server (or another server on the same etcd) never acts at once with it.",
+  }),
   "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
   ...proxyRuleFlags(),
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
@@ -218,10 +223,14 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await server.close();
     return 1;
   }
-  // One process, one of each: no leases to contend for.
+  // Leases as the separate components take them, so other replicas wait their turn. The identity is
+  // stable per host and data folder: a server restarted after a crash takes its leases back at once
+  // instead of waiting out their duration (its data folder is its own: lmdb locks it).
+  const leaderElect = flags.get("leader-elect");
+  const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
   const loops = [
     runControllerManager({
-      client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
+      client: clients.controllers, leaderElect, leaderElection, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
       ...(controllerMetrics ? { metrics: controllerMetrics } : {}),
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
@@ -230,7 +239,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   if (!flags.get("disable-scheduler")) {
     loops.push(
       startScheduler({
-        client: clients.scheduler, leaderElect: false, signal: context.signal, log,
+        client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log,
         ...(schedulerMetrics ? { metrics: schedulerMetrics } : {}),
         onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
       }).catch((err: unknown) => {
@@ -288,6 +297,12 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   }
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** The leader-election identity of this server: the host name and a digest of its data folder's real path. */
+function serverIdentity(dataDir: string): string {
+  const digest = createHash("sha256").update(realpathSync(dataDir)).digest("hex").slice(0, 12);
+  return `${hostname()}_orch-server-${digest}`;
 }
 
 /** Stops the node agent and says what became of the pods it ran. */
