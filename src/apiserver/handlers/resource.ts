@@ -93,6 +93,8 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const unsupported = (verb: string) => methodNotSupported({ group: def.group, resource: def.resource }, verb);
 
   if (path.name === undefined) {
+    // A namespaced kind's path across all namespaces serves list and watch only, as upstream registers it.
+    if (def.namespaced && path.namespace === undefined && method !== "GET") throw unsupported(method === "POST" ? "create" : method === "DELETE" ? "deletecollection" : method.toLowerCase());
     if (method === "GET") {
       if (flag(r.query, "watch")) {
         if (!allows(def, "watch")) throw unsupported("watch");
@@ -129,6 +131,8 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
       if (sub === "binding" || sub === "finalize") throw unsupported("patch");
       return patch(r, gv);
     case "DELETE":
+      // No subresource is deleted (deleting one must never delete its object).
+      if (sub !== undefined) throw methodNotSupported({ group: def.group, resource: `${def.resource}/${sub}` }, "delete");
       if (!allows(def, "delete")) throw unsupported("delete");
       return remove(r, gv);
     case "POST":
