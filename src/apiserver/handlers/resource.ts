@@ -208,10 +208,16 @@ function managedSubresource(r: ResourceRequest): string | undefined {
 function validateFields(r: ResourceRequest, opts: WriteOptions, gv: string, body: DecodedBody | { value: unknown; duplicates: readonly never[] }, type = r.store.def.schema, kind = r.store.def.kind) {
   const version = gv.slice(gv.indexOf("/") + 1);
   return checkBody(
-    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? "", optionsKind: opts.optionsKind },
+    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind },
     body.value,
     body.duplicates,
   );
+}
+
+/** The name a body gives itself (a POST's path has none), for messages. */
+function bodyName(value: unknown): string {
+  const name = (value as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+  return typeof name === "string" ? name : "";
 }
 
 /** Store options shared by every write of this request. */
