@@ -70,6 +70,11 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * and clients listing Protobuf then JSON get JSON.
    */
   readonly protobuf?: boolean;
+  /**
+   * Strategic merge patches (default true: built-in kinds, merge keys from
+   * their schemas); custom resources declare false and get a 415, as upstream.
+   */
+  readonly strategicMerge?: boolean;
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 

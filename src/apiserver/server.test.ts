@@ -274,6 +274,8 @@ describe("API server (sample API over lmdb)", () => {
       ["PUT", W, { body: widget("safe") }, 405],
       ["POST", "/apis/samples.orch.io/v1/namespaces/nowhere/widgets", { body: widget("lost") }, 404, /namespaces "nowhere" not found/],
       ["GET", `${W}?limit=abc`, undefined, 400],
+      // Never strategic merge for a custom resource (widgets stand for one).
+      ["PATCH", `${W}/safe`, { rawBody: '{"spec":{"size":9}}', headers: { "content-type": "application/strategic-merge-patch+json" } }, 415, /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml$/],
     ];
     for (const [method, path, opts, code, message] of cases) {
       const r = await t.request(method, path, opts);

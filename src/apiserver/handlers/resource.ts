@@ -311,7 +311,7 @@ function patcher(r: ResourceRequest, decoded: DecodedBody & { patchType: PatchTy
 }
 
 async function patch(r: ResourceRequest, gv: string): Promise<void> {
-  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
+  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding, r.store.def.strategicMerge !== false);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
   if (decoded.patchType === "apply") return serverSideApply(r, gv, opts, decoded);
   const { run, state } = patcher(r, decoded, opts, gv, r.store.def.schema, r.store.def.kind);
@@ -488,7 +488,7 @@ async function putScale(r: ResourceRequest): Promise<void> {
 }
 
 async function patchScale(r: ResourceRequest): Promise<void> {
-  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
+  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding, r.store.def.strategicMerge !== false);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
   if (decoded.patchType === "apply") return applyScale(r, opts, decoded);
   const { run, state } = patcher(r, decoded, opts, "autoscaling/v1", SCALE_SCHEMA, "Scale");
