@@ -203,9 +203,24 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
     await k.ok("delete", "pod", "leased", "--wait=false");
   });
 
+  test("--join refuses a server whose CA is not the one the join token pins, and a plain token without the CA", async () => {
+    const token = readFileSync(join(orch.dataDir, "join.token"), "utf8").trim();
+    const run = (tokenArg: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, [BIN, "server", "--join", orch.url, "--token", tokenArg, "--data-dir", join(files, "refused")], { timeout: 20_000 }, (_err, _out, stderr) =>
+          resolve({ code: child.exitCode, stderr }));
+      });
+    const forged = await run(token.replace(/^orch1\.[0-9a-f]{64}/, `orch1.${"0".repeat(64)}`));
+    assert.equal(forged.code, 1);
+    assert.match(forged.stderr, /presented no certificate with the join token's CA digest 0{16}…: not the cluster the token belongs to/);
+    const plain = await run(token.split(".").slice(2).join("."));
+    assert.equal(plain.code, 2);
+    assert.match(plain.stderr, /--join with a plain --token needs --certificate-authority/);
+  });
+
   test("a killed node agent: its node goes Ready Unknown after the grace period, is tainted unreachable, and its pods are evicted", async () => {
-    // Joined the way docs/server.md tells a second machine to: URL, the admin token and the cluster's CA.
-    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
+    // Joined the way the README tells a second machine to: the URL and the join token (which pins the CA) only.
+    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "join.token"), "utf8").trim()];
     other = await startJoinedAgent(join_, "other", { readyTimeoutMs: 60_000 });
     const pod = (name: string, digit: number, toleration: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: other\n  terminationGracePeriodSeconds: 1\n` +

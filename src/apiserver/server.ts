@@ -224,7 +224,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 
   const server: Http2SecureServer = createSecureServer(
-    { cert: credentials.serverCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
+    // The CA goes in the chain: a joining node pins it by digest (a join token) before trusting it.
+    { cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
     (req, res) => {
       const url = new URL(req.url ?? "/", "https://localhost");
       const parsed = parsePath(url.pathname);

@@ -22,6 +22,7 @@ import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
+import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
 
 /** The components `orch server` runs, in start order. */
@@ -37,9 +38,9 @@ const serverFlags = {
     section: NODE,
     description: "CRI socket of the container runtime (unix:///run/containerd/containerd.sock); empty runs the embedded runtime.",
   }),
-  join: flag.string({ section: NODE, description: "Join the cluster whose API server is at this URL: run only a node agent (needs --token and --certificate-authority)." }),
-  token: flag.string({ section: NODE, description: "Bearer token for --join.", sensitive: true }),
-  "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join (the server's DATA_DIR/ca.crt)." }),
+  join: flag.string({ section: NODE, description: "Join the cluster whose API server is at this URL: run only a node agent (needs --token)." }),
+  token: flag.string({ section: NODE, description: "For --join: the server's DATA_DIR/join.token (pins the cluster's CA), or a plain bearer token with --certificate-authority.", sensitive: true }),
+  "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join with a plain token (the server's DATA_DIR/ca.crt)." }),
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
   "nodeagent-port": flag.int({
     section: NODE, default: 10250, min: 0, max: 65535,
@@ -85,8 +86,9 @@ export const command = defineCommand({
     "an existing cluster.",
   flags: serverFlags,
   validate(flags) {
-    if (flags.get("join") && !(flags.get("token") && flags.get("certificate-authority"))) {
-      return "--join needs --token and --certificate-authority (the server's DATA_DIR/ca.crt): the agent must know whom it trusts";
+    if (flags.get("join") && !flags.get("token")) return "--join needs --token (the server's DATA_DIR/join.token)";
+    if (flags.get("join") && !flags.get("certificate-authority") && parseJoinToken(flags.get("token")) === undefined) {
+      return "--join with a plain --token needs --certificate-authority (the server's DATA_DIR/ca.crt), or give the join token (DATA_DIR/join.token), which pins the CA: the agent must know whom it trusts";
     }
     if (flags.get("join") && flags.get("kubeconfig")) return "--join and --kubeconfig both name a cluster: give one";
     return apiserver.validate?.(flags);
@@ -278,9 +280,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
 
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const config: ClientConfig = flags.get("kubeconfig")
-    ? loadKubeconfig(flags.get("kubeconfig"))
-    : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
+  const config: ClientConfig = flags.get("kubeconfig") ? loadKubeconfig(flags.get("kubeconfig")) : await joinConfig(flags);
   const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
   const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
   void startProxy(flags, proxyClient, context, log);
@@ -297,6 +297,14 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   }
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Where and how a --join agent reaches the cluster: the CA from its file, or fetched and checked against the join token's digest. */
+async function joinConfig(flags: ServerFlags): Promise<ClientConfig> {
+  const server = flags.get("join");
+  const pinned = parseJoinToken(flags.get("token"));
+  if (flags.get("certificate-authority")) return { server, token: pinned?.token ?? flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
+  return { server, token: pinned!.token, ca: await fetchPinnedCa(server, pinned!.caSha256) };
 }
 
 /** The leader-election identity of this server: the host name and a digest of its data folder's real path. */
