@@ -9,7 +9,8 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
+import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
@@ -107,6 +108,11 @@ function servePort(name: string, bindAddress: string, port: number, cluster: Cli
   return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: cluster, log, ...more });
 }
 
+/** A part's metrics registry, as its own process would make it. */
+function registryOf(context: RunContext): MetricsRegistry {
+  return componentRegistry({ featureGates: context.featureGates });
+}
+
 /** The service proxy of this machine (root only: it programs iptables); resolves once started, or at once when disabled. */
 function startProxy(flags: ServerFlags, client: RestClient, context: RunContext, log: (line: string) => void): Promise<void> {
   if (flags.get("disable-proxy")) return Promise.resolve();
@@ -161,10 +167,10 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
  * and its HTTPS port (/containerLogs and the component endpoints) served first so its Node advertises the real port.
  * `cluster` is how the port checks callers: the cluster's CA for client certificates, its API server for tokens.
  */
-async function startAgent(flags: ServerFlags, client: RestClient, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
+async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
-  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, agentEndpoints(() => agent)).catch((err: Error) => {
+  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, { ...agentEndpoints(() => agent), metrics }).catch((err: Error) => {
     throw new Error(`${err.message} (--nodeagent-port picks another port, 0 any free one)`, { cause: err });
   });
   try {
@@ -197,23 +203,23 @@ async function startAgent(flags: ServerFlags, client: RestClient, cluster: Clien
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
-  const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
-  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent"), proxy: client("proxy") };
+  // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
+  const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
+  const client = (agent: string, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}`, ...(registry ? { metrics: registry } : {}) });
+  const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: client("nodeagent", metrics.agent), proxy: client("proxy") };
   // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
   const cluster = loadKubeconfig(server.kubeconfigPath);
   const ports: RunningComponentServer[] = [];
   let schedulerSynced = false;
-  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions> = {}) => {
-    if (port < 0) return undefined;
-    const p = await servePort(name, flags.get("bind-address"), port, cluster, context, log, more);
-    ports.push(p);
-    return p.metrics;
+  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions>) => {
+    if (port < 0) return;
+    ports.push(await servePort(name, flags.get("bind-address"), port, cluster, context, log, more));
   };
-  let controllerMetrics, schedulerMetrics;
   try {
-    controllerMetrics = await portOf("orch-controller-manager", flags.get("controller-manager-port"));
+    await portOf("orch-controller-manager", flags.get("controller-manager-port"), { metrics: metrics.controllers });
     if (!flags.get("disable-scheduler")) {
-      schedulerMetrics = await portOf("orch-scheduler", flags.get("scheduler-port"), {
+      await portOf("orch-scheduler", flags.get("scheduler-port"), {
+        metrics: metrics.scheduler,
         readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
       });
     }
@@ -233,7 +239,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const loops = [
     runControllerManager({
       client: clients.controllers, leaderElect, leaderElection, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
-      ...(controllerMetrics ? { metrics: controllerMetrics } : {}),
+      metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     }),
@@ -242,7 +248,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     loops.push(
       startScheduler({
         client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log,
-        ...(schedulerMetrics ? { metrics: schedulerMetrics } : {}),
+        metrics: metrics.scheduler,
         onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
       }).catch((err: unknown) => {
         log(`scheduler failed: ${(err as Error).message}`);
@@ -256,7 +262,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     let node = "no node agent";
     const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, cluster, context, log, dns));
+      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, metrics.agent, cluster, context, log, dns));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -281,11 +287,12 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const config: ClientConfig = flags.get("kubeconfig") ? loadKubeconfig(flags.get("kubeconfig")) : await joinConfig(flags);
-  const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
+  const agentMetrics = registryOf(context);
+  const client = new RestClient(config, { userAgent: "orch-server/nodeagent", metrics: agentMetrics });
   const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
   void startProxy(flags, proxyClient, context, log);
   try {
-    const { agent, port } = await startAgent(flags, client, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
+    const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);

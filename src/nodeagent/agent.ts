@@ -213,7 +213,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     // Joined mode: a client from the options or the kubeconfig.
     let client = options.client;
     if (!client && options.kubeconfig) {
-      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}` });
+      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}`, ...(options.metrics ? { metrics: options.metrics } : {}) });
       cleanups.push(() => own.close());
       client = own;
     }
@@ -374,7 +374,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         log,
       });
       void lease.run(signal);
-      const informer = new Informer<Pod>({ client, resource: PODS, fieldSelector: `spec.nodeName=${nodeName}`, log });
+      const informer = new Informer<Pod>({ client, resource: PODS, fieldSelector: `spec.nodeName=${nodeName}`, log, ...(options.metrics ? { metrics: options.metrics } : {}) });
       informer.addEventHandler({
         onAdd: (p) => syncLoop.apiPodChanged(p),
         onUpdate: (_o, p) => syncLoop.apiPodChanged(p),
