@@ -29,6 +29,7 @@ import {
   decodeContinue,
   encodeContinue,
   generateName,
+  generateNameConflict,
   internalError,
   field,
   invalid,
@@ -57,6 +58,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 /** How long a NotOlderThan/Exact read waits for a future version before 504 (seed 000, "Watch behavior" 6). */
 const FUTURE_VERSION_WAIT_MS = 3000;
+/** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
 
 export interface RequestOptions {
@@ -113,6 +115,8 @@ export interface StoreDependencies {
   sharding: boolean;
   /** AllowUnsafeMalformedObjectDeletion: lists name every corrupt key, and the unsafe delete option is honoured. */
   unsafeDeletion?: boolean;
+  /** A name from a generateName prefix; random by default (a seeded one makes clashes reproducible). */
+  generateName?: (prefix: string) => string;
 }
 
 export class RegistryStore {
@@ -297,9 +301,10 @@ export class RegistryStore {
 
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
     const generated = !input.metadata?.name && !!input.metadata?.generateName;
+    const nameFrom = this.#deps.generateName ?? generateName;
     for (let attempt = 1; ; attempt++) {
       // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
-      const obj = await this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
+      const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
       const bytes = this.#encode(obj, name);
@@ -310,8 +315,10 @@ export class RegistryStore {
         }
         return this.#cached(await this.#storage((s) => s.create(key, bytes), name));
       } catch (err) {
-        if (generated && isApiError(err, "AlreadyExists") && attempt < GENERATE_NAME_ATTEMPTS) continue;
-        throw err;
+        if (!generated || !isApiError(err, "AlreadyExists")) throw err;
+        if (attempt < GENERATE_NAME_ATTEMPTS) continue;
+        // Every attempt clashed: upstream's CheckGeneratedNameError, retry after a second.
+        throw generateNameConflict(this.groupResource, name, 1);
       }
     }
   }
