@@ -9,7 +9,7 @@ import { defineResource, type ResourceDefinition } from "../resource.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";
-import { validatePodSpec, validatePodSpecUpdate } from "./pod-validation.js";
+import { validateEphemeralContainersUpdate, validatePodSpec, validatePodSpecUpdate } from "./pod-validation.js";
 import { parseQuantity } from "./quantity.js";
 import type { Pod, PodSpec } from "./types.js";
 
@@ -55,6 +55,11 @@ export function bindPod(pod: Pod, target: { kind?: string; name?: string }, now:
   return [];
 }
 
+/** pods/ephemeralcontainers: the whole spec stays valid and existing debug containers stay as they are. */
+function validateEphemeralContainers(pod: Pod, old: Pod): FieldError[] {
+  return [...validatePodSpec(pod.spec, "spec"), ...validateEphemeralContainersUpdate(pod.spec, old.spec)];
+}
+
 export function podsResource(naming: Naming): ResourceDefinition {
   return defineResource<Pod>({
     group: "",
@@ -66,7 +71,13 @@ export function podsResource(naming: Naming): ResourceDefinition {
     shortNames: ["po"],
     categories: ["all"],
     schema: `${CORE_V1}.Pod`,
-    subresources: { status: true, binding: (pod, target) => bindPod(pod, target), log: true, exec: true },
+    subresources: {
+      status: true,
+      binding: (pod, target) => bindPod(pod, target),
+      log: true,
+      exec: true,
+      ephemeralContainers: validateEphemeralContainers,
+    },
 
     defaults(pod) {
       defaultPodSpec(pod.spec);

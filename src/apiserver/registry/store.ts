@@ -453,6 +453,13 @@ export class RegistryStore {
       const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
       if (finalizers === undefined) delete spec["finalizers"];
       else spec["finalizers"] = finalizers;
+    } else if (subresource === "ephemeralcontainers") {
+      // Only .spec.ephemeralContainers moves (upstream's dropNonEphemeralContainerUpdates).
+      next = structuredClone(current);
+      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
+      const containers = (input as { spec?: { ephemeralContainers?: unknown } }).spec?.ephemeralContainers;
+      if (containers === undefined) delete spec["ephemeralContainers"];
+      else spec["ephemeralContainers"] = containers;
     } else if (subresource === "binding") {
       next = input;
     } else {
@@ -489,7 +496,9 @@ export class RegistryStore {
         ? []
         : subresource === "status" && this.def.validateStatusUpdate !== undefined
           ? this.def.validateStatusUpdate(managed, current, ctx)
-          : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
+          : subresource === "ephemeralcontainers"
+            ? (this.def.subresources?.ephemeralContainers?.(managed, current) ?? [])
+            : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
     this.#validate(managed, [...validateObjectMetaUpdate(this.def, managed, current), ...kindErrors]);
     await this.#admissionValidate("UPDATE", managed, current, subresource, options);
     return managed;
@@ -721,7 +730,8 @@ export class RegistryStore {
 
 /** Subresources whose updates change one part of the object only. */
 /** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
-export type Subresource = "status" | "finalize" | "binding";
+/** ephemeralcontainers: only .spec.ephemeralContainers moves (pods). */
+export type Subresource = "status" | "finalize" | "binding" | "ephemeralcontainers";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
