@@ -247,6 +247,30 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
       }
     });
 
+    it("TARGET PID mode (ephemeral containers' targetContainerName): the container sees its target's processes; an unknown target fails", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const target = await startContainer(rt, sb, "target", "sleep 31");
+        const ns = (targetId: string) => ({ linux: { securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "TARGET", ipc: "POD", targetId } } } }) as const;
+        const id = await startContainer(rt, sb, "debug", "sleep 32", ns(target));
+        if (rt.pidNamespace) {
+          // PID 1 of the shared namespace is the target's command; the debug container's own runs beside it.
+          const init = await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 });
+          assert.equal(init.stdout.toString().split("\0").filter(Boolean).join(" "), "sleep 31");
+          const own = await rt.client.execSync({ containerId: id, cmd: ["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"], timeout: 10 });
+          assert.match(own.stdout.toString(), /sleep 32/);
+        }
+        await rt.client.stopContainer({ containerId: id, timeout: 0 });
+        assert.ok((await exited(rt, id)).state === "CONTAINER_EXITED");
+        await assert.rejects(
+          rt.client.createContainer({ podSandboxId: sb.id, sandboxConfig: sb.config, config: { metadata: { name: "orphan" }, image: { image: rt.busybox }, command: ["true"], ...ns("no-such-container") } }),
+          (err: unknown) => isCriError(err),
+        );
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
     it("ListContainers filters by id, sandbox, state and labels", async (rt) => {
       const a = await runSandbox(rt);
       const b = await runSandbox(rt);
