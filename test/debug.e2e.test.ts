@@ -8,7 +8,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
@@ -73,6 +73,17 @@ describe("kubectl debug against orch server", { skip: kubectlSkipReason() ?? fal
     // Some syncs later (an update wakes the pod's worker): still the one exit, no restart.
     await k.ok("annotate", "pod", "target", "poke=1");
     await eventually("status still terminated", async () => (await statusOf("target", "once"))?.restartCount === 0 && (await statusOf("target", "once"))?.state.terminated !== undefined, 10_000);
+  });
+
+  test("seccomp applies to an ephemeral container: a Localhost profile from --custom denies mkdir", async () => {
+    mkdirSync(join(orch.dataDir, "nodeagent", "seccomp"), { recursive: true });
+    writeFileSync(join(orch.dataDir, "nodeagent", "seccomp", "deny-mkdir.json"), JSON.stringify({ defaultAction: "SCMP_ACT_ALLOW", syscalls: [{ names: ["mkdir", "mkdirat"], action: "SCMP_ACT_ERRNO", errnoRet: 1 }] }));
+    const custom = join(files, "custom.json");
+    writeFileSync(custom, JSON.stringify({ securityContext: { seccompProfile: { type: "Localhost", localhostProfile: "deny-mkdir.json" } } }));
+    const r = await k.run(["debug", "target", "--image=busybox", "-c", "sec", `--custom=${custom}`, "--", "sh", "-c", `mkdir ${files}/made 2>/dev/null && echo made || echo denied`]);
+    assert.equal(r.code, 0, r.stderr);
+    await eventually("sec terminated", async () => (await statusOf("target", "sec"))?.state.terminated !== undefined, 30_000);
+    assert.equal((await k.run(["logs", "target", "-c", "sec"])).stdout, "denied\n");
   });
 
   test("a second kubectl debug under a taken name leaves the running debug container as it was", async () => {
