@@ -441,25 +441,15 @@ export class RegistryStore {
     let next: ApiObject;
     if (subresource === "status") {
       // Only .status moves (upstream's status strategies reset everything else).
-      next = structuredClone(current);
-      if ("status" in input) next.status = input.status;
-      else delete next.status;
+      next = onlyMoving(current, input, "status");
       // An apply through /status brings its own managedFields.
       if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
     } else if (subresource === "finalize") {
       // Only .spec.finalizers moves (upstream's namespaces/finalize).
-      next = structuredClone(current);
-      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
-      const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
-      if (finalizers === undefined) delete spec["finalizers"];
-      else spec["finalizers"] = finalizers;
+      next = onlyMoving(current, input, "spec", "finalizers");
     } else if (subresource === "ephemeralcontainers") {
       // Only .spec.ephemeralContainers moves (upstream's dropNonEphemeralContainerUpdates).
-      next = structuredClone(current);
-      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
-      const containers = (input as { spec?: { ephemeralContainers?: unknown } }).spec?.ephemeralContainers;
-      if (containers === undefined) delete spec["ephemeralContainers"];
-      else spec["ephemeralContainers"] = containers;
+      next = onlyMoving(current, input, "spec", "ephemeralContainers");
     } else if (subresource === "binding") {
       next = input;
     } else {
@@ -726,6 +716,21 @@ export class RegistryStore {
         return internalError(err);
     }
   }
+}
+
+/** A copy of `current` with the field at `path` as `input` has it, or without it when `input` has none. */
+function onlyMoving(current: ApiObject, input: ApiObject, ...path: [string, ...string[]]): ApiObject {
+  const next = structuredClone(current) as Record<string, unknown>;
+  let to = next;
+  let from = input as Record<string, unknown> | undefined;
+  for (const key of path.slice(0, -1)) {
+    to = (to[key] ??= {}) as Record<string, unknown>;
+    from = from?.[key] as Record<string, unknown> | undefined;
+  }
+  const last = path[path.length - 1]!;
+  if (from?.[last] !== undefined) to[last] = from[last];
+  else delete to[last];
+  return next as ApiObject;
 }
 
 /** Subresources whose updates change one part of the object only. */
