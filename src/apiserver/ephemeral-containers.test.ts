@@ -126,10 +126,12 @@ describe("pods/ephemeralcontainers", () => {
     assert.deepEqual(causes(created), ["spec.ephemeralContainers: Forbidden: cannot be set on create"]);
   });
 
-  test("discovery lists pods/ephemeralcontainers (get, patch, update); other kinds have no such subresource", async () => {
+  test("discovery and OpenAPI list pods/ephemeralcontainers (get, patch, update); other kinds have no such subresource", async () => {
     const res = await t.request("GET", "/api/v1");
     const sub = res.json.resources.find((r: { name: string }) => r.name === "pods/ephemeralcontainers");
     assert.deepEqual(sub && { kind: sub.kind, verbs: sub.verbs }, { kind: "Pod", verbs: ["get", "patch", "update"] });
+    const openapi = await t.request("GET", "/openapi/v3/api/v1");
+    assert.deepEqual(Object.keys(openapi.json.paths["/api/v1/namespaces/{namespace}/pods/{name}/ephemeralcontainers"] ?? {}).sort(), ["get", "parameters", "patch", "put"]);
     const cm = await t.request("POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } } });
     assert.equal(cm.status, 201);
     assert.equal((await t.request("GET", "/api/v1/namespaces/default/configmaps/c/ephemeralcontainers")).status, 404);
