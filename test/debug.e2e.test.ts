@@ -86,6 +86,13 @@ describe("kubectl debug against orch server", { skip: kubectlSkipReason() ?? fal
     assert.equal((await k.run(["logs", "target", "-c", "sec"])).stdout, "denied\n");
   });
 
+  test("kubectl debug -i adds and starts the container; its attach with stdin is refused with orch's reason and kubectl falls back to the logs", async () => {
+    const r = await k.run(["debug", "target", "-i", "--image=busybox", "-c", "inter", "--", "sh", "-c", `echo interactive; sleep ${TOKEN}`], { input: "" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: couldn't attach to pod\/target, falling back to streaming logs: unable to upgrade connection: orch attaches to a container's output only \(its stdin is not reachable\), leave out -i/);
+    await eventually("inter running", async () => (await statusOf("target", "inter"))?.state.running !== undefined, 30_000);
+  });
+
   test("a second kubectl debug under a taken name leaves the running debug container as it was", async () => {
     await eventually("dbg running", async () => (await statusOf("target", "dbg"))?.state.running !== undefined, 30_000);
     await k.run(["debug", "target", "--image=alpine", "-c", "dbg", "--", "true"]);
