@@ -92,6 +92,7 @@ describe("pods/ephemeralcontainers", () => {
       readinessProbe: { exec: { command: ["true"] } },
       lifecycle: { preStop: { exec: { command: ["true"] } } },
       restartPolicy: "Always",
+      volumeMounts: [{ name: "data", mountPath: "/data", subPath: "a" }],
     });
     const got = causes(res).filter((c) => c.includes("Ephemeral"));
     assert.deepEqual(got.sort(), [
@@ -100,6 +101,7 @@ describe("pods/ephemeralcontainers", () => {
       "spec.ephemeralContainers[0].readinessProbe: Forbidden: cannot be set for an Ephemeral Container",
       "spec.ephemeralContainers[0].resources: Forbidden: cannot be set for an Ephemeral Container",
       "spec.ephemeralContainers[0].restartPolicy: Forbidden: cannot be set for an Ephemeral Container",
+      "spec.ephemeralContainers[0].volumeMounts[0].subPath: Forbidden: cannot be set for an Ephemeral Container",
     ]);
     assert.match(res.json.message, /^Pod "p\d+" is invalid: \[/);
     const after = await t.request("GET", `${PODS}/${name}`);
