@@ -95,6 +95,10 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         return status?.state === "CONTAINER_EXITED" ? status : undefined;
       }, timeoutMs);
 
+    /** The command line of PID 1 as the container `id` sees it. */
+    const initCommand = async (rt: RuntimeUnderTest, id: string): Promise<string> =>
+      (await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 })).stdout.toString().split("\0").filter(Boolean).join(" ");
+
     const cleanup = async (rt: RuntimeUnderTest, sandboxId: string): Promise<void> => {
       await rt.client.stopPodSandbox({ podSandboxId: sandboxId });
       await rt.client.removePodSandbox({ podSandboxId: sandboxId });
@@ -236,8 +240,8 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         assert.equal(r.exitCode, 4);
         // The command sees the container's PID namespace: its init is the container's command.
         if (rt.pidNamespace) {
-          const ps = await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 });
-          assert.equal(ps.stdout.toString().split("\0").filter(Boolean).join(" "), "sleep 30");
+          // `sh -c "sleep 30"` becomes sleep by an exec of its own, which a loaded machine may not have run yet.
+          await waitFor("PID 1 to be the container's sleep", async () => ((await initCommand(rt, id)) === "sleep 30" ? true : undefined));
         }
         await rt.client.stopContainer({ containerId: id, timeout: 0 });
         await exited(rt, id);
@@ -255,8 +259,7 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         const id = await startContainer(rt, sb, "debug", "sleep 32", ns(target));
         if (rt.pidNamespace) {
           // PID 1 of the shared namespace is the target's command; the debug container's own runs beside it.
-          const init = await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 });
-          assert.equal(init.stdout.toString().split("\0").filter(Boolean).join(" "), "sleep 31");
+          await waitFor("PID 1 to be the target's sleep", async () => ((await initCommand(rt, id)) === "sleep 31" ? true : undefined));
           const own = await rt.client.execSync({ containerId: id, cmd: ["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"], timeout: 10 });
           assert.match(own.stdout.toString(), /sleep 32/);
         }
