@@ -115,6 +115,16 @@ describe("pods/ephemeralcontainers", () => {
     assert.ok(dup.includes(`spec.ephemeralContainers[0].name: Duplicate value: "main"`), dup.join("\n"));
   });
 
+  test("a mirror pod (a static pod's face in the API) takes no ephemeral containers (422)", async () => {
+    const res = await t.request("POST", PODS, {
+      body: { apiVersion: "v1", kind: "Pod", metadata: { name: "static-node-a", annotations: { "orch.io/config.mirror": "abc" } }, spec: { containers: [{ name: "main", image: "nginx" }] } },
+    });
+    assert.equal(res.status, 201, res.text);
+    const refused = await addDebug("static-node-a", { name: "dbg", image: "busybox" });
+    assert.equal(refused.status, 422, refused.text);
+    assert.match(refused.json.message, /static pods do not support ephemeral containers/);
+  });
+
   test("the main resource refuses to add ephemeral containers on update, and on create", async () => {
     const name = await newPod();
     const current = (await t.request("GET", `${PODS}/${name}`)).json;

@@ -4,7 +4,7 @@
 // and the spec-is-immutable update rule. Rules live in pod-*.ts.
 
 import { field, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import { configAnnotations, type Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
@@ -55,8 +55,13 @@ export function bindPod(pod: Pod, target: { kind?: string; name?: string }, now:
   return [];
 }
 
-/** pods/ephemeralcontainers: the whole spec stays valid and existing debug containers stay as they are. */
-function validateEphemeralContainers(pod: Pod, old: Pod): FieldError[] {
+/**
+ * pods/ephemeralcontainers: the whole spec stays valid and existing debug
+ * containers stay as they are; mirror pods take none, since their node agent
+ * runs the static pod's manifest, not the API object (upstream #113935).
+ */
+function validateEphemeralContainers(naming: Naming, pod: Pod, old: Pod): FieldError[] {
+  if (old.metadata.annotations?.[configAnnotations(naming.keyDomain).mirror] !== undefined) return [field.forbidden("", "static pods do not support ephemeral containers")];
   return [...validatePodSpec(pod.spec, "spec"), ...validateEphemeralContainersUpdate(pod.spec, old.spec)];
 }
 
@@ -76,7 +81,7 @@ export function podsResource(naming: Naming): ResourceDefinition {
       binding: (pod, target) => bindPod(pod, target),
       log: true,
       exec: true,
-      ephemeralContainers: validateEphemeralContainers,
+      ephemeralContainers: (pod, old) => validateEphemeralContainers(naming, pod, old),
     },
 
     defaults(pod) {
