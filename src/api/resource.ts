@@ -90,6 +90,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly log?: boolean;
     /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
     readonly exec?: boolean;
+    /**
+     * pods/ephemeralcontainers: updates there change only .spec.ephemeralContainers
+     * and are checked by this rule in place of validateUpdate (which keeps the
+     * main resource from touching them).
+     */
+    readonly ephemeralContainers?: (obj: T, old: T) => FieldError[];
   };
 
   // ---- strategy, in the order the store calls it ----

@@ -4,6 +4,7 @@
 // workers, PLEG and probes; joined to a cluster it also registers the Node,
 // keeps its status and lease fresh, follows its pods and mirrors static pods.
 
+import { podContainers } from "../api/core/pod-containers.js";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -268,7 +269,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
         firstSeen.set(uid, performance.now());
       }
-      const spec = (name: string) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name) ?? {};
+      const spec = (name: string) => podContainers(pod.spec).find((c) => c.name === name) ?? {};
       const status = buildPodStatus({
         pod,
         runtime: syncer.lastRuntime(uid),

@@ -145,11 +145,18 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
 
 function supportsSubresource(def: ResourceDefinition, sub: string): boolean {
   const subs = def.subresources ?? {};
-  return (sub === "status" && !!subs.status) || (sub === "binding" && !!subs.binding) || (sub === "scale" && !!subs.scale) || (sub === "finalize" && !!subs.finalize);
+  return (
+    (sub === "status" && !!subs.status) ||
+    (sub === "binding" && !!subs.binding) ||
+    (sub === "scale" && !!subs.scale) ||
+    (sub === "finalize" && !!subs.finalize) ||
+    (sub === "ephemeralcontainers" && !!subs.ephemeralContainers)
+  );
 }
 
 function subresourceOf(path: ResourcePath): Subresource | undefined {
-  return path.subresource === "status" || path.subresource === "finalize" ? path.subresource : undefined;
+  const sub = path.subresource;
+  return sub === "status" || sub === "finalize" || sub === "ephemeralcontainers" ? sub : undefined;
 }
 
 async function list(r: ResourceRequest, gv: string): Promise<void> {
@@ -201,7 +208,8 @@ function optionsOf(r: ResourceRequest, kind: OptionsKind, patchType?: PatchType)
 
 /** The subresource a manager writes through, as managedFields record it. */
 function managedSubresource(r: ResourceRequest): string | undefined {
-  return r.path.subresource === "status" || r.path.subresource === "scale" ? r.path.subresource : undefined;
+  const sub = r.path.subresource;
+  return sub === "status" || sub === "scale" || sub === "ephemeralcontainers" ? sub : undefined;
 }
 
 /** Field validation of a body of the resource's kind (or of `type`, for Scale). */

@@ -448,18 +448,15 @@ export class RegistryStore {
     let next: ApiObject;
     if (subresource === "status") {
       // Only .status moves (upstream's status strategies reset everything else).
-      next = structuredClone(current);
-      if ("status" in input) next.status = input.status;
-      else delete next.status;
+      next = onlyMoving(current, input, "status");
       // An apply through /status brings its own managedFields.
       if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
     } else if (subresource === "finalize") {
       // Only .spec.finalizers moves (upstream's namespaces/finalize).
-      next = structuredClone(current);
-      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
-      const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
-      if (finalizers === undefined) delete spec["finalizers"];
-      else spec["finalizers"] = finalizers;
+      next = onlyMoving(current, input, "spec", "finalizers");
+    } else if (subresource === "ephemeralcontainers") {
+      // Only .spec.ephemeralContainers moves (upstream's dropNonEphemeralContainerUpdates).
+      next = onlyMoving(current, input, "spec", "ephemeralContainers");
     } else if (subresource === "binding") {
       next = input;
     } else {
@@ -496,7 +493,9 @@ export class RegistryStore {
         ? []
         : subresource === "status" && this.def.validateStatusUpdate !== undefined
           ? this.def.validateStatusUpdate(managed, current, ctx)
-          : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
+          : subresource === "ephemeralcontainers"
+            ? (this.def.subresources?.ephemeralContainers?.(managed, current) ?? [])
+            : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
     this.#validate(managed, [...validateObjectMetaUpdate(this.def, managed, current), ...kindErrors]);
     await this.#admissionValidate("UPDATE", managed, current, subresource, options);
     return managed;
@@ -726,9 +725,25 @@ export class RegistryStore {
   }
 }
 
+/** A copy of `current` with the field at `path` as `input` has it, or without it when `input` has none. */
+function onlyMoving(current: ApiObject, input: ApiObject, ...path: [string, ...string[]]): ApiObject {
+  const next = structuredClone(current) as Record<string, unknown>;
+  let to = next;
+  let from = input as Record<string, unknown> | undefined;
+  for (const key of path.slice(0, -1)) {
+    to = (to[key] ??= {}) as Record<string, unknown>;
+    from = from?.[key] as Record<string, unknown> | undefined;
+  }
+  const last = path[path.length - 1]!;
+  if (from?.[last] !== undefined) to[last] = from[last];
+  else delete to[last];
+  return next as ApiObject;
+}
+
 /** Subresources whose updates change one part of the object only. */
 /** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
-export type Subresource = "status" | "finalize" | "binding";
+/** ephemeralcontainers: only .spec.ephemeralContainers moves (pods). */
+export type Subresource = "status" | "finalize" | "binding" | "ephemeralcontainers";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
