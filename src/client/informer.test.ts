@@ -203,6 +203,17 @@ describe("Informer", () => {
     assert.ok(m.metadata.uid);
     stop.abort();
   });
+
+  test("the factory's defaults.resyncPeriodMs is every informer's resync period (upstream's defaultResync)", async () => {
+    const factory = new InformerFactory({ client, defaults: { resyncPeriodMs: 50 } });
+    const namespaces = factory.informerFor({ resource: NAMESPACES });
+    let resyncs = 0;
+    namespaces.addEventHandler({ onUpdate: (a, b) => void (a === b && resyncs++) });
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    await until("a resync", () => resyncs > 0);
+    stop.abort();
+  });
 });
 
 test("a server that keeps failing gets backoff, not a flood, and the informer stops on its signal", async () => {

@@ -183,8 +183,10 @@ export class Informer<T extends ApiObject = ApiObject> {
   run(signal: AbortSignal): Promise<void> {
     if (this.#running === undefined) {
       this.#signal = signal;
-      for (const handlers of this.#handlers.keys()) this.#startResync(handlers);
-      signal.addEventListener("abort", () => this.#stopResyncs(), { once: true });
+      if (!signal.aborted) {
+        for (const handlers of this.#handlers.keys()) this.#startResync(handlers);
+        signal.addEventListener("abort", () => this.#stopResyncs(), { once: true });
+      }
       this.#running = this.#loop(signal);
     }
     return this.#running;
