@@ -102,8 +102,8 @@ export class DeploymentController {
       return this.#deployments.get(key)?.metadata.uid === ref.uid ? key : undefined;
     };
     const orphan = (rs: ReplicaSet) => {
-      for (const d of this.#deployments.list()) {
-        if (d.metadata.namespace === rs.metadata.namespace && selectorOf(d).matches(rs.metadata.labels ?? {})) enqueue(d);
+      for (const d of this.#deployments.byIndex(NAMESPACE_INDEX, rs.metadata.namespace ?? "")) {
+        if (selectorOf(d).matches(rs.metadata.labels ?? {})) enqueue(d);
       }
     };
     const changed = (rs: ReplicaSet) => {
