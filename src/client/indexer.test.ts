@@ -64,6 +64,21 @@ test("an index with several values per object keeps the values that stayed", () 
   assert.deepEqual(idx.indexKeys("labels", "z"), ["ns/p"]);
 });
 
+test("a throwing index function is reported and files the object nowhere; the cache and other indexes stay right", () => {
+  const errors: string[] = [];
+  const idx = new Indexer<Obj>({ onIndexError: (index, key, err) => errors.push(`${index} ${key} ${(err as Error).message}`) });
+  idx.addIndexers({ node: (o) => [o.spec!.nodeName!.toUpperCase()] });
+  idx.set("ns/bound", pod("ns", "bound", "n1"));
+  idx.set("ns/unbound", pod("ns", "unbound"));
+  assert.deepEqual(errors.map((e) => e.split(" ").slice(0, 2).join(" ")), ["node ns/unbound"]);
+  assert.deepEqual(idx.indexKeys("node", "N1"), ["ns/bound"]);
+  assert.deepEqual(idx.indexKeys(NAMESPACE_INDEX, "ns"), ["ns/bound", "ns/unbound"]);
+  idx.set("ns/unbound", pod("ns", "unbound", "n2"));
+  assert.deepEqual(idx.indexKeys("node", "N2"), ["ns/unbound"], "an update that makes it indexable files it");
+  assert.equal(idx.delete("ns/unbound")?.metadata.name, "unbound");
+  assert.deepEqual(idx.indexValues("node"), ["N1"]);
+});
+
 test("an index added late is built from what is cached; the same function again is a no-op, another one a conflict", () => {
   const idx = new Indexer<Obj>();
   idx.set("ns/a", pod("ns", "a", "n1"));

@@ -19,11 +19,18 @@ interface Index<T> {
   byValue: Map<string, Set<string>>;
 }
 
+export interface IndexerOptions {
+  /** Told when an index function throws; the object is then in no bucket of that index (default: ignored). */
+  onIndexError?: (index: string, key: string, err: unknown) => void;
+}
+
 export class Indexer<T extends { metadata?: { namespace?: string } }> {
   readonly #items = new Map<string, T>();
   readonly #indexes = new Map<string, Index<T>>();
+  readonly #onIndexError: IndexerOptions["onIndexError"];
 
-  constructor() {
+  constructor(options: IndexerOptions = {}) {
+    this.#onIndexError = options.onIndexError;
     this.addIndexers({ [NAMESPACE_INDEX]: namespaceIndexFunc });
   }
 
@@ -60,8 +67,8 @@ export class Indexer<T extends { metadata?: { namespace?: string } }> {
     for (const [name, fn] of Object.entries(indexers)) {
       if (this.#indexes.has(name)) continue;
       const index: Index<T> = { fn, byValue: new Map() };
-      for (const [key, obj] of this.#items) file(index, key, fn(obj));
       this.#indexes.set(name, index);
+      for (const [key, obj] of this.#items) file(index, key, this.#values(name, index, key, obj));
     }
   }
 
@@ -94,13 +101,13 @@ export class Indexer<T extends { metadata?: { namespace?: string } }> {
   set(key: string, obj: T): T | undefined {
     const old = this.#items.get(key);
     this.#items.set(key, obj);
-    for (const index of this.#indexes.values()) {
-      const now = index.fn(obj);
+    for (const [name, index] of this.#indexes) {
+      const now = this.#values(name, index, key, obj);
       if (old === undefined) {
         file(index, key, now);
         continue;
       }
-      const before = index.fn(old);
+      const before = this.#values(name, index, key, old);
       // The common case (the value did not move) touches nothing, so order within a value stays that of arrival.
       if (before.length === now.length && before.every((v, i) => v === now[i])) continue;
       unfile(index, key, before.filter((v) => !now.includes(v)));
@@ -114,8 +121,21 @@ export class Indexer<T extends { metadata?: { namespace?: string } }> {
     const old = this.#items.get(key);
     if (old === undefined) return undefined;
     this.#items.delete(key);
-    for (const index of this.#indexes.values()) unfile(index, key, index.fn(old));
+    for (const [name, index] of this.#indexes) unfile(index, key, this.#values(name, index, key, old));
     return old;
+  }
+
+  /**
+   * A throwing index function must not leave the cache and its indexes out of step, nor stop the
+   * informer's watch: the object goes in no bucket of that index, and the error is reported.
+   */
+  #values(name: string, index: Index<T>, key: string, obj: T): string[] {
+    try {
+      return index.fn(obj);
+    } catch (err) {
+      this.#onIndexError?.(name, key, err);
+      return [];
+    }
   }
 
   #index(name: string): Index<T> {

@@ -72,7 +72,7 @@ const HEALTHY_WATCH_MS = 10_000;
 export class Informer<T extends ApiObject = ApiObject> {
   readonly resource: ResourceRef;
   readonly #options: InformerOptions;
-  readonly #cache = new Indexer<T>();
+  readonly #cache = new Indexer<T>({ onIndexError: (index, key, err) => this.#log(`index ${index} failed for ${key}: ${describe(err)}`) });
   /** Handlers → their resync period and, while running, its timer. */
   readonly #handlers = new Map<EventHandlers<T>, { resyncMs: number; timer?: ReturnType<typeof setInterval> }>();
   #signal: AbortSignal | undefined;
