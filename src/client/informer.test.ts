@@ -137,7 +137,8 @@ describe("Informer", () => {
     });
     const quiet: string[] = [];
     informer.addEventHandler({ onUpdate: (_a, b) => quiet.push(b.metadata.name!) }, { resyncPeriodMs: 0 });
-    assert.throws(() => informer.addEventHandler({}, { resyncPeriodMs: -1 }), /resyncPeriodMs must be a number of ms ≥ 0/);
+    assert.throws(() => informer.addEventHandler({}, { resyncPeriodMs: -1 }), /resyncPeriodMs must be a number of ms from 0 to 2147483647, not -1/);
+    assert.throws(() => informer.addEventHandler({}, { resyncPeriodMs: 30 * 86_400_000 }), /resyncPeriodMs must be a number of ms from 0/, "longer than a Node timer can wait");
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     await until("two resyncs of both objects", () => (resynced.get("r1") ?? 0) >= 2 && (resynced.get("r2") ?? 0) >= 2);

@@ -66,6 +66,8 @@ export function splitKey(key: string): { namespace?: string; name: string } {
   return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A watch that lived this long (or nearly its whole timeout) was healthy: the next reconnect need not wait. */
 const HEALTHY_WATCH_MS = 10_000;
 
@@ -171,7 +173,8 @@ export class Informer<T extends ApiObject = ApiObject> {
    */
   addEventHandler(handlers: EventHandlers<T>, options: HandlerOptions = {}): () => void {
     const resyncMs = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
-    if (!Number.isFinite(resyncMs) || resyncMs < 0) throw new Error(`resyncPeriodMs must be a number of ms ≥ 0, not ${resyncMs}`);
+    // Node's timers take at most 2^31-1 ms (about 24.8 days); a longer delay would fire after 1 ms.
+    if (!Number.isFinite(resyncMs) || resyncMs < 0 || resyncMs > MAX_TIMER_MS) throw new Error(`resyncPeriodMs must be a number of ms from 0 to ${MAX_TIMER_MS}, not ${resyncMs}`);
     if (this.#handlers.has(handlers)) return () => this.#removeHandler(handlers);
     this.#handlers.set(handlers, { resyncMs });
     if (this.#signal !== undefined && !this.#signal.aborted) this.#startResync(handlers);
