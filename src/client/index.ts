@@ -29,7 +29,8 @@ export {
   type RawResponse,
 } from "./rest.js";
 export { DiscoveryCache, type DiscoveryCacheOptions } from "./discovery-cache.js";
-export { Informer, keyOf, splitKey, type EventHandlers, type InformerOptions } from "./informer.js";
+export { Informer, keyOf, splitKey, type EventHandlers, type HandlerOptions, type InformerOptions } from "./informer.js";
+export { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc, type Indexers, type IndexerOptions } from "./indexer.js";
 export { InformerFactory, type InformerFactoryOptions, type InformerRequest } from "./informer-factory.js";
 export { WorkQueue, runWorkers, type WorkQueueOptions, type ProcessResult, type RunWorkersOptions } from "./workqueue.js";
 export {

@@ -11,8 +11,8 @@ import type { ResourceRef, RestClient } from "./rest.js";
 export interface InformerFactoryOptions {
   client: RestClient;
   log?: (line: string) => void;
-  /** Defaults for every informer (page size, backoff...). */
-  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds" | "stallTimeoutMs">>;
+  /** Defaults for every informer (page size, backoff, resync period (upstream's defaultResync)...). */
+  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds" | "stallTimeoutMs" | "resyncPeriodMs">>;
   /** The component's registry, handed to every informer (informer_* metrics). */
   metrics?: MetricsRegistry;
 }

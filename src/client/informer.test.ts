@@ -1,5 +1,5 @@
 // Informers against a real API server: paged initial sync, handlers,
-// late handlers, a relist after the server's history is gone (410), backoff
+// late handlers, resync, indexes, a relist after the server's history is gone (410), backoff
 // when the server keeps failing, and stopping on the signal.
 
 import { after, before, describe, test } from "node:test";
@@ -123,6 +123,69 @@ describe("Informer", () => {
     assert.ok(lines.some((l) => /informer widgets.samples.orch.io: watch from \d+ expired \(too old resource version/.test(l)), lines.join("\n"));
   });
 
+  test("resync hands every cached object to onUpdate again (old === new) on each handler's own period, without listing", async () => {
+    await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "resync" } });
+    for (const n of ["r1", "r2"]) await client.create(WIDGETS, widget("resync", n));
+    const informer = new Informer<Widget>({ client, resource: WIDGETS, namespace: "resync", resyncPeriodMs: 100 });
+    const resynced = new Map<string, number>();
+    let notSame = 0;
+    informer.addEventHandler({
+      onUpdate: (a, b) => {
+        if (a !== b) notSame++;
+        resynced.set(b.metadata.name!, (resynced.get(b.metadata.name!) ?? 0) + 1);
+      },
+    });
+    const quiet: string[] = [];
+    informer.addEventHandler({ onUpdate: (_a, b) => quiet.push(b.metadata.name!) }, { resyncPeriodMs: 0 });
+    assert.throws(() => informer.addEventHandler({}, { resyncPeriodMs: -1 }), /resyncPeriodMs must be a number of ms from 0 to 2147483647, not -1/);
+    assert.throws(() => informer.addEventHandler({}, { resyncPeriodMs: 30 * 86_400_000 }), /resyncPeriodMs must be a number of ms from 0/, "longer than a Node timer can wait");
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until("two resyncs of both objects", () => (resynced.get("r1") ?? 0) >= 2 && (resynced.get("r2") ?? 0) >= 2);
+    assert.equal(notSame, 0, "a resync delivers the cached object as both old and new");
+    assert.deepEqual(quiet, [], "a handler that opted out gets no resync");
+    // A handler added later with its own, shorter period.
+    const late = new Set<string>();
+    informer.addEventHandler({ onUpdate: (_a, b) => late.add(b.metadata.name!) }, { resyncPeriodMs: 50 });
+    await until("the late handler's resync", () => late.size === 2);
+    assert.equal(informer.listCount, 1, "resync replays the cache; it does not list");
+    stop.abort();
+    await running;
+    const after = resynced.get("r1");
+    await new Promise((r) => setTimeout(r, 250)); // proving an absence needs a wait: 2.5 periods
+    assert.equal(resynced.get("r1"), after, "no resync once stopped");
+  });
+
+  test("indexes follow adds, updates that move an object between values, and deletes from the watch", async () => {
+    await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "idx" } });
+    await client.create(WIDGETS, widget("idx", "a", "red"));
+    await client.create(WIDGETS, widget("inf", "elsewhere", "red"));
+    const informer = new Informer<Widget>({ client, resource: WIDGETS });
+    const byColor = (w: Widget) => (w.spec?.color ? [w.spec.color] : []);
+    informer.addIndexers({ color: byColor });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.waitForSync();
+    assert.deepEqual(informer.indexKeys("namespace", "idx"), ["idx/a"]);
+    assert.ok(informer.indexKeys("color", "red").includes("inf/elsewhere"));
+
+    await client.create(WIDGETS, widget("idx", "b", "green"));
+    await client.patch(WIDGETS, { namespace: "idx", name: "a", patch: { spec: { color: "blue" } } });
+    await until("the move", () => informer.indexKeys("color", "blue").includes("idx/a"));
+    assert.ok(!informer.indexKeys("color", "red").includes("idx/a"), "moved out of its old value");
+    assert.deepEqual(informer.byIndex("color", "green").map((w) => w.metadata.name), ["b"]);
+    assert.equal(informer.byIndex("color", "blue")[0]?.spec?.color, "blue");
+    informer.addIndexers({ color: byColor }); // a second controller asking for the same index
+    assert.throws(() => informer.addIndexers({ color: (w) => [w.metadata.name!] }), /indexer conflict/);
+
+    await client.delete(WIDGETS, { namespace: "idx", name: "b" });
+    await until("the delete", () => informer.get("idx/b") === undefined);
+    assert.deepEqual(informer.byIndex("color", "green"), []);
+    assert.deepEqual(informer.indexKeys("namespace", "idx"), ["idx/a"]);
+    stop.abort();
+    await running;
+  });
+
   test("the factory shares one informer per resource and scope", async () => {
     const factory = new InformerFactory({ client });
     const a = factory.informerFor({ resource: WIDGETS });
@@ -139,6 +202,17 @@ describe("Informer", () => {
     const m = meta.list()[0]!;
     assert.equal(m.kind, "PartialObjectMetadata");
     assert.ok(m.metadata.uid);
+    stop.abort();
+  });
+
+  test("the factory's defaults.resyncPeriodMs is every informer's resync period (upstream's defaultResync)", async () => {
+    const factory = new InformerFactory({ client, defaults: { resyncPeriodMs: 50 } });
+    const namespaces = factory.informerFor({ resource: NAMESPACES });
+    let resyncs = 0;
+    namespaces.addEventHandler({ onUpdate: (a, b) => void (a === b && resyncs++) });
+    const stop = new AbortController();
+    factory.start(stop.signal);
+    await until("a resync", () => resyncs > 0);
     stop.abort();
   });
 });
@@ -203,8 +277,14 @@ test("a relist tells the handlers about objects deleted while the informer was n
   try {
     const informer = new Informer({ client, resource: WIDGETS });
     const events: string[] = [];
+    const byVersion = (o: ApiObject) => [o.metadata.resourceVersion!];
+    informer.addIndexers({ version: byVersion });
+    let indexedAtFirstList: string[] = [];
     informer.addEventHandler({
-      onAdd: (o) => events.push(`add ${o.metadata.name}`),
+      onAdd: (o) => {
+        events.push(`add ${o.metadata.name}`);
+        if (events.length === 2) indexedAtFirstList = informer.indexKeys("version", "4");
+      },
       onUpdate: (_, o) => events.push(`update ${o.metadata.name}@${o.metadata.resourceVersion}`),
       onDelete: (o) => events.push(`delete ${o.metadata.name}`),
     });
@@ -212,6 +292,12 @@ test("a relist tells the handlers about objects deleted while the informer was n
     const running = informer.run(stop.signal);
     await until("the relist", () => events.length >= 4);
     assert.deepEqual(events, ["add a", "add b", "update a@7", "delete b"]);
+    assert.deepEqual(indexedAtFirstList, ["ns/b"], "an object is indexed before its handlers run");
+    // The relist after 410 replaced the cache, and the indexes with it.
+    assert.deepEqual(informer.indexKeys("version", "3"), [], "a moved by the relist");
+    assert.deepEqual(informer.indexKeys("version", "7"), ["ns/a"]);
+    assert.deepEqual(informer.indexKeys("version", "4"), [], "b deleted by the relist");
+    assert.deepEqual(informer.indexKeys("namespace", "ns"), ["ns/a"]);
     assert.equal(informer.lastSyncResourceVersion, "9");
     assert.equal(lists, 2, "one relist, at once");
     stop.abort();

@@ -1,15 +1,17 @@
 // An informer keeps a local cache (namespace/name → object) in step with the server: a paged list, then a
 // watch with bookmarks from the list's version, resumed where it left off, a fresh list on 410 Gone
-// (seed 000, "Watch behavior", "Chunked lists"). Handlers get objects; controllers queue keys.
+// (seed 000, "Watch behavior", "Chunked lists"). Handlers get objects; controllers queue keys. The cache is
+// indexed (indexer.ts); a resync period replays the cache to handlers as updates, without asking the server.
 
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError, type ApiObject } from "../machinery/index.js";
+import { Indexer, type Indexers } from "./indexer.js";
 import { informerMetrics, type InformerMetrics } from "./metrics.js";
 import type { LabelSelectorInput, ResourceRef, RestClient, Watch } from "./rest.js";
 
 export interface EventHandlers<T extends ApiObject = ApiObject> {
   onAdd?(obj: T): void;
-  /** Called when the resourceVersion changed. */
+  /** Called when the resourceVersion changed, and on every resync with oldObj === newObj. */
   onUpdate?(oldObj: T, newObj: T): void;
   /** `obj` is the last state seen; after a relist it may be older than the deletion. */
   onDelete?(obj: T): void;
@@ -37,9 +39,20 @@ export interface InformerOptions {
    * last version seen (default 3 min: three of the server's one-minute bookmarks).
    */
   stallTimeoutMs?: number;
+  /**
+   * Every this many ms while running, each cached object is handed to every handler's onUpdate again
+   * with old === new (upstream's resync: it replays the cache, it does not list). Handlers may set their
+   * own period; 0 or absent: no resync.
+   */
+  resyncPeriodMs?: number;
   log?: (line: string) => void;
   /** The component's registry: informer_* metrics labelled with the resource. */
   metrics?: MetricsRegistry;
+}
+
+export interface HandlerOptions {
+  /** This handler's resync period, instead of the informer's resyncPeriodMs (0: none). */
+  resyncPeriodMs?: number;
 }
 
 /** "namespace/name", or "name" for cluster-scoped objects: the key controllers queue. */
@@ -53,14 +66,18 @@ export function splitKey(key: string): { namespace?: string; name: string } {
   return i < 0 ? { name: key } : { namespace: key.slice(0, i), name: key.slice(i + 1) };
 }
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A watch that lived this long (or nearly its whole timeout) was healthy: the next reconnect need not wait. */
 const HEALTHY_WATCH_MS = 10_000;
 
 export class Informer<T extends ApiObject = ApiObject> {
   readonly resource: ResourceRef;
   readonly #options: InformerOptions;
-  readonly #cache = new Map<string, T>();
-  readonly #handlers = new Set<EventHandlers<T>>();
+  readonly #cache = new Indexer<T>({ onIndexError: (index, key, err) => this.#log(`index ${index} failed for ${key}: ${describe(err)}`) });
+  /** Handlers → their resync period and, while running, its timer. */
+  readonly #handlers = new Map<EventHandlers<T>, { resyncMs: number; timer?: ReturnType<typeof setInterval> }>();
+  #signal: AbortSignal | undefined;
   #synced = false;
   #syncWaiters: (() => void)[] = [];
   #lastResourceVersion = "";
@@ -123,6 +140,25 @@ export class Informer<T extends ApiObject = ApiObject> {
     return this.#cache.get(key);
   }
 
+  /**
+   * Adds named indexes over the cache, kept in step with every event and relist. Adding the same
+   * function under the same name again is a no-op (shared informers serve several controllers); a
+   * different function under a taken name throws. "namespace" (NAMESPACE_INDEX) is built in.
+   */
+  addIndexers(indexers: Indexers<T>): void {
+    this.#cache.addIndexers(indexers);
+  }
+
+  /** The cached objects the named index files under `value`; throws for an unknown index. */
+  byIndex(name: string, value: string): T[] {
+    return this.#cache.byIndex(name, value);
+  }
+
+  /** The keys of the cached objects the named index files under `value`. */
+  indexKeys(name: string, value: string): string[] {
+    return this.#cache.indexKeys(name, value);
+  }
+
   list(): T[] {
     return [...this.#cache.values()];
   }
@@ -135,16 +171,56 @@ export class Informer<T extends ApiObject = ApiObject> {
    * Adds handlers; once synced, the new handlers get an add for every cached
    * object first, so a late handler sees the same world. Returns a remover.
    */
-  addEventHandler(handlers: EventHandlers<T>): () => void {
-    this.#handlers.add(handlers);
+  addEventHandler(handlers: EventHandlers<T>, options: HandlerOptions = {}): () => void {
+    const resyncMs = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
+    // Node's timers take at most 2^31-1 ms (about 24.8 days); a longer delay would fire after 1 ms.
+    if (!Number.isFinite(resyncMs) || resyncMs < 0 || resyncMs > MAX_TIMER_MS) throw new Error(`resyncPeriodMs must be a number of ms from 0 to ${MAX_TIMER_MS}, not ${resyncMs}`);
+    if (this.#handlers.has(handlers)) return () => this.#removeHandler(handlers);
+    this.#handlers.set(handlers, { resyncMs });
+    if (this.#signal !== undefined && !this.#signal.aborted) this.#startResync(handlers);
     if (this.#synced) for (const obj of this.#cache.values()) this.#call(() => handlers.onAdd?.(obj));
-    return () => this.#handlers.delete(handlers);
+    return () => this.#removeHandler(handlers);
   }
 
   /** Starts list-and-watch until the signal fires; the promise settles when it has stopped. Idempotent. */
   run(signal: AbortSignal): Promise<void> {
-    this.#running ??= this.#loop(signal);
+    if (this.#running === undefined) {
+      this.#signal = signal;
+      if (!signal.aborted) {
+        for (const handlers of this.#handlers.keys()) this.#startResync(handlers);
+        signal.addEventListener("abort", () => this.#stopResyncs(), { once: true });
+      }
+      this.#running = this.#loop(signal);
+    }
     return this.#running;
+  }
+
+  #removeHandler(handlers: EventHandlers<T>): void {
+    clearInterval(this.#handlers.get(handlers)?.timer);
+    this.#handlers.delete(handlers);
+  }
+
+  /**
+   * One timer per handler with a period: each handler is resynced on its own schedule (upstream lets
+   * handlers of one shared informer ask for different periods). Nothing is replayed before the first
+   * list, as upstream: there is no cache to replay yet.
+   */
+  #startResync(handlers: EventHandlers<T>): void {
+    const entry = this.#handlers.get(handlers);
+    if (entry === undefined || entry.resyncMs === 0 || entry.timer !== undefined) return;
+    entry.timer = setInterval(() => {
+      if (!this.#synced || handlers.onUpdate === undefined) return;
+      for (const obj of this.#cache.values()) this.#call(() => handlers.onUpdate!(obj, obj));
+    }, entry.resyncMs);
+    // The watch keeps a running informer's process alive; a resync timer alone must not.
+    entry.timer.unref();
+  }
+
+  #stopResyncs(): void {
+    for (const entry of this.#handlers.values()) {
+      clearInterval(entry.timer);
+      delete entry.timer;
+    }
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
@@ -241,7 +317,7 @@ export class Informer<T extends ApiObject = ApiObject> {
       seen.add(key);
       this.#store(key, obj);
     }
-    for (const [key, old] of this.#cache) {
+    for (const [key, old] of [...this.#cache.entries()]) {
       if (seen.has(key)) continue;
       this.#cache.delete(key);
       this.#emit((h) => h.onDelete?.(old));
@@ -290,8 +366,7 @@ export class Informer<T extends ApiObject = ApiObject> {
         }
         const key = keyOf(event.object);
         if (event.type === "DELETED") {
-          const old = this.#cache.get(key);
-          this.#cache.delete(key);
+          const old = this.#cache.delete(key);
           this.#emit((h) => h.onDelete?.(event.object ?? old));
         } else {
           this.#store(key, event.object);
@@ -308,8 +383,7 @@ export class Informer<T extends ApiObject = ApiObject> {
   }
 
   #store(key: string, obj: T): void {
-    const old = this.#cache.get(key);
-    this.#cache.set(key, obj);
+    const old = this.#cache.set(key, obj);
     if (old === undefined) this.#emit((h) => h.onAdd?.(obj));
     else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit((h) => h.onUpdate?.(old, obj));
   }
@@ -324,7 +398,7 @@ export class Informer<T extends ApiObject = ApiObject> {
   }
 
   #emit(call: (h: EventHandlers<T>) => void): void {
-    for (const h of this.#handlers) this.#call(() => call(h));
+    for (const h of this.#handlers.keys()) this.#call(() => call(h));
   }
 
   /** A failing handler must not stop the informer (or the other handlers). */

@@ -4,7 +4,7 @@
 // Also the event wiring both use: a service, or a pod it selects, changed → queue the service.
 
 import type { Pod, Service, ServicePort } from "../api/core/types.js";
-import { keyOf, type InformerFactory, type WorkQueue } from "../client/index.js";
+import { NAMESPACE_INDEX, keyOf, type InformerFactory, type WorkQueue } from "../client/index.js";
 import { selectorFromSet } from "../machinery/index.js";
 import { PODS, SERVICES, isPodFinished, isPodReady } from "./resources.js";
 
@@ -28,6 +28,11 @@ export interface Backend {
 /** A service's selector picks pods only when it has one (without, its endpoints are the user's). */
 export function hasSelector(service: Service): boolean {
   return Object.keys(service.spec?.selector ?? {}).length > 0;
+}
+
+/** The cached pods a service may select: those of its namespace (from the informer's namespace index). */
+export function podsInServiceNamespace(informers: InformerFactory, service: Service): Pod[] {
+  return informers.informerFor<Pod>({ resource: PODS }).byIndex(NAMESPACE_INDEX, service.metadata.namespace ?? "");
 }
 
 /** The pods behind a service, terminating ones included (the caller decides what to do with them). */
@@ -78,11 +83,12 @@ export function watchServiceInputs(informers: InformerFactory, queue: WorkQueue)
   const services = informers.informerFor<Service>({ resource: SERVICES });
   const pods = informers.informerFor<Pod>({ resource: PODS });
   services.addEventHandler({ onAdd: (s) => queue.add(keyOf(s)), onUpdate: (_o, s) => queue.add(keyOf(s)), onDelete: (s) => queue.add(keyOf(s)) });
+  // Only the services of the pod's namespace can select it (a pod's namespace never changes).
   const onPod = (...versions: Pod[]) => {
-    for (const svc of services.list()) {
+    for (const svc of services.byIndex(NAMESPACE_INDEX, versions[0]!.metadata.namespace ?? "")) {
       if (!hasSelector(svc)) continue;
       const selector = selectorFromSet(svc.spec?.selector ?? {});
-      if (versions.some((p) => p.metadata.namespace === svc.metadata.namespace && selector.matches(p.metadata.labels ?? {}))) queue.add(keyOf(svc));
+      if (versions.some((p) => selector.matches(p.metadata.labels ?? {}))) queue.add(keyOf(svc));
     }
   };
   pods.addEventHandler({ onAdd: (p) => onPod(p), onUpdate: (o, p) => onPod(o, p), onDelete: (p) => onPod(p) });

@@ -9,7 +9,7 @@ import { networkInterfaces } from "node:os";
 import type { Naming } from "../api/naming.js";
 import type { Endpoints, Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
-import { InformerFactory, type RestClient } from "../client/index.js";
+import { InformerFactory, type IndexFunc, type RestClient } from "../client/index.js";
 import { isApiError } from "../machinery/index.js";
 import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
 import { startDnsServer, type DnsServer } from "./server.js";
@@ -27,6 +27,15 @@ export interface ClusterDnsOptions {
   port: number;
   signal: AbortSignal;
   log: (line: string) => void;
+}
+
+/** The informer index the server answers from: a service's EndpointSlices under "namespace/service". */
+export const SERVICE_SLICES_INDEX = "service";
+export function serviceSlicesIndex(serviceLabel: string): IndexFunc<EndpointSlice> {
+  return (s) => {
+    const service = s.metadata?.labels?.[serviceLabel];
+    return service === undefined ? [] : [`${s.metadata?.namespace}/${service}`];
+  };
 }
 
 /** Loopback, this host's own addresses, and private ranges (RFC 1918, CGNAT, ULA, link-local). */
@@ -51,7 +60,8 @@ export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: D
   const services = informers.informerFor<Service>({ resource: SERVICES });
   const slices = informers.informerFor<EndpointSlice>({ resource: { group: `discovery.${o.naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true } });
   const namespaces = informers.informerFor({ resource: { group: "", version: "v1", resource: "namespaces", namespaced: false } });
-  const serviceLabel = endpointSliceLabels(o.naming).serviceName;
+  // Every query asks for one service's slices: an index, not a scan of every slice per query.
+  slices.addIndexers({ [SERVICE_SLICES_INDEX]: serviceSlicesIndex(endpointSliceLabels(o.naming).serviceName) });
   informers.start(o.signal);
   const server = await startDnsServer({
     address: o.address,
@@ -61,7 +71,7 @@ export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: D
     log: o.log,
     view: {
       service: (ns, name) => services.get(`${ns}/${name}`),
-      slices: (ns, name) => slices.list().filter((s) => s.metadata?.namespace === ns && s.metadata.labels?.[serviceLabel] === name),
+      slices: (ns, name) => slices.byIndex(SERVICE_SLICES_INDEX, `${ns}/${name}`),
       namespaceExists: (ns) => namespaces.get(ns) !== undefined,
     },
   });

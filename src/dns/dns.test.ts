@@ -13,7 +13,8 @@ import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { lookup, type ClusterView } from "./records.js";
 import { startDnsServer, type DnsServer } from "./server.js";
-import { privateOrLocal } from "./cluster-dns.js";
+import { Indexer } from "../client/index.js";
+import { SERVICE_SLICES_INDEX, privateOrLocal, serviceSlicesIndex } from "./cluster-dns.js";
 
 const services: Record<string, Service> = {
   "default/web": { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { clusterIP: "10.96.0.20", ports: [{ name: "http", port: 80, protocol: "TCP" }] } },
@@ -42,6 +43,19 @@ test("lookups: cluster IPs, headless endpoints and hostnames, SRV, CNAME, NXDOMA
   assert.equal(q("default.svc.cluster.local").exists, true);
   assert.equal(q("WEB.Default.svc.cluster.local").answers.length, 1, "case does not matter");
   assert.equal(q("example.org").authoritative, false);
+});
+
+test("a service's slices are found by namespace and service-name label; unlabelled slices are in no bucket", () => {
+  const label = "orch.io/service-name";
+  const slice = (namespace: string, name: string, service?: string): EndpointSlice => ({
+    apiVersion: "discovery.orch.io/v1", kind: "EndpointSlice", metadata: { name, namespace, ...(service ? { labels: { [label]: service } } : {}) }, addressType: "IPv4",
+  });
+  const idx = new Indexer<EndpointSlice>();
+  idx.addIndexers({ [SERVICE_SLICES_INDEX]: serviceSlicesIndex(label) });
+  for (const s of [slice("default", "db-1", "db"), slice("default", "db-2", "db"), slice("other", "db-1", "db"), slice("default", "mine")]) idx.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
+  assert.deepEqual(idx.indexKeys(SERVICE_SLICES_INDEX, "default/db"), ["default/db-1", "default/db-2"]);
+  assert.deepEqual(idx.indexKeys(SERVICE_SLICES_INDEX, "other/db"), ["other/db-1"]);
+  assert.deepEqual(idx.indexValues(SERVICE_SLICES_INDEX).sort(), ["default/db", "other/db"]);
 });
 
 test("clients served: loopback, private ranges and this host; not public addresses", () => {

@@ -8,7 +8,7 @@
 import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
 import type { DaemonSet, DaemonSetStatus } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
-import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import {
@@ -113,8 +113,8 @@ export class DaemonSetController {
     if (selector.empty) return; // selecting everything is refused, as upstream
     const client = this.#ctx.client;
     const { namespace } = splitKey(key);
-    const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#pods.list().filter((p) => p.metadata.namespace === namespace) });
-    const { revisions, update: current } = await ownerRevisions({ client, owner: ds, ownerResource: DAEMONSETS, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace), hashLabel: HASH_LABEL });
+    const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#pods.byIndex(NAMESPACE_INDEX, namespace!) });
+    const { revisions, update: current } = await ownerRevisions({ client, owner: ds, ownerResource: DAEMONSETS, candidates: this.#revisions.byIndex(NAMESPACE_INDEX, namespace!), hashLabel: HASH_LABEL });
     const hash = current.metadata.labels?.[HASH_LABEL] ?? "";
     const nodes = this.#nodes.list();
     const byNode = new Map<string, Pod[]>();

@@ -8,7 +8,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
 import type { Deployment, DeploymentStatus, ReplicaSet } from "../../api/apps/types.js";
-import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import {
@@ -89,6 +90,7 @@ export class DeploymentController {
     this.#deployments = context.informers.informerFor<Deployment>({ resource: DEPLOYMENTS });
     this.#sets = context.informers.informerFor<ReplicaSet>({ resource: REPLICASETS });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+    this.#pods.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndex });
   }
 
   async run(): Promise<void> {
@@ -100,8 +102,8 @@ export class DeploymentController {
       return this.#deployments.get(key)?.metadata.uid === ref.uid ? key : undefined;
     };
     const orphan = (rs: ReplicaSet) => {
-      for (const d of this.#deployments.list()) {
-        if (d.metadata.namespace === rs.metadata.namespace && selectorOf(d).matches(rs.metadata.labels ?? {})) enqueue(d);
+      for (const d of this.#deployments.byIndex(NAMESPACE_INDEX, rs.metadata.namespace ?? "")) {
+        if (selectorOf(d).matches(rs.metadata.labels ?? {})) enqueue(d);
       }
     };
     const changed = (rs: ReplicaSet) => {
@@ -141,7 +143,7 @@ export class DeploymentController {
       return;
     }
     const { namespace } = splitKey(key);
-    const candidates = this.#sets.list().filter((rs) => rs.metadata.namespace === namespace);
+    const candidates = this.#sets.byIndex(NAMESPACE_INDEX, namespace!);
     const claimed = await claimObjects({ client: this.#ctx.client, resource: REPLICASETS, owner: d, ownerResource: DEPLOYMENTS, selector, candidates });
     const sets = claimed.map((rs) => structuredClone(rs));
 
@@ -323,8 +325,8 @@ export class DeploymentController {
 
   #oldPodsRunning(newRS: ReplicaSet | undefined, old: ReplicaSet[]): boolean {
     if (actualReplicas(old) > 0) return true;
-    const oldUids = new Set(old.map((rs) => rs.metadata.uid));
-    return this.#pods.list().some((p) => oldUids.has(controllerOf(p)?.uid) && p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded" && controllerOf(p)?.uid !== newRS?.metadata.uid);
+    const running = (p: Pod) => p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded";
+    return old.some((rs) => rs.metadata.uid !== newRS?.metadata.uid && this.#pods.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!).some(running));
   }
 
   /** upstream's scale(): proportional resizing of every active ReplicaSet when the deployment is resized mid-rollout. */

@@ -3,10 +3,10 @@
 // in subsets by the ports they resolve to. Terminating pods are left out, as upstream does.
 
 import { WorkQueue, splitKey } from "../../client/index.js";
-import type { EndpointAddress, EndpointSubset, Endpoints, Pod, Service } from "../../api/core/types.js";
+import type { EndpointAddress, EndpointSubset, Endpoints, Service } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { ENDPOINTS, PODS, SERVICES, deleteIfExists, getIfExists } from "../resources.js";
-import { hasSelector, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { ENDPOINTS, SERVICES, deleteIfExists, getIfExists } from "../resources.js";
+import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 
 export const endpointsController: ControllerDescriptor = {
   name: "endpoints-controller",
@@ -39,7 +39,7 @@ export class EndpointsController {
       return;
     }
     if (!hasSelector(service)) return; // endpoints of a selector-less service are the user's
-    const backends = serviceBackends(service, informers.informerFor<Pod>({ resource: PODS }).list()).filter((b) => !b.terminating);
+    const backends = serviceBackends(service, podsInServiceNamespace(informers, service)).filter((b) => !b.terminating);
     const subsets = toSubsets(backends);
     const labels: Record<string, string> = { ...(service.metadata.labels ?? {}) };
     if (service.spec?.clusterIP === "None") labels[`service.${naming.keyDomain}/headless`] = "";

@@ -4,12 +4,12 @@
 // Service. Terminating pods stay listed as not ready, serving while ready, terminating (upstream 1.26+).
 
 import { WorkQueue, splitKey, type ResourceRef, type RestClient } from "../../client/index.js";
-import type { Node, Pod, Service } from "../../api/core/types.js";
+import type { Node, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import type { Naming } from "../../api/naming.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { NODES, PODS, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
-import { hasSelector, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { NODES, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
+import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 
 export const endpointSliceController: ControllerDescriptor = {
   name: "endpointslice-controller",
@@ -60,7 +60,7 @@ export class EndpointSliceController {
       return;
     }
     const nodes = informers.informerFor<Node>({ resource: NODES });
-    const backends = serviceBackends(service, informers.informerFor<Pod>({ resource: PODS }).list());
+    const backends = serviceBackends(service, podsInServiceNamespace(informers, service));
     const desired = this.#desired(service, backends, (n) => nodes.get(n));
 
     await reconcileSlices(client, ref, existing, desired);

@@ -14,6 +14,7 @@ import { type Counter, type Gauge, MetricsRegistry } from "../../component/metri
 import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 import { EventRecorder } from "../events.js";
+import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: "node-lifecycle-controller",
@@ -56,6 +57,7 @@ export class NodeLifecycleController {
     this.#events = new EventRecorder(context, "node-controller");
     this.#graceMs = context.config?.nodeMonitorGracePeriodMs ?? 50_000;
     this.#taints = nodeTaintKeys(context.naming);
+    context.informers.informerFor<Pod>({ resource: PODS }).addIndexers({ [POD_NODE_NAME_INDEX]: podNodeNameIndex });
     const m = (context.metrics ?? new MetricsRegistry());
     this.#evictions = m.counter({ name: "node_collector_evictions_total", help: "Number of Node evictions that happened since current instance of NodeController started.", labelNames: ["zone"], stabilityLevel: "STABLE" });
     this.#zoneSize = m.gauge({ name: "node_collector_zone_size", help: "Gauge measuring number of registered Nodes per zones.", labelNames: ["zone"] });
@@ -141,9 +143,9 @@ export class NodeLifecycleController {
    * Services stop sending them traffic (nothing on the node will say otherwise).
    */
   async #markPodsNotReady(nodeName: string, now: number): Promise<void> {
-    const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).list();
+    const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).byIndex(POD_NODE_NAME_INDEX, nodeName);
     for (const pod of pods) {
-      if (pod.spec?.nodeName !== nodeName || isPodFinished(pod)) continue;
+      if (isPodFinished(pod)) continue;
       const conditions = [...(pod.status?.conditions ?? [])];
       const i = conditions.findIndex((c) => c?.type === "Ready");
       if (i < 0 || conditions[i]!.status !== "True") continue;

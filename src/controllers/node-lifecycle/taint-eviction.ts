@@ -11,6 +11,7 @@ import { type Counter, MetricsRegistry } from "../../component/metrics/index.js"
 import { NODES, PODS, isPodFinished } from "../resources.js";
 import { tolerationWindowMs } from "./taints.js";
 import { EventRecorder } from "../events.js";
+import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
 
 export const taintEvictionController: ControllerDescriptor = {
   name: "taint-eviction-controller",
@@ -37,8 +38,9 @@ export class TaintEvictionController {
     const { informers } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
     const pods = informers.informerFor<Pod>({ resource: PODS });
+    pods.addIndexers({ [POD_NODE_NAME_INDEX]: podNodeNameIndex });
     const onNode = (node: Node) => {
-      for (const pod of pods.list()) if (pod.spec?.nodeName === node.metadata.name) this.#queue.add(keyOf(pod));
+      for (const key of pods.indexKeys(POD_NODE_NAME_INDEX, node.metadata.name!)) this.#queue.add(key);
     };
     nodes.addEventHandler({ onAdd: onNode, onUpdate: (old, node) => JSON.stringify(old.spec?.taints) !== JSON.stringify(node.spec?.taints) && onNode(node) });
     const onPod = (pod: Pod) => {

@@ -87,6 +87,26 @@ describe("replicaset controller", () => {
     assert.deepEqual(left.map((p) => p.metadata.name).sort(), ready.map((p) => p.metadata.name).sort(), "the ready pods stay");
   });
 
+  test("scaling down deletes a pod doubled up on a node before a lone one (siblings found by controller UID)", async () => {
+    const rs = await ctx.client.create(REPLICASETS, replicaSet("spread", 3));
+    const pods = await eventually("3 pods", async () => {
+      const p = await podsOwnedBy(ctx.client, "default", rs.metadata.uid);
+      return p.length === 3 ? p : undefined;
+    });
+    const nodes = ["n1", "n1", "n2"];
+    for (const [i, p] of pods.entries()) {
+      const binding = { apiVersion: "v1", kind: "Binding", metadata: { name: p.metadata.name!, namespace: "default" }, target: { apiVersion: "v1", kind: "Node", name: nodes[i] } };
+      await ctx.client.create(PODS, binding as never, { subresource: "binding", namespace: "default" });
+    }
+    await scaleTo(ctx.client, REPLICASETS, "spread", 2);
+    // Bound pods are deleted gracefully and no node agent finishes the job here: count those not terminating.
+    const left = await eventually("2 pods left", async () => {
+      const p = (await podsOwnedBy(ctx.client, "default", rs.metadata.uid)).filter((x) => !x.metadata.deletionTimestamp);
+      return p.length === 2 ? p : undefined;
+    });
+    assert.deepEqual(left.map((p) => p.spec?.nodeName).sort(), ["n1", "n2"], "one of the two on n1 went; the lone pod on n2 stays");
+  });
+
   test("adopts a matching orphan and releases a pod whose labels stop matching", async () => {
     const orphan: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "stray", namespace: "default", labels: { app: "adopt" } }, spec: { containers: [{ name: "main", image: "nginx:1.27" }] } };
     await ctx.client.create(PODS, orphan);

@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
 import type { ReplicaSet, ReplicaSetStatus } from "../../api/apps/types.js";
-import { WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import {
@@ -66,6 +67,7 @@ export class ReplicaSetController {
     this.#keys = workloadKeys(context.naming);
     this.#sets = context.informers.informerFor<ReplicaSet>({ resource: REPLICASETS });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+    this.#pods.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndex });
   }
 
   async run(): Promise<void> {
@@ -91,7 +93,7 @@ export class ReplicaSetController {
     const { namespace } = splitKey(key);
     const selector = selectorOf(rs);
     const needsSync = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
-    const candidates = this.#pods.list().filter((p) => p.metadata.namespace === namespace && isPodActive(p));
+    const candidates = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter(isPodActive);
     const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: REPLICASETS, selector, candidates });
 
     let manageError: unknown;
@@ -157,16 +159,15 @@ export class ReplicaSetController {
    */
   #podsToDelete(rs: ReplicaSet, pods: Pod[], count: number): Pod[] {
     const owner = controllerOf(rs)?.uid;
-    const relatedSets = new Set(
-      this.#sets
-        .list()
-        .filter((s) => s.metadata.namespace === rs.metadata.namespace && (s.metadata.uid === rs.metadata.uid || (owner !== undefined && controllerOf(s)?.uid === owner)))
-        .map((s) => s.metadata.uid),
-    );
+    const relatedSets = this.#sets
+      .byIndex(NAMESPACE_INDEX, rs.metadata.namespace!)
+      .filter((s) => s.metadata.uid === rs.metadata.uid || (owner !== undefined && controllerOf(s)?.uid === owner));
     const perNode = new Map<string, number>();
-    for (const p of this.#pods.list()) {
-      const node = p.spec?.nodeName;
-      if (node && p.metadata.namespace === rs.metadata.namespace && isPodActive(p) && relatedSets.has(controllerOf(p)?.uid)) perNode.set(node, (perNode.get(node) ?? 0) + 1);
+    for (const s of relatedSets) {
+      for (const p of this.#pods.byIndex(CONTROLLER_UID_INDEX, s.metadata.uid!)) {
+        const node = p.spec?.nodeName;
+        if (node && p.metadata.namespace === rs.metadata.namespace && isPodActive(p)) perNode.set(node, (perNode.get(node) ?? 0) + 1);
+      }
     }
     const siblingsOnNode = (p: Pod) => (p.spec?.nodeName ? perNode.get(p.spec.nodeName) ?? 0 : 0);
     return rankPodsForDeletion(pods, { deletionCostKey: this.#keys.podDeletionCost, siblingsOnNode }).slice(0, count);

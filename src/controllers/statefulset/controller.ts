@@ -8,7 +8,7 @@
 
 import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
 import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
-import { WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { NAMESPACE_INDEX, WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import {
@@ -99,14 +99,15 @@ export class StatefulSetController {
     const selector = selectorOf(set);
     if (selector.empty) return; // selecting everything is refused, as upstream
     const name = set.metadata.name!;
-    const candidates = this.#pods.list().filter((p) => p.metadata.namespace === namespace && ordinalOf(name, p) >= 0);
+    const candidates = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => ordinalOf(name, p) >= 0);
     const pods = await claimObjects({ client, resource: PODS, owner: set, ownerResource: STATEFULSETS, selector, candidates });
-    const { revisions, update } = await ownerRevisions({ client, owner: set, ownerResource: STATEFULSETS, candidates: this.#revisions.list().filter((r) => r.metadata.namespace === namespace), hashLabel: this.#keys.revisionHash });
+    const { revisions, update } = await ownerRevisions({ client, owner: set, ownerResource: STATEFULSETS, candidates: this.#revisions.byIndex(NAMESPACE_INDEX, namespace!), hashLabel: this.#keys.revisionHash });
     const current = revisions.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
 
     await this.#update(set, pods, current, update);
     // Counted from the cache afresh: what this pass did shows up as the events arrive.
-    const now = this.#pods.list().filter((p) => p.metadata.namespace === namespace && pods.some((q) => q.metadata.uid === p.metadata.uid));
+    const claimed = new Set(pods.map((p) => p.metadata.uid));
+    const now = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => claimed.has(p.metadata.uid));
     const status = this.#status(set, now, current, update);
     if (!sameStatus(set.status, status)) await writeStatus(client, STATEFULSETS, set, status);
 

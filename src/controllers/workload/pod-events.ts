@@ -4,7 +4,7 @@
 // owner in its namespace whose selector matches, so it can be adopted.
 
 import { isDeepStrictEqual } from "node:util";
-import { keyOf, type Informer, type WorkQueue } from "../../client/index.js";
+import { NAMESPACE_INDEX, keyOf, type Informer, type WorkQueue } from "../../client/index.js";
 import type { ApiObject, Selector } from "../../machinery/index.js";
 import type { Expectations } from "./expectations.js";
 import { isPodReady, type Pod } from "./pods.js";
@@ -41,8 +41,8 @@ export function watchOwnedPods<T extends ApiObject>(pods: Informer<Pod>, o: Owne
   };
   const orphanOwners = (pod: Pod) => {
     const labels = pod.metadata.labels ?? {};
-    for (const owner of o.owners.list()) {
-      if (owner.metadata.namespace === pod.metadata.namespace && o.selectorOf(owner).matches(labels)) o.queue.add(keyOf(owner));
+    for (const owner of o.owners.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? "")) {
+      if (o.selectorOf(owner).matches(labels)) o.queue.add(keyOf(owner));
     }
   };
   const deleted = (pod: Pod) => {
