@@ -110,7 +110,7 @@ test("nesting: 10000 levels parse, 10001 are a 400 at the offending bracket, wit
   const t = performance.now();
   const huge = parseError('{"a":' .repeat(200_000));
   assert.match(huge.cause.message, /exceeded max depth/);
-  assert.ok(performance.now() - t < 500);
+  assert.ok(performance.now() - t < 2000, "refused at the limit, not after reading everything");
   // A syntax error before the limit is reported first, as Go's scanner would.
   assert.match(parseError("[x" + "[".repeat(MAX_JSON_DEPTH + 5)).cause.message, /'x' looking for beginning of value/);
   assert.match(parseError("[[[1]]]", { maxDepth: 2 }).cause.message, /exceeded max depth/);

@@ -80,7 +80,8 @@ test("billion laughs is refused quickly with a clear message", () => {
   const ms = performance.now() - t;
   assert.equal(e.code, 400);
   assert.match(e.message, /^yaml: document contains excessive aliasing/);
-  assert.ok(ms < 100, `${ms} ms`);
+  // Expanding it would take minutes and gigabytes; the bound only tells refusal from expansion, loaded machine or not.
+  assert.ok(ms < 2000, `${ms} ms`);
   // A few aliases, as real manifests use them, are fine.
   assert.deepEqual(parseYamlBody("x: &x {a: 1}\nw: *x\nz: *x\n").value, { x: { a: 1 }, w: { a: 1 }, z: { a: 1 } });
 });
@@ -96,7 +97,7 @@ test("nesting is refused before the library recurses (flow, block, compact seque
     const e = yamlError(text);
     assert.equal(e.code, 400);
     assert.match(e.message, new RegExp(`exceeded max depth of ${MAX_YAML_DEPTH}`));
-    assert.ok(performance.now() - t < 100);
+    assert.ok(performance.now() - t < 2000, "refused early, not parsed to the bottom");
   }
   // Depth up to the limit parses.
   const ok = "[".repeat(MAX_YAML_DEPTH - 1) + "]".repeat(MAX_YAML_DEPTH - 1);
