@@ -80,7 +80,7 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
         // Already gone.
       }
     }
-    rmSync(files, { recursive: true, force: true });
+    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   /** kubectl that may block for up to `seconds` (wait, rollout status): Kubectl.ok would cut it off at 30 s. */

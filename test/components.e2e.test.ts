@@ -63,7 +63,7 @@ describe("components as processes", () => {
   after(async () => {
     await Promise.all(Object.entries(components).filter(([n]) => n !== "orch-apiserver").map(([, c]) => c.stop()));
     await api?.stop();
-    if (agentDir !== undefined) rmSync(agentDir, { recursive: true, force: true });
+    if (agentDir !== undefined) rmSync(agentDir, { recursive: true, force: true, maxRetries: 10 });
     spawnSync(process.execPath, [join(packageRoot(), "bin", "orch.js"), "proxy", "--cleanup", `--iptables-chain-prefix=${PROXY_CHAINS}`]);
   });
 

@@ -27,7 +27,7 @@ runtimeConformance("containerd", async () => {
     pidNamespace: true,
     async teardown() {
       await containerd.stop();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 });

@@ -34,7 +34,7 @@ for (const via of ["socket", "in process"] as const) runtimeConformance(`embedde
     async teardown() {
       client.close();
       await runtime.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 });

@@ -44,7 +44,7 @@ describe("kubectl debug against orch server", { skip: kubectlSkipReason() ?? fal
   after(async () => {
     await orch?.stop();
     await killMatching(`sleep ${TOKEN}`);
-    rmSync(files, { recursive: true, force: true });
+    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   test("kubectl debug -c dbg runs in the pod: Running in ephemeralContainerStatuses, logs show its output, exec reaches it", async () => {

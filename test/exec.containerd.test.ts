@@ -57,7 +57,7 @@ after(async () => {
   await agent?.stop();
   await server?.close();
   await containerd?.stop();
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
 test("containerd: /exec runs the command in the container (its root, its environment), with stdin and the exit code", { skip }, async () => {

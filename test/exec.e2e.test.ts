@@ -49,7 +49,7 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     await joined?.stop();
     await orch?.stop();
     await killMatching(`sleep ${TOKEN}`);
-    rmSync(files, { recursive: true, force: true });
+    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   test("kubectl exec POD -- echo hi prints hi; stdout and stderr stay apart", async () => {

@@ -57,7 +57,7 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     await third?.stop();
     await orch?.stop();
     await killMatching(`# ${TOKEN}|sleep ${TOKEN}`);
-    rmSync(files, { recursive: true, force: true });
+    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   test("kubectl logs POD -c, --tail, --timestamps, --since, --limit-bytes", async () => {

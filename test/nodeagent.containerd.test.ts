@@ -54,7 +54,7 @@ after(async () => {
   if (process.env["NODEAGENT_TEST_LOGS"]) console.error(logs.join("\n"));
   await agent?.stop();
   await containerd?.stop();
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
 test("containerd: a busybox pod runs, becomes ready through an exec probe, and writes CRI logs", { skip }, async () => {

@@ -56,7 +56,7 @@ after(async () => {
   await agent?.stop();
   client?.close();
   await server?.close();
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
 test("joined: the Node is registered with labels, addresses, capacity, info and the five conditions; the lease is renewed", { skip: rootSkip }, async () => {

@@ -83,7 +83,7 @@ after(async () => {
     await exited;
   }
   await api?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
 });
 
 test("Prometheus 2.42 scrapes orch over TLS and ingests native histograms", { skip }, async () => {

@@ -71,7 +71,7 @@ function pids(pattern: string): Promise<number[]> {
 const sleepers = () => pids(`^sleep ${TOKEN}$`);
 const suiteProcesses = () => pids(TOKEN);
 const running = (p: PodJson) => p.status.phase === "Running" && p.status.containerStatuses?.[0]?.state.running !== undefined;
-after(() => rmSync(files, { recursive: true, force: true }));
+after(() => rmSync(files, { recursive: true, force: true, maxRetries: 10 }));
 
 describe("orch server restarts re-adopt running pods (embedded runtime)", { skip: kubectlSkipReason() ?? (process.getuid?.() !== 0 ? "the embedded runtime's pod network needs root" : false) }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "orch-e2e-restart-data-"));
@@ -85,7 +85,7 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
         // gone
       }
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   });
 
   const podsOf = async (k: Kubectl) => (JSON.parse(await k.ok("get", "pods", "-o", "json")).items as PodJson[]).filter((p) => !p.metadata.deletionTimestamp);
@@ -167,7 +167,7 @@ describe("orch server restarts re-adopt running pods (containerd)", { skip: kube
   after(async () => {
     await orch?.stop();
     await containerd?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   });
 
   test("the agent finds containerd's running containers after a restart and keeps them", async () => {

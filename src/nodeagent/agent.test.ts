@@ -64,7 +64,7 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
     throw err;
   } finally {
     await agent?.stop();
-    rmSync(root, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true, maxRetries: 10 });
   }
 });
 

@@ -94,6 +94,6 @@ export async function buildBusyboxImage(options: BusyboxImageOptions): Promise<s
     await tar.c({ cwd: out, file: options.file, portable: true }, readdirSync(out));
     return `sha256:${configHex}`;
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true, maxRetries: 10 });
   }
 }

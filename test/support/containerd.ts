@@ -116,7 +116,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     const mounts = readFileSync("/proc/mounts", "utf8").split("\n").map((l) => l.split(" ")[1] ?? "").filter((m) => m.startsWith(dir)).reverse();
     for (const m of mounts) await run("umount", ["-l", m]).catch(() => {});
     if (cni) await run("ip", ["link", "delete", `orchtest${n}`]).catch(() => {}); // CNI leaves its bridge behind
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   };
   try {
     await client.waitForReady(20_000);

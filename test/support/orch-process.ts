@@ -108,7 +108,7 @@ export async function startOrch(subcommand: string, args: string[] = [], options
     output: p.output,
     async stop(signal) {
       await p.stop(signal);
-      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }
@@ -136,7 +136,7 @@ export async function startJoinedAgent(join_: string[], nodeName: string, option
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 20000,
   );
-  const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+  const cleanup = () => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   return {
     url: p.url,
     pid: p.child.pid!,

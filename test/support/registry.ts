@@ -101,14 +101,14 @@ export async function startRegistry(): Promise<Registry> {
         if (res.status !== 201) throw new Error(`manifest push: ${res.status} ${await res.text()}`);
         return res.headers.get("docker-content-digest")!;
       } finally {
-        rmSync(work, { recursive: true, force: true });
+        rmSync(work, { recursive: true, force: true, maxRetries: 10 });
       }
     },
     async stop() {
       child.kill("SIGTERM");
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
       child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }

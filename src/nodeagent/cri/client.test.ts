@@ -40,7 +40,7 @@ before(async () => {
 after(() => {
   client.close();
   server.forceShutdown();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
 });
 
 test("version round-trips lowerCamelCase fields", async () => {

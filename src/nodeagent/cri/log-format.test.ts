@@ -57,6 +57,6 @@ test("the writer cuts lines, splits long ones into P records, keeps streams apar
     assert.match(readFileSync(`${rotated}.1`, "utf8"), /^\S+ stdout F before\n$/);
     assert.match(readFileSync(rotated, "utf8"), /^\S+ stdout F after\n$/);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });

@@ -9,7 +9,7 @@ import { CriLogWriter, formatLogRecord } from "../cri/log-format.js";
 import { goTimestamp, readLog, tailStart, type ReadLogOptions } from "./log-reader.js";
 
 const dir = mkdtempSync(join(tmpdir(), "orch-log-reader-"));
-test.after(() => rmSync(dir, { recursive: true, force: true }));
+test.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 let n = 0;
 
 const T = (s: number) => `2026-01-02T03:04:${String(s).padStart(2, "0")}.120000000Z`;

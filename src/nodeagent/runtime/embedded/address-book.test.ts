@@ -7,7 +7,7 @@ import { AddressBook, parseSubnet } from "./address-book.js";
 
 describe("AddressBook", () => {
   const dir = mkdtempSync(join(tmpdir(), "orch-address-book-"));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 
   test("parseSubnet: network, prefix and the gateway (network + 1); bad input is refused with the reason", () => {
     const s = parseSubnet("10.89.3.7/16");

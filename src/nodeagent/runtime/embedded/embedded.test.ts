@@ -58,7 +58,7 @@ async function harness(options: { absentImages?: "host-root" | "error"; namespac
       for (const item of (await client.listPodSandbox({})).items) await client.removePodSandbox({ podSandboxId: item.id });
       client.close();
       await runtime.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }
@@ -214,7 +214,7 @@ describe("embedded runtime", { skip }, () => {
     const netns = (JSON.parse((await client.podSandboxStatus({ podSandboxId, verbose: true })).info.info!) as { netns: string }).netns;
     client.close();
     await gone.close();
-    rmSync(root, { recursive: true, force: true }); // a test folder deleted with its sandbox still there
+    rmSync(root, { recursive: true, force: true, maxRetries: 10 }); // a test folder deleted with its sandbox still there
     if (netns === "") return t.skip("no CNI plugins here: every pod is on the host network");
     assert.ok(existsSync(netns));
     const next = await startEmbeddedRuntime({ root: join(h.dir, "next") });
@@ -374,7 +374,7 @@ describe("embedded runtime: restart", { skip }, () => {
     } finally {
       client?.close();
       await runtime?.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     }
   });
 
@@ -401,7 +401,7 @@ describe("embedded runtime: restart", { skip }, () => {
     } finally {
       stranger.kill("SIGKILL");
       await runtime?.close();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     }
   });
 
@@ -428,7 +428,7 @@ describe("embedded runtime: restart", { skip }, () => {
       await third.service.removePodSandbox({ podSandboxId });
       await third.close();
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     }
   });
 });

@@ -12,7 +12,7 @@ describe("HostCommands", () => {
   const marker = join(dir, "started");
   after(() => {
     commands.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   });
   const waitFor = async (ok: () => boolean): Promise<void> => {
     while (!ok()) await new Promise((r) => setTimeout(r, 5));

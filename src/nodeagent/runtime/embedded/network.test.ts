@@ -32,8 +32,8 @@ describe("PodNetwork", { skip }, () => {
     } catch {
       // no rule
     }
-    rmSync(join("/run/orch-cni", bridge), { recursive: true, force: true });
-    rmSync(owner, { recursive: true, force: true });
+    rmSync(join("/run/orch-cni", bridge), { recursive: true, force: true, maxRetries: 10 });
+    rmSync(owner, { recursive: true, force: true, maxRetries: 10 });
   });
 
   test("attach wires a namespace on the bridge as the CNI plugins would; pods reach each other; release and detach undo it", async () => {

@@ -14,7 +14,7 @@ import { waitFor } from "../../cri/testing/wait.js";
 import { PERL, installShim, recordedExit } from "./shim.js";
 
 const dir = mkdtempSync(join(tmpdir(), "orch-shim-"));
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 const skip = PERL === undefined ? "perl not installed" : undefined;
 
 /** Runs `script` under the shim as the runtime does, with Perl's warnings and strict on; resolves with what came on fd 3 and the shim's exit. */

@@ -49,6 +49,6 @@ test("layers apply in order: .wh.<name> deletes, .wh..wh..opq empties the direct
     assert.equal(readFileSync(join(root, "c", "keep"), "utf8"), "keep2");
     assert.equal(existsSync(join(root, "a", ".wh.x")), false, "whiteout markers are not unpacked");
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });

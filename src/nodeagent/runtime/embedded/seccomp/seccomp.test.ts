@@ -23,7 +23,7 @@ function run(profile: SeccompProfile, script: string, user: { uid?: number; gid?
     const r = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8" });
     return { code: r.status ?? 128 + 31, out: `${r.stdout}${r.stderr}` };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 
