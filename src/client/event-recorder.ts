@@ -39,12 +39,13 @@ export class EventRecorder {
     return this.#dropped;
   }
 
-  event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string): void {
+  /** `fieldPath` names the part of the object the event is about (`spec.containers{web}`). */
+  event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string, options: { fieldPath?: string } = {}): void {
     if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000)) {
       this.#dropped++;
       return;
     }
-    this.#queue.push(() => this.#write(object, type, reason, message));
+    this.#queue.push(() => this.#write(object, type, reason, message, options.fieldPath));
     this.#pump();
   }
 
@@ -61,10 +62,10 @@ export class EventRecorder {
     }
   }
 
-  async #write(object: ApiObject, type: string, reason: string, message: string): Promise<void> {
+  async #write(object: ApiObject, type: string, reason: string, message: string, fieldPath: string | undefined): Promise<void> {
     const m = object.metadata;
     const namespace = m.namespace || "default";
-    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${reason}\u0000${message}`;
+    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${fieldPath ?? ""}\u0000${reason}\u0000${message}`;
     const now = Date.now();
     const ts = formatTimestamp(new Date(now));
     const seen = this.#seen.get(key);
@@ -81,6 +82,7 @@ export class EventRecorder {
       name: m.name,
       uid: m.uid,
       resourceVersion: m.resourceVersion,
+      ...(fieldPath !== undefined ? { fieldPath } : {}),
     };
     const name = `${m.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`;
     const ev: Event = {
