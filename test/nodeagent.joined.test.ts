@@ -2,7 +2,8 @@
 // on the embedded runtime: Node registration and status, the lease, a pod
 // bound to the node reaching Running as a watch sees it, its status fields,
 // admission failures, graceful deletion ending in the agent's final delete,
-// and a static pod's mirror pod.
+// a static pod's mirror pod, a slow startup probe, and the agent's Events as
+// kubectl 1.33 lists them.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -10,18 +11,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../src/api/index.js";
-import type { Node, Pod } from "../src/api/core/types.js";
+import type { Event, Node, Pod } from "../src/api/core/types.js";
 import type { Lease } from "../src/api/coordination/types.js";
 import { startTestServer, type TestServer } from "../src/apiserver/testing/harness.js";
 import { RestClient, leaseResource, loadKubeconfig, type WatchEvent } from "../src/client/index.js";
 import { defaultConfig } from "../src/nodeagent/config/index.js";
 import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
+import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 
 const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
 const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
 const NODE = "node-joined";
 const rootSkip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's namespaces)" : undefined;
 
@@ -212,4 +215,52 @@ test("joined: a sidecar starts before the container, is restarted when it exits,
   assert.ok((done.status?.initContainerStatuses?.[0]?.restartCount ?? 0) >= 1, "the sidecar was restarted");
   assert.ok(readFileSync(join(dir, "sidecar"), "utf8").split("\n").filter(Boolean).length >= 2);
   await client.delete(PODS, { namespace: "default", name: "with-sidecar", gracePeriodSeconds: 0 });
+});
+
+test("joined: a startup probe that fails for about 3 s (failureThreshold 10) lets the container start and does not restart it", { skip: rootSkip }, async () => {
+  const dir = mkdtempSync(join(root, "startup-"));
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "slow-start", namespace: "default" },
+    spec: {
+      nodeName: NODE, terminationGracePeriodSeconds: 0, volumes: [{ name: "host", hostPath: { path: dir } }],
+      containers: [{
+        name: "main", image: "busybox", command: ["sh", "-c", "sleep 3; touch /host/up; exec sleep 3600"], volumeMounts: [{ name: "host", mountPath: "/host" }],
+        startupProbe: { exec: { command: ["test", "-f", "/host/up"] }, periodSeconds: 1, failureThreshold: 10 },
+        readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 },
+      }],
+    },
+  });
+  const ready = await eventually(async () => {
+    const s = (await client.get<Pod>(PODS, { namespace: "default", name: "slow-start" })).status?.containerStatuses?.[0];
+    return s?.ready ? s : undefined;
+  }, 20_000, "the container started and ready");
+  assert.deepEqual([ready.started, ready.restartCount], [true, 0]);
+  assert.ok(existsSync(join(dir, "up")), "ready only after the file appeared");
+  const events = await client.list<Event>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=slow-start" });
+  assert.ok(events.items.some((e) => e.reason === "Unhealthy" && e.message?.startsWith("Startup probe failed")), "the failed startup checks are reported");
+  assert.ok(!events.items.some((e) => e.reason === "Killing"), "nothing was killed");
+  await client.delete(PODS, { namespace: "default", name: "slow-start", gracePeriodSeconds: 0 });
+});
+
+test("joined: kubectl get events lists the agent's Created/Started, and Unhealthy + Killing for a failing liveness probe", { skip: rootSkip ?? kubectlSkipReason() }, async () => {
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "sick", namespace: "default" },
+    spec: {
+      nodeName: NODE, terminationGracePeriodSeconds: 0,
+      containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"], livenessProbe: { exec: { command: ["sh", "-c", "echo no pulse; exit 1"] }, periodSeconds: 1, failureThreshold: 2 } }],
+    },
+  });
+  const kubectl = new Kubectl(server.server.kubeconfigPath);
+  const out = await eventually(async () => {
+    const o = await kubectl.ok("get", "events", "-n", "default", "--field-selector", "involvedObject.name=sick");
+    return /Killing/.test(o) ? o : undefined;
+  }, 20_000, "a Killing event");
+  assert.match(out, /Normal\s+Created\s+pod\/sick\s+Created container: main/);
+  assert.match(out, /Normal\s+Started\s+pod\/sick\s+Started container main/);
+  assert.match(out, /Warning\s+Unhealthy\s+pod\/sick\s+Liveness probe failed: no pulse/);
+  assert.match(out, /Normal\s+Killing\s+pod\/sick\s+Container main failed liveness probe, will be restarted/);
+  const events = await client.list<Event>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=sick,reason=Started" });
+  const started = events.items[0]!;
+  assert.deepEqual([started.involvedObject?.fieldPath, started.source?.component, started.source?.host, started.reportingComponent], ["spec.containers{main}", "nodeagent", NODE, "nodeagent"]);
+  await client.delete(PODS, { namespace: "default", name: "sick", gracePeriodSeconds: 0 });
 });

@@ -411,14 +411,13 @@ export class PodSyncer {
         try {
           await rt.pullImage({ image: { image }, sandboxConfig: s.sbConfig });
           const took = `${((performance.now() - began) / 1000).toFixed(3)}s`;
-          this.#events.record(pod, c.name, "Normal", "Pulled", `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
+          // Only the embedded runtime answers a pull without storing the image: it runs the command on the host's root.
+          if (!present && (await rt.imageStatus({ image: { image } })).image === null) {
+            this.#events.record(pod, c.name, "Warning", "ImageNotPresent", `Image "${image}" could not be pulled and is not in the runtime's image store: container ${c.name} runs on the host's root file system`);
+          } else this.#events.record(pod, c.name, "Normal", "Pulled", `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
         } catch (err) {
           // With Always, an image already here still runs when no registry answers (nodes without network).
           if (!present) throw Object.assign(err as Error, { pullFailed: true });
-        }
-        // Only the embedded runtime answers a pull without storing the image: it runs the command on the host's root.
-        if (!present && (await rt.imageStatus({ image: { image } })).image === null) {
-          this.#events.record(pod, c.name, "Warning", "ImageNotPresent", `Image "${image}" is not in the runtime's image store: container ${c.name} runs on the host's root file system`);
         }
       } else {
         this.#events.record(pod, c.name, "Normal", "Pulled", `Container image "${image}" already present on machine`);
