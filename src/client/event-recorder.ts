@@ -24,8 +24,11 @@ export interface EventRecorderOptions {
 
 export class EventRecorder {
   readonly #o: EventRecorderOptions;
-  /** involved uid + reason + message → the stored event and when it was last seen. */
-  readonly #seen = new Map<string, { name: string; namespace: string; count: number; at: number }>();
+  /**
+   * involved uid + fieldPath + reason + message → the stored event, when it was last seen, and its
+   * last write: writes of one event go in order (a repeat right after the first must not create a second).
+   */
+  readonly #seen = new Map<string, { name: string; namespace: string; count: number; at: number; last: Promise<void> }>();
   readonly #queue: (() => Promise<void>)[] = [];
   #running = 0;
   #dropped = 0;
@@ -70,9 +73,11 @@ export class EventRecorder {
     const ts = formatTimestamp(new Date(now));
     const seen = this.#seen.get(key);
     if (seen !== undefined && now - seen.at < AGGREGATE_MS) {
-      seen.count++;
+      const count = ++seen.count;
       seen.at = now;
-      await this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count: seen.count, lastTimestamp: ts } });
+      const write = seen.last.then(() => this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count, lastTimestamp: ts } }));
+      seen.last = write.then(noop, noop);
+      await write;
       return;
     }
     const involvedObject: ObjectReference = {
@@ -100,8 +105,17 @@ export class EventRecorder {
       lastTimestamp: ts,
       count: 1,
     };
-    await this.#o.client.create(EVENTS, ev);
-    this.#seen.set(key, { name, namespace, count: 1, at: now });
+    const created = this.#o.client.create(EVENTS, ev);
+    const entry = { name, namespace, count: 1, at: now, last: created.then(noop, noop) };
+    this.#seen.set(key, entry);
+    try {
+      await created;
+    } catch (err) {
+      if (this.#seen.get(key) === entry) this.#seen.delete(key);
+      throw err;
+    }
     if (this.#seen.size > 4096) for (const [k, v] of this.#seen) if (now - v.at >= AGGREGATE_MS) this.#seen.delete(k);
   }
 }
+
+function noop(): void {}
