@@ -241,7 +241,7 @@ test("joined: a startup tcpSocket probe (periodSeconds 1, failureThreshold 30) o
   assert.ok(events.items.some((e) => e.reason === "Unhealthy" && e.message?.startsWith("Startup probe failed")), "the failed startup checks are reported");
   assert.ok(!events.items.some((e) => e.reason === "Killing"), "nothing was killed");
   assert.ok(events.items.some((e) => e.reason === "ImageNotPresent" && e.type === "Warning"), "running on the host's root file system is reported");
-  await client.delete(PODS, { namespace: "default", name: "slow-start", gracePeriodSeconds: 0 });
+  await deleteAndWait("slow-start");
 });
 
 test("joined: kubectl get events lists the agent's Created/Started, and Unhealthy + Killing for a failing liveness probe", { skip: rootSkip ?? kubectlSkipReason() }, async () => {
@@ -264,5 +264,11 @@ test("joined: kubectl get events lists the agent's Created/Started, and Unhealth
   const events = await client.list<Event>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=sick,reason=Started" });
   const started = events.items[0]!;
   assert.deepEqual([started.involvedObject?.fieldPath, started.source?.component, started.source?.host, started.reportingComponent], ["spec.containers{main}", "nodeagent", NODE, "nodeagent"]);
-  await client.delete(PODS, { namespace: "default", name: "sick", gracePeriodSeconds: 0 });
+  await deleteAndWait("sick");
 });
+
+/** Deletes a pod and waits for the agent to have stopped it and removed it from the API (nothing of it still running at after()). */
+async function deleteAndWait(name: string): Promise<void> {
+  await client.delete(PODS, { namespace: "default", name, gracePeriodSeconds: 0 });
+  await eventually(async () => (await client.get<Pod>(PODS, { namespace: "default", name }).catch(() => undefined)) === undefined || undefined, 20_000, `${name} deleted`);
+}

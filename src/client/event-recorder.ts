@@ -2,7 +2,8 @@
 // fire and forget, the same event again within ten minutes bumps `count` and
 // `lastTimestamp` instead of adding an object, and at most `maxPending`
 // writes wait (more are dropped: events are advice, never worth stalling
-// the component that reports them). `kubectl describe` shows them.
+// the component that reports them); optionally client-go's spam filter, a
+// token bucket per involved object. `kubectl describe` shows them.
 
 import type { Event, ObjectReference } from "../api/core/types.js";
 import { formatTimestamp, type ApiObject } from "../machinery/index.js";
@@ -19,6 +20,11 @@ export interface EventRecorderOptions {
   /** Writes in flight or waiting before new events are dropped (default 1000, upstream's queue). */
   maxPending?: number;
   concurrency?: number;
+  /**
+   * Per involved object, at most `burst` events, then one more every `everyMs` (client-go's spam
+   * filter: 25, then one per 5 minutes); more are dropped. Off unless given.
+   */
+  perObject?: { burst: number; everyMs: number };
   log?: (line: string) => void;
 }
 
@@ -32,24 +38,43 @@ export class EventRecorder {
   readonly #queue: (() => Promise<void>)[] = [];
   #running = 0;
   #dropped = 0;
+  /** Involved object → tokens left and when they were counted (perObject). */
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(options: EventRecorderOptions) {
     this.#o = options;
   }
 
-  /** Events dropped because too many were waiting. */
+  /** Events dropped because too many were waiting or their object had used up its share (perObject). */
   get dropped(): number {
     return this.#dropped;
   }
 
   /** `fieldPath` names the part of the object the event is about (`spec.containers{web}`). */
   event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string, options: { fieldPath?: string } = {}): void {
-    if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000)) {
+    if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000) || !this.#take(object)) {
       this.#dropped++;
       return;
     }
     this.#queue.push(() => this.#write(object, type, reason, message, options.fieldPath));
     this.#pump();
+  }
+
+  /** Takes a token from the object's bucket (always true without perObject). */
+  #take(object: ApiObject): boolean {
+    const limit = this.#o.perObject;
+    if (limit === undefined) return true;
+    const m = object.metadata;
+    const key = `${object.kind}\u0000${m.namespace ?? ""}\u0000${m.name}\u0000${m.uid ?? ""}`;
+    const now = Date.now();
+    const b = this.#buckets.get(key) ?? { tokens: limit.burst, at: now };
+    b.tokens = Math.min(limit.burst, b.tokens + (now - b.at) / limit.everyMs);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (this.#buckets.size > 4096) for (const [k, v] of this.#buckets) if (v.tokens + (now - v.at) / limit.everyMs >= limit.burst) this.#buckets.delete(k);
+    if (b.tokens < 1) return false;
+    b.tokens--;
+    return true;
   }
 
   #pump(): void {

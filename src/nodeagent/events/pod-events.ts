@@ -1,7 +1,8 @@
 // Events about pods and their containers, as upstream's kubelet records them
 // (seed 001): involvedObject is the pod, fieldPath `spec.containers{NAME}` (or
 // `spec.initContainers{NAME}`) when a container is meant. Written through the
-// client's EventRecorder (aggregation, bounded queue); only a joined agent has one.
+// client's EventRecorder (aggregation, bounded queue, 25 per pod then one per
+// 5 minutes); only a joined agent has one.
 
 import type { Pod } from "../../api/core/types.js";
 import { EventRecorder, type RestClient } from "../../client/index.js";
@@ -26,7 +27,9 @@ export interface PodEventsOptions {
 }
 
 export function podEvents(options: PodEventsOptions): PodEvents {
-  const recorder = new EventRecorder({ client: options.client, component: options.component, host: options.host, ...(options.log ? { log: options.log } : {}) });
+  // client-go's spam filter, as upstream's kubelet has it: a pod whose probe fails every second for
+  // hours must not write to the API server every second.
+  const recorder = new EventRecorder({ client: options.client, component: options.component, host: options.host, perObject: { burst: 25, everyMs: 300_000 }, ...(options.log ? { log: options.log } : {}) });
   return {
     record(pod, container, type, reason, message) {
       // Pods read from manifest files or lists may lack their type; the reference needs it.
