@@ -2,7 +2,8 @@
 // on the embedded runtime: Node registration and status, the lease, a pod
 // bound to the node reaching Running as a watch sees it, its status fields,
 // admission failures, graceful deletion ending in the agent's final delete,
-// and a static pod's mirror pod.
+// a static pod's mirror pod, a slow startup probe, and the agent's Events as
+// kubectl 1.33 lists them.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -10,18 +11,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../src/api/index.js";
-import type { Node, Pod } from "../src/api/core/types.js";
+import type { Event, Node, Pod } from "../src/api/core/types.js";
 import type { Lease } from "../src/api/coordination/types.js";
 import { startTestServer, type TestServer } from "../src/apiserver/testing/harness.js";
 import { RestClient, leaseResource, loadKubeconfig, type WatchEvent } from "../src/client/index.js";
 import { defaultConfig } from "../src/nodeagent/config/index.js";
 import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
+import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 
 const PODS = { group: "", version: "v1", resource: "pods", namespaced: true };
 const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false };
 const NAMESPACES = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
 const NODE = "node-joined";
 const rootSkip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's namespaces)" : undefined;
 
@@ -56,6 +59,7 @@ after(async () => {
   await agent?.stop();
   client?.close();
   await server?.close();
+  // A container shim still finishing its files may race the removal: retry (ENOTEMPTY) rather than fail.
   rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
@@ -213,3 +217,61 @@ test("joined: a sidecar starts before the container, is restarted when it exits,
   assert.ok(readFileSync(join(dir, "sidecar"), "utf8").split("\n").filter(Boolean).length >= 2);
   await client.delete(PODS, { namespace: "default", name: "with-sidecar", gracePeriodSeconds: 0 });
 });
+
+test("joined: a startup tcpSocket probe (periodSeconds 1, failureThreshold 30) on a container that listens after 3 s: started, ready, never restarted", { skip: rootSkip }, async () => {
+  // The audit's case. The image is absent, so the embedded runtime runs the command on the host's root file
+  // system, where this test's own node binary listens in the pod's network namespace.
+  const listen = `setTimeout(() => require("net").createServer((s) => s.destroy()).listen(8080), 3000)`;
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "slow-start", namespace: "default" },
+    spec: {
+      nodeName: NODE, terminationGracePeriodSeconds: 0,
+      containers: [{
+        name: "main", image: "busybox", command: [process.execPath, "-e", listen],
+        startupProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1, failureThreshold: 30 },
+        readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+      }],
+    },
+  });
+  const ready = await eventually(async () => {
+    const s = (await client.get<Pod>(PODS, { namespace: "default", name: "slow-start" })).status?.containerStatuses?.[0];
+    return s?.ready ? s : undefined;
+  }, 20_000, "the container started and ready");
+  assert.deepEqual([ready.started, ready.restartCount], [true, 0]);
+  const events = await client.list<Event>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=slow-start" });
+  assert.ok(events.items.some((e) => e.reason === "Unhealthy" && e.message?.startsWith("Startup probe failed")), "the failed startup checks are reported");
+  assert.ok(!events.items.some((e) => e.reason === "Killing"), "nothing was killed");
+  assert.ok(events.items.some((e) => e.reason === "ImageNotPresent" && e.type === "Warning"), "running on the host's root file system is reported");
+  await deleteAndWait("slow-start");
+});
+
+test("joined: kubectl get events lists the agent's Created/Started, and Unhealthy + Killing for a failing liveness probe", { skip: rootSkip ?? kubectlSkipReason() }, async () => {
+  await client.create<Pod>(PODS, {
+    apiVersion: "v1", kind: "Pod", metadata: { name: "sick", namespace: "default" },
+    spec: {
+      nodeName: NODE, terminationGracePeriodSeconds: 0,
+      containers: [{ name: "main", image: "busybox", command: ["sleep", "3600"], livenessProbe: { exec: { command: ["sh", "-c", "echo no pulse; exit 1"] }, periodSeconds: 1, failureThreshold: 2 } }],
+    },
+  });
+  const kubectl = new Kubectl(server.server.kubeconfigPath);
+  const out = await eventually(async () => {
+    const o = await kubectl.ok("get", "events", "-n", "default", "--field-selector", "involvedObject.name=sick");
+    return /Killing/.test(o) ? o : undefined;
+  }, 20_000, "a Killing event");
+  assert.match(out, /Normal\s+Created\s+pod\/sick\s+Created container: main/);
+  assert.match(out, /Normal\s+Started\s+pod\/sick\s+Started container main/);
+  assert.match(out, /Warning\s+Unhealthy\s+pod\/sick\s+Liveness probe failed: no pulse/);
+  assert.match(out, /Normal\s+Killing\s+pod\/sick\s+Container main failed liveness probe, will be restarted/);
+  const described = await kubectl.ok("describe", "pod", "sick");
+  assert.match(described, /Warning\s+Unhealthy\s+.+?\s+nodeagent\s+Liveness probe failed: no pulse/, "kubectl describe lists them with their source");
+  const events = await client.list<Event>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=sick,reason=Started" });
+  const started = events.items[0]!;
+  assert.deepEqual([started.involvedObject?.fieldPath, started.source?.component, started.source?.host, started.reportingComponent], ["spec.containers{main}", "nodeagent", NODE, "nodeagent"]);
+  await deleteAndWait("sick");
+});
+
+/** Deletes a pod and waits for the agent to have stopped it and removed it from the API (nothing of it still running at after()). */
+async function deleteAndWait(name: string): Promise<void> {
+  await client.delete(PODS, { namespace: "default", name, gracePeriodSeconds: 0 });
+  await eventually(async () => (await client.get<Pod>(PODS, { namespace: "default", name }).catch(() => undefined)) === undefined || undefined, 20_000, `${name} deleted`);
+}

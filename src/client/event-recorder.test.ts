@@ -29,6 +29,12 @@ test("event recorder: one Event per object, reason and message; repeats bump cou
     const tiny = new EventRecorder({ client, component: "x", maxPending: 1, concurrency: 1 });
     for (let i = 0; i < 5; i++) tiny.event(pod, "Normal", "R", `m${i}`);
     assert.equal(tiny.dropped, 4);
+    // perObject: a burst of 3 per object, refilled far too slowly to matter here.
+    const limited = new EventRecorder({ client, component: "x", perObject: { burst: 3, everyMs: 3_600_000 } });
+    const other = { ...pod, metadata: { ...pod.metadata, name: "q", uid: "u-2" } };
+    for (let i = 0; i < 5; i++) limited.event(pod, "Normal", "Spam", `s${i}`);
+    limited.event(other, "Normal", "Spam", "another object has its own bucket");
+    assert.equal(limited.dropped, 2);
   } finally {
     client.close();
     await t.close();

@@ -2,7 +2,8 @@
 // fire and forget, the same event again within ten minutes bumps `count` and
 // `lastTimestamp` instead of adding an object, and at most `maxPending`
 // writes wait (more are dropped: events are advice, never worth stalling
-// the component that reports them). `kubectl describe` shows them.
+// the component that reports them); optionally client-go's spam filter, a
+// token bucket per involved object. `kubectl describe` shows them.
 
 import type { Event, ObjectReference } from "../api/core/types.js";
 import { formatTimestamp, type ApiObject } from "../machinery/index.js";
@@ -19,33 +20,61 @@ export interface EventRecorderOptions {
   /** Writes in flight or waiting before new events are dropped (default 1000, upstream's queue). */
   maxPending?: number;
   concurrency?: number;
+  /**
+   * Per involved object, at most `burst` events, then one more every `everyMs` (client-go's spam
+   * filter: 25, then one per 5 minutes); more are dropped. Off unless given.
+   */
+  perObject?: { burst: number; everyMs: number };
   log?: (line: string) => void;
 }
 
 export class EventRecorder {
   readonly #o: EventRecorderOptions;
-  /** involved uid + reason + message → the stored event and when it was last seen. */
-  readonly #seen = new Map<string, { name: string; namespace: string; count: number; at: number }>();
+  /**
+   * involved uid + fieldPath + reason + message → the stored event, when it was last seen, and its
+   * last write: writes of one event go in order (a repeat right after the first must not create a second).
+   */
+  readonly #seen = new Map<string, { name: string; namespace: string; count: number; at: number; last: Promise<void> }>();
   readonly #queue: (() => Promise<void>)[] = [];
   #running = 0;
   #dropped = 0;
+  /** Involved object → tokens left and when they were counted (perObject). */
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(options: EventRecorderOptions) {
     this.#o = options;
   }
 
-  /** Events dropped because too many were waiting. */
+  /** Events dropped because too many were waiting or their object had used up its share (perObject). */
   get dropped(): number {
     return this.#dropped;
   }
 
-  event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string): void {
-    if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000)) {
+  /** `fieldPath` names the part of the object the event is about (`spec.containers{web}`). */
+  event(object: ApiObject, type: "Normal" | "Warning", reason: string, message: string, options: { fieldPath?: string } = {}): void {
+    if (this.#queue.length + this.#running >= (this.#o.maxPending ?? 1000) || !this.#take(object)) {
       this.#dropped++;
       return;
     }
-    this.#queue.push(() => this.#write(object, type, reason, message));
+    this.#queue.push(() => this.#write(object, type, reason, message, options.fieldPath));
     this.#pump();
+  }
+
+  /** Takes a token from the object's bucket (always true without perObject). */
+  #take(object: ApiObject): boolean {
+    const limit = this.#o.perObject;
+    if (limit === undefined) return true;
+    const m = object.metadata;
+    const key = `${object.kind}\u0000${m.namespace ?? ""}\u0000${m.name}\u0000${m.uid ?? ""}`;
+    const now = Date.now();
+    const b = this.#buckets.get(key) ?? { tokens: limit.burst, at: now };
+    b.tokens = Math.min(limit.burst, b.tokens + (now - b.at) / limit.everyMs);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (this.#buckets.size > 4096) for (const [k, v] of this.#buckets) if (v.tokens + (now - v.at) / limit.everyMs >= limit.burst) this.#buckets.delete(k);
+    if (b.tokens < 1) return false;
+    b.tokens--;
+    return true;
   }
 
   #pump(): void {
@@ -61,17 +90,19 @@ export class EventRecorder {
     }
   }
 
-  async #write(object: ApiObject, type: string, reason: string, message: string): Promise<void> {
+  async #write(object: ApiObject, type: string, reason: string, message: string, fieldPath: string | undefined): Promise<void> {
     const m = object.metadata;
     const namespace = m.namespace || "default";
-    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${reason}\u0000${message}`;
+    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${fieldPath ?? ""}\u0000${reason}\u0000${message}`;
     const now = Date.now();
     const ts = formatTimestamp(new Date(now));
     const seen = this.#seen.get(key);
     if (seen !== undefined && now - seen.at < AGGREGATE_MS) {
-      seen.count++;
+      const count = ++seen.count;
       seen.at = now;
-      await this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count: seen.count, lastTimestamp: ts } });
+      const write = seen.last.then(() => this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count, lastTimestamp: ts } }));
+      seen.last = write.then(noop, noop);
+      await write;
       return;
     }
     const involvedObject: ObjectReference = {
@@ -81,6 +112,7 @@ export class EventRecorder {
       name: m.name,
       uid: m.uid,
       resourceVersion: m.resourceVersion,
+      ...(fieldPath !== undefined ? { fieldPath } : {}),
     };
     const name = `${m.name}.${now.toString(16)}${Math.floor(Math.random() * 0xfff).toString(16)}`;
     const ev: Event = {
@@ -98,8 +130,17 @@ export class EventRecorder {
       lastTimestamp: ts,
       count: 1,
     };
-    await this.#o.client.create(EVENTS, ev);
-    this.#seen.set(key, { name, namespace, count: 1, at: now });
+    const created = this.#o.client.create(EVENTS, ev);
+    const entry = { name, namespace, count: 1, at: now, last: created.then(noop, noop) };
+    this.#seen.set(key, entry);
+    try {
+      await created;
+    } catch (err) {
+      if (this.#seen.get(key) === entry) this.#seen.delete(key);
+      throw err;
+    }
     if (this.#seen.size > 4096) for (const [k, v] of this.#seen) if (now - v.at >= AGGREGATE_MS) this.#seen.delete(k);
   }
 }
+
+function noop(): void {}

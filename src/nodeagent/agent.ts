@@ -32,6 +32,7 @@ import type { Request, Response } from "../component/endpoints.js";
 import { agentMetrics } from "./metrics/metrics.js";
 import { PodWorkers, type WorkerState } from "./pod-workers/pod-workers.js";
 import { Prober } from "./probes/prober.js";
+import { NO_POD_EVENTS, podEvents } from "./events/pod-events.js";
 import { Backoff } from "./runtime-manager/backoff.js";
 import { runtimeLabels } from "./runtime-manager/labels.js";
 import { PodSyncer } from "./runtime-manager/pod-syncer.js";
@@ -239,7 +240,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const nodeFacts = facts();
 
     let workers!: PodWorkers;
-    const prober = new Prober({ runtime, onChange: (uid) => workers.wake(uid), log });
+    const events = client ? podEvents({ client, component: naming.agentName, host: nodeName, log }) : NO_POD_EVENTS;
+    const prober = new Prober({ runtime, onChange: (uid) => workers.wake(uid), onEvent: (e) => events.record(e.pod, e.container, "Warning", e.reason, e.message), log });
     const syncer = new PodSyncer({
       runtime,
       labels,
@@ -253,6 +255,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       clusterDomain: config.clusterDomain,
       swapBehavior: config.memorySwap.swapBehavior,
       node: { memoryBytes: nodeFacts.memoryBytes, swapBytes, cpu: nodeFacts.cpu, cgroupV2: cgroupV2() },
+      events,
       backoff: new Backoff(tuning.crashLoopBackOff ? { initialMs: tuning.crashLoopBackOff.initialMs, maxMs: tuning.crashLoopBackOff.maxMs } : {}),
       log,
     });

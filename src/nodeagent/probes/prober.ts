@@ -1,7 +1,8 @@
 // The probe manager: one worker per running container and probe kind
-// (liveness, readiness, startup), as upstream's prober. Startup gates the
-// other two; results count against successThreshold and failureThreshold;
-// every change of a result wakes the pod's worker (onChange).
+// (liveness, readiness, startup), as upstream's prober (seed 001). Startup
+// gates the other two; a result changes only after successThreshold or
+// failureThreshold consecutive outcomes; a failed liveness or startup probe
+// asks for a restart (mustRestart); every failed run is reported (onEvent).
 
 import type { Container, Pod, Probe } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
@@ -11,21 +12,48 @@ import { runProbe } from "./probe.js";
 
 type Kind = "liveness" | "readiness" | "startup";
 
+const TITLE: Record<Kind, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
+
 interface Worker {
   containerId: string;
   kind: Kind;
-  result: boolean;
-  successes: number;
-  failures: number;
+  /** Upstream's initial values: liveness succeeds, readiness fails, startup is unknown (undefined). */
+  result: boolean | undefined;
+  /** Consecutive outcomes equal to `last`. */
+  run: number;
+  last: boolean | undefined;
   timer: NodeJS.Timeout | undefined;
   stopped: boolean;
   lastOutput: string;
+  /** Probe-level terminationGracePeriodSeconds (liveness and startup only, as upstream). */
+  gracePeriodSeconds: number | undefined;
+}
+
+/** Why a container must be restarted, and the grace period its probe asks for. */
+export interface ProbeRestart {
+  kind: "liveness" | "startup";
+  /** Upstream's Killing message: "Container NAME failed liveness probe, will be restarted". */
+  message: string;
+  output: string;
+  gracePeriodSeconds?: number;
+}
+
+export interface ProbeEvent {
+  pod: Pod;
+  container: string;
+  /** Unhealthy: "Liveness probe failed: OUTPUT". */
+  reason: "Unhealthy";
+  message: string;
 }
 
 export interface ProberOptions {
   runtime: CriClient;
   onChange: (uid: string) => void;
+  /** Each failed probe run, for the Unhealthy event. */
+  onEvent?: (event: ProbeEvent) => void;
   log?: (line: string) => void;
+  /** Milliseconds per probe second (periodSeconds, initialDelaySeconds); tests shorten it. Default 1000. */
+  secondMs?: number;
 }
 
 export class Prober {
@@ -55,7 +83,7 @@ export class Prober {
         if (w && w.containerId === latest.id) continue;
         if (w) this.#stop(w);
         if (!workers) this.#workers.set(uid, (workers = new Map()));
-        workers.set(key, this.#start(uid, c, latest.id, kind, probe, podIP));
+        workers.set(key, this.#start(pod, c, latest.id, kind, probe, podIP));
       }
     }
     for (const [key, w] of workers ?? []) {
@@ -83,56 +111,89 @@ export class Prober {
   /** Started: no startup probe, or it has succeeded. */
   started(uid: string, name: string, containerId: string, container: Container): boolean {
     if (!container.startupProbe) return true;
-    return this.#get(uid, name, "startup", containerId)?.result ?? false;
+    return this.#get(uid, name, "startup", containerId)?.result === true;
   }
 
-  /** Ready: no readiness probe, or its last result succeeded (false until the first success). */
+  /** Ready: no readiness probe, or it has succeeded successThreshold times (false until then, and until started). */
   ready(uid: string, name: string, containerId: string, container: Container): boolean {
     if (!container.readinessProbe) return true;
-    return this.#get(uid, name, "readiness", containerId)?.result ?? false;
+    return this.#get(uid, name, "readiness", containerId)?.result === true;
   }
 
-  /** Why the container must be restarted (liveness or startup failed), or undefined. */
-  mustRestart(uid: string, name: string, containerId: string): string | undefined {
-    for (const kind of ["liveness", "startup"] as const) {
+  /** Why the container must be restarted (liveness or startup failed failureThreshold times in a row), or undefined. */
+  mustRestart(uid: string, name: string, containerId: string): ProbeRestart | undefined {
+    for (const kind of ["startup", "liveness"] as const) {
       const w = this.#get(uid, name, kind, containerId);
-      if (w && w.failures > 0 && !w.result) return `Container ${name} failed ${kind} probe, will be restarted: ${w.lastOutput}`;
+      if (w?.result !== false) continue;
+      return {
+        kind,
+        message: `Container ${name} failed ${kind} probe, will be restarted`,
+        output: w.lastOutput,
+        ...(w.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: w.gracePeriodSeconds } : {}),
+      };
     }
     return undefined;
   }
 
-  #start(uid: string, container: Container, containerId: string, kind: Kind, probe: Probe, podIP: string): Worker {
-    // Liveness starts out succeeding; readiness and startup start out failing (upstream's initial values).
-    const w: Worker = { containerId, kind, result: kind === "liveness", successes: 0, failures: 0, timer: undefined, stopped: false, lastOutput: "" };
-    const period = Math.max(1, probe.periodSeconds ?? 10) * 1000;
-    const successThreshold = Math.max(1, probe.successThreshold ?? 1);
+  #start(pod: Pod, container: Container, containerId: string, kind: Kind, probe: Probe, podIP: string): Worker {
+    const uid = pod.metadata.uid!;
+    const grace = probe.terminationGracePeriodSeconds;
+    const w: Worker = {
+      containerId,
+      kind,
+      result: kind === "liveness" ? true : kind === "readiness" ? false : undefined,
+      run: 0,
+      last: undefined,
+      timer: undefined,
+      stopped: false,
+      lastOutput: "",
+      gracePeriodSeconds: kind !== "readiness" && typeof grace === "number" ? grace : undefined,
+    };
+    const second = this.#o.secondMs ?? 1000;
+    const period = Math.max(1, probe.periodSeconds ?? 10) * second;
+    // Liveness and startup must succeed once (validation insists on 1); readiness may ask for more.
+    const successThreshold = kind === "readiness" ? Math.max(1, probe.successThreshold ?? 1) : 1;
     const failureThreshold = Math.max(1, probe.failureThreshold ?? 3);
     const tick = async (): Promise<void> => {
       if (w.stopped) return;
-      // Liveness and readiness wait for the startup probe, as upstream.
-      const gated = kind !== "startup" && container.startupProbe && !this.started(uid, container.name!, containerId, container);
-      if (!gated && !(kind === "startup" && w.result)) {
-        const outcome = await runProbe(probe, { runtime: this.#o.runtime, containerId, container, podIP });
-        if (w.stopped) return;
+      if (!this.#due(w, uid, container)) {
+        w.timer = setTimeout(() => void tick(), period);
+        return;
+      }
+      const outcome = await runProbe(probe, { runtime: this.#o.runtime, containerId, container, podIP });
+      if (w.stopped) return;
+      if (!outcome.ok) {
         w.lastOutput = outcome.output;
-        const before = w.result;
-        if (outcome.ok) {
-          w.failures = 0;
-          if (++w.successes >= successThreshold) w.result = true;
-        } else {
-          w.successes = 0;
-          if (++w.failures >= failureThreshold) w.result = false;
-          if (w.failures >= failureThreshold && kind !== "readiness") this.#o.onChange(uid);
-        }
-        if (before !== w.result) {
-          this.#o.log?.(`probe ${kind} of ${container.name} (pod ${uid}): ${w.result ? "succeeded" : `failed: ${outcome.output}`}`);
-          this.#o.onChange(uid);
-        }
+        this.#o.onEvent?.({ pod, container: container.name!, reason: "Unhealthy", message: `${TITLE[kind]} probe failed: ${outcome.output}` });
+      }
+      w.run = w.last === outcome.ok ? w.run + 1 : 1;
+      w.last = outcome.ok;
+      const before = w.result;
+      if (outcome.ok ? w.run >= successThreshold : w.run >= failureThreshold) {
+        w.result = outcome.ok;
+        // A failed liveness or startup result stands until the container is replaced; counting starts afresh for
+        // the next one (upstream resets resultRun and holds the worker).
+        if (!outcome.ok && kind !== "readiness") w.run = 0;
+      }
+      if (before !== w.result) {
+        this.#o.log?.(`probe ${kind} of ${container.name} (pod ${uid}): ${w.result ? "succeeded" : `failed: ${outcome.output}`}`);
+        this.#o.onChange(uid);
       }
       w.timer = setTimeout(() => void tick(), period);
     };
-    w.timer = setTimeout(() => void tick(), Math.max(0, probe.initialDelaySeconds ?? 0) * 1000);
+    w.timer = setTimeout(() => void tick(), Math.max(0, probe.initialDelaySeconds ?? 0) * second);
     return w;
+  }
+
+  /**
+   * Whether the worker probes now: liveness and readiness wait for the startup probe, a startup
+   * probe stops once it succeeded, and a failed liveness or startup probe holds until its
+   * container is replaced (a new worker).
+   */
+  #due(w: Worker, uid: string, container: Container): boolean {
+    if (w.kind === "startup") return w.result === undefined;
+    if (w.kind === "liveness" && w.result === false) return false;
+    return this.started(uid, container.name!, w.containerId, container);
   }
 
   #stop(w: Worker): void {

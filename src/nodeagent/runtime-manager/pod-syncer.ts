@@ -15,6 +15,7 @@ import { ContainerConfigError, containerEnv, type ObjectSource } from "../env/en
 import { containerSeccomp, podSeccomp, SeccompError } from "../seccomp/seccomp.js";
 import { hookOf, runHook } from "../lifecycle/hooks.js";
 import type { Prober } from "../probes/prober.js";
+import { NO_POD_EVENTS, type PodEvents } from "../events/pod-events.js";
 import type { Waiting } from "../status/pod-status.js";
 import { containerSwap } from "../swap/swap.js";
 import type { SwapBehavior } from "../config/index.js";
@@ -38,6 +39,8 @@ export interface PodSyncerOptions {
   swapBehavior: SwapBehavior | "";
   node: { memoryBytes: number; swapBytes: number; cpu: number; cgroupV2: boolean };
   backoff?: Backoff;
+  /** Pulling, Pulled, Created, Started, Killing, BackOff, Failed (none when standalone). */
+  events?: PodEvents;
   log?: (line: string) => void;
 }
 
@@ -65,9 +68,11 @@ export class PodSyncer {
   readonly backoff: Backoff;
   readonly #waiting = new Map<string, Map<string, Waiting>>();
   readonly #last = new Map<string, RuntimePod>();
+  readonly #events: PodEvents;
 
   constructor(options: PodSyncerOptions) {
     this.#o = options;
+    this.#events = options.events ?? NO_POD_EVENTS;
     this.backoff = options.backoff ?? new Backoff();
   }
 
@@ -154,6 +159,7 @@ export class PodSyncer {
       if (wait > 0) {
         const delay = Math.round(this.backoff.delay(key) / 1000);
         waiting.set(c.name!, { reason: "CrashLoopBackOff", message: `back-off ${delay}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace ?? "default"}(${uid})` });
+        this.#events.record(pod, c.name, "Warning", "BackOff", `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace ?? "default"}(${uid})`);
         later(wait);
         return false;
       }
@@ -211,8 +217,8 @@ export class PodSyncer {
         if (latest?.state === "CONTAINER_RUNNING" && latest.podSandboxId === sandboxId) {
           const why = this.#o.prober.mustRestart(uid, c.name!, latest.id);
           if (why === undefined) continue;
-          this.#o.log?.(why);
-          await this.#kill(pod, c, latest.id, podIP, gracePeriod(pod));
+          this.#o.log?.(`${why.message}: ${why.output}`);
+          await this.#kill(pod, c, latest.id, podIP, why.gracePeriodSeconds ?? gracePeriod(pod), why.message);
           latest = (await this.runtimePod(uid)).containers.find((x) => x.id === latest!.id) ?? latest;
           changed = true;
           if (!shouldRestart(policy, latest.exitCode === 0 ? 1 : latest.exitCode)) continue;
@@ -327,14 +333,16 @@ export class PodSyncer {
     try {
       await this.#o.runtime.startContainer({ containerId });
     } catch (err) {
-      t.waiting.set(name, { reason: "RunContainerError", message: isCriError(err) ? err.details : (err as Error).message });
+      this.#failed(t.pod, name, t.waiting, "RunContainerError", isCriError(err) ? err.details : (err as Error).message);
       return true;
     }
+    this.#events.record(t.pod, name, "Normal", "Started", `Started container ${name}`);
     const hook = hookOf(t.container, "PostStart");
     if (hook === undefined) return false;
     const outcome = await runHook("PostStart", hook, { ...t, runtime: this.#o.runtime, containerId }, POST_START_DEADLINE_S);
     if (outcome.ok) return false;
     this.#o.log?.(`FailedPostStartHook: ${outcome.message}`);
+    this.#events.record(t.pod, name, "Warning", "FailedPostStartHook", outcome.message);
     await this.#o.runtime.stopContainer({ containerId, timeout: 0 }).catch(ignoreNotFound);
     t.waiting.set(name, { reason: "PostStartHookError", message: outcome.message });
     return false;
@@ -345,13 +353,17 @@ export class PodSyncer {
    * period; a failure is logged and the stop goes on, as upstream), then
    * StopContainer with the time left.
    */
-  async #kill(pod: Pod, spec: Container | undefined, containerId: string, podIP: string, graceSeconds: number): Promise<void> {
+  async #kill(pod: Pod, spec: Container | undefined, containerId: string, podIP: string, graceSeconds: number, why?: string): Promise<void> {
+    if (spec?.name) this.#events.record(pod, spec.name, "Normal", "Killing", why ?? `Stopping container ${spec.name}`);
     const hook = spec && hookOf(spec, "PreStop");
     let timeout = graceSeconds;
     if (hook !== undefined && graceSeconds > 0) {
       const began = Date.now();
       const outcome = await runHook("PreStop", hook, { pod, container: spec!, containerId, podIP, runtime: this.#o.runtime }, graceSeconds);
-      if (!outcome.ok) this.#o.log?.(`FailedPreStopHook: ${outcome.message}`);
+      if (!outcome.ok) {
+        this.#o.log?.(`FailedPreStopHook: ${outcome.message}`);
+        this.#events.record(pod, spec!.name, "Warning", "FailedPreStopHook", outcome.message);
+      }
       timeout = Math.max(MIN_GRACE_AFTER_HOOK_S, graceSeconds - Math.floor((Date.now() - began) / 1000));
     }
     await this.#o.runtime.stopContainer({ containerId, timeout }).catch(ignoreNotFound);
@@ -376,15 +388,21 @@ export class PodSyncer {
     if (latest?.state === "CONTAINER_RUNNING") {
       const why = this.#o.prober.mustRestart(s.uid, c.name!, latest.id);
       if (why === undefined) return c.startupProbe ? this.#o.prober.started(s.uid, c.name!, latest.id, c) : true;
-      this.#o.log?.(why);
       const t = s.target(c, latest.id);
-      await this.#kill(t.pod, c, latest.id, t.podIP, gracePeriod(t.pod));
+      this.#o.log?.(`${why.message}: ${why.output}`);
+      await this.#kill(t.pod, c, latest.id, t.podIP, why.gracePeriodSeconds ?? gracePeriod(t.pod), why.message);
       return false;
     }
     if (latest?.state === "CONTAINER_CREATED") return !(await this.#start(latest.id, s.target(c, latest.id))) && !c.startupProbe;
     if (latest?.state === "CONTAINER_EXITED") return (await s.restart(c, latest.finishedAt, (latest.metadata?.attempt ?? 0) + 1)) && !c.startupProbe;
     // Not started in this sandbox yet (or the sandbox is new): a started sidecar lets the next init container go now.
     return (await s.start(c, previous ? (previous.metadata?.attempt ?? 0) + 1 : 0)) && !c.startupProbe;
+  }
+
+  /** A container that could not be created or started: why it waits, and upstream's Warning Failed "Error: REASON". */
+  #failed(pod: Pod, name: string, waiting: Map<string, Waiting>, reason: string, message: string): void {
+    waiting.set(name, { reason, message });
+    this.#events.record(pod, name, "Warning", "Failed", `Error: ${reason.startsWith("ErrImage") ? reason : message}`);
   }
 
   /** Pull if needed, build the config, create and start; records why not in `waiting`. Returns whether to retry soon. */
@@ -408,19 +426,30 @@ export class PodSyncer {
       const policy = c.imagePullPolicy ?? "IfNotPresent";
       const present = (await rt.imageStatus({ image: { image } })).image !== null;
       if (policy === "Never" && !present) {
-        s.waiting.set(c.name!, { reason: "ErrImageNeverPull", message: `Container image "${image}" is not present with pull policy of Never` });
+        this.#failed(pod, c.name!, s.waiting, "ErrImageNeverPull", `Container image "${image}" is not present with pull policy of Never`);
         return true;
       }
       if (!present || policy === "Always") {
+        const began = performance.now();
+        this.#events.record(pod, c.name, "Normal", "Pulling", `Pulling image "${image}"`);
         try {
           await rt.pullImage({ image: { image }, sandboxConfig: s.sbConfig });
+          const took = `${((performance.now() - began) / 1000).toFixed(3)}s`;
+          // Only the embedded runtime answers a pull without storing the image: it runs the command on the host's root.
+          if (!present && (await rt.imageStatus({ image: { image } })).image === null) {
+            this.#events.record(pod, c.name, "Warning", "ImageNotPresent", `Image "${image}" could not be pulled and is not in the runtime's image store: container ${c.name} runs on the host's root file system`);
+          } else this.#events.record(pod, c.name, "Normal", "Pulled", `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
         } catch (err) {
           // With Always, an image already here still runs when no registry answers (nodes without network).
           if (!present) throw Object.assign(err as Error, { pullFailed: true });
         }
+      } else {
+        this.#events.record(pod, c.name, "Normal", "Pulled", `Container image "${image}" already present on machine`);
       }
     } catch (err) {
-      s.waiting.set(c.name!, { reason: "ErrImagePull", message: isCriError(err) ? err.details : (err as Error).message });
+      const message = isCriError(err) ? err.details : (err as Error).message;
+      this.#events.record(pod, c.name, "Warning", "Failed", `Failed to pull image "${image}": ${message}`);
+      this.#failed(pod, c.name!, s.waiting, "ErrImagePull", message);
       return true;
     }
     let config;
@@ -453,16 +482,17 @@ export class PodSyncer {
       });
     } catch (err) {
       const reason = err instanceof ContainerConfigError ? err.reason : err instanceof SeccompError ? err.reason : "CreateContainerConfigError";
-      s.waiting.set(c.name!, { reason, message: (err as Error).message });
+      this.#failed(pod, c.name!, s.waiting, reason, (err as Error).message);
       return true;
     }
     let containerId: string;
     try {
       ({ containerId } = await rt.createContainer({ podSandboxId: s.sandboxId, config, sandboxConfig: s.sbConfig }));
     } catch (err) {
-      s.waiting.set(c.name!, { reason: "CreateContainerError", message: isCriError(err) ? err.details : (err as Error).message });
+      this.#failed(pod, c.name!, s.waiting, "CreateContainerError", isCriError(err) ? err.details : (err as Error).message);
       return true;
     }
+    this.#events.record(pod, c.name, "Normal", "Created", `Created container: ${c.name}`);
     return this.#start(containerId, { pod, container: c, podIP: s.podIP, waiting: s.waiting });
   }
 }
