@@ -42,6 +42,7 @@ before(async () => {
     ...agentEndpoints(() => agent),
   });
   agent = await startNodeAgent({
+    stopContainersOnExit: true, // a test leaves no container behind
     nodeName: NODE,
     config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), fileCheckFrequency: 1_000 },
     rootDir: join(root, "agent"),

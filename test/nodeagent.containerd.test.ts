@@ -39,6 +39,7 @@ before(async () => {
   await containerd.importImage(join(root, "busybox.tar"));
   mkdirSync(join(root, "manifests"));
   agent = await startNodeAgent({
+    stopContainersOnExit: true, // a test leaves no container behind
     nodeName: NODE,
     config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), fileCheckFrequency: 1_000 },
     rootDir: join(root, "agent"),

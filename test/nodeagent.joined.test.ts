@@ -43,6 +43,7 @@ before(async () => {
   client = new RestClient(loadKubeconfig(server.server.kubeconfigPath));
   for (const name of ["default", "orch-node-lease"]) await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } }).catch(() => {});
   agent = await startNodeAgent({
+    stopContainersOnExit: true, // a test leaves no container behind
     client,
     nodeName: NODE,
     config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), maxPods: 5, nodeStatusUpdateFrequency: 500 },

@@ -21,6 +21,7 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
   const metrics = new MetricsRegistry();
   try {
     agent = await startNodeAgent({
+      stopContainersOnExit: true, // a test leaves no container behind
       config: { ...defaultConfig(), staticPodPath: manifests, fileCheckFrequency: 1_000 },
       rootDir: join(root, "agent"),
       podLogsDir: join(root, "logs"),
