@@ -114,6 +114,8 @@ export function localDirectories(rootDir: string, certDir: string, podLogsDir: s
     [join(rootDir, "plugins"), 0o750],
     [join(rootDir, "plugins_registry"), 0o750],
     [join(rootDir, "pod-resources"), 0o750],
+    // Device plugins' registration socket and the device manager's checkpoint (0750 as upstream's device manager).
+    [join(rootDir, "device-plugins"), 0o750],
     [join(rootDir, "seccomp"), 0o750],
     [join(rootDir, "image_manager"), 0o700],
     [join(rootDir, "image_manager", "pulling"), 0o700],
