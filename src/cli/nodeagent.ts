@@ -96,14 +96,16 @@ export const command = defineCommand({
         log,
       });
       log(`${context.command}: running (node ${agent.nodeName}, ${agent.mode}); serving ${server.url}`);
-      await new Promise<void>((resolve) => {
-        if (context.signal.aborted) resolve();
-        else context.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await agent.stop();
-      log(`${context.command}: stopped`);
+      // Until SIGTERM, or until the agent ends on its own (--exit-on-lock-contention): then the process exits too.
+      const why = await agent.done;
+      log(`${context.command}: stopped${why ? `: ${why}` : ""}`);
       return 0;
     } catch (err) {
+      if (agent === undefined && context.signal.aborted) {
+        // SIGTERM while waiting for the lock file (or starting): nothing ran, nothing to undo.
+        log(`${context.command}: stopped before starting`);
+        return 0;
+      }
       if (err instanceof SwapError || err instanceof LockContentionError) {
         log(`${context.command}: ${err.message}`);
         return 1;

@@ -103,6 +103,11 @@ export interface NodeAgent {
   serveAttach(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; pods' containers are stopped only with stopContainersOnExit. */
   stop(): Promise<void>;
+  /**
+   * Settles once the agent has stopped, by stop() or the options' signal (undefined) or on its own
+   * (why: another agent contended for the lock file under --exit-on-lock-contention), so its process can exit.
+   */
+  readonly done: Promise<string | undefined>;
 }
 
 
@@ -164,6 +169,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const stopping = new AbortController();
   const signal = stopping.signal;
   const cleanups: (() => Promise<void> | void)[] = [];
+  /** Set when the agent stops on its own; `done` settles with it. */
+  let endedBecause: string | undefined;
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) {
       // A step that hangs (a runtime waiting on calls) must not keep the agent from stopping.
@@ -183,8 +190,17 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       const lock: HeldLock = await acquireLockFile({
         path: options.lockFile,
         ...(options.exitOnLockContention
-          ? { onContention: () => { log(`nodeagent: another agent asked for ${options.lockFile}; exiting (--exit-on-lock-contention)`); stopping.abort(); } }
+          ? {
+              // Like upstream, an agent with the flag waits for the lock rather than failing, and gives it up when asked.
+              wait: true,
+              onContention: () => {
+                endedBecause ??= `another agent asked for the lock file ${options.lockFile} (--exit-on-lock-contention)`;
+                log(`nodeagent: ${endedBecause}; exiting`);
+                stopping.abort();
+              },
+            }
           : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       });
       cleanups.push(() => lock.release());
     }
@@ -476,6 +492,11 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop,
+      done: new Promise((resolve) => {
+        const settle = () => void stop().then(() => resolve(endedBecause));
+        if (signal.aborted) settle();
+        else signal.addEventListener("abort", settle, { once: true });
+      }),
     };
   } catch (err) {
     stopping.abort();

@@ -1,0 +1,56 @@
+// Two real `orch nodeagent` processes (standalone, embedded runtime, separate
+// ports, one root dir) on one --lock-file: without --exit-on-lock-contention
+// the second fails with a clear error; with it the holder exits and the second takes over.
+
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startComponent } from "./support/orch-process.js";
+import { eventually } from "../src/nodeagent/testing/eventually.js";
+
+const skip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's namespaces)" : undefined;
+const dir = mkdtempSync(join(tmpdir(), "nodeagent-lock-e2e-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Agent flags sharing one root dir and lock file, no static pods from the host's /etc. */
+function agentArgs(name: string, extra: string[]): string[] {
+  const manifests = join(dir, "manifests");
+  mkdirSync(manifests, { recursive: true });
+  const config = join(dir, "config.yaml");
+  writeFileSync(config, `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${manifests}\n`);
+  return [
+    `--config=${config}`, "--bind-address=127.0.0.1", "--port=0", `--root-dir=${join(dir, "root")}`,
+    `--pod-logs-dir=${join(dir, "logs")}`, `--hostname-override=${name}`, `--lock-file=${join(dir, "nodeagent.lock")}`, ...extra,
+  ];
+}
+const running = (p: { output(): string }) => eventually(() => (/running \(node /.test(p.output()) ? true : undefined), 20_000, "the agent running");
+
+test("lock file: a second agent without --exit-on-lock-contention fails with a clear error; the holder keeps running", { skip }, async () => {
+  const first = await startComponent("nodeagent", agentArgs("lock-a", []));
+  try {
+    await running(first);
+    const second = await startComponent("nodeagent", agentArgs("lock-b", []));
+    assert.equal(await second.exited, 1);
+    assert.match(second.output(), /the lock file \S+nodeagent\.lock is held by another node agent/);
+    assert.doesNotMatch(first.output(), /exiting|stopped/, "the holder is not disturbed");
+  } finally {
+    await first.stop();
+  }
+});
+
+test("lock file: with --exit-on-lock-contention the holder exits saying why and the contender takes over", { skip }, async () => {
+  const first = await startComponent("nodeagent", agentArgs("lock-c", ["--exit-on-lock-contention"]));
+  await running(first);
+  const second = await startComponent("nodeagent", agentArgs("lock-d", ["--exit-on-lock-contention"]));
+  try {
+    assert.equal(await first.exited, 0, "the holder exits cleanly");
+    assert.match(first.output(), /another agent asked for the lock file \S+nodeagent\.lock \(--exit-on-lock-contention\); exiting/);
+    await running(second);
+    assert.match(second.output(), /running \(node lock-d/);
+  } finally {
+    await first.stop();
+    await second.stop();
+  }
+});
