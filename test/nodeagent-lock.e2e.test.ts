@@ -1,6 +1,7 @@
 // Two real `orch nodeagent` processes (standalone, embedded runtime, separate
 // ports, one root dir) on one --lock-file: without --exit-on-lock-contention
-// the second fails with a clear error; with it the holder exits and the second takes over.
+// the second fails with a clear error; with it the holder exits and the second takes over,
+// serving the certificate the first kept in the shared --cert-dir.
 
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startComponent } from "./support/orch-process.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
+import { presentedFingerprint } from "../src/component/testing/presented-cert.js";
 
 const skip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's namespaces)" : undefined;
 const dir = mkdtempSync(join(tmpdir(), "nodeagent-lock-e2e-"));
@@ -43,12 +45,15 @@ test("lock file: a second agent without --exit-on-lock-contention fails with a c
 test("lock file: with --exit-on-lock-contention the holder exits saying why and the contender takes over", { skip }, async () => {
   const first = await startComponent("nodeagent", agentArgs("lock-c", ["--exit-on-lock-contention"]));
   await running(first);
+  const firstCert = await presentedFingerprint(Number(new URL(first.url).port));
   const second = await startComponent("nodeagent", agentArgs("lock-d", ["--exit-on-lock-contention"]));
   try {
     assert.equal(await first.exited, 0, "the holder exits cleanly");
     assert.match(first.output(), /another agent asked for the lock file \S+nodeagent\.lock \(--exit-on-lock-contention\); exiting/);
     await running(second);
     assert.match(second.output(), /running \(node lock-d/);
+    // One root dir, so one cert dir: the second agent serves the pair the first wrote (<root>/pki/nodeagent.crt|.key).
+    assert.equal(await presentedFingerprint(Number(new URL(second.url).port)), firstCert, "the same serving certificate");
   } finally {
     await first.stop();
     await second.stop();
