@@ -187,6 +187,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
   try {
     if (options.lockFile) {
+      log(`nodeagent: acquiring the lock file ${options.lockFile}${options.exitOnLockContention ? " (waiting while another agent holds it)" : ""}`);
       const lock: HeldLock = await acquireLockFile({
         path: options.lockFile,
         ...(options.exitOnLockContention
