@@ -8,7 +8,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { eventually } from "../src/controllers/testing.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
+const BIN = fileURLToPath(new URL("../../bin/orch.js", import.meta.url));
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-cluster-"));
 function file(name: string, content: string): string {
   const path = join(files, name);
@@ -179,9 +181,46 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
     await k.ok("delete", "pod", "nowhere", "--wait=false");
   });
 
+  test("the server holds the scheduler's and controller manager's leases: an orch scheduler started beside it waits and binds nothing", async () => {
+    const holder = async (name: string) => (await jsonOf("lease", "-n", "orch-system", name)).spec.holderIdentity as string;
+    const identity = await eventually("the scheduler lease held", async () => holder("orch-scheduler"), 20_000);
+    assert.match(identity, /_orch-server-[0-9a-f]{12}$/);
+    assert.equal(await holder("orch-controller-manager"), identity, "one identity for the server's loops");
+    const extra = spawn(process.execPath, [BIN, "scheduler", "--kubeconfig", orch.kubeconfig, "--secure-port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    extra.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    try {
+      await eventually("the extra scheduler sees the server's lease", () => out.includes(`is held by ${identity}`), 20_000);
+      await k.ok("create", "-f", file("leased.yaml", `apiVersion: v1\nkind: Pod\nmetadata: {name: leased}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: main, image: busybox, command: [sleep, "${TOKEN}3"]}]\n`));
+      await blocking(60, "wait", "--for=condition=PodScheduled", "pod/leased");
+      assert.doesNotMatch(out, /acquired lease/, "the waiting replica never led");
+      assert.equal(await holder("orch-scheduler"), identity);
+    } finally {
+      const exited = new Promise((r) => extra.once("exit", r));
+      extra.kill("SIGTERM");
+      await exited;
+    }
+    await k.ok("delete", "pod", "leased", "--wait=false");
+  });
+
+  test("--join refuses a server whose CA is not the one the join token pins, and a plain token without the CA", async () => {
+    const token = readFileSync(join(orch.dataDir, "join.token"), "utf8").trim();
+    const run = (tokenArg: string) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, [BIN, "server", "--join", orch.url, "--token", tokenArg, "--data-dir", join(files, "refused")], { timeout: 20_000 }, (_err, _out, stderr) =>
+          resolve({ code: child.exitCode, stderr }));
+      });
+    const forged = await run(token.replace(/^orch1\.[0-9a-f]{64}/, `orch1.${"0".repeat(64)}`));
+    assert.equal(forged.code, 1);
+    assert.match(forged.stderr, /presented no certificate with the join token's CA digest 0{16}…: not the cluster the token belongs to/);
+    const plain = await run(token.split(".").slice(2).join("."));
+    assert.equal(plain.code, 2);
+    assert.match(plain.stderr, /--join with a plain --token needs --certificate-authority/);
+  });
+
   test("a killed node agent: its node goes Ready Unknown after the grace period, is tainted unreachable, and its pods are evicted", async () => {
-    // Joined the way docs/server.md tells a second machine to: URL, the admin token and the cluster's CA.
-    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "admin.token"), "utf8").trim(), "--certificate-authority", join(orch.dataDir, "ca.crt")];
+    // Joined the way the README tells a second machine to: the URL and the join token (which pins the CA) only.
+    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "join.token"), "utf8").trim()];
     other = await startJoinedAgent(join_, "other", { readyTimeoutMs: 60_000 });
     const pod = (name: string, digit: number, toleration: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: other\n  terminationGracePeriodSeconds: 1\n` +

@@ -125,4 +125,15 @@ describe("components as processes", () => {
     const proxy = parseExposition((await httpsGet(`${components["orch-proxy"]!.url}/metrics`, { token })).text);
     assertExposesMetric(proxy, { name: "informer_store_items", kind: "gauge", labels: ["resource"] });
   });
+
+  test("the scheduler, proxy and node agent report the REST client and informers they use; the scheduler its leader election", async () => {
+    for (const name of ["orch-scheduler", "orch-proxy", "orch-nodeagent"]) {
+      const f = parseExposition((await httpsGet(`${components[name]!.url}/metrics`, { token })).text);
+      assertExposesMetric(f, { name: "rest_client_requests_total", kind: "counter", labels: ["code", "host", "method"] });
+      assertExposesMetric(f, { name: "informer_lists_total", kind: "counter", labels: ["resource"] });
+      assertExposesMetric(f, { name: "informer_store_items", kind: "gauge", labels: ["resource"] });
+    }
+    const scheduler = parseExposition((await httpsGet(`${components["orch-scheduler"]!.url}/metrics`, { token })).text);
+    assertExposesMetric(scheduler, { name: "leader_election_master_status", kind: "gauge", labels: ["name"] });
+  });
 });

@@ -50,6 +50,15 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
   });
 }
 
+/**
+ * The annotations the node agent puts on static pods (upstream's
+ * kubernetes.io/config.*): where from, the hash that is also the uid, and the
+ * mark of a mirror pod in the API.
+ */
+export function configAnnotations(keyDomain: string) {
+  return { source: `${keyDomain}/config.source`, hash: `${keyDomain}/config.hash`, mirror: `${keyDomain}/config.mirror` };
+}
+
 /** Names accepted by --api-group-suffix: a DNS subdomain with at least two labels. */
 export function isValidGroupSuffix(suffix: string): boolean {
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(suffix) && suffix.length <= 253;

@@ -70,6 +70,11 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * and clients listing Protobuf then JSON get JSON.
    */
   readonly protobuf?: boolean;
+  /**
+   * Strategic merge patches (default true: built-in kinds, merge keys from
+   * their schemas); custom resources declare false and get a 415, as upstream.
+   */
+  readonly strategicMerge?: boolean;
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 
@@ -85,6 +90,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
     readonly log?: boolean;
     /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
     readonly exec?: boolean;
+    /**
+     * pods/ephemeralcontainers: updates there change only .spec.ephemeralContainers
+     * and are checked by this rule in place of validateUpdate (which keeps the
+     * main resource from touching them).
+     */
+    readonly ephemeralContainers?: (obj: T, old: T) => FieldError[];
   };
 
   // ---- strategy, in the order the store calls it ----

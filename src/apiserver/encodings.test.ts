@@ -128,6 +128,22 @@ describe("representations (built-in kinds, CBOR gate on)", () => {
     assert.equal(list.items[0].data, undefined);
   });
 
+  test("Table rows carry PartialObjectMetadata by default, the object with includeObject=Object, nothing with None; another value is a 400", async () => {
+    const table = (q: string) => t.request("GET", `${CM_PATH}${q}`, { headers: { accept: "application/json;as=Table;g=meta.k8s.io;v=v1" } });
+    const byDefault = (await table("")).json;
+    assert.deepEqual([byDefault.rows[0].object.kind, byDefault.rows[0].object.data], ["PartialObjectMetadata", undefined]);
+    const metadata = (await table("?includeObject=Metadata")).json;
+    assert.equal(metadata.rows[0].object.kind, "PartialObjectMetadata");
+    const object = (await table("?includeObject=Object")).json;
+    assert.deepEqual([object.rows[0].object.kind, object.rows[0].object.data], ["ConfigMap", { k: "c1" }]);
+    const none = (await table("?includeObject=None")).json;
+    assert.equal(none.rows.length, 3);
+    assert.ok(none.rows.every((r: any) => r.object === undefined), "no object with None");
+    const bad = await table("?includeObject=All");
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.json.message, /includeObject/);
+  });
+
   test("watch as Protobuf frames, CBOR sequence, YAML documents and one-row Tables", async () => {
     const pb = await watchBytes(t, `${CM_PATH}?watch=true&resourceVersion=0`, PB, (b) => frames(b) >= 3);
     assert.equal(pb.contentType, `${PB};stream=watch`);

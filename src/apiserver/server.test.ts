@@ -264,11 +264,18 @@ describe("API server (sample API over lmdb)", () => {
       ["POST", W, { body: { ...widget("Bad_Name") } }, 422, /metadata.name: Invalid value: "Bad_Name"/],
       ["POST", W, { body: { ...widget("neg"), spec: { size: -1 } } }, 422, /spec.size: Invalid value: -1/],
       ["POST", W, { body: "just a string" }, 400],
-      ["GET", "/apis/samples.orch.io/v1/namespaces/default/gadgets", undefined, 404],
+      ["GET", "/apis/samples.orch.io/v1/namespaces/default/gadgets", undefined, 404, /^the server could not find the requested resource$/],
+      // Deleting a subresource never deletes its object; the all-namespaces path serves list and watch only.
+      ["DELETE", `${W}/safe/status`, undefined, 405, /delete is not supported on resources of kind "widgets\/status.samples.orch.io"/],
+      ["DELETE", `${W}/safe/scale`, undefined, 405],
+      ["DELETE", "/apis/samples.orch.io/v1/widgets", undefined, 405, /deletecollection is not supported/],
+      ["POST", "/apis/samples.orch.io/v1/widgets", { body: widget("nowhere") }, 405, /create is not supported/],
       ["POST", `${W}/safe`, { body: widget("safe") }, 405],
       ["PUT", W, { body: widget("safe") }, 405],
       ["POST", "/apis/samples.orch.io/v1/namespaces/nowhere/widgets", { body: widget("lost") }, 404, /namespaces "nowhere" not found/],
       ["GET", `${W}?limit=abc`, undefined, 400],
+      // Never strategic merge for a custom resource (widgets stand for one).
+      ["PATCH", `${W}/safe`, { rawBody: '{"spec":{"size":9}}', headers: { "content-type": "application/strategic-merge-patch+json" } }, 415, /^the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml$/],
     ];
     for (const [method, path, opts, code, message] of cases) {
       const r = await t.request(method, path, opts);

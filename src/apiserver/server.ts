@@ -15,7 +15,7 @@ import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath, rawReply } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { badRequest, isApiError, notFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
+import { badRequest, isApiError, pathNotFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
@@ -197,18 +197,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
     if (path === "/openapi/v3" || path.startsWith("/openapi/v3/") || path === "/openapi/v2") {
       const doc = openapi.answer(path);
-      if (doc === undefined) throw notFound({ group: "", resource: "" }, "");
+      if (doc === undefined) throw pathNotFound();
       return sendJson(res, 200, doc);
     }
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
-      if (answer === undefined) throw notFound({ group: "", resource: "" }, "");
+      if (answer === undefined) throw pathNotFound();
       return sendJson(res, 200, answer.body, answer.contentType);
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
-      if (store === undefined) throw notFound({ group: "", resource: "" }, "");
+      if (store === undefined) throw pathNotFound();
       if (parsed.subresource === "log" && def!.subresources?.log && parsed.name !== undefined) {
         return handlePodLog({ req, res, path: parsed, query: url.searchParams, pods: store, nodes: stores.get("/nodes"), agents });
       }
@@ -220,11 +220,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         : watchEnv;
       return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding });
     }
-    throw notFound({ group: "", resource: "" }, "");
+    throw pathNotFound();
   };
 
   const server: Http2SecureServer = createSecureServer(
-    { cert: credentials.serverCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
+    // The CA goes in the chain: a joining node pins it by digest (a join token) before trusting it.
+    { cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
     (req, res) => {
       const url = new URL(req.url ?? "/", "https://localhost");
       const parsed = parsePath(url.pathname);

@@ -256,8 +256,13 @@ spec:
     assert.equal(level.status, 400);
     assert.match(level.json.message, /fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"/);
     const typed = await t.request("POST", `${PODS}?fieldValidation=Ignore`, { body: pod("fv3", { spec: { containers: [{ name: "main", image: 5 }] } }) });
-    assert.equal(typed.status, 422, "types are checked at every level");
-    assert.match(typed.json.message, /spec.containers\[0\].image/);
+    assert.equal(typed.status, 400, "types are checked at every level, and a wrong one is a 400 of its own");
+    assert.equal(typed.json.message, 'Pod in version "v1" cannot be handled as a Pod: spec.containers[0].image: Invalid value: "integer": spec.containers[0].image in body must be of type string: "integer"');
+    assert.deepEqual([typed.json.details.name, typed.json.details.causes[0].field], ["fv3", "spec.containers[0].image"]);
+    // With unknown fields too, under Strict: only the type error.
+    const both = await t.request("POST", `${PODS}?fieldValidation=Strict`, { body: pod("fv4", { spec: { bogus: 1, containers: [{ name: "main", image: 5 }] } }) });
+    assert.equal(both.status, 400);
+    assert.doesNotMatch(both.json.message, /bogus/);
     // Patches: the patch's duplicates and the result's unknown fields.
     const patch = await t.request("PATCH", `${PODS}/fv?fieldValidation=Strict`, { rawBody: '{"metadata":{"labels":{"a":"1","a":"2"}},"spec":{"nope":1}}', headers: MERGE });
     assert.equal(patch.status, 400);

@@ -2,11 +2,14 @@
 // resource API with the built-in types, print where it serves and how to
 // reach it with kubectl, and stop cleanly on SIGINT/SIGTERM.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import type { apiserverFlags } from "./apiserver.js";
 import type { RunContext } from "./command.js";
+import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
 
 /** `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready). */
 export async function startApiServerFromFlags(
@@ -15,7 +18,7 @@ export async function startApiServerFromFlags(
   options: { announceReady?: boolean } = {},
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  return startApiServer({
+  const server = await startApiServer({
     dataDir: flags.get("data-dir"),
     bindAddress: flags.get("bind-address"),
     securePort: flags.get("secure-port"),
@@ -35,6 +38,9 @@ export async function startApiServerFromFlags(
       disabledMetrics: flags.get("disabled-metrics"),
     }),
   });
+  // What `orch server --join URL --token "$(cat DATA_DIR/join.token)"` needs: the admin token and the CA's digest.
+  writeFileSync(join(flags.get("data-dir"), JOIN_TOKEN_FILE), formatJoinToken(server.credentials.caCertPem, server.credentials.adminToken) + "\n", { mode: 0o600 });
+  return server;
 }
 
 /** Wait for SIGINT/SIGTERM (the context's signal). */

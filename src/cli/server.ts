@@ -7,8 +7,10 @@
 
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
-import { conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
+import { readFileSync, realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
@@ -22,6 +24,7 @@ import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
+import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
 
 /** The components `orch server` runs, in start order. */
@@ -37,9 +40,9 @@ const serverFlags = {
     section: NODE,
     description: "CRI socket of the container runtime (unix:///run/containerd/containerd.sock); empty runs the embedded runtime.",
   }),
-  join: flag.string({ section: NODE, description: "Join the cluster whose API server is at this URL: run only a node agent (needs --token and --certificate-authority)." }),
-  token: flag.string({ section: NODE, description: "Bearer token for --join.", sensitive: true }),
-  "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join (the server's DATA_DIR/ca.crt)." }),
+  join: flag.string({ section: NODE, description: "Join the cluster whose API server is at this URL: run only a node agent (needs --token)." }),
+  token: flag.string({ section: NODE, description: "For --join: the server's DATA_DIR/join.token (pins the cluster's CA), or a plain bearer token with --certificate-authority.", sensitive: true }),
+  "certificate-authority": flag.string({ section: NODE, description: "The cluster's CA certificate for --join with a plain token (the server's DATA_DIR/ca.crt)." }),
   kubeconfig: flag.string({ section: NODE, description: "Join the cluster this kubeconfig names: run only a node agent." }),
   "nodeagent-port": flag.int({
     section: NODE, default: 10250, min: 0, max: 65535,
@@ -57,6 +60,10 @@ const serverFlags = {
   }),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
+  "leader-elect": flag.bool({
+    section: NODE, default: true,
+    description: "Take the controller manager's and the scheduler's leases before acting, so an orch controller-manager or orch scheduler started beside this server (or another server on the same etcd) never acts at once with it.",
+  }),
   "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
   ...proxyRuleFlags(),
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
@@ -81,8 +88,9 @@ export const command = defineCommand({
     "an existing cluster.",
   flags: serverFlags,
   validate(flags) {
-    if (flags.get("join") && !(flags.get("token") && flags.get("certificate-authority"))) {
-      return "--join needs --token and --certificate-authority (the server's DATA_DIR/ca.crt): the agent must know whom it trusts";
+    if (flags.get("join") && !flags.get("token")) return "--join needs --token (the server's DATA_DIR/join.token)";
+    if (flags.get("join") && !flags.get("certificate-authority") && parseJoinToken(flags.get("token")) === undefined) {
+      return "--join with a plain --token needs --certificate-authority (the server's DATA_DIR/ca.crt), or give the join token (DATA_DIR/join.token), which pins the CA: the agent must know whom it trusts";
     }
     if (flags.get("join") && flags.get("kubeconfig")) return "--join and --kubeconfig both name a cluster: give one";
     return apiserver.validate?.(flags);
@@ -99,6 +107,11 @@ function nodeNameOf(flags: ServerFlags): string {
 /** One component's HTTPS base inside `orch server`, checking callers against the cluster as the component alone would. */
 function servePort(name: string, bindAddress: string, port: number, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
   return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: cluster, log, ...more });
+}
+
+/** A part's metrics registry, as its own process would make it. */
+function registryOf(context: RunContext): MetricsRegistry {
+  return componentRegistry({ featureGates: context.featureGates });
 }
 
 /** The service proxy of this machine (root only: it programs iptables); resolves once started, or at once when disabled. */
@@ -155,11 +168,12 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
  * and its HTTPS port (/containerLogs and the component endpoints) served first so its Node advertises the real port.
  * `cluster` is how the port checks callers: the cluster's CA for client certificates, its API server for tokens.
  */
-async function startAgent(flags: ServerFlags, client: RestClient, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
+async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
   const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, {
     ...agentEndpoints(() => agent),
+    metrics,
     // The agent's self-signed pair is kept under the data folder, as `orch nodeagent` keeps it in --cert-dir.
     certDir: { dir: join(root, "pki"), name: namingFor().agentName },
   }).catch((err: Error) => {
@@ -195,23 +209,23 @@ async function startAgent(flags: ServerFlags, client: RestClient, cluster: Clien
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
-  const client = (agent: string) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}` });
-  const clients = { controllers: client("controller-manager"), scheduler: client("scheduler"), agent: client("nodeagent"), proxy: client("proxy") };
+  // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
+  const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
+  const client = (agent: string, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}`, ...(registry ? { metrics: registry } : {}) });
+  const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: client("nodeagent", metrics.agent), proxy: client("proxy") };
   // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
   const cluster = loadKubeconfig(server.kubeconfigPath);
   const ports: RunningComponentServer[] = [];
   let schedulerSynced = false;
-  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions> = {}) => {
-    if (port < 0) return undefined;
-    const p = await servePort(name, flags.get("bind-address"), port, cluster, context, log, more);
-    ports.push(p);
-    return p.metrics;
+  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions>) => {
+    if (port < 0) return;
+    ports.push(await servePort(name, flags.get("bind-address"), port, cluster, context, log, more));
   };
-  let controllerMetrics, schedulerMetrics;
   try {
-    controllerMetrics = await portOf("orch-controller-manager", flags.get("controller-manager-port"));
+    await portOf("orch-controller-manager", flags.get("controller-manager-port"), { metrics: metrics.controllers });
     if (!flags.get("disable-scheduler")) {
-      schedulerMetrics = await portOf("orch-scheduler", flags.get("scheduler-port"), {
+      await portOf("orch-scheduler", flags.get("scheduler-port"), {
+        metrics: metrics.scheduler,
         readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
       });
     }
@@ -223,11 +237,15 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await server.close();
     return 1;
   }
-  // One process, one of each: no leases to contend for.
+  // Leases as the separate components take them, so other replicas wait their turn. The identity is
+  // stable per host and data folder: a server restarted after a crash takes its leases back at once
+  // instead of waiting out their duration (its data folder is its own: lmdb locks it).
+  const leaderElect = flags.get("leader-elect");
+  const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
   const loops = [
     runControllerManager({
-      client: clients.controllers, leaderElect: false, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
-      ...(controllerMetrics ? { metrics: controllerMetrics } : {}),
+      client: clients.controllers, leaderElect, leaderElection, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
+      metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
     }),
@@ -235,8 +253,8 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   if (!flags.get("disable-scheduler")) {
     loops.push(
       startScheduler({
-        client: clients.scheduler, leaderElect: false, signal: context.signal, log,
-        ...(schedulerMetrics ? { metrics: schedulerMetrics } : {}),
+        client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log,
+        metrics: metrics.scheduler,
         onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
       }).catch((err: unknown) => {
         log(`scheduler failed: ${(err as Error).message}`);
@@ -250,7 +268,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     let node = "no node agent";
     const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, cluster, context, log, dns));
+      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, metrics.agent, cluster, context, log, dns));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -274,14 +292,13 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
 
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const config: ClientConfig = flags.get("kubeconfig")
-    ? loadKubeconfig(flags.get("kubeconfig"))
-    : { server: flags.get("join"), token: flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
-  const client = new RestClient(config, { userAgent: "orch-server/nodeagent" });
+  const config: ClientConfig = flags.get("kubeconfig") ? loadKubeconfig(flags.get("kubeconfig")) : await joinConfig(flags);
+  const agentMetrics = registryOf(context);
+  const client = new RestClient(config, { userAgent: "orch-server/nodeagent", metrics: agentMetrics });
   const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
   void startProxy(flags, proxyClient, context, log);
   try {
-    const { agent, port } = await startAgent(flags, client, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
+    const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
     await untilStopped(context);
@@ -293,6 +310,20 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   }
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Where and how a --join agent reaches the cluster: the CA from its file, or fetched and checked against the join token's digest. */
+async function joinConfig(flags: ServerFlags): Promise<ClientConfig> {
+  const server = flags.get("join");
+  const pinned = parseJoinToken(flags.get("token"));
+  if (flags.get("certificate-authority")) return { server, token: pinned?.token ?? flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
+  return { server, token: pinned!.token, ca: await fetchPinnedCa(server, pinned!.caSha256) };
+}
+
+/** The leader-election identity of this server: the host name and a digest of its data folder's real path. */
+function serverIdentity(dataDir: string): string {
+  const digest = createHash("sha256").update(realpathSync(dataDir)).digest("hex").slice(0, 12);
+  return `${hostname()}_orch-server-${digest}`;
 }
 
 /** Stops the node agent and says what became of the pods it ran. */

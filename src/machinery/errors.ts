@@ -83,6 +83,11 @@ export function notFound(gr: GroupResource, name: string): ApiError {
   });
 }
 
+/** 404 for a path that names no resource, group or document: upstream's text, empty details (as kubectl shows it). */
+export function pathNotFound(): ApiError {
+  return apiError(404, "NotFound", "the server could not find the requested resource", { details: {} });
+}
+
 /** 405: `<action> is not supported on resources of kind "pods"`. */
 export function methodNotSupported(gr: GroupResource, action: string): ApiError {
   return apiError(405, "MethodNotAllowed", `${action} is not supported on resources of kind ${goQuote(formatGroupResource(gr))}`, {

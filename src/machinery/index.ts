@@ -42,6 +42,7 @@ export {
   unauthorized,
   forbidden,
   notFound,
+  pathNotFound,
   methodNotSupported,
   notAcceptable,
   notAcceptableConversion,

@@ -4,6 +4,7 @@
 // workers, PLEG and probes; joined to a cluster it also registers the Node,
 // keeps its status and lease fresh, follows its pods and mirrors static pods.
 
+import { podContainers } from "../api/core/pod-containers.js";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -232,7 +233,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     // Joined mode: a client from the options or the kubeconfig.
     let client = options.client;
     if (!client && options.kubeconfig) {
-      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}` });
+      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}`, ...(options.metrics ? { metrics: options.metrics } : {}) });
       cleanups.push(() => own.close());
       client = own;
     }
@@ -287,7 +288,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
         firstSeen.set(uid, performance.now());
       }
-      const spec = (name: string) => [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name) ?? {};
+      const spec = (name: string) => podContainers(pod.spec).find((c) => c.name === name) ?? {};
       const status = buildPodStatus({
         pod,
         runtime: syncer.lastRuntime(uid),
@@ -393,7 +394,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         log,
       });
       void lease.run(signal);
-      const informer = new Informer<Pod>({ client, resource: PODS, fieldSelector: `spec.nodeName=${nodeName}`, log });
+      const informer = new Informer<Pod>({ client, resource: PODS, fieldSelector: `spec.nodeName=${nodeName}`, log, ...(options.metrics ? { metrics: options.metrics } : {}) });
       informer.addEventHandler({
         onAdd: (p) => syncLoop.apiPodChanged(p),
         onUpdate: (_o, p) => syncLoop.apiPodChanged(p),

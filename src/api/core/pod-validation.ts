@@ -17,7 +17,7 @@ import {
   isValidPortName,
   isValidPortNum,
 } from "./validation.js";
-import type { Container, PodSpec, Probe, Toleration, Volume } from "./types.js";
+import type { Container, EphemeralContainer, PodSpec, Probe, Toleration, Volume } from "./types.js";
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
 const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
@@ -52,12 +52,14 @@ export function validatePodSpec(spec: PodSpec | undefined | null, path: string, 
   const volumeNames = validateVolumes(spec.volumes, `${path}.volumes`, errs);
   const names = new Set<string>();
   const portNames = new Set<string>();
-  const ctx = { volumeNames, names, portNames, hostNetwork: spec.hostNetwork === true, template: options.template === true };
+  const ctx: ContainerContext = { volumeNames, names, portNames, hostNetwork: spec.hostNetwork === true, template: options.template === true, targets: new Set() };
 
   (spec.initContainers ?? []).forEach((c, i) => validateContainer(c, `${path}.initContainers[${i}]`, ctx, "init", errs));
   const containers = spec.containers ?? [];
   if (!Array.isArray(containers) || containers.length === 0) errs.push(field.required(`${path}.containers`, ""));
   else containers.forEach((c, i) => validateContainer(c, `${path}.containers[${i}]`, ctx, "regular", errs));
+  // An ephemeral container may target an init or regular container, never another ephemeral one.
+  ctx.targets = new Set(names);
   (spec.ephemeralContainers ?? []).forEach((c, i) => validateContainer(c, `${path}.ephemeralContainers[${i}]`, ctx, "ephemeral", errs));
 
   errs.push(...validateEnum(spec.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));
@@ -121,7 +123,15 @@ interface ContainerContext {
   portNames: Set<string>;
   hostNetwork: boolean;
   template: boolean;
+  /** Names an ephemeral container's targetContainerName may refer to. */
+  targets: Set<string>;
 }
+
+/**
+ * What upstream's allow-list leaves out of ephemeral containers: they must not
+ * be relied on for the pod's service, so no ports, probes, resources or hooks.
+ */
+const NOT_FOR_EPHEMERAL = ["ports", "resources", "resizePolicy", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "restartPolicy"] as const;
 
 function validateContainer(c: Container, path: string, ctx: ContainerContext, role: "init" | "regular" | "ephemeral", errs: FieldError[]): void {
   if (typeof c !== "object" || c === null) {
@@ -148,17 +158,25 @@ function validateContainer(c: Container, path: string, ctx: ContainerContext, ro
 
   // Sidecars are init containers with restartPolicy Always; nothing else may set it.
   const sidecar = role === "init" && c.restartPolicy === "Always";
-  if (c.restartPolicy) {
+  if (c.restartPolicy && role !== "ephemeral") {
     if (role === "init") errs.push(...validateEnum(c.restartPolicy, `${path}.restartPolicy`, ["Always"]));
     else errs.push(field.forbidden(`${path}.restartPolicy`, "may not be set for non-init containers"));
   }
   if (role === "ephemeral") {
-    for (const f of ["ports", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "resources"] as const) {
+    for (const f of NOT_FOR_EPHEMERAL) {
       const v = c[f];
-      if (v !== undefined && v !== null && !(typeof v === "object" && Object.keys(v).length === 0)) {
+      if (v !== undefined && v !== null && v !== "" && !(typeof v === "object" && Object.keys(v).length === 0)) {
         errs.push(field.forbidden(`${path}.${f}`, `cannot be set for an Ephemeral Container`));
       }
     }
+    // Sub-path mounts are bind mounts that outlive the container until the pod goes.
+    (c.volumeMounts ?? []).forEach((m, i) => {
+      for (const f of ["subPath", "subPathExpr"] as const) {
+        if (m?.[f]) errs.push(field.forbidden(`${path}.volumeMounts[${i}].${f}`, "cannot be set for an Ephemeral Container"));
+      }
+    });
+    const target = (c as EphemeralContainer).targetContainerName;
+    if (target && !ctx.targets.has(target)) errs.push(field.notFound(`${path}.targetContainerName`, target));
   } else if (role === "init" && !sidecar) {
     for (const f of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] as const) {
       if (c[f]) errs.push(field.forbidden(`${path}.${f}`, "may not be set for init containers without restartPolicy=Always"));
@@ -323,6 +341,27 @@ export function validatePodSpecUpdate(next: PodSpec | undefined, old: PodSpec | 
         `pod updates may not change fields other than ${UPDATABLE_POD_SPEC_FIELDS.join(",")}\n  changed: ${changed.map((k) => `spec.${k}`).join(", ")}`,
       ),
     );
+  }
+  return errs;
+}
+
+/**
+ * pods/ephemeralcontainers (upstream's ValidatePodEphemeralContainersUpdate):
+ * containers may be added, but an existing one may be neither removed nor
+ * changed; the list is matched by name since a patch need not keep its order.
+ */
+export function validateEphemeralContainersUpdate(next: PodSpec | undefined, old: PodSpec | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const path = "spec.ephemeralContainers";
+  const byName = new Map((next?.ephemeralContainers ?? []).map((c) => [c?.name, c]));
+  for (const prev of old?.ephemeralContainers ?? []) {
+    const now = byName.get(prev.name);
+    if (now === undefined) {
+      errs.push(field.forbidden(path, `existing ephemeral containers ${JSON.stringify(prev.name)} may not be removed\n`));
+    } else if (!jsonEqual(now, prev)) {
+      const changed = Object.keys({ ...prev, ...now }).filter((k) => !jsonEqual(now[k], prev[k])).sort();
+      errs.push(field.forbidden(path, `existing ephemeral containers ${JSON.stringify(prev.name)} may not be changed\n  changed: ${changed.join(", ")}`));
+    }
   }
   return errs;
 }

@@ -4,12 +4,12 @@
 // and the spec-is-immutable update rule. Rules live in pod-*.ts.
 
 import { field, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import { configAnnotations, type Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";
-import { validatePodSpec, validatePodSpecUpdate } from "./pod-validation.js";
+import { validateEphemeralContainersUpdate, validatePodSpec, validatePodSpecUpdate } from "./pod-validation.js";
 import { parseQuantity } from "./quantity.js";
 import type { Pod, PodSpec } from "./types.js";
 
@@ -55,6 +55,16 @@ export function bindPod(pod: Pod, target: { kind?: string; name?: string }, now:
   return [];
 }
 
+/**
+ * pods/ephemeralcontainers: the whole spec stays valid and existing debug
+ * containers stay as they are; mirror pods take none, since their node agent
+ * runs the static pod's manifest, not the API object (upstream #113935).
+ */
+function validateEphemeralContainers(naming: Naming, pod: Pod, old: Pod): FieldError[] {
+  if (old.metadata.annotations?.[configAnnotations(naming.keyDomain).mirror] !== undefined) return [field.forbidden("", "static pods do not support ephemeral containers")];
+  return [...validatePodSpec(pod.spec, "spec"), ...validateEphemeralContainersUpdate(pod.spec, old.spec)];
+}
+
 export function podsResource(naming: Naming): ResourceDefinition {
   return defineResource<Pod>({
     group: "",
@@ -66,7 +76,13 @@ export function podsResource(naming: Naming): ResourceDefinition {
     shortNames: ["po"],
     categories: ["all"],
     schema: `${CORE_V1}.Pod`,
-    subresources: { status: true, binding: (pod, target) => bindPod(pod, target), log: true, exec: true },
+    subresources: {
+      status: true,
+      binding: (pod, target) => bindPod(pod, target),
+      log: true,
+      exec: true,
+      ephemeralContainers: (pod, old) => validateEphemeralContainers(naming, pod, old),
+    },
 
     defaults(pod) {
       defaultPodSpec(pod.spec);

@@ -199,6 +199,7 @@ export interface PodStatus {
   startTime?: string | null;
   initContainerStatuses?: ContainerStatus[] | null;
   containerStatuses?: ContainerStatus[] | null;
+  ephemeralContainerStatuses?: ContainerStatus[] | null;
   qosClass?: string;
   [field: string]: unknown;
 }

@@ -199,8 +199,9 @@ function resourcePaths(def: ResourceDefinition, version: string): Json {
   }
   if (verbs.has("delete")) item["delete"] = op("delete", { responses: { "200": ok(ref), "202": ok(ref) } });
   const out: Json = { [base]: collection, [`${base}/{name}`]: item };
-  if (def.subresources?.status) {
-    out[`${base}/{name}/status`] = {
+  // Subresources answering the kind itself with get, put and patch.
+  for (const sub of [def.subresources?.status ? "status" : "", def.subresources?.ephemeralContainers ? "ephemeralcontainers" : ""].filter(Boolean)) {
+    out[`${base}/{name}/${sub}`] = {
       parameters: [PATH("name"), ...nsParams],
       get: op("get", { responses: { "200": ok(ref) } }),
       put: op("put", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } }),

@@ -7,6 +7,7 @@
 // as upstream. The agent's refusals become Status errors as upstream's
 // LocationStreamer makes them (its 400 text is the message kubectl prints).
 
+import { podContainers } from "../../api/core/pod-containers.js";
 import type { Node, Pod } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, podLogQuery, validatePodLogOptions } from "../../api/core/pod-log-options.js";
 import { ApiError, badRequest, buildStatus, invalid, methodNotSupported } from "../../machinery/index.js";
@@ -34,7 +35,7 @@ const MAX_ERROR_BODY = 64 * 1024;
 export function logContainer(pod: Pod, container: string | undefined): string {
   const spec = pod.spec;
   const name = pod.metadata.name ?? "";
-  const all = [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...((spec as { ephemeralContainers?: { name?: string }[] } | undefined)?.ephemeralContainers ?? [])];
+  const all = podContainers(spec);
   if (container === undefined) {
     const containers = spec?.containers ?? [];
     if (containers.length === 1) return containers[0]!.name ?? "";

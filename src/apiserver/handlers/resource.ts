@@ -93,6 +93,8 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const unsupported = (verb: string) => methodNotSupported({ group: def.group, resource: def.resource }, verb);
 
   if (path.name === undefined) {
+    // A namespaced kind's path across all namespaces serves list and watch only, as upstream registers it.
+    if (def.namespaced && path.namespace === undefined && method !== "GET") throw unsupported(method === "POST" ? "create" : method === "DELETE" ? "deletecollection" : method.toLowerCase());
     if (method === "GET") {
       if (flag(r.query, "watch")) {
         if (!allows(def, "watch")) throw unsupported("watch");
@@ -129,6 +131,8 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
       if (sub === "binding" || sub === "finalize") throw unsupported("patch");
       return patch(r, gv);
     case "DELETE":
+      // No subresource is deleted (deleting one must never delete its object).
+      if (sub !== undefined) throw methodNotSupported({ group: def.group, resource: `${def.resource}/${sub}` }, "delete");
       if (!allows(def, "delete")) throw unsupported("delete");
       return remove(r, gv);
     case "POST":
@@ -141,11 +145,18 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
 
 function supportsSubresource(def: ResourceDefinition, sub: string): boolean {
   const subs = def.subresources ?? {};
-  return (sub === "status" && !!subs.status) || (sub === "binding" && !!subs.binding) || (sub === "scale" && !!subs.scale) || (sub === "finalize" && !!subs.finalize);
+  return (
+    (sub === "status" && !!subs.status) ||
+    (sub === "binding" && !!subs.binding) ||
+    (sub === "scale" && !!subs.scale) ||
+    (sub === "finalize" && !!subs.finalize) ||
+    (sub === "ephemeralcontainers" && !!subs.ephemeralContainers)
+  );
 }
 
 function subresourceOf(path: ResourcePath): Subresource | undefined {
-  return path.subresource === "status" || path.subresource === "finalize" ? path.subresource : undefined;
+  const sub = path.subresource;
+  return sub === "status" || sub === "finalize" || sub === "ephemeralcontainers" ? sub : undefined;
 }
 
 async function list(r: ResourceRequest, gv: string): Promise<void> {
@@ -197,17 +208,24 @@ function optionsOf(r: ResourceRequest, kind: OptionsKind, patchType?: PatchType)
 
 /** The subresource a manager writes through, as managedFields record it. */
 function managedSubresource(r: ResourceRequest): string | undefined {
-  return r.path.subresource === "status" || r.path.subresource === "scale" ? r.path.subresource : undefined;
+  const sub = r.path.subresource;
+  return sub === "status" || sub === "scale" || sub === "ephemeralcontainers" ? sub : undefined;
 }
 
 /** Field validation of a body of the resource's kind (or of `type`, for Scale). */
 function validateFields(r: ResourceRequest, opts: WriteOptions, gv: string, body: DecodedBody | { value: unknown; duplicates: readonly never[] }, type = r.store.def.schema, kind = r.store.def.kind) {
   const version = gv.slice(gv.indexOf("/") + 1);
   return checkBody(
-    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? "", optionsKind: opts.optionsKind },
+    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind },
     body.value,
     body.duplicates,
   );
+}
+
+/** The name a body gives itself (a POST's path has none), for messages. */
+function bodyName(value: unknown): string {
+  const name = (value as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+  return typeof name === "string" ? name : "";
 }
 
 /** Store options shared by every write of this request. */
@@ -301,7 +319,7 @@ function patcher(r: ResourceRequest, decoded: DecodedBody & { patchType: PatchTy
 }
 
 async function patch(r: ResourceRequest, gv: string): Promise<void> {
-  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
+  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding, r.store.def.strategicMerge !== false);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
   if (decoded.patchType === "apply") return serverSideApply(r, gv, opts, decoded);
   const { run, state } = patcher(r, decoded, opts, gv, r.store.def.schema, r.store.def.kind);
@@ -478,7 +496,7 @@ async function putScale(r: ResourceRequest): Promise<void> {
 }
 
 async function patchScale(r: ResourceRequest): Promise<void> {
-  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
+  const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding, r.store.def.strategicMerge !== false);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
   if (decoded.patchType === "apply") return applyScale(r, opts, decoded);
   const { run, state } = patcher(r, decoded, opts, "autoscaling/v1", SCALE_SCHEMA, "Scale");

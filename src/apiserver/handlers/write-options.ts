@@ -5,7 +5,7 @@
 // and the `Warning: 299` headers that carry the warnings back.
 
 import type { SchemaRegistry } from "../../api/schema.js";
-import { badRequest, field, invalid, type FieldError, type GroupKind } from "../../machinery/index.js";
+import { badRequest, field, formatFieldError, invalid, type FieldError, type GroupKind } from "../../machinery/index.js";
 import { checkFields, fieldValidation, parseFieldValidation, type FieldValidationLevel, type YamlDuplicateKey } from "../../machinery/decode/index.js";
 import type { Outgoing } from "../http/respond.js";
 import type { PatchType } from "../http/decode-body.js";
@@ -108,7 +108,7 @@ export interface BodyCheck {
 
 /**
  * Field validation of one decoded body (seed 000, "Field validation"): wrong
- * types are always a 422; unknown and duplicate fields are dropped, and by the
+ * types are always a 400 of their own; unknown and duplicate fields are dropped, and by the
  * level ignored, returned as warnings, or a 400 listing them all.
  * Metrics: upstream's `field_validation_request_duration_seconds` (labels
  * `field_validation`, `status`) is the time of this call; the observability
@@ -122,7 +122,13 @@ export function checkBody(
   // A type without a schema (a test API's) gets its duplicate keys checked only.
   const { value: cleaned, unknown, typeErrors } =
     check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
-  if (typeErrors.length > 0) throw invalid(check.gk, check.name, typeErrors);
+  // A fatal decoding error: 400 with only that error, whatever the level (seed 000, "Field validation" 4),
+  // worded as upstream's decoder failure; the fields are the causes.
+  if (typeErrors.length > 0) {
+    const { kind } = check.gk;
+    const causes = invalid(check.gk, check.name, typeErrors).status.details?.causes ?? [];
+    throw badRequest(`${kind} in version "${check.version}" cannot be handled as a ${kind}: ${typeErrors.map(formatFieldError).join(", ")}`, { name: check.name, group: check.gk.group, kind, causes });
+  }
   const { warnings } = fieldValidation(check.level, unknown, duplicates, {
     kind: check.gk.kind,
     version: check.version,

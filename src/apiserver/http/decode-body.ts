@@ -109,10 +109,16 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer, 
   return row.decode(body, options);
 }
 
-/** A PATCH body and its patch type, chosen by Content-Type alone. */
-export function decodePatchBody(contentType: string | undefined, body: Buffer, options?: BodyDecoding): DecodedBody & { readonly patchType: PatchType } {
+/**
+ * A PATCH body and its patch type, chosen by Content-Type alone. Kinds
+ * without strategic merge (custom resources) refuse it with a 415, as upstream.
+ */
+export function decodePatchBody(contentType: string | undefined, body: Buffer, options?: BodyDecoding, strategicMerge = true): DecodedBody & { readonly patchType: PatchType } {
   const row = rowFor(mediaType(contentType), options);
-  if (row?.patch === undefined) throw unsupportedMediaType(options === undefined ? PATCH_TYPES : accepted(true, options));
+  if (row?.patch === undefined || (row.patch === "strategic" && !strategicMerge)) {
+    const types = options === undefined ? PATCH_TYPES : accepted(true, options);
+    throw unsupportedMediaType(strategicMerge ? types : types.filter((t) => TABLE.get(t)?.patch !== "strategic"));
+  }
   return { ...row.decode(body, options), patchType: row.patch };
 }
 

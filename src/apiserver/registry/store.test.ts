@@ -1,7 +1,7 @@
 // The registry store over a real lmdb store. Here: the ListFromCacheSnapshot
-// gate (seed 000, "Resource version semantics", Exact lists). Results are the
-// same either way; what the gate changes is who answers, so the storage is
-// wrapped to count the reads that reach it.
+// gate (seed 000, "Resource version semantics", Exact lists), whose results are
+// the same either way, so the storage is wrapped to count the reads that reach
+// it; and generateName's retry on a real clash with a stored name.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { namingFor } from "../../api/naming.js";
-import type { ApiObject } from "../../machinery/index.js";
+import { isApiError, type ApiObject } from "../../machinery/index.js";
 import { Cacher } from "../../storage/cacher/cacher.js";
 import { LmdbStorage } from "../../storage/lmdb/index.js";
 import type { Storage } from "../../storage/index.js";
@@ -36,7 +36,7 @@ function countingExactLists(storage: Storage): { storage: Storage; count(): numb
   return { storage: wrapped, count: () => exact };
 }
 
-async function widgetStore(snapshots: boolean) {
+async function widgetStore(snapshots: boolean, options: { generateName?: (prefix: string) => string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "orch-registry-store-"));
   const lmdb = await LmdbStorage.open({ dataDir: dir });
   const counted = countingExactLists(lmdb);
@@ -50,7 +50,7 @@ async function widgetStore(snapshots: boolean) {
     decode: (kv) => store.decode(kv),
     withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
   });
-  store = new RegistryStore(def, { storage: counted.storage, cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), snapshots, sharding: false });
+  store = new RegistryStore(def, { storage: counted.storage, cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), snapshots, sharding: false, ...options });
   await cacher.start();
   return {
     store,
@@ -80,3 +80,51 @@ for (const snapshots of [true, false]) {
     }
   });
 }
+
+const widget = (metadata: ApiObject["metadata"]): ApiObject => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata });
+
+test("generateName: a generated name that clashes with a stored one is drawn again", async () => {
+  // The generator is seeded with names already taken, so the clashes are real ones in lmdb.
+  const drawn: string[] = [];
+  const sequence = ["gen-taken1", "gen-taken2", "gen-fresh"];
+  const t = await widgetStore(true, { generateName: (prefix) => (drawn.push(prefix), sequence[drawn.length - 1]!) });
+  try {
+    await t.store.create("ns", widget({ name: "gen-taken1" }));
+    await t.store.create("ns", widget({ name: "gen-taken2" }));
+    const created = await t.store.create("ns", widget({ generateName: "gen-" }));
+    assert.equal(created.object.metadata.name, "gen-fresh");
+    assert.deepEqual(drawn, ["gen-", "gen-", "gen-"], "one draw per attempt, from the request's prefix");
+    const listed = await t.store.list("ns", {});
+    assert.deepEqual(listed.items.map((c) => c.object.metadata.name), ["gen-fresh", "gen-taken1", "gen-taken2"], "nothing overwritten");
+  } finally {
+    await t.close();
+  }
+});
+
+test("generateName: when all 8 attempts clash, upstream's 409 AlreadyExists with retryAfterSeconds", async () => {
+  let draws = 0;
+  const t = await widgetStore(true, { generateName: () => (draws++, "gen-always") });
+  try {
+    const taken = await t.store.create("ns", widget({ name: "gen-always" }));
+    const err = await t.store.create("ns", widget({ generateName: "gen-" })).then(
+      () => assert.fail("expected a 409"),
+      (e: unknown) => e,
+    );
+    assert.ok(isApiError(err, "AlreadyExists"), String(err));
+    assert.equal(draws, 8);
+    assert.equal(err.code, 409);
+    assert.equal(err.message, 'widgets.samples.orch.io "gen-always" already exists, the server was not able to generate a unique name for the object');
+    assert.deepEqual(err.status.details, { name: "gen-always", group: "samples.orch.io", kind: "widgets", retryAfterSeconds: 1 });
+    const still = await t.store.get("ns", "gen-always");
+    assert.equal(still.object.metadata.uid, taken.object.metadata.uid, "the stored object is untouched");
+
+    // A name the client chose is not retried and keeps the plain message.
+    draws = 0;
+    const named = await t.store.create("ns", widget({ name: "gen-always" })).catch((e: unknown) => e);
+    assert.ok(isApiError(named, "AlreadyExists"));
+    assert.equal(named.message, 'widgets.samples.orch.io "gen-always" already exists');
+    assert.equal(draws, 0);
+  } finally {
+    await t.close();
+  }
+});

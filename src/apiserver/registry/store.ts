@@ -29,6 +29,7 @@ import {
   decodeContinue,
   encodeContinue,
   generateName,
+  generateNameConflict,
   internalError,
   field,
   invalid,
@@ -57,6 +58,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 /** How long a NotOlderThan/Exact read waits for a future version before 504 (seed 000, "Watch behavior" 6). */
 const FUTURE_VERSION_WAIT_MS = 3000;
+/** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
 
 export interface RequestOptions {
@@ -113,6 +115,8 @@ export interface StoreDependencies {
   sharding: boolean;
   /** AllowUnsafeMalformedObjectDeletion: lists name every corrupt key, and the unsafe delete option is honoured. */
   unsafeDeletion?: boolean;
+  /** A name from a generateName prefix; random by default (a seeded one makes clashes reproducible). */
+  generateName?: (prefix: string) => string;
 }
 
 export class RegistryStore {
@@ -297,9 +301,10 @@ export class RegistryStore {
 
   async create(namespace: string | undefined, input: ApiObject, options: RequestOptions = {}): Promise<Cached<ApiObject>> {
     const generated = !input.metadata?.name && !!input.metadata?.generateName;
+    const nameFrom = this.#deps.generateName ?? generateName;
     for (let attempt = 1; ; attempt++) {
       // A generated name is chosen first: strategies may use it (a Job's labels carry its name).
-      const obj = await this.#prepareCreate(namespace, input, generated ? generateName(input.metadata.generateName!) : input.metadata?.name, options);
+      const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
       const bytes = this.#encode(obj, name);
@@ -310,8 +315,10 @@ export class RegistryStore {
         }
         return this.#cached(await this.#storage((s) => s.create(key, bytes), name));
       } catch (err) {
-        if (generated && isApiError(err, "AlreadyExists") && attempt < GENERATE_NAME_ATTEMPTS) continue;
-        throw err;
+        if (!generated || !isApiError(err, "AlreadyExists")) throw err;
+        if (attempt < GENERATE_NAME_ATTEMPTS) continue;
+        // Every attempt clashed: upstream's CheckGeneratedNameError, retry after a second.
+        throw generateNameConflict(this.groupResource, name, 1);
       }
     }
   }
@@ -441,18 +448,15 @@ export class RegistryStore {
     let next: ApiObject;
     if (subresource === "status") {
       // Only .status moves (upstream's status strategies reset everything else).
-      next = structuredClone(current);
-      if ("status" in input) next.status = input.status;
-      else delete next.status;
+      next = onlyMoving(current, input, "status");
       // An apply through /status brings its own managedFields.
       if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
     } else if (subresource === "finalize") {
       // Only .spec.finalizers moves (upstream's namespaces/finalize).
-      next = structuredClone(current);
-      const spec = ((next as { spec?: Record<string, unknown> }).spec ??= {});
-      const finalizers = (input as { spec?: { finalizers?: unknown } }).spec?.finalizers;
-      if (finalizers === undefined) delete spec["finalizers"];
-      else spec["finalizers"] = finalizers;
+      next = onlyMoving(current, input, "spec", "finalizers");
+    } else if (subresource === "ephemeralcontainers") {
+      // Only .spec.ephemeralContainers moves (upstream's dropNonEphemeralContainerUpdates).
+      next = onlyMoving(current, input, "spec", "ephemeralContainers");
     } else if (subresource === "binding") {
       next = input;
     } else {
@@ -489,7 +493,9 @@ export class RegistryStore {
         ? []
         : subresource === "status" && this.def.validateStatusUpdate !== undefined
           ? this.def.validateStatusUpdate(managed, current, ctx)
-          : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
+          : subresource === "ephemeralcontainers"
+            ? (this.def.subresources?.ephemeralContainers?.(managed, current) ?? [])
+            : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
     this.#validate(managed, [...validateObjectMetaUpdate(this.def, managed, current), ...kindErrors]);
     await this.#admissionValidate("UPDATE", managed, current, subresource, options);
     return managed;
@@ -719,9 +725,25 @@ export class RegistryStore {
   }
 }
 
+/** A copy of `current` with the field at `path` as `input` has it, or without it when `input` has none. */
+function onlyMoving(current: ApiObject, input: ApiObject, ...path: [string, ...string[]]): ApiObject {
+  const next = structuredClone(current) as Record<string, unknown>;
+  let to = next;
+  let from = input as Record<string, unknown> | undefined;
+  for (const key of path.slice(0, -1)) {
+    to = (to[key] ??= {}) as Record<string, unknown>;
+    from = from?.[key] as Record<string, unknown> | undefined;
+  }
+  const last = path[path.length - 1]!;
+  if (from?.[last] !== undefined) to[last] = from[last];
+  else delete to[last];
+  return next as ApiObject;
+}
+
 /** Subresources whose updates change one part of the object only. */
 /** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
-export type Subresource = "status" | "finalize" | "binding";
+/** ephemeralcontainers: only .spec.ephemeralContainers moves (pods). */
+export type Subresource = "status" | "finalize" | "binding" | "ephemeralcontainers";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;

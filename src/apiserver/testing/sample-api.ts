@@ -63,8 +63,9 @@ export const sampleApi: ApiGroupModule = {
         versions: ["v1", "v1beta1"],
         resource: "widgets",
         singular: "widget",
-        // Stands for a custom resource: no Protobuf form (seed 000, "Media types" 2).
+        // Stands for a custom resource: no Protobuf form (seed 000, "Media types" 2), no strategic merge.
         protobuf: false,
+        strategicMerge: false,
         kind: "Widget",
         namespaced: true,
         shortNames: ["wd"],

@@ -3,6 +3,7 @@
 // this node, a running instance of the container, and (last) a WebSocket, not
 // SPDY. A Refusal carries the plain-text answer and status.
 
+import { podContainerStatuses } from "../../api/core/pod-containers.js";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
@@ -48,7 +49,7 @@ export function streamTarget(url: URL, prefix: string, pods: readonly { pod: Pod
   if (!options.stdin && !options.stdout && !options.stderr) throw new Refusal(400, "you must specify at least 1 of stdin, stdout, stderr");
   const entry = pods.find((p) => p.pod.metadata.namespace === namespace && p.pod.metadata.name === podName);
   if (entry === undefined) throw new Refusal(404, "pod does not exist");
-  const status = [...(entry.status.containerStatuses ?? []), ...(entry.status.initContainerStatuses ?? [])].find((c) => c.name === container);
+  const status = podContainerStatuses(entry.status).find((c) => c.name === container);
   const id = status?.state?.running && status.containerID ? status.containerID.replace(/^[^:]*:\/\//, "") : undefined;
   if (id === undefined) throw new Refusal(500, `container not found (${JSON.stringify(container)})`);
   return { pod: entry.pod, containerId: id, options };

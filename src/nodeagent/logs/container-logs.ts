@@ -6,6 +6,7 @@
 // kubelet's: plain text, 400 for a container with no log to show, 404 for a
 // pod or container the node does not have. Callers check access first.
 
+import { podContainers, podContainerStatuses } from "../../api/core/pod-containers.js";
 import { access } from "node:fs/promises";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, validatePodLogOptions } from "../../api/core/pod-log-options.js";
@@ -34,8 +35,7 @@ const q = JSON.stringify;
 
 /** Upstream's validateContainerLogStatus: which container instance's log to read. */
 export function containerIdForLogs(status: PodStatus, podName: string, container: string, previous: boolean): string {
-  const all = [...(status.containerStatuses ?? []), ...(status.initContainerStatuses ?? [])];
-  const s = all.find((c) => c.name === container);
+  const s = podContainerStatuses(status).find((c) => c.name === container);
   if (s === undefined) throw new LogsError(400, `container ${q(container)} in pod ${q(podName)} is not available`);
   const last = s.lastState?.terminated;
   const { waiting, running, terminated } = s.state ?? {};
@@ -105,7 +105,7 @@ export class ContainerLogs {
     const entry = named.find((p) => !p.pod.metadata.deletionTimestamp) ?? named.at(-1);
     if (entry === undefined) throw new LogsError(404, `pod ${q(podName)} does not exist`);
     const spec = entry.pod.spec;
-    if (![...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].some((c) => c.name === container)) {
+    if (!podContainers(spec).some((c) => c.name === container)) {
       throw new LogsError(404, `container ${q(container)} not found in pod ${q(podName)}`);
     }
     const id = containerIdForLogs(entry.status, podName, container, opts.previous).replace(/^[^:]*:\/\//, "");

@@ -26,13 +26,15 @@ export function podLogDirectory(podLogsDir: string, pod: Pod): string {
   return join(podLogsDir, `${pod.metadata.namespace ?? "default"}_${pod.metadata.name}_${pod.metadata.uid}`);
 }
 
-export function namespaceOptions(pod: Pod): NamespaceOption {
+/** The pod's namespaces; an ephemeral container with a target shares that container's PID namespace (CRI's TARGET mode). */
+export function namespaceOptions(pod: Pod, targetId = ""): NamespaceOption {
   const spec = pod.spec ?? {};
+  const pid = spec["hostPID"] ? "NODE" : spec["shareProcessNamespace"] ? "POD" : targetId !== "" ? "TARGET" : "CONTAINER";
   return {
     network: spec.hostNetwork ? "NODE" : "POD",
-    pid: spec["hostPID"] ? "NODE" : spec["shareProcessNamespace"] ? "POD" : "CONTAINER",
+    pid,
     ipc: spec["hostIPC"] ? "NODE" : "POD",
-    targetId: "",
+    targetId: pid === "TARGET" ? targetId : "",
     usernsOptions: null,
   };
 }
@@ -90,6 +92,8 @@ export interface ContainerInput {
   mounts: Mount[];
   seccomp: SecurityProfile;
   swap: SwapResources;
+  /** For an ephemeral container with targetContainerName: the target's runtime id. */
+  targetId?: string;
 }
 
 const CPU_PERIOD = 100_000;
@@ -141,7 +145,7 @@ export function containerConfig(input: ContainerInput): DeepPartial<ContainerCon
       resources: containerResources(c, input.swap),
       securityContext: {
         privileged: sc.privileged === true,
-        namespaceOptions: namespaceOptions(pod),
+        namespaceOptions: namespaceOptions(pod, input.targetId),
         seccomp: input.seccomp,
         readonlyRootfs: sc.readOnlyRootFilesystem === true,
         noNewPrivs: sc.allowPrivilegeEscalation === false,

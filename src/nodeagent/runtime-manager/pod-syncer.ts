@@ -141,9 +141,9 @@ export class PodSyncer {
     let requeue: number | undefined;
     const later = (ms: number) => (requeue = requeue === undefined ? ms : Math.min(requeue, ms));
     let changed = false;
-    const start = async (c: Container, attempt: number): Promise<boolean> => {
+    const start = async (c: Container, attempt: number, targetId?: string): Promise<boolean> => {
       changed = true;
-      const retry = await this.#startContainer(pod, c, { sandboxId, sbConfig, attempt, volumePaths, podIP, waiting });
+      const retry = await this.#startContainer(pod, c, { sandboxId, sbConfig, attempt, volumePaths, podIP, waiting, ...(targetId !== undefined ? { targetId } : {}) });
       if (retry) later(RETRY_MS);
       return !retry && !waiting.has(c.name!);
     };
@@ -161,6 +161,21 @@ export class PodSyncer {
       return start(c, attempt);
     };
     const hookTarget = (c: Container, containerId: string) => ({ pod, container: c, containerId, podIP, waiting });
+
+    // Ephemeral containers (upstream's SyncPod step 5): each starts once, in
+    // the running sandbox, before init containers so that a pod stuck in
+    // initialization can be debugged too; whatever becomes of it, it is never
+    // started again (a container by its name, in any sandbox, means it ran).
+    for (const c of pod.spec?.ephemeralContainers ?? []) {
+      if (latestContainer(rp, c.name!) !== undefined) continue;
+      const target = c.targetContainerName ? latestContainer(rp, c.targetContainerName, sandboxId) : undefined;
+      if (c.targetContainerName && target?.state !== "CONTAINER_RUNNING") {
+        waiting.set(c.name!, { reason: "CreateContainerConfigError", message: `unable to find target container ${c.targetContainerName}` });
+        later(RETRY_MS);
+        continue;
+      }
+      await start(c, 0, target?.id);
+    }
 
     // Init containers: one at a time, in order; each must exit 0 before the
     // next starts. A sidecar (restartPolicy Always) need only have started:
@@ -376,7 +391,16 @@ export class PodSyncer {
   async #startContainer(
     pod: Pod,
     c: Container,
-    s: { sandboxId: string; sbConfig: DeepPartial<PodSandboxConfig>; attempt: number; volumePaths: Map<string, string>; podIP: string; waiting: Map<string, Waiting> },
+    s: {
+      sandboxId: string;
+      sbConfig: DeepPartial<PodSandboxConfig>;
+      attempt: number;
+      volumePaths: Map<string, string>;
+      podIP: string;
+      waiting: Map<string, Waiting>;
+      /** An ephemeral container's target: the running container whose PID namespace it asks to share. */
+      targetId?: string;
+    },
   ): Promise<boolean> {
     const { runtime: rt } = this.#o;
     const image = c.image ?? "";
@@ -416,7 +440,17 @@ export class PodSyncer {
         critical: (pod.spec?.priority ?? 0) >= 2_000_000_000,
         cgroupV2: this.#o.node.cgroupV2,
       });
-      config = containerConfig({ pod, container: c, attempt: s.attempt, labels: this.#o.labels, envs, mounts: containerMounts(pod, c, s.volumePaths), seccomp, swap });
+      config = containerConfig({
+        pod,
+        container: c,
+        attempt: s.attempt,
+        labels: this.#o.labels,
+        envs,
+        mounts: containerMounts(pod, c, s.volumePaths),
+        seccomp,
+        swap,
+        ...(s.targetId !== undefined ? { targetId: s.targetId } : {}),
+      });
     } catch (err) {
       const reason = err instanceof ContainerConfigError ? err.reason : err instanceof SeccompError ? err.reason : "CreateContainerConfigError";
       s.waiting.set(c.name!, { reason, message: (err as Error).message });

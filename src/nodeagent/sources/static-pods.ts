@@ -4,6 +4,7 @@
 // and rescanned every fileCheckFrequency; added, changed and removed files
 // reach the sync loop as the full set of static pods.
 
+import { configAnnotations } from "../../api/naming.js";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
@@ -20,10 +21,7 @@ export interface StaticPodSourceOptions {
   log?: (line: string) => void;
 }
 
-/** The annotations upstream puts on static pods: where from, and the hash that is also the uid. */
-export function configAnnotations(keyDomain: string) {
-  return { source: `${keyDomain}/config.source`, hash: `${keyDomain}/config.hash`, mirror: `${keyDomain}/config.mirror` };
-}
+export { configAnnotations } from "../../api/naming.js";
 
 /** A manifest's text as the static pod the agent runs. */
 export function staticPod(text: string, file: string, o: { nodeName: string; keyDomain: string }): Pod {

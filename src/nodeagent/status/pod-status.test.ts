@@ -75,3 +75,20 @@ test("pod status: a started sidecar initializes the pod and counts for readiness
   const done = status(withSidecar, runtime([container("proxy", "CONTAINER_EXITED", { exitCode: 137 }), container("a", "CONTAINER_EXITED"), container("b", "CONTAINER_EXITED")]));
   assert.equal(done.phase, "Succeeded");
 });
+
+test("pod status: ephemeral containers are listed (waiting, running, exited) but never ready and count for neither phase nor readiness", () => {
+  const p = pod("Always");
+  p.spec!.ephemeralContainers = [{ name: "dbg", image: "busybox" }, { name: "gone", image: "busybox" }, { name: "new", image: "busybox" }];
+  const rp = runtime([container("a", "CONTAINER_RUNNING"), container("b", "CONTAINER_RUNNING"), container("dbg", "CONTAINER_RUNNING"), container("gone", "CONTAINER_EXITED", { exitCode: 1 })]);
+  const s = status(p, rp, new Map([["new", { reason: "ErrImagePull", message: "no such image" }]]));
+  assert.equal(s.phase, "Running");
+  assert.equal(s.conditions!.find((c) => c.type === "Ready")!.status, "True");
+  const eph = s.ephemeralContainerStatuses!;
+  assert.deepEqual(eph.map((c) => [c.name, Object.keys(c.state!)[0], c.ready, c.restartCount]), [
+    ["dbg", "running", false, 0],
+    ["gone", "terminated", false, 0],
+    ["new", "waiting", false, 0],
+  ]);
+  assert.equal(eph[2]!.state!.waiting!.reason, "ErrImagePull");
+  assert.equal(status(pod("Always"), rp).ephemeralContainerStatuses, undefined, "none without ephemeral containers");
+});

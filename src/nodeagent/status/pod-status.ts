@@ -183,5 +183,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     status.podIPs = [{ ip: podIP }, ...(sandbox?.network?.additionalIps ?? []).map((a) => ({ ip: a.ip }))];
   }
   if (init.length > 0) status.initContainerStatuses = init;
+  // Debug containers are reported but count for neither the phase nor readiness; upstream never marks them ready.
+  const ephemeral = (spec.ephemeralContainers ?? []).map((c) => ({ ...containerStatus(c, input, "ContainerCreating"), ready: false }));
+  if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
   return status;
 }

@@ -95,6 +95,10 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         return status?.state === "CONTAINER_EXITED" ? status : undefined;
       }, timeoutMs);
 
+    /** The command line of PID 1 as the container `id` sees it. */
+    const initCommand = async (rt: RuntimeUnderTest, id: string): Promise<string> =>
+      (await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 })).stdout.toString().split("\0").filter(Boolean).join(" ");
+
     const cleanup = async (rt: RuntimeUnderTest, sandboxId: string): Promise<void> => {
       await rt.client.stopPodSandbox({ podSandboxId: sandboxId });
       await rt.client.removePodSandbox({ podSandboxId: sandboxId });
@@ -236,12 +240,35 @@ export function runtimeConformance(name: string, setup: () => Promise<RuntimeUnd
         assert.equal(r.exitCode, 4);
         // The command sees the container's PID namespace: its init is the container's command.
         if (rt.pidNamespace) {
-          const ps = await rt.client.execSync({ containerId: id, cmd: ["cat", "/proc/1/cmdline"], timeout: 10 });
-          assert.equal(ps.stdout.toString().split("\0").filter(Boolean).join(" "), "sleep 30");
+          // `sh -c "sleep 30"` becomes sleep by an exec of its own, which a loaded machine may not have run yet.
+          await waitFor("PID 1 to be the container's sleep", async () => ((await initCommand(rt, id)) === "sleep 30" ? true : undefined));
         }
         await rt.client.stopContainer({ containerId: id, timeout: 0 });
         await exited(rt, id);
         await assert.rejects(rt.client.execSync({ containerId: id, cmd: ["true"], timeout: 5 }), (err: unknown) => isCriError(err));
+      } finally {
+        await cleanup(rt, sb.id);
+      }
+    });
+
+    it("TARGET PID mode (ephemeral containers' targetContainerName): the container sees its target's processes; an unknown target fails", async (rt) => {
+      const sb = await runSandbox(rt);
+      try {
+        const target = await startContainer(rt, sb, "target", "sleep 31");
+        const ns = (targetId: string) => ({ linux: { securityContext: { namespaceOptions: { network: rt.hostNetwork ? "NODE" : "POD", pid: "TARGET", ipc: "POD", targetId } } } }) as const;
+        const id = await startContainer(rt, sb, "debug", "sleep 32", ns(target));
+        if (rt.pidNamespace) {
+          // PID 1 of the shared namespace is the target's command; the debug container's own runs beside it.
+          await waitFor("PID 1 to be the target's sleep", async () => ((await initCommand(rt, id)) === "sleep 31" ? true : undefined));
+          const own = await rt.client.execSync({ containerId: id, cmd: ["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '"], timeout: 10 });
+          assert.match(own.stdout.toString(), /sleep 32/);
+        }
+        await rt.client.stopContainer({ containerId: id, timeout: 0 });
+        assert.ok((await exited(rt, id)).state === "CONTAINER_EXITED");
+        await assert.rejects(
+          rt.client.createContainer({ podSandboxId: sb.id, sandboxConfig: sb.config, config: { metadata: { name: "orphan" }, image: { image: rt.busybox }, command: ["true"], ...ns("no-such-container") } }),
+          (err: unknown) => isCriError(err),
+        );
       } finally {
         await cleanup(rt, sb.id);
       }

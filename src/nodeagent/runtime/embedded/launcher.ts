@@ -100,6 +100,12 @@ export interface LaunchSpec {
   readonlyRoot: boolean;
   /** The pod's network namespace to enter, "" for the host's. */
   netns: string;
+  /**
+   * Host PID of a running container whose PID namespace this one joins (CRI's
+   * TARGET mode, an ephemeral container's targetContainerName) instead of
+   * having its own.
+   */
+  pidTarget?: number;
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -203,12 +209,24 @@ export function setupScript(spec: LaunchSpec): string {
   lines.push(`{ echo ${shQuote(spec.hostname)} > /proc/sys/kernel/hostname; } 2>/dev/null || hostname ${shQuote(spec.hostname)}`);
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.
-  lines.push(`exec ${shQuote(UNSHARE!)} --pid -- /bin/sh ${shQuote(join(spec.dir, "wait.sh"))}`);
+  // A container joining its target's namespace needs none (wait.sh enters it).
+  const wait = `/bin/sh ${shQuote(join(spec.dir, "wait.sh"))}`;
+  lines.push(spec.pidTarget !== undefined ? `exec ${wait}` : `exec ${shQuote(UNSHARE!)} --pid -- ${wait}`);
   return lines.join("\n") + "\n";
 }
 
 /** Run as the parent of the new PID namespace: starts the init, reports its PID, waits and exits with its status (the shim records it). */
 export function waitScript(spec: LaunchSpec): string {
+  if (spec.pidTarget !== undefined) {
+    // nsenter forks the init into the target's namespace, where $! would not be
+    // its host PID: the init reports itself (initScript).
+    return [
+      `${shQuote(NSENTER!)} --target ${spec.pidTarget} --pid -- /bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+      "child=$!",
+      "exec 3>&-",
+      `wait "$child"`,
+    ].join("\n") + "\n";
+  }
   return [
     `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
     "child=$!",
@@ -234,10 +252,15 @@ function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser:
   return [UNSHARE!, `--root=${root}`, `--wd=${workingDir}`, ...userFlags, "--", ...spec.argv];
 }
 
-/** PID 1 of the container: mounts its /proc, then becomes the command inside the root. */
+/**
+ * PID 1 of the container (or, in a target's namespace, one process more of
+ * it): mounts its /proc, then becomes the command inside the root.
+ */
 export function initScript(spec: LaunchSpec): string {
   const R = join(spec.dir, "rootfs");
   return [
+    // The host's /proc is still mounted here, so /proc/self/stat names this shell by its host PID; `read` is a builtin (no fork).
+    ...(spec.pidTarget !== undefined ? [`read -r self rest < /proc/self/stat`, `echo "ok $self" >&3`] : []),
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
     `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,

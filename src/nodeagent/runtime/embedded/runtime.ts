@@ -267,6 +267,12 @@ export class EmbeddedRuntimeService {
     const security = config.linux?.securityContext ?? null;
     const filter = seccompFilter(security, notes);
     if (security?.namespaceOptions?.pid === "POD") notes.push("a PID namespace shared by the pod is not offered: the container has its own");
+    if (security?.namespaceOptions?.pid === "TARGET") {
+      const targetId = security.namespaceOptions.targetId;
+      const target = this.#containers.get(targetId);
+      if (target === undefined || target.podSandboxId !== sandbox.id) throw new RuntimeError(Code.NOT_FOUND, `target container ${targetId} is not in sandbox ${sandbox.id}`);
+      if (!this.isolation.namespaces) notes.push("without namespaces every container sees the host's processes, the target's among them");
+    }
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
@@ -318,6 +324,15 @@ export class EmbeddedRuntimeService {
     return {};
   }
 
+  /** The host PID whose PID namespace `c` joins (TARGET mode): its target must be running then. */
+  #pidTarget(c: ContainerRecord): number | undefined {
+    const options = c.config.linux?.securityContext?.namespaceOptions;
+    if (options?.pid !== "TARGET" || !this.isolation.namespaces) return undefined;
+    const target = this.#containers.get(options.targetId);
+    if (target?.state !== "CONTAINER_RUNNING" || target.pid === 0) throw new Error(`target container ${options.targetId} is not running`);
+    return target.pid;
+  }
+
   async #start(c: ContainerRecord, sandbox: SandboxRecord, image: StoredImage | undefined): Promise<void> {
     const cgroup = this.#cgroupPath(sandbox, c);
     const notes = [...c.notes];
@@ -339,6 +354,7 @@ export class EmbeddedRuntimeService {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
+      const pidTarget = this.#pidTarget(c);
       // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#startLimit.run(() => launch({
         dir: this.#containerDir(c.id),
@@ -358,6 +374,7 @@ export class EmbeddedRuntimeService {
         devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
+        ...(pidTarget !== undefined ? { pidTarget } : {}),
         isolation: this.isolation,
       }), { first: true });
     } catch (err) {
