@@ -110,6 +110,10 @@ export const command = defineCommand({
         log(`${context.command}: stopped before starting`);
         return 0;
       }
+      if (err instanceof LockContentionError && err.yielded) {
+        log(`${context.command}: stopped while starting: ${err.message}`);
+        return 0;
+      }
       if (err instanceof SwapError || err instanceof LockContentionError) {
         log(`${context.command}: ${err.message}`);
         return 1;

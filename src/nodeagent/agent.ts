@@ -22,7 +22,7 @@ import { NO_OBJECTS } from "./env/env.js";
 import * as host from "./host/host.js";
 import { NodeLease } from "./lease/lease.js";
 import type { Lease } from "../api/coordination/types.js";
-import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
+import { LockContentionError, acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
 import { ContainerLogs } from "./logs/container-logs.js";
@@ -503,6 +503,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   } catch (err) {
     stopping.abort();
     await cleanup();
+    // Asked for the lock while still starting: the start failed only because we gave the lock up.
+    if (endedBecause !== undefined) throw new LockContentionError(endedBecause, true);
     throw err;
   }
 }

@@ -7,7 +7,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, utimesSync, watch, type FSWatcher } from "node:fs";
 
-export class LockContentionError extends Error {}
+export class LockContentionError extends Error {
+  /** `yielded`: we held the lock and gave it up when asked (a clean end), rather than never getting it. */
+  constructor(message: string, readonly yielded = false) {
+    super(message);
+  }
+}
 
 export interface LockFileOptions {
   path: string;
