@@ -10,7 +10,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
@@ -18,6 +18,7 @@ import { buildBusyboxImage } from "./support/busybox-image.js";
 import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { presentedFingerprint } from "../src/component/testing/presented-cert.js";
 
 // Command lines no other process on the machine has, so `pgrep -f` finds exactly this suite's containers.
 const TOKEN = String(800_000 + (process.pid % 100_000));
@@ -110,6 +111,10 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
     assert.equal(pidsBefore.length, 2, "one host process per web container");
     const ticker = byName(before)["ticker"]!;
     await eventually("the ticker's first lines", async () => (ticks(ticker) > 0 ? true : undefined));
+    // The agent's serving certificate, which the next orch server serves again (kept in the data folder).
+    const agentCert = async (kc: Kubectl) => presentedFingerprint(Number(await kc.ok("get", "node", "restart", "-o", "jsonpath={.status.daemonEndpoints.kubeletEndpoint.Port}")));
+    const certBefore = await agentCert(k);
+    assert.equal(statSync(join(dataDir, "nodeagent", "pki", "nodeagent.key")).mode & 0o777, 0o600);
 
     await orch.stop("SIGINT");
     assert.match(orch.output(), /orch server: 4 pods keep running; the next orch server with --data-dir \S+ re-adopts them/);
@@ -127,6 +132,7 @@ describe("orch server restarts re-adopt running pods (embedded runtime)", { skip
       return p?.status.phase === "Failed" ? p : undefined;
     }, 60_000);
     assert.equal(ended.status.containerStatuses?.[0]?.state.terminated?.exitCode, 3);
+    assert.equal(await agentCert(k), certBefore, "the restarted agent serves the same certificate");
     assert.equal(ended.status.containerStatuses?.[0]?.state.terminated?.reason, "Error");
     assert.match(logOf(ended), / stdout F bye\n/);
     const after = byName(await podsOf(k));

@@ -4,6 +4,7 @@
 
 import { baseFlags, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
 import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { namingFor } from "../api/naming.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { serveComponent } from "./serve-component.js";
 import { defineCommand } from "./command.js";
@@ -71,7 +72,10 @@ export const command = defineCommand({
     // The component base (/healthz, /livez, /readyz, /metrics, /statusz, /flagz) and /containerLogs on
     // address:port; ready once the PLEG relists.
     let agent: NodeAgent | undefined;
+    const certDir = flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`;
     const server = await serveComponent({
+      // Without --tls-cert-file, the self-signed pair is <cert-dir>/nodeagent.crt|.key, reused across restarts.
+      certDir: { dir: certDir, name: namingFor().agentName },
       name: "orch-nodeagent",
       flags,
       context,
@@ -86,7 +90,7 @@ export const command = defineCommand({
         ...(flags.get("kubeconfig") ? { kubeconfig: flags.get("kubeconfig") } : {}),
         ...(flags.get("hostname-override") ? { hostnameOverride: flags.get("hostname-override") } : {}),
         rootDir: flags.get("root-dir"),
-        certDir: flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`,
+        certDir,
         podLogsDir: flags.get("pod-logs-dir"),
         stopContainersOnExit: flags.get("stop-pods-on-exit"),
         ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),
@@ -96,14 +100,20 @@ export const command = defineCommand({
         log,
       });
       log(`${context.command}: running (node ${agent.nodeName}, ${agent.mode}); serving ${server.url}`);
-      await new Promise<void>((resolve) => {
-        if (context.signal.aborted) resolve();
-        else context.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await agent.stop();
-      log(`${context.command}: stopped`);
+      // Until SIGTERM, or until the agent ends on its own (--exit-on-lock-contention): then the process exits too.
+      const why = await agent.done;
+      log(`${context.command}: stopped${why ? `: ${why}` : ""}`);
       return 0;
     } catch (err) {
+      if (agent === undefined && context.signal.aborted) {
+        // SIGTERM while waiting for the lock file (or starting): nothing ran, nothing to undo.
+        log(`${context.command}: stopped before starting`);
+        return 0;
+      }
+      if (err instanceof LockContentionError && err.yielded) {
+        log(`${context.command}: stopped while starting: ${err.message}`);
+        return 0;
+      }
       if (err instanceof SwapError || err instanceof LockContentionError) {
         log(`${context.command}: ${err.message}`);
         return 1;

@@ -7,7 +7,7 @@
 import { loadKubeconfig, type ClientConfig } from "../client/kubeconfig.js";
 import {
   componentRegistry, readTlsFiles, startComponentServer,
-  type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
+  type CertDirOptions, type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
 } from "../component/index.js";
 import { readFileSync } from "node:fs";
 import type { RunContext } from "./command.js";
@@ -23,6 +23,8 @@ export interface ServeComponentOptions {
   readonly readyChecks?: readonly HealthCheck[];
   readonly extra?: Readonly<Record<string, ExtraHandler>>;
   readonly upgrades?: Readonly<Record<string, UpgradeHandler>>;
+  /** Without --tls-cert-file: where the self-signed pair is kept and reused (the node agent's --cert-dir). */
+  readonly certDir?: CertDirOptions;
 }
 
 export async function serveComponent(options: ServeComponentOptions): Promise<RunningComponentServer & { apiServer: ClientConfig | undefined }> {
@@ -55,6 +57,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
     ...(options.readyChecks ? { readyChecks: options.readyChecks } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.upgrades ? { upgrades: options.upgrades } : {}),
+    ...(options.certDir ? { certDir: options.certDir } : {}),
   });
   return Object.assign(server, { apiServer });
 }

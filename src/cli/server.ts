@@ -17,6 +17,7 @@ import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/inde
 import { startProxier } from "../proxy/proxier.js";
 import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
+import { namingFor } from "../api/naming.js";
 import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";
@@ -170,7 +171,12 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
 async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
-  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, { ...agentEndpoints(() => agent), metrics }).catch((err: Error) => {
+  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, {
+    ...agentEndpoints(() => agent),
+    metrics,
+    // The agent's self-signed pair is kept under the data folder, as `orch nodeagent` keeps it in --cert-dir.
+    certDir: { dir: join(root, "pki"), name: namingFor().agentName },
+  }).catch((err: Error) => {
     throw new Error(`${err.message} (--nodeagent-port picks another port, 0 any free one)`, { cause: err });
   });
   try {

@@ -18,6 +18,7 @@ import type { FlagEntry } from "./flags.js";
 import type { HealthCheck } from "./health.js";
 import type { MetricsRegistry } from "./metrics/index.js";
 import { ScraperAuth } from "./scraper-auth.js";
+import { persistedServingCert, type CertDirOptions } from "./persisted-serving-cert.js";
 
 export interface ComponentServerOptions {
   /** "orch-scheduler": how z-pages and logs name the component. */
@@ -36,6 +37,8 @@ export interface ComponentServerOptions {
   readonly readyChecks?: readonly HealthCheck[];
   /** PEM certificate (chain) and key; a self-signed pair when omitted. */
   readonly tls?: { readonly cert: string; readonly key: string };
+  /** Without `tls`: keep the self-signed pair in this directory and reuse it on the next start (else it is made anew in memory). */
+  readonly certDir?: CertDirOptions;
   /** PEM CA for client certificates; the API server's CA from `apiServer` when omitted. */
   readonly clientCa?: string;
   /** Where bearer tokens are checked (the component's kubeconfig). */
@@ -82,7 +85,8 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
   for (const c of options.liveChecks ?? []) endpoints.health.addLive(c);
   for (const c of options.readyChecks ?? []) endpoints.health.addReady(c);
   const wildcard = options.bindAddress === "0.0.0.0" || options.bindAddress === "::" || options.bindAddress === "";
-  const tls = options.tls ?? (await selfSignedServingCert(wildcard ? [] : [options.bindAddress]));
+  const names = wildcard ? [] : [options.bindAddress];
+  const tls = options.tls ?? (options.certDir ? await persistedServingCert(options.certDir, names) : await selfSignedServingCert(names));
   const clientCa = options.clientCa ?? options.apiServer?.ca;
   const auth = new ScraperAuth(options.apiServer ? { apiServer: options.apiServer } : {});
 

@@ -31,10 +31,14 @@ test("standalone: static pods on the embedded runtime follow added, changed and 
       log: (l) => logs.push(l),
     });
     assert.equal(agent.mode, "standalone");
-    // The seed's local directories, with their modes.
-    assert.equal(statSync(join(root, "agent")).mode & 0o777, 0o750);
-    assert.equal(statSync(join(root, "agent", "pki")).mode & 0o777, 0o700);
-    assert.ok(existsSync(join(root, "agent", "seccomp")));
+    // The seed's local directories, every one with its mode.
+    const modes: [string, number][] = [
+      ["agent", 0o750], ["agent/pods", 0o750], ["agent/plugins", 0o750], ["agent/plugins_registry", 0o750],
+      ["agent/pod-resources", 0o750], ["agent/device-plugins", 0o750], ["agent/seccomp", 0o750],
+      ["agent/image_manager", 0o700], ["agent/image_manager/pulling", 0o700], ["agent/image_manager/pulled", 0o700],
+      ["agent/pki", 0o700], ["logs", 0o755],
+    ];
+    for (const [dir, mode] of modes) assert.equal(statSync(join(root, dir)).mode & 0o777, mode, `${dir} has mode ${mode.toString(8)}`);
 
     writeFileSync(join(manifests, "web.yaml"), manifest("web", "echo hello from web; exec sleep 3600"));
     const running = await eventually(() => agent!.pods().find((p) => p.pod.metadata.name === "web-node-a" && p.status.phase === "Running"), 20_000, "web running");

@@ -22,7 +22,7 @@ import { NO_OBJECTS } from "./env/env.js";
 import * as host from "./host/host.js";
 import { NodeLease } from "./lease/lease.js";
 import type { Lease } from "../api/coordination/types.js";
-import { acquireLockFile, type HeldLock } from "./lock/lock-file.js";
+import { LockContentionError, acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { Pleg } from "./pleg/pleg.js";
 import { ContainerLogs } from "./logs/container-logs.js";
@@ -105,6 +105,11 @@ export interface NodeAgent {
   serveAttach(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; pods' containers are stopped only with stopContainersOnExit. */
   stop(): Promise<void>;
+  /**
+   * Settles once the agent has stopped, by stop() or the options' signal (undefined) or on its own
+   * (why: another agent contended for the lock file under --exit-on-lock-contention), so its process can exit.
+   */
+  readonly done: Promise<string | undefined>;
 }
 
 
@@ -116,6 +121,8 @@ export function localDirectories(rootDir: string, certDir: string, podLogsDir: s
     [join(rootDir, "plugins"), 0o750],
     [join(rootDir, "plugins_registry"), 0o750],
     [join(rootDir, "pod-resources"), 0o750],
+    // Device plugins' registration socket and the device manager's checkpoint (0750 as upstream's device manager).
+    [join(rootDir, "device-plugins"), 0o750],
     [join(rootDir, "seccomp"), 0o750],
     [join(rootDir, "image_manager"), 0o700],
     [join(rootDir, "image_manager", "pulling"), 0o700],
@@ -164,6 +171,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const stopping = new AbortController();
   const signal = stopping.signal;
   const cleanups: (() => Promise<void> | void)[] = [];
+  /** Set when the agent stops on its own; `done` settles with it. */
+  let endedBecause: string | undefined;
   const cleanup = async () => {
     for (const c of cleanups.splice(0).reverse()) {
       // A step that hangs (a runtime waiting on calls) must not keep the agent from stopping.
@@ -180,11 +189,21 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
   try {
     if (options.lockFile) {
+      log(`nodeagent: acquiring the lock file ${options.lockFile}${options.exitOnLockContention ? " (waiting while another agent holds it)" : ""}`);
       const lock: HeldLock = await acquireLockFile({
         path: options.lockFile,
         ...(options.exitOnLockContention
-          ? { onContention: () => { log(`nodeagent: another agent asked for ${options.lockFile}; exiting (--exit-on-lock-contention)`); stopping.abort(); } }
+          ? {
+              // Like upstream, an agent with the flag waits for the lock rather than failing, and gives it up when asked.
+              wait: true,
+              onContention: () => {
+                endedBecause ??= `another agent asked for the lock file ${options.lockFile} (--exit-on-lock-contention)`;
+                log(`nodeagent: ${endedBecause}; exiting`);
+                stopping.abort();
+              },
+            }
           : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       });
       cleanups.push(() => lock.release());
     }
@@ -478,10 +497,17 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop,
+      done: new Promise((resolve) => {
+        const settle = () => void stop().then(() => resolve(endedBecause));
+        if (signal.aborted) settle();
+        else signal.addEventListener("abort", settle, { once: true });
+      }),
     };
   } catch (err) {
     stopping.abort();
     await cleanup();
+    // Asked for the lock while still starting: the start failed only because we gave the lock up.
+    if (endedBecause !== undefined) throw new LockContentionError(endedBecause, true);
     throw err;
   }
 }

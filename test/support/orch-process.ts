@@ -113,10 +113,10 @@ export async function startOrch(subcommand: string, args: string[] = [], options
   };
 }
 
-/** `orch controller-manager|proxy|cloud-controller-manager|...` with `args` (give it a port of 0). */
-export async function startComponent(subcommand: string, args: string[], options: { readyTimeoutMs?: number } = {}): Promise<ComponentProcess> {
+/** `orch controller-manager|proxy|cloud-controller-manager|...` with `args` (give it a port of 0); `exited` settles with its exit code. */
+export async function startComponent(subcommand: string, args: string[], options: { readyTimeoutMs?: number } = {}): Promise<ComponentProcess & { exited: Promise<number | null> }> {
   const p = await spawnUntilReady([subcommand, ...args], /: serving \/healthz.* on (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
-  return { url: p.url, output: p.output, stop: p.stop };
+  return { url: p.url, output: p.output, stop: p.stop, exited: p.exited.then(() => p.child.exitCode) };
 }
 
 export interface JoinedAgentProcess extends ComponentProcess {

@@ -89,6 +89,39 @@ describe("node lifecycle and taint eviction", () => {
     assert.equal(metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z1" }), 2);
   });
 
+  test("a node that reports Ready=False (lease fresh) is tainted not-ready NoSchedule and NoExecute; Ready again clears them", async () => {
+    await register("sick");
+    // Keep the lease fresh throughout, so the node is heard from and not Unknown.
+    let heard = true;
+    const heartbeats = (async () => {
+      while (heard) {
+        await renew("sick");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const post = async (status: "True" | "False", reason: string) => {
+      const node = await getNode("sick");
+      const now = formatTimestamp();
+      await ctx.client.update(NODES, { ...node, status: { conditions: [{ type: "Ready", status, reason, message: reason, lastHeartbeatTime: now, lastTransitionTime: now }] } }, { subresource: "status" });
+    };
+    const ourTaints = (n: Node) => (n.spec?.taints ?? []).map((x) => `${x.key}:${x.effect}`).sort();
+    try {
+      await post("False", "NodeagentNotReady");
+      const node = await eventually("sick node tainted not-ready", async () => {
+        const n = await getNode("sick");
+        return ourTaints(n).length === 2 ? n : undefined;
+      });
+      assert.equal(ready(node)?.status, "False", "the agent's own condition stands (not turned Unknown)");
+      assert.deepEqual(ourTaints(node), ["node.orch.io/not-ready:NoExecute", "node.orch.io/not-ready:NoSchedule"]);
+      assert.ok(node.spec?.taints?.find((x) => x.effect === "NoExecute")?.timeAdded, "the NoExecute taint carries timeAdded");
+      await post("True", "NodeagentReady");
+      await eventually("the not-ready taints removed", async () => ourTaints(await getNode("sick")).length === 0);
+    } finally {
+      heard = false;
+      await heartbeats;
+    }
+  });
+
   test("taint eviction: untolerating pods go at once, tolerationSeconds later, tolerate-forever pods stay", async () => {
     await register("doomed");
     await createPod("intolerant", "doomed");

@@ -24,3 +24,13 @@ test("lock file: the holder hears contention (for --exit-on-lock-contention)", a
   await holder.release();
   await (await waiter).release();
 });
+
+test("lock file: a waiting agent stopped (signal) gives up the wait with the signal's reason", async () => {
+  const path = join(mkdtempSync(join(tmpdir(), "nodeagent-lock-")), "nodeagent.lock");
+  const holder = await acquireLockFile({ path });
+  const stop = new AbortController();
+  const waiter = acquireLockFile({ path, wait: true, signal: stop.signal });
+  stop.abort(new Error("stopped while waiting"));
+  await assert.rejects(waiter, /stopped while waiting/);
+  await holder.release();
+});

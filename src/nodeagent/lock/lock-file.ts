@@ -1,19 +1,27 @@
 // The agent's lock file (seed 001, "Local files", --lock-file): an flock(2)
-// held for the agent's lifetime by a child `flock` process (Node has no flock),
-// so a second agent on the same file fails at once with a clear error. With
-// --exit-on-lock-contention, the holder exits when another agent asks for it.
+// held for the agent's lifetime by a child `flock` process (Node has no flock).
+// Without `wait` a second agent fails at once with a clear error; with it (the
+// agent's --exit-on-lock-contention) it touches the file and waits, and a holder
+// with onContention hears the touch through inotify (fs.watch) and lets go.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, utimesSync, watch, type FSWatcher } from "node:fs";
 
-export class LockContentionError extends Error {}
+export class LockContentionError extends Error {
+  /** `yielded`: we held the lock and gave it up when asked (a clean end), rather than never getting it. */
+  constructor(message: string, readonly yielded = false) {
+    super(message);
+  }
+}
 
 export interface LockFileOptions {
   path: string;
   /** Wait for the holder to let go (it is told by a touch of the file) instead of failing. */
   wait?: boolean;
-  /** Called when another agent asks for the lock (for --exit-on-lock-contention). */
+  /** Called once when another agent asks for the lock (for --exit-on-lock-contention). */
   onContention?: () => void;
+  /** Gives up a wait (rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export interface HeldLock {
@@ -24,9 +32,11 @@ const CONFLICT = 75;
 
 /** Takes the lock or rejects with LockContentionError naming the file. */
 export async function acquireLockFile(options: LockFileOptions): Promise<HeldLock> {
+  options.signal?.throwIfAborted();
   closeSync(openSync(options.path, "a", 0o600));
   if (options.wait) {
-    // Tell a holder started with --exit-on-lock-contention that we want the lock.
+    // Tell a holder started with --exit-on-lock-contention that we want the lock: Node's
+    // fs.watch (inotify) reports attribute changes but not a bare open(2), so we touch the file.
     const now = new Date();
     utimesSync(options.path, now, now);
   }
@@ -34,27 +44,41 @@ export async function acquireLockFile(options: LockFileOptions): Promise<HeldLoc
   const hold = [options.path, "sh", "-c", "echo locked; exec cat"];
   const args = options.wait ? hold : ["--nonblock", "--conflict-exit-code", String(CONFLICT), ...hold];
   const child: ChildProcess = spawn("flock", args, { stdio: ["pipe", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.once("error", (err) => reject(new Error(`cannot run flock for the lock file ${options.path}: ${err.message}`)));
-    child.once("exit", (code) =>
-      reject(
-        code === CONFLICT
-          ? new LockContentionError(`the lock file ${options.path} is held by another node agent; only one agent may run on a node (use a different --lock-file, or stop the other agent)`)
-          : new Error(`lock file ${options.path}: flock exited with ${code}`),
-      ),
-    );
-    child.stdout!.once("data", () => resolve());
-  });
+  const giveUp = () => child.kill("SIGKILL");
+  options.signal?.addEventListener("abort", giveUp, { once: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("error", (err) => reject(new Error(`cannot run flock for the lock file ${options.path}: ${err.message}`)));
+      child.once("exit", (code) =>
+        reject(
+          options.signal?.aborted
+            ? options.signal.reason
+            : code === CONFLICT
+              ? new LockContentionError(`the lock file ${options.path} is held by another node agent; only one agent may run on a node (use a different --lock-file, or stop the other agent)`)
+              : new Error(`lock file ${options.path}: flock exited with ${code}`),
+        ),
+      );
+      child.stdout!.once("data", () => resolve());
+    });
+  } finally {
+    options.signal?.removeEventListener("abort", giveUp);
+  }
   child.removeAllListeners("exit");
   let watcher: FSWatcher | undefined;
   if (options.onContention) {
     const onContention = options.onContention;
-    // Skip our own touch (if any) by starting to watch only now.
-    watcher = watch(options.path, () => onContention());
+    // Started only now, so our own touch (if any) is not heard; a contender's touch is.
+    watcher = watch(options.path, () => {
+      watcher?.close();
+      onContention();
+    });
+    // A watch that fails (the file removed) cannot hear contention any more; the lock itself still holds.
+    watcher.on("error", () => watcher?.close());
   }
   return {
     async release() {
       watcher?.close();
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise<void>((r) => child.once("exit", () => r()));
       child.stdin!.end();
       await gone;

@@ -1,17 +1,18 @@
 // The node status manager against a real in-process API server: a node that
 // registers NotReady turns Ready within a fraction of a second once its
 // signals do, not a whole nodeStatusUpdateFrequency later; after that the
-// normal period applies.
+// normal period applies. Pressure conditions against eviction thresholds (and
+// back), and the re-post every nodeStatusReportFrequency with nothing changed.
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
 import { namingFor } from "../../api/naming.js";
-import type { Node } from "../../api/core/types.js";
+import type { Condition, Node } from "../../api/core/types.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { RestClient, loadKubeconfig } from "../../client/index.js";
 import { eventually } from "../../controllers/testing.js";
-import { NODES, NodeStatusManager, type NodeFacts, type Signals } from "./node-status.js";
+import { NODES, NodeStatusManager, nodeConditions, type NodeFacts, type Signals } from "./node-status.js";
 
 let t: TestServer;
 let client: RestClient;
@@ -24,15 +25,19 @@ after(async () => {
   await t.close();
 });
 
+// Not `n << 30`: shifts are 32-bit signed in JavaScript (2 << 30 is negative).
+const GiB = 2 ** 30;
+const MiB = 2 ** 20;
+
 const facts = (nodeName: string): NodeFacts => ({
-  nodeName, hostname: nodeName, internalIP: "10.0.0.1", cpu: 2, memoryBytes: 4 << 30, ephemeralStorageBytes: 20 << 30, maxPods: 110,
+  nodeName, hostname: nodeName, internalIP: "10.0.0.1", cpu: 2, memoryBytes: 4 * GiB, ephemeralStorageBytes: 20 * GiB, maxPods: 110,
   evictionHard: {}, runtimeVersion: "test://1", agentVersion: "v0", port: 10250, declaredFeatures: [],
 });
 
 function signals(runtimeOk: () => boolean): () => Promise<Signals> {
   return async () => ({
-    memoryAvailableBytes: 2 << 30, memoryTotalBytes: 4 << 30,
-    fs: { capacityBytes: 20 << 30, availableBytes: 10 << 30, inodes: 1e6, inodesFree: 5e5 },
+    memoryAvailableBytes: 2 * GiB, memoryTotalBytes: 4 * GiB,
+    fs: { capacityBytes: 20 * GiB, availableBytes: 10 * GiB, inodes: 1e6, inodesFree: 5e5 },
     pids: { max: 1e5, running: 100 },
     runtimeReady: { ok: runtimeOk(), message: "runtime not ready yet" },
     networkReady: { ok: true, message: "" },
@@ -58,6 +63,85 @@ test("a node registered NotReady is reported Ready as soon as its signals are, n
     runtimeOk = false;
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(await ready("fast"), "True", "no fast updates after the first Ready");
+  } finally {
+    abort.abort();
+  }
+});
+
+const THRESHOLDS = { "memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%", "pid.available": "10%" };
+const healthy = (): Signals => ({
+  memoryAvailableBytes: 2 * GiB, memoryTotalBytes: 4 * GiB,
+  fs: { capacityBytes: 20 * GiB, availableBytes: 10 * GiB, inodes: 1e6, inodesFree: 5e5 },
+  pids: { max: 1e5, running: 100 },
+  runtimeReady: { ok: true, message: "" }, networkReady: { ok: true, message: "" }, pleg: { ok: true, message: "" },
+});
+const pressures = (conditions: readonly Condition[]) =>
+  Object.fromEntries(conditions.filter((c) => c.type?.endsWith("Pressure")).map((c) => [c.type, c.status]));
+
+test("MemoryPressure, DiskPressure (bytes or inodes) and PIDPressure turn True below their eviction thresholds and False again above", () => {
+  const f = { ...facts("pressed"), evictionHard: THRESHOLDS };
+  const naming = namingFor();
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+  const calm = nodeConditions(naming, f, healthy(), [], at(0));
+  assert.deepEqual(pressures(calm), { MemoryPressure: "False", DiskPressure: "False", PIDPressure: "False" });
+  assert.equal(calm.find((c) => c.type === "Ready")?.status, "True");
+
+  const cases: [string, Signals][] = [
+    ["MemoryPressure", { ...healthy(), memoryAvailableBytes: 50 * MiB }], // under 100Mi
+    ["DiskPressure", { ...healthy(), fs: { ...healthy().fs, availableBytes: 1 * GiB } }], // 5% of 20Gi, under 10%
+    ["DiskPressure", { ...healthy(), fs: { ...healthy().fs, inodesFree: 1e4 } }], // 1% of inodes, under 5%
+    ["PIDPressure", { ...healthy(), pids: { max: 1e5, running: 95_000 } }], // 5% left, under 10%
+  ];
+  for (const [type, pressed] of cases) {
+    const hot = nodeConditions(naming, f, pressed, calm, at(10));
+    assert.deepEqual(pressures(hot), { MemoryPressure: "False", DiskPressure: "False", PIDPressure: "False", [type]: "True" }, `${type} alone is True`);
+    const c = hot.find((x) => x.type === type)!;
+    assert.match(c.reason ?? "", /^NodeAgentHas(InsufficientMemory|DiskPressure|InsufficientPID)$/);
+    assert.equal(c.lastTransitionTime, "2026-01-01T00:00:10Z", "the transition is stamped");
+    const back = nodeConditions(naming, f, healthy(), hot, at(20));
+    assert.equal(back.find((x) => x.type === type)?.status, "False", `${type} clears when the signal recovers`);
+    assert.equal(back.find((x) => x.type === type)?.lastTransitionTime, "2026-01-01T00:00:20Z");
+  }
+  // Without a pid.available threshold there is no PID pressure however few are left.
+  assert.equal(pressures(nodeConditions(naming, facts("no-pid"), { ...healthy(), pids: { max: 1e5, running: 99_999 } }, [], at(0)))["PIDPressure"], "False");
+});
+
+test("the manager posts MemoryPressure=True when memory runs short and False when it recovers", async () => {
+  let signal = healthy();
+  const abort = new AbortController();
+  const m = new NodeStatusManager({ client, naming: namingFor(), facts: () => ({ ...facts("memory"), evictionHard: THRESHOLDS }), signals: async () => signal, updateFrequencyMs: 50, reportFrequencyMs: 300_000 });
+  const memory = async () => ((await client.get<Node>(NODES, { name: "memory" })).status?.conditions ?? []).find((c) => c.type === "MemoryPressure")?.status;
+  try {
+    await m.register();
+    assert.equal(await memory(), "False");
+    void m.run(abort.signal);
+    signal = { ...healthy(), memoryAvailableBytes: 10 * MiB };
+    await eventually("MemoryPressure=True posted", async () => ((await memory()) === "True" ? true : undefined), 5000);
+    signal = healthy();
+    await eventually("MemoryPressure=False posted", async () => ((await memory()) === "False" ? true : undefined), 5000);
+  } finally {
+    abort.abort();
+  }
+});
+
+test("with nothing changed the status is re-posted after nodeStatusReportFrequency, not every nodeStatusUpdateFrequency", async () => {
+  const REPORT_MS = 800;
+  const abort = new AbortController();
+  const m = new NodeStatusManager({ client, naming: namingFor(), facts: () => facts("quiet"), signals: async () => healthy(), updateFrequencyMs: 50, reportFrequencyMs: REPORT_MS });
+  const version = async () => (await client.get<Node>(NODES, { name: "quiet" })).metadata.resourceVersion;
+  try {
+    await m.register();
+    const posted = Date.now();
+    const before = await version();
+    void m.run(abort.signal);
+    // Looked at every 50 ms, but with no change the next write waits for the report interval.
+    const after = await eventually("the periodic re-post", async () => { const v = await version(); return v !== before ? v : undefined; }, 5000);
+    const elapsed = Date.now() - posted;
+    assert.ok(elapsed >= REPORT_MS - 50, `re-posted after ${elapsed} ms, not before the ${REPORT_MS} ms report interval`);
+    assert.ok(elapsed < REPORT_MS + 2000, `re-posted after ${elapsed} ms`);
+    const node = await client.get<Node>(NODES, { name: "quiet" });
+    assert.ok(after);
+    assert.equal(node.status?.conditions?.find((c) => c.type === "Ready")?.status, "True", "the same status, re-posted");
   } finally {
     abort.abort();
   }
