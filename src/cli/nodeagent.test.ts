@@ -96,3 +96,25 @@ test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("orch nodeagent: authentication.anonymous and authorization.mode AlwaysAllow let a caller without credentials read /metrics; the defaults refuse it", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
+  const status = (url: string) => new Promise<number>((resolve) => get(url, { rejectUnauthorized: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on("error", () => resolve(0)));
+  const run = async (name: string, extra: string) => {
+    writeFileSync(join(dir, `${name}.yaml`), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n${extra}`);
+    const agent = orch(["--config", join(dir, `${name}.yaml`), "--root-dir", join(dir, name), "--pod-logs-dir", join(dir, name, "logs"), "--hostname-override", name, "--port", "0", "--bind-address", "127.0.0.1", "--stop-pods-on-exit"]);
+    try {
+      await waitFor(`agent ${name} serving`, () => /serving (https:\/\/\S+)/.test(agent.output()) || undefined, 20_000);
+      return await status(`${/serving (https:\/\/\S+)/.exec(agent.output())![1]!}/metrics`);
+    } finally {
+      agent.child.kill("SIGTERM");
+      await agent.exit;
+    }
+  };
+  try {
+    assert.equal(await run("open", "authentication:\n  anonymous:\n    enabled: true\nauthorization:\n  mode: AlwaysAllow\n"), 200);
+    assert.equal(await run("closed", ""), 401);
+  } finally {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+  }
+});

@@ -2,7 +2,7 @@
 // Loads --config and --config-dir (flags win), then runs startNodeAgent until
 // SIGTERM. Configuration errors exit 2 naming the file and field.
 
-import { baseFlags, flag, parseFeatureGates, tlsServingFlags } from "../component/index.js";
+import { baseFlags, flag, parseFeatureGates, tlsServingFlags, type AccessPolicy } from "../component/index.js";
 import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
 import { namingFor } from "../api/naming.js";
 import { agentEndpoints } from "./agent-endpoints.js";
@@ -80,6 +80,7 @@ export const command = defineCommand({
       flags,
       context,
       listen: { host: config.address, port: config.port },
+      access: accessPolicy(config),
       ...agentEndpoints(() => agent),
     });
     try {
@@ -124,3 +125,14 @@ export const command = defineCommand({
     }
   },
 });
+
+/** The agent port's access from its configuration (seed 001's authentication and authorization settings). */
+export function accessPolicy(config: Pick<NodeAgentConfig, "authentication" | "authorization">): AccessPolicy {
+  return {
+    anonymous: config.authentication.anonymous.enabled,
+    tokens: config.authentication.webhook.enabled,
+    mode: config.authorization.mode,
+    allowedTtlMs: config.authorization.webhook.cacheAuthorizedTTL,
+    deniedTtlMs: config.authorization.webhook.cacheUnauthorizedTTL,
+  };
+}

@@ -7,7 +7,7 @@
 import { loadKubeconfig, type ClientConfig } from "../client/kubeconfig.js";
 import {
   componentRegistry, readTlsFiles, startComponentServer,
-  type CertDirOptions, type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
+  type AccessPolicy, type CertDirOptions, type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
 } from "../component/index.js";
 import { readFileSync } from "node:fs";
 import type { RunContext } from "./command.js";
@@ -25,6 +25,8 @@ export interface ServeComponentOptions {
   readonly upgrades?: Readonly<Record<string, UpgradeHandler>>;
   /** Without --tls-cert-file: where the self-signed pair is kept and reused (the node agent's --cert-dir). */
   readonly certDir?: CertDirOptions;
+  /** Who else gets past the certificate check (the node agent's authentication and authorization settings). */
+  readonly access?: AccessPolicy;
 }
 
 export async function serveComponent(options: ServeComponentOptions): Promise<RunningComponentServer & { apiServer: ClientConfig | undefined }> {
@@ -58,6 +60,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.upgrades ? { upgrades: options.upgrades } : {}),
     ...(options.certDir ? { certDir: options.certDir } : {}),
+    ...(options.access ? { access: options.access } : {}),
   });
   return Object.assign(server, { apiServer });
 }

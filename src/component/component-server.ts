@@ -17,7 +17,7 @@ import type { FeatureGates } from "./feature-gates.js";
 import type { FlagEntry } from "./flags.js";
 import type { HealthCheck } from "./health.js";
 import type { MetricsRegistry } from "./metrics/index.js";
-import { ScraperAuth } from "./scraper-auth.js";
+import { ScraperAuth, type AccessPolicy } from "./scraper-auth.js";
 import { persistedServingCert, type CertDirOptions } from "./persisted-serving-cert.js";
 
 export interface ComponentServerOptions {
@@ -43,6 +43,8 @@ export interface ComponentServerOptions {
   readonly clientCa?: string;
   /** Where bearer tokens are checked (the component's kubeconfig). */
   readonly apiServer?: ClientConfig;
+  /** Who else gets past the certificate check (the node agent's authentication and authorization settings). */
+  readonly access?: AccessPolicy;
   /** More read-only paths behind the same auth. */
   readonly extra?: Readonly<Record<string, ExtraHandler>>;
   /** Path prefixes (ending in "/") that take HTTP/1.1 Upgrade requests, behind the same auth (the node agent's /exec/). */
@@ -88,7 +90,7 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
   const names = wildcard ? [] : [options.bindAddress];
   const tls = options.tls ?? (options.certDir ? await persistedServingCert(options.certDir, names) : await selfSignedServingCert(names));
   const clientCa = options.clientCa ?? options.apiServer?.ca;
-  const auth = new ScraperAuth(options.apiServer ? { apiServer: options.apiServer } : {});
+  const auth = new ScraperAuth({ ...(options.apiServer ? { apiServer: options.apiServer } : {}), ...(options.access ? { access: options.access } : {}) });
 
   const handle = async (req: Request, res: Response) => {
     const url = new URL(req.url ?? "/", "https://localhost");

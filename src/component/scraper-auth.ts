@@ -13,20 +13,44 @@ import type { Request } from "./endpoints.js";
 
 export type AccessDecision = { allowed: true; user: string } | { allowed: false; status: 401 | 403; reason: string };
 
+/**
+ * Who else gets in, as the node agent's `authentication` and `authorization`
+ * settings say (upstream's kubelet: anonymous off, token webhook on, mode
+ * Webhook). Client certificates of the cluster CA are always let in.
+ */
+export interface AccessPolicy {
+  /** A request without credentials is system:anonymous instead of a 401 (default false). */
+  readonly anonymous?: boolean;
+  /** Bearer tokens are checked with the API server (default true). */
+  readonly tokens?: boolean;
+  /**
+   * AlwaysAllow: any authenticated caller (and system:anonymous when allowed);
+   * Webhook (default): the API server decides, asked for the same path with the caller's credentials.
+   */
+  readonly mode?: "AlwaysAllow" | "Webhook";
+  /** How long an allowing and a refusing answer are reused (default 10 s each). */
+  readonly allowedTtlMs?: number;
+  readonly deniedTtlMs?: number;
+}
+
 export interface ScraperAuthOptions {
   /** The API server that judges bearer tokens; without it only client certificates work. */
   readonly apiServer?: ClientConfig;
-  /** How long an answer about a token is reused (default 10 s). */
-  readonly cacheTtlMs?: number;
+  readonly access?: AccessPolicy;
 }
+
+/** A path every API server authenticates but any authenticated caller may read: where AlwaysAllow checks a token. */
+const AUTHENTICATED_PATH = "/api";
+
+const ANONYMOUS = "system:anonymous";
 
 export class ScraperAuth {
   readonly #client: RestClient | undefined;
-  readonly #ttlMs: number;
+  readonly #access: AccessPolicy;
   readonly #cache = new Map<string, { at: number; decision: AccessDecision }>();
 
   constructor(options: ScraperAuthOptions = {}) {
-    this.#ttlMs = options.cacheTtlMs ?? 10_000;
+    this.#access = options.access ?? {};
     if (options.apiServer !== undefined) {
       // Our own credentials must not mix with the token being checked.
       const { token: _t, cert: _c, key: _k, ...server } = options.apiServer;
@@ -42,12 +66,20 @@ export class ScraperAuth {
     }
     const header = req.headers.authorization;
     const token = typeof header === "string" && /^bearer /i.test(header) ? header.slice(7).trim() : "";
-    if (token === "") return { allowed: false, status: 401, reason: "Unauthorized" };
+    const alwaysAllow = this.#access.mode === "AlwaysAllow";
+    if (token === "") {
+      if (this.#access.anonymous !== true) return { allowed: false, status: 401, reason: "Unauthorized" };
+      if (alwaysAllow) return { allowed: true, user: ANONYMOUS };
+    } else if (this.#access.tokens === false) {
+      return { allowed: false, status: 401, reason: "Unauthorized: bearer tokens are not accepted here (authentication.webhook.enabled is false)" };
+    }
     if (this.#client === undefined) return { allowed: false, status: 401, reason: "Unauthorized: bearer tokens need --kubeconfig to be checked" };
-    const key = `${path}\u0000${token}`;
+    // AlwaysAllow only needs the token authenticated; Webhook asks about the path itself.
+    const asked = alwaysAllow ? AUTHENTICATED_PATH : path;
+    const key = `${asked}\u0000${token}`;
     const cached = this.#cache.get(key);
-    if (cached !== undefined && Date.now() - cached.at < this.#ttlMs) return cached.decision;
-    const decision = await this.#ask(token, path);
+    if (cached !== undefined && Date.now() - cached.at < (cached.decision.allowed ? this.#access.allowedTtlMs ?? 10_000 : this.#access.deniedTtlMs ?? 10_000)) return cached.decision;
+    const decision = await this.#ask(token, asked);
     if (this.#cache.size > 1000) this.#cache.clear();
     this.#cache.set(key, { at: Date.now(), decision });
     return decision;
@@ -55,11 +87,13 @@ export class ScraperAuth {
 
   async #ask(token: string, path: string): Promise<AccessDecision> {
     try {
-      const res = await this.#client!.request({ method: "GET", path, headers: { authorization: `Bearer ${token}` } });
+      const res = await this.#client!.request({ method: "GET", path, ...(token !== "" ? { headers: { authorization: `Bearer ${token}` } } : {}) });
+      // The anonymous caller is refused with a 403: it is known (anonymous is on), just not allowed.
+      if (token === "" && (res.status === 401 || res.status === 403)) return { allowed: false, status: 403, reason: `Forbidden: ${ANONYMOUS} may not GET ${path}` };
       if (res.status === 401) return { allowed: false, status: 401, reason: "Unauthorized" };
       if (res.status === 403) return { allowed: false, status: 403, reason: `Forbidden: the API server does not allow GET ${path} with this token` };
       // Any other answer (even 404: the API server may not serve that path) means the token authenticated and was not refused.
-      return { allowed: true, user: "bearer-token" };
+      return { allowed: true, user: token === "" ? ANONYMOUS : "bearer-token" };
     } catch (err) {
       return { allowed: false, status: 401, reason: `Unauthorized: cannot check the token with the API server: ${(err as Error).message}` };
     }
