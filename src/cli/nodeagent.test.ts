@@ -1,12 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { get } from "node:https";
 import { waitFor } from "../nodeagent/cri/testing/wait.js";
+import { ensureCredentials, issueClientCert } from "../apiserver/pki.js";
+import { httpsGet } from "../component/testing/https-get.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 
@@ -97,23 +99,27 @@ test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the 
   }
 });
 
-test("orch nodeagent: authentication.anonymous and authorization.mode AlwaysAllow let a caller without credentials read /metrics; the defaults refuse it", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
+test("orch nodeagent: authentication and authorization from its configuration: anonymous with AlwaysAllow reads /metrics, x509.clientCAFile admits that CA's client certificates, the defaults refuse both", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
-  const status = (url: string) => new Promise<number>((resolve) => get(url, { rejectUnauthorized: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on("error", () => resolve(0)));
+  const pki = await ensureCredentials(join(dir, "pki"));
+  const ca = { cert: pki.caCertPem, key: readFileSync(join(dir, "pki", "ca.key"), "utf8") };
+  const clientCert = await issueClientCert(ca, "scraper");
   const run = async (name: string, extra: string) => {
     writeFileSync(join(dir, `${name}.yaml`), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n${extra}`);
     const agent = orch(["--config", join(dir, `${name}.yaml`), "--root-dir", join(dir, name), "--pod-logs-dir", join(dir, name, "logs"), "--hostname-override", name, "--port", "0", "--bind-address", "127.0.0.1", "--stop-pods-on-exit"]);
     try {
       await waitFor(`agent ${name} serving`, () => /serving (https:\/\/\S+)/.test(agent.output()) || undefined, 20_000);
-      return await status(`${/serving (https:\/\/\S+)/.exec(agent.output())![1]!}/metrics`);
+      const url = `${/serving (https:\/\/\S+)/.exec(agent.output())![1]!}/metrics`;
+      return [(await httpsGet(url)).status, (await httpsGet(url, { clientCert })).status];
     } finally {
       agent.child.kill("SIGTERM");
       await agent.exit;
     }
   };
   try {
-    assert.equal(await run("open", "authentication:\n  anonymous:\n    enabled: true\nauthorization:\n  mode: AlwaysAllow\n"), 200);
-    assert.equal(await run("closed", ""), 401);
+    assert.deepEqual(await run("open", "authentication:\n  anonymous:\n    enabled: true\nauthorization:\n  mode: AlwaysAllow\n"), [200, 200], "an unknown certificate is just anonymous");
+    assert.deepEqual(await run("x509", `authentication:\n  x509:\n    clientCAFile: ${join(dir, "pki", "ca.crt")}\n`), [401, 200]);
+    assert.deepEqual(await run("closed", ""), [401, 401]);
   } finally {
     rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }

@@ -81,6 +81,7 @@ export const command = defineCommand({
       context,
       listen: { host: config.address, port: config.port },
       access: accessPolicy(config),
+      ...(config.authentication.x509.clientCAFile ? { clientCaFile: config.authentication.x509.clientCAFile } : {}),
       ...agentEndpoints(() => agent),
     });
     try {

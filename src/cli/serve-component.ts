@@ -27,6 +27,8 @@ export interface ServeComponentOptions {
   readonly certDir?: CertDirOptions;
   /** Who else gets past the certificate check (the node agent's authentication and authorization settings). */
   readonly access?: AccessPolicy;
+  /** The client CA when --client-ca-file is not given (the node agent's authentication.x509.clientCAFile). */
+  readonly clientCaFile?: string;
 }
 
 export async function serveComponent(options: ServeComponentOptions): Promise<RunningComponentServer & { apiServer: ClientConfig | undefined }> {
@@ -36,7 +38,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
   const apiServer = kubeconfig === "" ? undefined : loadKubeconfig(kubeconfig);
   const port = options.listen?.port ?? (typeof values["secure-port"] === "number" ? values["secure-port"] : values["port"]);
   if (typeof port !== "number") throw new Error(`${options.name}: no --secure-port or --port to serve on`);
-  const clientCaFile = str("client-ca-file");
+  const clientCaFile = str("client-ca-file") || (options.clientCaFile ?? "");
   const tls = readTlsFiles(str("tls-cert-file"), str("tls-private-key-file"));
   const metrics = componentRegistry({
     featureGates: options.context.featureGates,
