@@ -2,6 +2,7 @@
 // unrenewed for leaseDurationSeconds (timed on our own clock), renew every retry period, stop leading
 // when renewals fail for renewDeadline. PUT with resourceVersion keeps racing candidates safe.
 
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { namingFor, type Naming } from "../api/naming.js";
@@ -101,6 +102,8 @@ export class LeaderElector {
   async run(signal: AbortSignal): Promise<void> {
     if (!(await this.#acquire(signal))) return;
     const leading = new AbortController();
+    // Every controller of a manager listens to it: no "possible leak" warning for a known fan-out.
+    setMaxListeners(0, leading.signal);
     const stop = () => leading.abort();
     signal.addEventListener("abort", stop, { once: true });
     this.#leading = true;

@@ -8,7 +8,7 @@ import { podContainers } from "../api/core/pod-containers.js";
 import { chmodSync, mkdirSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ConfigMap, Pod, Secret } from "../api/core/types.js";
 import { namingFor, type Naming } from "../api/naming.js";
 import { Informer, RestClient, leaseResource, loadKubeconfig, type ResourceRef } from "../client/index.js";
@@ -163,7 +163,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
   const log = options.log ?? (() => {});
   const gates = options.featureGates ?? defaultFeatureGates();
   const tuning = options.tuning ?? {};
-  const rootDir = options.rootDir ?? "/var/lib/nodeagent";
+  // Absolute: the runtime's socket URI and the containers' scripts must not depend on the working directory.
+  const rootDir = resolve(options.rootDir ?? "/var/lib/nodeagent");
   const certDir = options.certDir ?? join(rootDir, "pki");
   const podLogsDir = options.podLogsDir ?? "/var/log/pods";
   const stopContainersOnExit = options.stopContainersOnExit ?? true;

@@ -5,7 +5,7 @@
 
 import * as grpc from "@grpc/grpc-js";
 import { mkdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { InProcessRuntime } from "../../cri/client.js";
 import { criServices, RPC_TABLE } from "../../cri/proto.js";
 import type { RpcName } from "../../cri/types.js";
@@ -33,7 +33,8 @@ export interface EmbeddedRuntime {
 type Handler = (request: never) => unknown;
 
 export async function startEmbeddedRuntime(options: StartEmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
-  const socket = options.socket ?? join(options.root, "embedded.sock");
+  // Absolute: `unix://.orch/x.sock` would read ".orch" as the URI's authority.
+  const socket = resolve(options.socket ?? join(options.root, "embedded.sock"));
   if (Buffer.byteLength(socket) > 107) throw new Error(`socket path ${socket} is longer than a UNIX socket allows (107 bytes)`);
   mkdirSync(dirname(socket), { recursive: true });
   rmSync(socket, { force: true }); // a socket left by a previous run
