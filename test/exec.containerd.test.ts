@@ -7,16 +7,15 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureCredentials } from "../src/apiserver/pki.js";
 import { agentEndpoints } from "../src/cli/agent-endpoints.js";
 import { defaultFeatureGates, startComponentServer, type RunningComponentServer } from "../src/component/index.js";
-import { defaultConfig } from "../src/nodeagent/config/index.js";
-import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
+import type { NodeAgent } from "../src/nodeagent/index.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
-import { buildBusyboxImage } from "./support/busybox-image.js";
+import { startContainerdAgent } from "./support/containerd-agent.js";
 import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 import { agentExec } from "./support/exec-client.js";
 
@@ -34,23 +33,11 @@ before(async () => {
   const credentials = await ensureCredentials(join(root, "pki"));
   client = credentials.nodeAgentClient;
   containerd = await startContainerd({ cni: false });
-  await buildBusyboxImage({ file: join(root, "busybox.tar") });
-  await containerd.importImage(join(root, "busybox.tar"));
-  mkdirSync(join(root, "manifests"));
   server = await startComponentServer({
     name: "orch-nodeagent", featureGates: defaultFeatureGates(), bindAddress: "127.0.0.1", port: 0, clientCa: credentials.caCertPem, log: () => {},
     ...agentEndpoints(() => agent),
   });
-  agent = await startNodeAgent({
-    stopContainersOnExit: true, // a test leaves no container behind
-    nodeName: NODE,
-    config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), fileCheckFrequency: 1_000 },
-    rootDir: join(root, "agent"),
-    podLogsDir: join(root, "logs"),
-    runtimeEndpoint: containerd.endpoint,
-    tuning: { plegPeriodMs: 250, housekeepingMs: 1_000 },
-    log: () => {},
-  });
+  agent = await startContainerdAgent(containerd, root, NODE);
 });
 
 after(async () => {

@@ -6,14 +6,13 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PodStatus } from "../src/api/core/types.js";
-import { defaultConfig } from "../src/nodeagent/config/index.js";
-import { startNodeAgent, type NodeAgent } from "../src/nodeagent/index.js";
+import type { NodeAgent } from "../src/nodeagent/index.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
-import { buildBusyboxImage } from "./support/busybox-image.js";
+import { startContainerdAgent } from "./support/containerd-agent.js";
 import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 
 const skip = containerdSkipReason();
@@ -35,17 +34,8 @@ before(async () => {
   if (skip) return;
   root = mkdtempSync(join(tmpdir(), "nodeagent-ctrd-"));
   containerd = await startContainerd();
-  await buildBusyboxImage({ file: join(root, "busybox.tar") });
-  await containerd.importImage(join(root, "busybox.tar"));
-  mkdirSync(join(root, "manifests"));
-  agent = await startNodeAgent({
-    stopContainersOnExit: true, // a test leaves no container behind
-    nodeName: NODE,
-    config: { ...defaultConfig(), staticPodPath: join(root, "manifests"), fileCheckFrequency: 1_000 },
-    rootDir: join(root, "agent"),
-    podLogsDir: join(root, "logs"),
-    runtimeEndpoint: containerd.endpoint,
-    tuning: { plegPeriodMs: 250, housekeepingMs: 1_000, crashLoopBackOff: { initialMs: 1_000, maxMs: 4_000 } },
+  agent = await startContainerdAgent(containerd, root, NODE, {
+    tuning: { crashLoopBackOff: { initialMs: 1_000, maxMs: 4_000 } },
     log: (l) => logs.push(l),
   });
 });

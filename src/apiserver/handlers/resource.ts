@@ -16,7 +16,6 @@ import {
   isApiError,
   methodNotSupported,
   notFound,
-  unsupportedMediaType,
   type ApiObject,
 } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";

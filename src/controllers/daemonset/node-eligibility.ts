@@ -5,7 +5,7 @@
 // taint the pod does not tolerate also ends a pod already there.
 
 import type { WorkloadKeys } from "../../api/naming.js";
-import type { Node, PodSpec, Taint, Toleration } from "../../api/core/types.js";
+import type { Node, PodSpec, Toleration } from "../../api/core/types.js";
 import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorTerm } from "../../api/core/node-matching.js";
 
 interface NodeAffinity {

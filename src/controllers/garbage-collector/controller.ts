@@ -2,7 +2,7 @@
 // objects whose owners are gone are deleted, `foregroundDeletion` owners wait for their blocking
 // dependents, `orphan` owners first let go of theirs. Owners are checked live before any delete.
 
-import { WorkQueue, runWorkers, type DiscoveredResource, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
+import { WorkQueue, runWorkers, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OwnerGraph, type GraphNode, type GraphWork } from "./graph.js";

@@ -382,7 +382,6 @@ export class JobController {
   }
 
   async #createPods(job: Job, indexes: (number | undefined)[], existing: Pod[]): Promise<void> {
-    const naming = this.#ctx.naming;
     const name = job.metadata.name!;
     const template = job.spec?.template ?? {};
     await Promise.all(
