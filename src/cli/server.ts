@@ -6,7 +6,7 @@
 // (or --kubeconfig) it runs only a node agent that joins an existing cluster.
 
 import { hostname } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
@@ -169,7 +169,7 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
  * `cluster` is how the port checks callers: the cluster's CA for client certificates, its API server for tokens.
  */
 async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
-  const root = resolve(flags.get("data-dir"), "nodeagent");
+  const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
   const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, {
     ...agentEndpoints(() => agent),
@@ -188,7 +188,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
       podLogsDir: join(root, "pod-logs"),
       config: {
         ...defaultConfig(),
-        staticPodPath: resolve(flags.get("data-dir"), "manifests"),
+        staticPodPath: join(flags.get("data-dir"), "manifests"),
         port: port.port,
         ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),
       },
