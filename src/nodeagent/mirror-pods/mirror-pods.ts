@@ -11,7 +11,7 @@ import { isApiError } from "../../machinery/index.js";
 import { PODS } from "../status/status-manager.js";
 
 export interface MirrorPodsOptions {
-  client: RestClient;
+  client: Pick<RestClient, "create">;
   /** The static pods the agent runs now. */
   staticPods: () => Pod[];
   /** The API's pod under "namespace/name" as the agent last saw it (its informer), if any. */
