@@ -4,6 +4,8 @@
 // retries wait 200 ms, doubling, capped at 7 s (upstream's lease controller).
 
 import type { Lease } from "../../api/coordination/types.js";
+import type { Naming } from "../../api/naming.js";
+import { leaseResource, type RestClient } from "../../client/index.js";
 import { isApiError, type ObjectMeta } from "../../machinery/index.js";
 import { realClock, type Clock } from "../clock/clock.js";
 
@@ -134,4 +136,14 @@ export class NodeLease {
       spec: { ...base.spec, holderIdentity: nodeName, leaseDurationSeconds, renewTime: microTime(clock.now()) },
     };
   }
+}
+
+/** The heartbeat's calls through the API client, on the naming table's Lease resource. */
+export function leaseApi(client: RestClient, naming: Naming): LeaseApi {
+  const ref = leaseResource(naming);
+  return {
+    get: (namespace, name) => client.get<Lease>(ref, { namespace, name }),
+    create: (lease) => client.create<Lease>(ref, lease),
+    update: (lease) => client.update<Lease>(ref, lease),
+  };
 }

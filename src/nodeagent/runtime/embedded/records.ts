@@ -9,7 +9,11 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { nowNanos } from "../../cri/log-format.js";
 import type { ContainerConfig, ContainerState, LinuxContainerResources, PodSandboxConfig, PodSandboxState } from "../../cri/types.js";
+
+/** Record times (createdAt, startedAt, finishedAt): nanoseconds since the epoch, as a double (exact to a few hundred ns, plenty for CRI timestamps). */
+export const nowNs = (): number => Number(nowNanos());
 
 export interface SandboxRecord {
   id: string;

@@ -1,0 +1,58 @@
+// The agent's container runtime (seed 001, "What the service does" 4): the CRI
+// endpoint configured, or, when none is, the embedded runtime started under the
+// agent's root and called in this process (its socket stays served for crictl
+// and others). Whether stopping the agent stops the pods' containers
+// (stopContainersOnExit) is carried out here, for either kind.
+
+import { join } from "node:path";
+import { CriClient, type InProcessRuntime } from "../cri/index.js";
+import type { Shutdown } from "../shutdown/shutdown.js";
+import { startEmbeddedRuntime } from "./embedded/index.js";
+
+export interface ConnectRuntimeOptions {
+  /** A CRI socket; "" starts the embedded runtime under <rootDir>/runtime. */
+  endpoint: string;
+  imageEndpoint?: string;
+  rootDir: string;
+  stopContainersOnExit: boolean;
+  /** The label every container of the agent's pods has (its pod's uid). */
+  podUidLabel: string;
+  /** Where closing the runtime (and stopping containers) is registered. */
+  shutdown: Shutdown;
+  log: (line: string) => void;
+}
+
+export interface ConnectedRuntime {
+  client: CriClient;
+  endpoint: string;
+  /** As the runtime's Version answers: "containerd", "orch-embedded". */
+  name: string;
+  version: string;
+}
+
+export async function connectRuntime(o: ConnectRuntimeOptions): Promise<ConnectedRuntime> {
+  let endpoint = o.endpoint;
+  let inProcess: InProcessRuntime | undefined;
+  if (!endpoint) {
+    const embedded = await startEmbeddedRuntime({ root: join(o.rootDir, "runtime"), log: o.log });
+    // The embedded runtime stops its own containers on close.
+    o.shutdown.defer(() => embedded.close({ stopContainers: o.stopContainersOnExit }));
+    endpoint = embedded.endpoint;
+    // Called in this process, without the socket.
+    inProcess = embedded.inProcess;
+  }
+  const client = new CriClient({ endpoint, ...(inProcess ? { inProcess } : {}), ...(o.imageEndpoint ? { imageEndpoint: o.imageEndpoint } : {}) });
+  o.shutdown.defer(() => client.close());
+  // (Steps run last first: this one before the client closes.)
+  if (o.stopContainersOnExit && !inProcess) o.shutdown.defer(() => stopPodContainers(client, o.podUidLabel));
+  await client.waitForReady(30_000);
+  const version = await client.version({ version: "v1" });
+  return { client, endpoint, name: version.runtimeName, version: version.runtimeVersion };
+}
+
+/** Stops every running container of the agent's pods (those with its pod UID label) at once, as the embedded runtime's close does. */
+async function stopPodContainers(runtime: CriClient, podUidLabel: string): Promise<void> {
+  const { containers } = await runtime.listContainers({ filter: { id: "", podSandboxId: "", state: { state: "CONTAINER_RUNNING" }, labelSelector: {} } });
+  const ours = containers.filter((c) => c.labels[podUidLabel] !== undefined);
+  await Promise.all(ours.map((c) => runtime.stopContainer({ containerId: c.id, timeout: 0 }).catch(() => {})));
+}

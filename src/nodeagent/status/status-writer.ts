@@ -1,0 +1,65 @@
+// After each pass of a pod's worker: the pod's status, built from what the
+// runtime, the syncer and the probes say, handed to the status manager. The
+// start time is the first time the agent saw the pod (kept across passes, or
+// the API's); the pod start duration metric runs from then to Running.
+
+import { podContainers } from "../../api/core/pod-containers.js";
+import type { Pod } from "../../api/core/types.js";
+import type { Prober } from "../probes/prober.js";
+import type { PodSyncer } from "../runtime-manager/pod-syncer.js";
+import { buildPodStatus, rfc3339 } from "./pod-status.js";
+import type { StatusManager } from "./status-manager.js";
+
+export interface PodStatusWriterOptions {
+  statuses: Pick<StatusManager, "set">;
+  syncer: Pick<PodSyncer, "lastRuntime" | "waiting">;
+  prober: Pick<Prober, "ready" | "started">;
+  hostIP: string;
+  runtimeName: string;
+  /** A pod reached Running: seconds since the agent first saw it. */
+  onRunning: (seconds: number) => void;
+}
+
+export class PodStatusWriter {
+  readonly #o: PodStatusWriterOptions;
+  readonly #startTimes = new Map<string, string>();
+  /** When the agent first saw each pod, until it ran (pod start duration). */
+  readonly #firstSeen = new Map<string, number>();
+
+  constructor(options: PodStatusWriterOptions) {
+    this.#o = options;
+  }
+
+  write(pod: Pod): void {
+    const { syncer, prober } = this.#o;
+    const uid = pod.metadata.uid!;
+    if (!this.#startTimes.has(uid)) {
+      this.#startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
+      this.#firstSeen.set(uid, performance.now());
+    }
+    const spec = (name: string) => podContainers(pod.spec).find((c) => c.name === name) ?? {};
+    const status = buildPodStatus({
+      pod,
+      runtime: syncer.lastRuntime(uid),
+      waiting: syncer.waiting(uid),
+      ready: (name, id) => prober.ready(uid, name, id, spec(name)),
+      started: (name, id) => prober.started(uid, name, id, spec(name)),
+      hostIP: this.#o.hostIP,
+      startTime: this.#startTimes.get(uid)!,
+      runtimeName: this.#o.runtimeName,
+      now: new Date(),
+    });
+    this.#o.statuses.set(pod, status);
+    const seen = this.#firstSeen.get(uid);
+    if (seen !== undefined && status.phase === "Running") {
+      this.#o.onRunning((performance.now() - seen) / 1000);
+      this.#firstSeen.delete(uid);
+    }
+  }
+
+  /** The pod is gone from the node. */
+  forget(uid: string): void {
+    this.#startTimes.delete(uid);
+    this.#firstSeen.delete(uid);
+  }
+}
