@@ -2,14 +2,13 @@
 // first start it makes its CA, serving certificate and admin token in the
 // data folder and writes admin.kubeconfig; it opens the store, starts one
 // watch cache per resource, makes the system namespaces, and logs one line
-// when ready (/readyz answers 200 only from then on).
+// when ready (/readyz answers 200 only from then on). This file is wiring:
+// the stores come from storage-factory.ts, a request passes the filters
+// (filters/index.ts: authentication, authorization, ...) to router.ts, and
+// listener.ts takes it off the wire.
 
-import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Duplex } from "node:stream";
 import { namingFor, type Naming } from "../api/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
@@ -20,7 +19,8 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
-import { ADMIN, alwaysAllow, compose, filterChain, requestContext, TokenAuthenticator, type Handler, type RequestContext, type ResponseExchange, type UpgradeExchange } from "./filters/index.js";
+import { ADMIN, alwaysAllow, compose, filterChain, TokenAuthenticator } from "./filters/index.js";
+import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
@@ -93,24 +93,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
-  // The admission plugins find their stores when they run (the stores are built with the chain).
-  const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
-    storage,
-    ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
-    portRange: parsePortRange(options.serviceNodePortRange ?? "30000-32767"),
-    listServices: async () => (await stores.services!.list(undefined, {})).items.map((i) => i.object as Service),
-    decode: (value) => stores.services!.decode({ key: "", value, createRevision: 0, modRevision: 0 }),
-    log,
-  });
-  // Built-in plugins first, then the caller's; NamespaceLifecycle only where namespaces are served.
-  const admission = new AdmissionChain({
-    mutating: [
-      ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores.namespaces!.get(undefined, namespace)).object)] : []),
-      priorityAdmission(() => stores.priorityClasses),
-      ...(allocator ? [allocator.plugin()] : []),
-    ],
-    timing: admissionMetrics,
-  }).with(options.admission ?? {});
+  // The plugins look their stores up when they run: the stores are built with the chain.
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -193,48 +177,34 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   };
 }
 
-interface ListenOptions {
-  readonly credentials: Credentials;
-  readonly bindAddress: string;
-  /** 0 picks a free port. */
-  readonly port: number;
-  readonly serve: Handler<RequestContext<ResponseExchange>>;
-  readonly upgrade: Handler<RequestContext<UpgradeExchange>>;
+interface AdmissionWiring {
+  readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission">;
+  readonly registry: ApiRegistry;
+  readonly storage: Storage;
+  readonly stores: () => Stores;
+  readonly timing: AdmissionMetrics;
+  readonly log: (line: string) => void;
 }
 
-/** HTTPS only, HTTP/2 (ALPN) and HTTP/1.1 on one port; requests and HTTP/1.1 Upgrades each go to their chain. */
-async function listen(o: ListenOptions): Promise<{ port: number; close(): Promise<void> }> {
-  const { credentials } = o;
-  const server: Http2SecureServer = createSecureServer(
-    // The CA goes in the chain: a joining node pins it by digest (a join token) before trusting it.
-    { cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
-    (req, res) => void o.serve(requestContext({ kind: "response", req, res })),
-  );
-  server.on("sessionError", () => {});
-  // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests; close() ends the ones still open.
-  const upgraded = new Set<Duplex>();
-  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on("error", () => {});
-    upgraded.add(socket);
-    socket.once("close", () => upgraded.delete(socket));
-    void o.upgrade(requestContext({ kind: "upgrade", req, socket, head, statusCode: 101 }));
+/** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
+function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+  const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
+    storage,
+    ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
+    portRange: parsePortRange(options.serviceNodePortRange ?? "30000-32767"),
+    listServices: async () => (await stores().services!.list(undefined, {})).items.map((i) => i.object as Service),
+    decode: (value) => stores().services!.decode({ key: "", value, createRevision: 0, modRevision: 0 }),
+    log,
   });
-  // Watch events are small writes that must leave at once: no Nagle delay.
-  server.on("secureConnection", (socket: { setNoDelay(on: boolean): void }) => socket.setNoDelay(true));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(o.port, o.bindAddress, () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Watches and exec sessions hold connections open; end them so close() completes.
-      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      for (const s of upgraded) s.destroy();
-      setTimeout(resolve, 2000).unref();
-    }),
-  };
+  const admission = new AdmissionChain({
+    mutating: [
+      ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      priorityAdmission(() => stores().priorityClasses),
+      ...(allocator ? [allocator.plugin()] : []),
+    ],
+    timing,
+  }).with(options.admission ?? {});
+  return { admission, allocator };
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */
