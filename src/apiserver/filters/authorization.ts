@@ -5,6 +5,7 @@
 // authorizers (issue 14) go in the list before it or replace it.
 
 import { forbidden, goQuote } from "../../machinery/index.js";
+import { ANONYMOUS } from "./authentication.js";
 import type { Filter, UserInfo } from "./context.js";
 import type { RequestAttributes } from "./request-info.js";
 
@@ -30,20 +31,22 @@ export interface AuthorizationOptions {
 
 export function authorizationFilter({ authorizers }: AuthorizationOptions): Filter {
   return async (ctx, next) => {
-    const user = ctx.user!;
-    let reason = "";
+    // Authentication runs first and always sets a user (anonymous on public paths).
+    const user = ctx.user ?? ANONYMOUS;
+    const reasons: string[] = [];
     for (const a of authorizers) {
       const d = await a.authorize(user, ctx.attributes);
       if (d.decision === "Allow") return next();
-      if (d.reason) reason = d.reason;
-      if (d.decision === "Deny") break;
+      if (d.decision === "Deny") throw refusal(user, ctx.attributes, d.reason ?? "");
+      if (d.reason) reasons.push(d.reason);
     }
-    throw refusal(user, ctx.attributes, reason);
+    // Nobody decided: upstream's union authorizer joins their reasons.
+    throw refusal(user, ctx.attributes, reasons.join("\n"));
   };
 }
 
 /** Upstream's 403: `pods "x" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "team-b"`. */
-export function refusal(user: UserInfo, a: RequestAttributes, reason: string): Error {
+function refusal(user: UserInfo, a: RequestAttributes, reason: string): Error {
   const who = `User ${goQuote(user.name)} cannot ${a.verb}`;
   const resource = goQuote(a.subresource === "" ? a.resource : `${a.resource}/${a.subresource}`);
   const message = !a.resourceRequest

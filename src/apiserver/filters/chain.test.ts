@@ -145,6 +145,8 @@ describe("authorization filter", () => {
         'deployments.apps "x" is forbidden: User "alice" cannot get resource "deployments/scale" in API group "apps" at the cluster scope: denied by policy'],
       ["GET", "/metrics", [],
         'forbidden: User "alice" cannot get path "/metrics"'],
+      ["DELETE", "/api/v1/namespaces/team-b", [decide("NoOpinion", "no node rule"), decide("NoOpinion", "no RBAC rule")],
+        'namespaces "team-b" is forbidden: User "alice" cannot delete resource "namespaces" in API group "" in the namespace "team-b": no node rule\nno RBAC rule'],
     ];
     for (const [method, path, authorizers, message] of cases) {
       let handled = false;
