@@ -180,7 +180,7 @@ async function requestPathBench(runs: number): Promise<Record<string, number[]>>
 function perRequestCost(runs: number): number[] {
   const out: number[] = [];
   const storage = { backend: "bench", count: async () => 0, stats: async () => ({ sizeBytes: 0, keyCount: 0, revision: 0, compactedRevision: 0 }) };
-  const metrics = new ApiServerMetrics({ registry: new MetricsRegistry(), storage: storage as unknown as Storage, resources: new Map() });
+  const metrics = new ApiServerMetrics({ registry: new MetricsRegistry(), storage: storage as unknown as Storage, resources: [] });
   const url = new URL("https://x/api/v1/namespaces/default/pods/p1");
   const path = parsePath(url.pathname);
   const req = { method: "GET", headers: {} } as unknown as Incoming;

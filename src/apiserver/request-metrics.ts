@@ -7,6 +7,7 @@
 
 import type { Incoming, Outgoing } from "./http/respond.js";
 import type { ParsedPath } from "./routing.js";
+import type { GroupResource } from "../machinery/index.js";
 import type { Storage } from "../storage/index.js";
 import {
   exponentialBuckets, type BoundCounter, type BoundGauge, type Counter, type Gauge, type Histogram, type MetricsRegistry,
@@ -47,11 +48,17 @@ export interface RequestRecord {
   readonly fieldValidation: string;
 }
 
+/** What the object counts need of a registry store. */
+export interface StoredResource {
+  readonly groupResource: GroupResource;
+  readonly prefix: string;
+}
+
 export interface ApiServerMetricsOptions {
   readonly registry: MetricsRegistry;
   readonly storage: Storage;
-  /** `group/resource` → registry prefix in storage (`/registry/core/pods/`). */
-  readonly resources: ReadonlyMap<string, { readonly group: string; readonly resource: string; readonly prefix: string }>;
+  /** The served resources and their key prefixes in storage (the registry stores: `/registry/core/pods/`). */
+  readonly resources: readonly StoredResource[];
   /** How often object counts and the store size are read (default 10 s; upstream reads etcd every minute). */
   readonly refreshIntervalMs?: number;
   readonly log?: (line: string) => void;
@@ -117,16 +124,16 @@ export class ApiServerMetrics {
     r.collector({
       name: "apiserver_storage_objects", kind: "gauge", stabilityLevel: "STABLE", deprecatedVersion: "1.34.0", labelNames: ["resource"],
       help: "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
-      collect: () => [...options.resources.values()].map((d) => ({
-        labels: { resource: d.group === "" ? d.resource : `${d.resource}.${d.group}` },
-        value: this.#objectCounts.get(d.prefix) ?? -1,
+      collect: () => options.resources.map(({ groupResource: { group, resource }, prefix }) => ({
+        labels: { resource: group === "" ? resource : `${resource}.${group}` },
+        value: this.#objectCounts.get(prefix) ?? -1,
       })),
     });
     r.collector({
       name: "apiserver_resource_objects", kind: "gauge", labelNames: ["group", "resource"],
       help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
-      collect: () => [...options.resources.values()].map((d) => ({
-        labels: { group: d.group, resource: d.resource }, value: this.#objectCounts.get(d.prefix) ?? -1,
+      collect: () => options.resources.map(({ groupResource: { group, resource }, prefix }) => ({
+        labels: { group, resource }, value: this.#objectCounts.get(prefix) ?? -1,
       })),
     });
     r.collector({
@@ -150,11 +157,11 @@ export class ApiServerMetrics {
   /** One read of every resource's object count (-1 where it fails) and of the store size. */
   async refresh(): Promise<void> {
     const { storage } = this.#options;
-    await Promise.all([...this.#options.resources.values()].map(async (d) => {
+    await Promise.all(this.#options.resources.map(async ({ prefix }) => {
       try {
-        this.#objectCounts.set(d.prefix, await storage.count(d.prefix));
+        this.#objectCounts.set(prefix, await storage.count(prefix));
       } catch {
-        this.#objectCounts.set(d.prefix, -1);
+        this.#objectCounts.set(prefix, -1);
       }
     }));
     try {

@@ -29,7 +29,7 @@ describe("watch frames are serialized once per event for every watcher", () => {
     // Each event's cache entry, its memo instrumented the moment the cache has it (before any watcher encodes).
     const memoWrites: string[] = [];
     const entries: Cached<ApiObject>[] = [];
-    const unsubscribe = t.server.stores.get(`${GROUP}/widgets`)!.cacher.subscribe((e) => {
+    const unsubscribe = t.server.stores.for({ group: GROUP, resource: "widgets" })!.cacher.subscribe((e) => {
       const memo = e.current.encoded;
       memo.set = (key, value) => (memoWrites.push(`${e.type} ${key}`), Map.prototype.set.call(memo, key, value) as typeof memo);
       entries.push(e.current);

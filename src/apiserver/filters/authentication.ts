@@ -1,0 +1,63 @@
+// Authentication: who sent the request. Each Authenticator knows one kind of
+// credential and answers the user it proves, or undefined when the request
+// carries none it knows; the first one that answers wins. A request nobody
+// vouches for is a 401, except on the public paths (health, /version), which
+// pass as system:anonymous. Today the one credential is the admin bearer
+// token; token files, service-account tokens, client certificates and node
+// credentials (issue 14) are further Authenticators in the list.
+
+import { isPublicPath } from "../../component/index.js";
+import { unauthorized } from "../../machinery/index.js";
+import type { Incoming } from "../http/respond.js";
+import type { Filter, UserInfo } from "./context.js";
+
+export interface Authenticator {
+  /** The user the request's credential proves, or undefined when it has no credential of this kind (or a wrong one). */
+  authenticate(req: Incoming): UserInfo | undefined | Promise<UserInfo | undefined>;
+}
+
+/** Upstream's identity of requests without credentials. */
+export const ANONYMOUS: UserInfo = Object.freeze({ name: "system:anonymous", groups: Object.freeze(["system:unauthenticated"]) });
+
+/** Who the admin token (admin.kubeconfig) stands for: upstream's cluster-admin group. */
+export const ADMIN: UserInfo = Object.freeze({ name: "admin", groups: Object.freeze(["system:masters", "system:authenticated"]) });
+
+/**
+ * Bearer tokens from a fixed table (the admin token today; `--token-auth-file`
+ * fills one from its CSV). The header must read exactly `Bearer <token>`, as
+ * the server has always required.
+ */
+export class TokenAuthenticator implements Authenticator {
+  readonly #users: ReadonlyMap<string, UserInfo>;
+
+  constructor(users: ReadonlyMap<string, UserInfo>) {
+    this.#users = users;
+  }
+
+  authenticate(req: Incoming): UserInfo | undefined {
+    const header = req.headers.authorization;
+    if (typeof header !== "string" || !header.startsWith("Bearer ")) return undefined;
+    return this.#users.get(header.slice(7));
+  }
+}
+
+export interface AuthenticationOptions {
+  /** Tried in order; the first user found is the request's. */
+  readonly authenticators: readonly Authenticator[];
+}
+
+export function authenticationFilter({ authenticators }: AuthenticationOptions): Filter {
+  return async (ctx, next) => {
+    let user: UserInfo | undefined;
+    for (const a of authenticators) {
+      user = await a.authenticate(ctx.req);
+      if (user !== undefined) break;
+    }
+    if (user === undefined) {
+      if (!isPublicPath(ctx.url.pathname)) throw unauthorized("Unauthorized");
+      user = ANONYMOUS;
+    }
+    ctx.user = user;
+    return next();
+  };
+}

@@ -1,0 +1,106 @@
+// The store builder: one registry store per served resource, each over its
+// own watch cache, all keyed by storagePrefix (registry/store.ts, the one
+// place the key formula lives). Stores are found by declaration or
+// group/resource, or by name for the few the server itself works with.
+
+import type { Naming } from "../api/naming.js";
+import type { ResourceDefinition } from "../api/resource.js";
+import type { FeatureGates } from "../component/index.js";
+import type { ApiObject, GroupResource } from "../machinery/index.js";
+import type { Storage } from "../storage/index.js";
+import { Cacher } from "../storage/cacher/cacher.js";
+import type { AdmissionChain } from "./admission/index.js";
+import type { SchemaDefaulter } from "./registry/defaults.js";
+import { RegistryStore, storagePrefix } from "./registry/store.js";
+
+export interface StoresOptions {
+  readonly storage: Storage;
+  readonly resources: readonly ResourceDefinition[];
+  readonly naming: Naming;
+  readonly defaulter: SchemaDefaulter;
+  readonly admission: AdmissionChain;
+  /** ListFromCacheSnapshot, ShardedListAndWatch and AllowUnsafeMalformedObjectDeletion shape the stores. */
+  readonly featureGates: FeatureGates;
+  /** How long the watch caches keep events (their default when undefined). */
+  readonly cacheWindowMs?: number | undefined;
+  readonly log: (line: string) => void;
+}
+
+export class Stores implements Iterable<RegistryStore> {
+  readonly #byResource = new Map<string, RegistryStore>();
+  readonly #schedulingGroup: string;
+
+  constructor(options: StoresOptions) {
+    const { storage, naming, defaulter, admission, log } = options;
+    this.#schedulingGroup = naming.schedulingGroup;
+    for (const def of options.resources) {
+      let store: RegistryStore;
+      const cacher = new Cacher<ApiObject>({
+        store: storage,
+        prefix: storagePrefix(def),
+        decode: (kv) => store.decode(kv),
+        withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+        ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
+        log,
+      });
+      store = new RegistryStore(def, {
+        storage,
+        cacher,
+        naming,
+        defaulter,
+        admission,
+        snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
+        sharding: options.featureGates.enabled("ShardedListAndWatch"),
+        unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
+      });
+      this.#byResource.set(keyOf(def), store);
+    }
+  }
+
+  /** The store of a resource (a ResourceDefinition is a GroupResource); undefined when it is not served. */
+  for(resource: GroupResource): RegistryStore | undefined {
+    return this.#byResource.get(keyOf(resource));
+  }
+
+  get namespaces(): RegistryStore | undefined {
+    return this.for({ group: "", resource: "namespaces" });
+  }
+
+  get nodes(): RegistryStore | undefined {
+    return this.for({ group: "", resource: "nodes" });
+  }
+
+  get services(): RegistryStore | undefined {
+    return this.for({ group: "", resource: "services" });
+  }
+
+  get endpoints(): RegistryStore | undefined {
+    return this.for({ group: "", resource: "endpoints" });
+  }
+
+  get priorityClasses(): RegistryStore | undefined {
+    return this.for({ group: this.#schedulingGroup, resource: "priorityclasses" });
+  }
+
+  [Symbol.iterator](): Iterator<RegistryStore> {
+    return this.#byResource.values();
+  }
+
+  /** Fills every watch cache (their initial lists). */
+  async start(): Promise<void> {
+    await Promise.all([...this].map((s) => s.cacher.start()));
+  }
+
+  /** The store was compacted to `revision`: the caches stop serving older reads. */
+  compacted(revision: number): void {
+    for (const s of this) s.cacher.compacted(revision);
+  }
+
+  stop(): void {
+    for (const s of this) s.cacher.stop();
+  }
+}
+
+function keyOf(r: GroupResource): string {
+  return `${r.group}/${r.resource}`;
+}
