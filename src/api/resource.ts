@@ -10,6 +10,7 @@ import type { ApiObject, FieldError } from "../machinery/index.js";
 import type { Naming } from "./naming.js";
 import type { SchemaRegistry } from "./schema.js";
 import type { AdmissionOptions } from "../apiserver/admission/index.js";
+import type { Subresource } from "../apiserver/registry/subresources/subresource.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -34,15 +35,6 @@ export interface TableDefinition<T> {
   columns: readonly TableColumn[];
   /** One cell per column, in order; `now` renders ages. */
   cells(obj: T, now: Date): unknown[];
-}
-
-/** Where the autoscaling/v1 Scale subresource reads and writes (deployments, replicasets, statefulsets). */
-export interface ScaleAccess<T> {
-  specReplicas(obj: T): number;
-  setSpecReplicas(obj: T, replicas: number): void;
-  statusReplicas(obj: T): number;
-  /** The label selector as a string (Scale.status.selector). */
-  selector(obj: T): string;
 }
 
 export interface ResourceDefinition<T extends ApiObject = ApiObject> {
@@ -78,25 +70,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 
-  readonly subresources?: {
-    /** `status`: updates there change only .status; updates to the main resource leave .status alone. */
-    readonly status?: boolean;
-    readonly scale?: ScaleAccess<T>;
-    /** pods/binding: assign the pod to a node (POST of a Binding). */
-    readonly binding?: (obj: T, target: { kind?: string; name?: string }) => FieldError[];
-    /** namespaces/finalize: updates there change only .spec.finalizers. */
-    readonly finalize?: boolean;
-    /** pods/log: GET streams a container's log from the pod's node agent. */
-    readonly log?: boolean;
-    /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
-    readonly exec?: boolean;
-    /**
-     * pods/ephemeralcontainers: updates there change only .spec.ephemeralContainers
-     * and are checked by this rule in place of validateUpdate (which keeps the
-     * main resource from touching them).
-     */
-    readonly ephemeralContainers?: (obj: T, old: T) => FieldError[];
-  };
+  /**
+   * The kind's subresources (status, scale, binding, ...), each a declaration
+   * from src/apiserver/registry/subresources/ instantiated with the kind's
+   * parameters; discovery lists them in this order.
+   */
+  readonly subresources?: readonly Subresource<T>[];
 
   // ---- strategy, in the order the store calls it ----
   /** Fill defaults (the schema's `default` values are applied generically first). */
@@ -109,8 +88,6 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   validate?(obj: T, ctx: StrategyContext): FieldError[];
   /** The kind's own rules on update, immutable fields included. */
   validateUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
-  /** The kind's rules for writes through the status subresource (default: validateUpdate). */
-  validateStatusUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
   /** Non-fatal advice returned as `Warning` headers. */
   warnings?(obj: T): string[];
   /**

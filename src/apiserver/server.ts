@@ -15,16 +15,15 @@ import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath, rawReply } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { badRequest, isApiError, pathNotFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
+import { isApiError, pathNotFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
-import { handleResource } from "./handlers/resource.js";
-import { handlePodLog } from "./handlers/pod-log.js";
-import { CONNECT_SUBRESOURCES, proxyPodStream } from "./handlers/pod-exec.js";
+import { handleResource, type HandlerDeps } from "./handlers/resource.js";
+import { handleUpgrade } from "./registry/subresources/upgrade.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";
@@ -190,6 +189,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await apiMetrics.start();
   const recordRequests = options.requestMetrics !== false;
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
+  const handlerDeps: HandlerDeps = { agents, nodes: stores.get("/nodes") };
 
   const handle = async (req: Incoming, res: Outgoing, url: URL, parsed: ParsedPath, record: RequestRecord | undefined) => {
     const path = url.pathname;
@@ -209,16 +209,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
       if (store === undefined) throw pathNotFound();
-      if (parsed.subresource === "log" && def!.subresources?.log && parsed.name !== undefined) {
-        return handlePodLog({ req, res, path: parsed, query: url.searchParams, pods: store, nodes: stores.get("/nodes"), agents });
-      }
-      // Upgrades go to the "upgrade" listener; over HTTP/2 or without one, upstream answers the same.
-      if (CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") && def!.subresources?.exec && parsed.name !== undefined) throw badRequest("Upgrade request required");
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => apiMetrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
         : watchEnv;
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding, ...handlerDeps });
     }
     throw pathNotFound();
   };
@@ -261,11 +256,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const upgrade = async () => {
       if (req.headers.authorization !== `Bearer ${credentials.adminToken}`) throw unauthorized("Unauthorized");
       const def = parsed.kind === "resource" ? registry.lookup(parsed.group, parsed.version, parsed.resource) : undefined;
-      if (parsed.kind !== "resource" || !def?.subresources?.exec || !CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") || parsed.name === undefined) {
-        throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
-      }
-      const pods = stores.get(`${def.group}/${def.resource}`)!;
-      await proxyPodStream({ req, socket, head, path: parsed, query: url.searchParams, pods, nodes: stores.get("/nodes"), agentClient: credentials.nodeAgentClient });
+      const store = def === undefined ? undefined : stores.get(`${def.group}/${def.resource}`);
+      await handleUpgrade({ req, socket, head, path: parsed, query: url.searchParams, store, ...handlerDeps });
     };
     upgrade().catch((err: unknown) => {
       if (!isApiError(err)) log(`internal error on upgrade ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
