@@ -3,7 +3,7 @@
 // lists the ones it has in ResourceDefinition.subresources.
 
 export type { Subresource, SubresourceHandler, SubresourceRequest, SubresourceVerb, UpgradeRequest } from "./subresource.js";
-export { findSubresource } from "./subresource.js";
+export { findSubresource, subresourceVerb } from "./subresource.js";
 export type { SubresourceStrategy } from "./strategy.js";
 export { onlyMoving } from "./strategy.js";
 export { status, type StatusOptions } from "./status.js";
