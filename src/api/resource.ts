@@ -10,7 +10,6 @@ import type { ApiObject, FieldError } from "../machinery/index.js";
 import type { Naming } from "./naming.js";
 import type { SchemaRegistry } from "./schema.js";
 import type { AdmissionOptions } from "../apiserver/admission/index.js";
-import type { Subresource } from "../apiserver/registry/subresources/subresource.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -35,6 +34,54 @@ export interface TableDefinition<T> {
   columns: readonly TableColumn[];
   /** One cell per column, in order; `now` renders ages. */
   cells(obj: T, now: Date): unknown[];
+}
+
+/** Where the autoscaling/v1 Scale subresource reads and writes (deployments, replicasets, statefulsets). */
+export interface ScaleAccess<T> {
+  specReplicas(obj: T): number;
+  setSpecReplicas(obj: T, replicas: number): void;
+  statusReplicas(obj: T): number;
+  /** The label selector as a string (Scale.status.selector). */
+  selector(obj: T): string;
+}
+
+/** What a request on a subresource can do (upstream's verbs; DELETE never reaches a subresource). */
+export type SubresourceVerb = "get" | "update" | "patch" | "create";
+
+/**
+ * A subresource as a declaration (seed 000, "Endpoints": sub-resources): one
+ * file each in ./subresources/, instantiated by a kind with its parameters
+ * and listed in its `subresources`. Routing, discovery, OpenAPI, managed
+ * fields and the registry store's update pipeline read it; a subresource
+ * that is more than a get/update/patch of its parent (scale, binding, log,
+ * exec) also has its handler in the API server (src/apiserver/handlers/subresources/).
+ */
+export interface Subresource<T extends ApiObject = ApiObject> {
+  /** The URL segment (`pods/NAME/status` → "status"); admission sees it as the request's subresource. */
+  readonly name: string;
+  /** The verbs served, as discovery lists them; any other method is a 405. */
+  readonly verbs: readonly SubresourceVerb[];
+  /** The kind discovery names for its bodies when it is not the parent's (Scale, Binding, PodExecOptions). */
+  readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** managedFields entries of writes here carry this subresource's name (status, scale, ephemeralcontainers). */
+  readonly recordsManager?: boolean;
+  /**
+   * Top-level fields no manager owns after a write (upstream's ResetFieldsStrategy):
+   * `here` on writes through this subresource, `main` on the main resource.
+   */
+  readonly resetFields?: { readonly here: readonly string[]; readonly main: readonly string[] };
+  /** Served only as an HTTP/1.1 Upgrade (exec, attach); a plain request is a 400. */
+  readonly connect?: boolean;
+  /**
+   * An update (PUT, PATCH, apply) through this subresource: the object to
+   * write, from the client's `input` and a private copy of `current`.
+   * Without it the input is written as it is (binding: its handler built it).
+   */
+  prepareUpdate?(input: T, current: T): T;
+  /** An update of the main resource: keep what only this subresource may change (status: .status stays as stored). */
+  prepareMainUpdate?(next: T, current: T): void;
+  /** The kind's rule for updates through this subresource, in place of its validateUpdate (which runs when this is absent). */
+  validate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
 }
 
 export interface ResourceDefinition<T extends ApiObject = ApiObject> {
@@ -72,8 +119,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /**
    * The kind's subresources (status, scale, binding, ...), each a declaration
-   * from src/apiserver/registry/subresources/ instantiated with the kind's
-   * parameters; discovery lists them in this order.
+   * from ./subresources/ instantiated with the kind's parameters; discovery
+   * lists them in this order.
    */
   readonly subresources?: readonly Subresource<T>[];
 
@@ -118,6 +165,11 @@ export interface ApiGroupModule {
   /** Register the group's types (and the meta types they use, once). */
   registerSchemas(registry: SchemaRegistry): void;
   resources(naming: Naming): ResourceDefinition[];
+}
+
+/** The declaration of `def`'s subresource `name`, if it has one. */
+export function findSubresource(def: ResourceDefinition, name: string): Subresource | undefined {
+  return def.subresources?.find((s) => s.name === name);
 }
 
 /** Identity helper that keeps the kind's type through the declaration. */

@@ -23,7 +23,7 @@ import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/prio
 import { ApiRegistry } from "./api-registry.js";
 import { Discovery } from "./handlers/discovery.js";
 import { handleResource, type HandlerDeps } from "./handlers/resource.js";
-import { handleUpgrade } from "./registry/subresources/upgrade.js";
+import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import { sendError, sendJson, type Encoding, type Incoming, type Outgoing } from "./http/respond.js";

@@ -4,7 +4,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { status } from "../../apiserver/registry/subresources/index.js";
+import { status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { DaemonSet, DaemonSetSpec } from "./types.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { scaleAccess } from "../../apiserver/registry/subresources/index.js";
+import { scaleAccess } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { deployments } from "./deployments.js";
 import { create, update, template, NOW } from "./testing.js";

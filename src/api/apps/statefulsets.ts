@@ -5,7 +5,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { scale, status } from "../../apiserver/registry/subresources/index.js";
+import { scale, status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { StatefulSet, StatefulSetSpec } from "./types.js";

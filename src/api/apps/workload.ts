@@ -14,7 +14,7 @@ import {
   type LabelSelector,
   type Selector,
 } from "../../machinery/index.js";
-import type { ScaleAccess } from "../../apiserver/registry/subresources/index.js";
+import type { ScaleAccess } from "../resource.js";
 import { defaultPodSpec } from "../core/pod-defaults.js";
 import { validatePodSpec } from "../core/pod-validation.js";
 import type { PodSpec } from "../core/types.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { findSubresource, scaleAccess } from "../../apiserver/registry/subresources/index.js";
+import { findSubresource, scaleAccess } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { replicasets } from "./replicasets.js";
 import { daemonsets } from "./daemonsets.js";

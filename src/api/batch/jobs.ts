@@ -7,7 +7,7 @@
 import { field, generateName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { status } from "../../apiserver/registry/subresources/index.js";
+import { status } from "../subresources/index.js";
 import { formatAge, humanDuration } from "../table-format.js";
 import type { PodTemplateSpec } from "../apps/types.js";
 import {

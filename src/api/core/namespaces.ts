@@ -6,7 +6,7 @@
 import { field, isQualifiedName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { finalize, status } from "../../apiserver/registry/subresources/index.js";
+import { finalize, status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import type { Namespace } from "./types.js";

@@ -6,7 +6,7 @@ import { isIP } from "node:net";
 import { field, isValidLabelValue, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
-import { status } from "../../apiserver/registry/subresources/index.js";
+import { status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import { validateEnum, validateQualifiedName, jsonEqual } from "./validation.js";

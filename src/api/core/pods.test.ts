@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { findSubresource } from "../../apiserver/registry/subresources/index.js";
+import { findSubresource } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { defaultPullPolicy } from "./pod-defaults.js";
 import { bindPod, podQOSClass } from "./pods.js";

@@ -6,7 +6,7 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { configAnnotations, type Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { attach, binding, ephemeralContainers, exec, log, status } from "../../apiserver/registry/subresources/index.js";
+import { attach, binding, ephemeralContainers, exec, log, status } from "../subresources/index.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { ALL_VERBS, type ResourceDefinition } from "../../api/resource.js";
 import { WELL_KNOWN, type Field, type Schema } from "../../api/schema.js";
 import type { ApiRegistry } from "../api-registry.js";
+import { SUBRESOURCE_HANDLERS } from "./subresources/index.js";
 
 type Json = Record<string, unknown>;
 
@@ -201,7 +202,7 @@ function resourcePaths(def: ResourceDefinition, version: string): Json {
   const out: Json = { [base]: collection, [`${base}/{name}`]: item };
   // Subresources answering the kind itself (their declarations serve get, update and patch of the parent).
   for (const sub of def.subresources ?? []) {
-    if (sub.responseKind !== undefined || sub.handler !== undefined || sub.upgrade !== undefined) continue;
+    if (sub.responseKind !== undefined || sub.connect || SUBRESOURCE_HANDLERS[sub.name] !== undefined) continue;
     const path: Json = { parameters: [PATH("name"), ...nsParams] };
     if (sub.verbs.includes("get")) path["get"] = op("get", { responses: { "200": ok(ref) } });
     if (sub.verbs.includes("update")) path["put"] = op("put", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } });

@@ -10,7 +10,7 @@
 import type { Node, Pod } from "../../api/core/types.js";
 import { ApiError, badRequest, buildStatus } from "../../machinery/index.js";
 import { agentBaseUrl } from "../node-agents.js";
-import type { UpgradeRequest } from "../registry/subresources/subresource.js";
+import type { UpgradeRequest } from "./request.js";
 import { logContainer } from "./pod-log.js";
 
 const TRUE = new Set(["true", "1"]);
@@ -33,7 +33,7 @@ export function agentStreamQuery(subresource: string, query: URLSearchParams): U
 
 /**
  * Checks the request (GET or POST, routed by the pods/exec and pods/attach
- * declarations in registry/subresources/exec.ts) and joins the client's
+ * declarations in src/api/subresources/exec.ts) and joins the client's
  * connection to the agent's; throws an ApiError before anything is proxied.
  */
 export async function proxyPodStream(r: UpgradeRequest): Promise<void> {

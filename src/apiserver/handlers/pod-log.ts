@@ -13,7 +13,7 @@ import { LogOptionsError, parsePodLogOptions, podLogQuery, validatePodLogOptions
 import { ApiError, badRequest, buildStatus, invalid } from "../../machinery/index.js";
 import { writeOrWait, type ChunkSink } from "../../machinery/until.js";
 import { agentBaseUrl } from "../node-agents.js";
-import type { SubresourceRequest } from "../registry/subresources/subresource.js";
+import type { SubresourceRequest } from "./request.js";
 
 /** How much of an agent's error body becomes the message. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -52,7 +52,7 @@ function agentError(status: number, body: string, name: string): ApiError {
   }
 }
 
-/** GET, routed by the pods/log declaration (registry/subresources/log.ts). */
+/** GET, routed by the pods/log declaration (src/api/subresources/log.ts). */
 export async function handlePodLog(r: SubresourceRequest): Promise<void> {
   const name = r.name;
   let opts;

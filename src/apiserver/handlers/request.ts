@@ -3,7 +3,9 @@
 // validation of bodies, the check of a body against its path, and the store
 // options every write of a request passes.
 
-import type { ResourceDefinition } from "../../api/resource.js";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../api/schema.js";
 import { badRequest, type ApiObject } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
@@ -36,6 +38,27 @@ export interface ResourceRequest extends HandlerDeps {
   schemas: SchemaRegistry;
   /** Formats on offer for bodies and responses (gates, Protobuf types). */
   encoding: Encoding;
+}
+
+/** A request routed to one object's subresource (./subresources/). */
+export interface SubresourceRequest extends ResourceRequest {
+  readonly name: string;
+  readonly subresource: Subresource;
+}
+
+/** Code of a subresource's own, per verb (./subresources/index.ts). */
+export type SubresourceHandlers = { readonly [V in SubresourceVerb]?: (r: SubresourceRequest) => Promise<void> };
+
+/** An HTTP/1.1 Upgrade routed to a connect subresource (exec, attach: ./subresources/upgrade.ts). */
+export interface UpgradeRequest extends HandlerDeps {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  path: ResourcePath;
+  query: URLSearchParams;
+  store: RegistryStore;
+  readonly name: string;
+  readonly subresource: Subresource;
 }
 
 export function scope(r: ResourceRequest, gv: string): ResponseScope {

@@ -1,15 +1,15 @@
 // The verbs on resource paths (seed 000, "Endpoints"): method, name,
 // subresource and `watch` select the verb; the declaration says which verbs
-// exist (405 otherwise), subresources included (registry/subresources: a
-// subresource serves the verbs its declaration lists, with its own handler or
-// as a get/update/patch of its parent); bodies are checked against the path
+// exist (405 otherwise), subresources included (src/api/subresources: a
+// subresource serves the verbs its declaration lists, with code of its own
+// from ./subresources/ or as a get/update/patch of its parent); bodies are checked against the path
 // (group, version, kind, namespace, name: 400 on a mismatch) before the
 // registry store sees them. Responses go out through ../http/respond.ts.
 // Writes decode their bodies by Content-Type (../http/decode-body.ts),
 // validate fields (./write-options.ts) and record managed fields
 // (../registry/field-manager.ts).
 
-import type { ResourceDefinition } from "../../api/resource.js";
+import { findSubresource, type ResourceDefinition, type Subresource } from "../../api/resource.js";
 import { badRequest, conflict, isApiError, methodNotSupported, notFound, type ApiObject } from "../../machinery/index.js";
 import { readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody } from "../http/decode-body.js";
@@ -18,7 +18,7 @@ import { applyConfiguration } from "../registry/field-manager.js";
 import { parseDryRun, setWarnings, type WriteOptions } from "./write-options.js";
 import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError } from "../http/respond.js";
 import type { DeleteOptions } from "../registry/store.js";
-import { findSubresource, subresourceVerb, type Subresource } from "../registry/subresources/subresource.js";
+import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
 import { WatchStream } from "../registry/watch.js";
 import { checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
 
@@ -98,10 +98,10 @@ async function subresource(r: ResourceRequest, gv: string, method: string, name:
   const def = r.store.def;
   const declared = findSubresource(def, name);
   if (declared === undefined) throw notFound({ group: def.group, resource: `${def.resource}/${name}` }, r.path.name ?? "");
-  // Connect subresources are served on the server's "upgrade" event (registry/subresources/upgrade.ts); over HTTP/2 or without one, upstream answers the same.
-  if (declared.upgrade !== undefined) throw badRequest("Upgrade request required");
+  // Connect subresources are served on the server's "upgrade" event (./subresources/upgrade.ts); over HTTP/2 or without one, upstream answers the same.
+  if (declared.connect) throw badRequest("Upgrade request required");
   const verb = subresourceVerb(def, declared, method);
-  const own = declared.handler?.[verb];
+  const own = SUBRESOURCE_HANDLERS[name]?.[verb];
   if (own !== undefined) return own({ ...r, name: r.path.name!, subresource: declared });
   switch (verb) {
     case "get":

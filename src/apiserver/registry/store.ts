@@ -53,8 +53,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validat
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
 import { jsonEqual } from "../../machinery/apply/index.js";
-// Of a subresource's declaration, the store needs only how updates through it are prepared and checked.
-import type { SubresourceStrategy as Subresource } from "./subresources/strategy.js";
+import type { Subresource } from "../../api/resource.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -351,7 +350,7 @@ export class RegistryStore {
 
   /**
    * PUT, through `subresource` when given (its declaration decides what
-   * moves, registry/subresources). A stale
+   * moves, src/api/subresources). A stale
    * metadata.resourceVersion is a 409; a missing object is created where the
    * declaration allows create-on-update.
    */

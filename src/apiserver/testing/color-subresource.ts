@@ -1,10 +1,11 @@
 // A toy subresource, for tests only: `widgets/NAME/color` reads the widget
 // and writes only its .spec.color (GET and PUT; a PATCH is a 405). It is the
 // whole of what adding a subresource takes besides one line in the kind's
-// list (registry/subresources/subresources.test.ts shows it served).
+// list (handlers/subresources/subresources.test.ts shows it served).
 
+import type { Subresource } from "../../api/resource.js";
+import { onlyMoving } from "../../api/subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
-import { onlyMoving, type Subresource } from "../registry/subresources/index.js";
 
 export function color<T extends ApiObject>(): Subresource<T> {
   return {

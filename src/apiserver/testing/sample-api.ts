@@ -8,7 +8,8 @@ import { defineResource } from "../../api/resource.js";
 import { f, s, type } from "../../api/schema.js";
 import { registerMetaSchemas } from "../../api/meta/schemas.js";
 import { field, type ApiObject } from "../../machinery/index.js";
-import { finalize, scale, status, type Subresource } from "../registry/subresources/index.js";
+import type { Subresource } from "../../api/resource.js";
+import { finalize, scale, status } from "../../api/subresources/index.js";
 
 interface Widget extends ApiObject {
   spec?: { size?: number; color?: string };

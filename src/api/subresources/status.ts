@@ -3,10 +3,9 @@
 // may check status writes with a rule of its own; otherwise its
 // validateUpdate runs.
 
-import type { StrategyContext } from "../../../api/resource.js";
-import type { ApiObject, FieldError } from "../../../machinery/index.js";
-import { onlyMoving } from "./strategy.js";
-import type { Subresource } from "./subresource.js";
+import type { StrategyContext, Subresource } from "../resource.js";
+import type { ApiObject, FieldError } from "../../machinery/index.js";
+import { onlyMoving } from "./only-moving.js";
 
 export interface StatusOptions<T extends ApiObject> {
   /** The kind's rule for writes through /status (default: its validateUpdate). */

@@ -1,51 +1,26 @@
-// `scale`: the autoscaling/v1 Scale over a kind's replica count (KUBECTL.md
-// "scale"). GET reads a Scale made from the object; PUT, PATCH and apply
-// change only the replicas the kind maps it to, written through the main
-// resource's update pipeline and recorded for the manager under "scale".
+// Serves `scale` (declared in src/api/subresources/scale.ts): the
+// autoscaling/v1 Scale made from the object, and writes of one that move
+// only the replicas, through the main resource's update pipeline, recorded
+// for the manager under "scale" (KUBECTL.md "scale").
 
-import type { ResourceDefinition } from "../../../api/resource.js";
+import type { ScaleAccess } from "../../../api/resource.js";
+import { scaleAccess } from "../../../api/subresources/index.js";
 import { badRequest, conflict, field, invalid, type ApiObject } from "../../../machinery/index.js";
 import { readBody } from "../../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody } from "../../http/decode-body.js";
 import { sendJson } from "../../http/respond.js";
-import { groupVersion, optionsOf, patcher, storeOptions, validateFields } from "../../handlers/request.js";
-import { setWarnings, type WriteOptions } from "../../handlers/write-options.js";
-import { applyToScale, SCALE_SCHEMA } from "../field-manager.js";
-import type { Subresource, SubresourceRequest } from "./subresource.js";
+import { applyToScale, SCALE_SCHEMA } from "../../registry/field-manager.js";
+import { groupVersion, optionsOf, patcher, storeOptions, validateFields, type SubresourceHandlers, type SubresourceRequest } from "../request.js";
+import { setWarnings, type WriteOptions } from "../write-options.js";
 
-/** Where the Scale reads and writes in the kind (deployments, replicasets, statefulsets: spec.replicas). */
-export interface ScaleAccess<T> {
-  specReplicas(obj: T): number;
-  setSpecReplicas(obj: T, replicas: number): void;
-  statusReplicas(obj: T): number;
-  /** The label selector as a string (Scale.status.selector). */
-  selector(obj: T): string;
-}
+export const scaleHandlers: SubresourceHandlers = {
+  get: async (r) => sendJson(r.res, 200, scaleOf(accessOf(r), (await r.store.get(r.path.namespace, r.name)).object)),
+  update: (r) => putScale(r, accessOf(r)),
+  patch: (r) => patchScale(r, accessOf(r)),
+};
 
-interface ScaleSubresource<T extends ApiObject> extends Subresource<T> {
-  readonly access: ScaleAccess<T>;
-}
-
-export function scale<T extends ApiObject>(access: ScaleAccess<T>): Subresource<T> {
-  const a = access as unknown as ScaleAccess<ApiObject>;
-  const declaration: ScaleSubresource<T> = {
-    name: "scale",
-    verbs: ["get", "patch", "update"],
-    responseKind: { group: "autoscaling", version: "v1", kind: "Scale" },
-    recordsManager: true,
-    access,
-    handler: {
-      get: async (r) => sendJson(r.res, 200, scaleOf(a, (await r.store.get(r.path.namespace, r.name)).object)),
-      update: (r) => putScale(r, a),
-      patch: (r) => patchScale(r, a),
-    },
-  };
-  return declaration;
-}
-
-/** The kind's Scale mapping, when it has a scale subresource. */
-export function scaleAccess(def: ResourceDefinition): ScaleAccess<ApiObject> | undefined {
-  return (def.subresources?.find((s) => s.name === "scale") as ScaleSubresource<ApiObject> | undefined)?.access;
+function accessOf(r: SubresourceRequest): ScaleAccess<ApiObject> {
+  return scaleAccess(r.store.def)!;
 }
 
 function scaleOf(access: ScaleAccess<ApiObject>, obj: ApiObject): Record<string, unknown> {

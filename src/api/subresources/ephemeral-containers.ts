@@ -3,9 +3,9 @@
 // and are checked by the kind's rule in place of validateUpdate (which keeps
 // the main resource from touching them).
 
-import type { ApiObject, FieldError } from "../../../machinery/index.js";
-import { onlyMoving } from "./strategy.js";
-import type { Subresource } from "./subresource.js";
+import type { Subresource } from "../resource.js";
+import type { ApiObject, FieldError } from "../../machinery/index.js";
+import { onlyMoving } from "./only-moving.js";
 
 export function ephemeralContainers<T extends ApiObject>(validate: (obj: T, old: T) => FieldError[]): Subresource<T> {
   return {

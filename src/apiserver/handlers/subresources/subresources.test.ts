@@ -5,11 +5,13 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { findSubresource } from "../../../api/resource.js";
+import { onlyMoving, status } from "../../../api/subresources/index.js";
 import type { ApiObject } from "../../../machinery/index.js";
 import { color } from "../../testing/color-subresource.js";
 import { startTestServer, type TestServer } from "../../testing/harness.js";
 import { sampleApi, sampleApiWith } from "../../testing/sample-api.js";
-import { findSubresource, onlyMoving, status, subresourceVerb } from "./index.js";
+import { subresourceVerb } from "./index.js";
 
 const W = "/apis/samples.orch.io/v1/namespaces/default/widgets";
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name }, spec });
