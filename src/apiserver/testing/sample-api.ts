@@ -3,13 +3,12 @@
 // samples.orch.io) with a status subresource, a finalizer-friendly shape,
 // a field selector and a table. The real built-in types live in src/api/.
 
-import type { ApiGroupModule, ResourceDefinition } from "../../api/resource.js";
+import type { ApiGroupModule, ResourceDefinition, Subresource } from "../../api/resource.js";
 import { defineResource } from "../../api/resource.js";
 import { f, s, type } from "../../api/schema.js";
 import { registerMetaSchemas } from "../../api/meta/schemas.js";
-import { field, type ApiObject } from "../../machinery/index.js";
-import type { Subresource } from "../../api/resource.js";
 import { finalize, scale, status } from "../../api/subresources/index.js";
+import { field, type ApiObject } from "../../machinery/index.js";
 
 interface Widget extends ApiObject {
   spec?: { size?: number; color?: string };
@@ -17,11 +16,6 @@ interface Widget extends ApiObject {
 }
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
-
-/** The sample API, with `widgetSubresources` added to the widgets' own (tests of the subresource declarations). */
-export function sampleApiWith(extra: { widgetSubresources?: readonly Subresource<Widget>[] }): ApiGroupModule {
-  return { registerSchemas: sampleApi.registerSchemas, resources: () => resources(extra.widgetSubresources ?? []) };
-}
 
 export const sampleApi: ApiGroupModule = {
   registerSchemas(registry) {
@@ -47,62 +41,71 @@ export const sampleApi: ApiGroupModule = {
       }),
     );
   },
-  resources: () => resources([]),
+  resources(): ResourceDefinition[] {
+    return [
+      defineResource({
+        group: "",
+        versions: ["v1"],
+        resource: "namespaces",
+        singular: "namespace",
+        kind: "Namespace",
+        namespaced: false,
+        shortNames: ["ns"],
+        schema: "io.orch.samples.v1.Namespace",
+        nameRule: "label",
+        subresources: [finalize()],
+        pendingFinalizers: (ns) => ((ns as { spec?: { finalizers?: string[] } }).spec?.finalizers ?? []),
+        prepareForDelete: (ns) => {
+          (ns as { status?: unknown }).status = { phase: "Terminating" };
+        },
+      }),
+      defineResource<Widget>({
+        group: "samples.orch.io",
+        versions: ["v1", "v1beta1"],
+        resource: "widgets",
+        singular: "widget",
+        // Stands for a custom resource: no Protobuf form (seed 000, "Media types" 2), no strategic merge.
+        protobuf: false,
+        strategicMerge: false,
+        kind: "Widget",
+        namespaced: true,
+        shortNames: ["wd"],
+        categories: ["all"],
+        schema: "io.orch.samples.v1.Widget",
+        subresources: [
+          scale({
+            specReplicas: (w) => w.spec?.size ?? 0,
+            setSpecReplicas: (w, n) => {
+              w.spec = { ...w.spec, size: n };
+            },
+            statusReplicas: (w) => Number((w.status as { size?: number } | undefined)?.size ?? 0),
+            selector: (w) => `widget=${w.metadata.name}`,
+          }),
+          status(),
+        ],
+        validate: (w) => ((w.spec?.size ?? 0) < 0 ? [field.invalid("spec.size", w.spec?.size, "must be greater than or equal to 0")] : []),
+        fieldSelectors: { "spec.color": (w) => w.spec?.color ?? "" },
+        table: {
+          columns: [
+            { name: "Name", type: "string", format: "name", description: "Name", priority: 0 },
+            { name: "Color", type: "string", description: "Color", priority: 0 },
+            { name: "Size", type: "integer", description: "Size", priority: 0 },
+          ],
+          cells: (w) => [w.metadata.name ?? "", w.spec?.color ?? "<none>", w.spec?.size ?? 0],
+        },
+      }),
+    ];
+  },
 };
 
-function resources(widgetSubresources: readonly Subresource<Widget>[]): ResourceDefinition[] {
-  return [
-    defineResource({
-      group: "",
-      versions: ["v1"],
-      resource: "namespaces",
-      singular: "namespace",
-      kind: "Namespace",
-      namespaced: false,
-      shortNames: ["ns"],
-      schema: "io.orch.samples.v1.Namespace",
-      nameRule: "label",
-      subresources: [finalize()],
-      pendingFinalizers: (ns) => ((ns as { spec?: { finalizers?: string[] } }).spec?.finalizers ?? []),
-      prepareForDelete: (ns) => {
-        (ns as { status?: unknown }).status = { phase: "Terminating" };
-      },
-    }),
-    defineResource<Widget>({
-      group: "samples.orch.io",
-      versions: ["v1", "v1beta1"],
-      resource: "widgets",
-      singular: "widget",
-      // Stands for a custom resource: no Protobuf form (seed 000, "Media types" 2), no strategic merge.
-      protobuf: false,
-      strategicMerge: false,
-      kind: "Widget",
-      namespaced: true,
-      shortNames: ["wd"],
-      categories: ["all"],
-      schema: "io.orch.samples.v1.Widget",
-      subresources: [
-        scale({
-          specReplicas: (w) => w.spec?.size ?? 0,
-          setSpecReplicas: (w, n) => {
-            w.spec = { ...w.spec, size: n };
-          },
-          statusReplicas: (w) => Number((w.status as { size?: number } | undefined)?.size ?? 0),
-          selector: (w) => `widget=${w.metadata.name}`,
-        }),
-        status(),
-        ...widgetSubresources,
-      ],
-      validate: (w) => ((w.spec?.size ?? 0) < 0 ? [field.invalid("spec.size", w.spec?.size, "must be greater than or equal to 0")] : []),
-      fieldSelectors: { "spec.color": (w) => w.spec?.color ?? "" },
-      table: {
-        columns: [
-          { name: "Name", type: "string", format: "name", description: "Name", priority: 0 },
-          { name: "Color", type: "string", description: "Color", priority: 0 },
-          { name: "Size", type: "integer", description: "Size", priority: 0 },
-        ],
-        cells: (w) => [w.metadata.name ?? "", w.spec?.color ?? "<none>", w.spec?.size ?? 0],
-      },
-    }),
-  ];
+/**
+ * The sample API with `widgetSubresources` listed after the widgets' own, as
+ * the kind's declaration would list them (tests of subresource declarations).
+ */
+export function sampleApiWith(extra: { widgetSubresources: readonly Subresource[] }): ApiGroupModule {
+  return {
+    registerSchemas: (registry) => sampleApi.registerSchemas(registry),
+    resources: (naming) =>
+      sampleApi.resources(naming).map((d) => (d.resource === "widgets" ? { ...d, subresources: [...(d.subresources ?? []), ...extra.widgetSubresources] } : d)),
+  };
 }
