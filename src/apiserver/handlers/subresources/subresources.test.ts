@@ -1,25 +1,52 @@
 // Subresources as declarations: a toy one (testing/color-subresource.ts),
-// added to the sample API's widgets by one line, is routed, listed in
-// discovery and OpenAPI, and refuses the verbs it does not list; the shared
-// "only this part moves" rule and the verb check on their own.
+// added to the sample API's widgets' list, is routed, listed in discovery and
+// OpenAPI, and refuses the verbs it does not list; connect subresources are
+// reached by Upgrade only; every built-in declaration's verbs have code that
+// serves them; the shared "only this part moves" rule and the verb check.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { findSubresource } from "../../../api/resource.js";
+import { request } from "node:https";
+import { builtinModules } from "../../../api/index.js";
+import { namingFor } from "../../../api/naming.js";
+import { findSubresource, type Subresource } from "../../../api/resource.js";
 import { onlyMoving, status } from "../../../api/subresources/index.js";
 import type { ApiObject } from "../../../machinery/index.js";
 import { color } from "../../testing/color-subresource.js";
 import { startTestServer, type TestServer } from "../../testing/harness.js";
 import { sampleApi, sampleApiWith } from "../../testing/sample-api.js";
-import { subresourceVerb } from "./index.js";
+import { SUBRESOURCE_HANDLERS, subresourceVerb, UPGRADE_HANDLERS } from "./index.js";
 
 const W = "/apis/samples.orch.io/v1/namespaces/default/widgets";
+/** A connect subresource with no code behind it: routing alone answers for it. */
+const shell: Subresource = { name: "shell", verbs: ["create", "get"], connect: true };
+
+/** An HTTP/1.1 Upgrade request: the status and body of the server's refusal. */
+function upgrade(t: TestServer, method: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1",
+      port: t.server.port,
+      ca: t.server.credentials.caCertPem,
+      method,
+      path,
+      headers: { authorization: `Bearer ${t.server.credentials.adminToken}`, connection: "Upgrade", upgrade: "websocket" },
+    });
+    req.once("upgrade", () => reject(new Error("upgraded")));
+    req.once("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).once("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name }, spec });
 
 describe("a toy subresource: one declaration file, one line in the kind", () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ modules: [sampleApiWith({ widgetSubresources: [color()] })] });
+    t = await startTestServer({ modules: [sampleApiWith({ widgetSubresources: [color(), shell] })] });
   });
   after(async () => t.close());
 
@@ -44,6 +71,16 @@ describe("a toy subresource: one declaration file, one line in the kind", () => 
     assert.equal(unknown.status, 404);
   });
 
+  test("a connect subresource: a plain request is a 400; an Upgrade to a subresource no connect code serves is a 400", async () => {
+    const plain = await t.request("POST", `${W}/w/shell`);
+    assert.deepEqual([plain.status, plain.json.message], [400, "Upgrade request required"]);
+    const elsewhere = await upgrade(t, "GET", `${W}/w/color`);
+    assert.equal(elsewhere.status, 400);
+    assert.match(elsewhere.body, /websocket requests are served only by connect sub-resources/);
+    const declaredOnly = await upgrade(t, "GET", `${W}/w/shell`);
+    assert.equal(declaredOnly.status, 400, "declared, but no code serves it");
+  });
+
   test("listed in discovery (legacy and aggregated) and in OpenAPI with its verbs", async () => {
     const list = (await t.request("GET", "/apis/samples.orch.io/v1")).json;
     const entry = list.resources.find((r: { name: string }) => r.name === "widgets/color");
@@ -55,6 +92,7 @@ describe("a toy subresource: one declaration file, one line in the kind", () => 
       ["scale", ["get", "patch", "update"]],
       ["status", ["get", "patch", "update"]],
       ["color", ["get", "update"]],
+      ["shell", ["create", "get"]],
     ]);
     const index = (await t.request("GET", "/openapi/v3")).json;
     const doc = (await t.request("GET", index.paths["apis/samples.orch.io/v1"].serverRelativeURL)).json;
@@ -94,4 +132,18 @@ test("subresourceVerb: methods map to the declaration's verbs; others are a 405 
   for (const m of ["POST", "DELETE", "OPTIONS"]) {
     assert.throws(() => subresourceVerb(def, decl, m), (err: { code?: number }) => err.code === 405);
   }
+});
+
+test("every verb of every built-in subresource is served: by its code, or as a get/update/patch of the parent", () => {
+  const unserved: string[] = [];
+  for (const def of builtinModules().flatMap((m) => m.resources(namingFor()))) {
+    for (const sub of def.subresources ?? []) {
+      for (const verb of sub.verbs) {
+        const generic = (verb === "get" || verb === "update" || verb === "patch") && sub.responseKind === undefined;
+        const served = sub.connect ? UPGRADE_HANDLERS[sub.name] !== undefined : SUBRESOURCE_HANDLERS[sub.name]?.[verb] !== undefined || generic;
+        if (!served) unserved.push(`${def.resource}/${sub.name} ${verb}`);
+      }
+    }
+  }
+  assert.deepEqual(unserved, []);
 });
