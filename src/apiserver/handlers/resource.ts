@@ -2,9 +2,9 @@
 // subresource and `watch` select the verb; the declaration says which verbs
 // exist (405 otherwise), subresources included (src/api/subresources: a
 // subresource serves the verbs its declaration lists, with code of its own
-// from ./subresources/ or as a get/update/patch of its parent); bodies are checked against the path
-// (group, version, kind, namespace, name: 400 on a mismatch) before the
-// registry store sees them. Responses go out through ../http/respond.ts.
+// from ./subresources/ or as a get/update/patch of its parent); bodies are
+// checked against the path (group, version, kind, namespace, name: 400 on a
+// mismatch) before the registry store sees them. Responses go out through ../http/respond.ts.
 // Writes decode their bodies by Content-Type (../http/decode-body.ts),
 // validate fields (./write-options.ts) and record managed fields
 // (../registry/field-manager.ts).
@@ -76,7 +76,7 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   switch (method) {
     case "GET":
       if (!allows(def, "get")) throw unsupported("get");
-      return sendObject(scope(r, gv), 200, await store.get(path.namespace, path.name, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
+      return get(r, gv);
     case "PUT":
       if (!allows(def, "update")) throw unsupported("update");
       return update(r, gv, undefined);
@@ -105,7 +105,7 @@ async function subresource(r: ResourceRequest, gv: string, method: string, name:
   if (own !== undefined) return own({ ...r, name: r.path.name!, subresource: declared });
   switch (verb) {
     case "get":
-      return sendObject(scope(r, gv), 200, await r.store.get(r.path.namespace, r.path.name!, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
+      return get(r, gv);
     case "update":
       return update(r, gv, declared);
     case "patch":
@@ -119,6 +119,10 @@ async function subresource(r: ResourceRequest, gv: string, method: string, name:
 /** The subresource a write's managedFields entry names. */
 function recordedAs(sub: Subresource | undefined): string | undefined {
   return sub?.recordsManager ? sub.name : undefined;
+}
+
+async function get(r: ResourceRequest, gv: string): Promise<void> {
+  return sendObject(scope(r, gv), 200, await r.store.get(r.path.namespace, r.path.name!, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
 }
 
 async function list(r: ResourceRequest, gv: string): Promise<void> {
