@@ -45,6 +45,45 @@ export interface ScaleAccess<T> {
   selector(obj: T): string;
 }
 
+/** What a request on a subresource can do (upstream's verbs; DELETE never reaches a subresource). */
+export type SubresourceVerb = "get" | "update" | "patch" | "create";
+
+/**
+ * A subresource as a declaration (seed 000, "Endpoints": sub-resources): one
+ * file each in ./subresources/, instantiated by a kind with its parameters
+ * and listed in its `subresources`. Routing, discovery, OpenAPI, managed
+ * fields and the registry store's update pipeline read it; a subresource
+ * that is more than a get/update/patch of its parent (scale, binding, log,
+ * exec) also has its handler in the API server (src/apiserver/handlers/subresources/).
+ */
+export interface Subresource<T extends ApiObject = ApiObject> {
+  /** The URL segment (`pods/NAME/status` → "status"); admission sees it as the request's subresource. */
+  readonly name: string;
+  /** The verbs served, as discovery lists them; any other method is a 405. */
+  readonly verbs: readonly SubresourceVerb[];
+  /** The kind discovery names for its bodies when it is not the parent's (Scale, Binding, PodExecOptions). */
+  readonly responseKind?: { readonly group: string; readonly version: string; readonly kind: string };
+  /** managedFields entries of writes here carry this subresource's name (status, scale, ephemeralcontainers). */
+  readonly recordsManager?: boolean;
+  /**
+   * Top-level fields no manager owns after a write (upstream's ResetFieldsStrategy):
+   * `here` on writes through this subresource, `main` on the main resource.
+   */
+  readonly resetFields?: { readonly here: readonly string[]; readonly main: readonly string[] };
+  /** Served only as an HTTP/1.1 Upgrade (exec, attach); a plain request is a 400. */
+  readonly connect?: boolean;
+  /**
+   * An update (PUT, PATCH, apply) through this subresource: the object to
+   * write, from the client's `input` and a private copy of `current`.
+   * Without it the input is written as it is (binding: its handler built it).
+   */
+  prepareUpdate?(input: T, current: T): T;
+  /** An update of the main resource: keep what only this subresource may change (status: .status stays as stored). */
+  prepareMainUpdate?(next: T, current: T): void;
+  /** The kind's rule for updates through this subresource, in place of its validateUpdate (which runs when this is absent). */
+  validate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
+}
+
 export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /** API group ("" for core), with the naming table's suffix already applied ("coordination.orch.io"). */
   readonly group: string;
@@ -78,25 +117,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 
-  readonly subresources?: {
-    /** `status`: updates there change only .status; updates to the main resource leave .status alone. */
-    readonly status?: boolean;
-    readonly scale?: ScaleAccess<T>;
-    /** pods/binding: assign the pod to a node (POST of a Binding). */
-    readonly binding?: (obj: T, target: { kind?: string; name?: string }) => FieldError[];
-    /** namespaces/finalize: updates there change only .spec.finalizers. */
-    readonly finalize?: boolean;
-    /** pods/log: GET streams a container's log from the pod's node agent. */
-    readonly log?: boolean;
-    /** pods/exec and pods/attach: an Upgrade (GET or POST) carried to the pod's node agent. */
-    readonly exec?: boolean;
-    /**
-     * pods/ephemeralcontainers: updates there change only .spec.ephemeralContainers
-     * and are checked by this rule in place of validateUpdate (which keeps the
-     * main resource from touching them).
-     */
-    readonly ephemeralContainers?: (obj: T, old: T) => FieldError[];
-  };
+  /**
+   * The kind's subresources (status, scale, binding, ...), each a declaration
+   * from ./subresources/ instantiated with the kind's parameters; discovery
+   * lists them in this order.
+   */
+  readonly subresources?: readonly Subresource<T>[];
 
   // ---- strategy, in the order the store calls it ----
   /** Fill defaults (the schema's `default` values are applied generically first). */
@@ -109,8 +135,6 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   validate?(obj: T, ctx: StrategyContext): FieldError[];
   /** The kind's own rules on update, immutable fields included. */
   validateUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
-  /** The kind's rules for writes through the status subresource (default: validateUpdate). */
-  validateStatusUpdate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
   /** Non-fatal advice returned as `Warning` headers. */
   warnings?(obj: T): string[];
   /**
@@ -141,6 +165,11 @@ export interface ApiGroupModule {
   /** Register the group's types (and the meta types they use, once). */
   registerSchemas(registry: SchemaRegistry): void;
   resources(naming: Naming): ResourceDefinition[];
+}
+
+/** The declaration of `def`'s subresource `name`, if it has one. */
+export function findSubresource(def: ResourceDefinition, name: string): Subresource | undefined {
+  return def.subresources?.find((s) => s.name === name);
 }
 
 /** Identity helper that keeps the kind's type through the declaration. */

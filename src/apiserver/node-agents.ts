@@ -1,4 +1,4 @@
-// How the API server reaches a node agent's HTTPS port (pods/log today):
+// How the API server reaches a node agent's HTTPS port (pods/log, exec, attach):
 // the Node's address (InternalIP, then ExternalIP, then Hostname: kubeadm's
 // order of upstream's --kubelet-preferred-address-types) and the port its
 // agent advertises in status.daemonEndpoints.kubeletEndpoint (10250 when it
@@ -8,6 +8,7 @@
 
 import type { IncomingMessage } from "node:http";
 import { Agent, request } from "node:https";
+import { connect, type TLSSocket } from "node:tls";
 import type { Node } from "../api/core/types.js";
 import { serviceUnavailable } from "../machinery/index.js";
 
@@ -40,8 +41,10 @@ export interface NodeAgentClientOptions {
 export class NodeAgentClient {
   readonly #agent: Agent;
   readonly #connectTimeoutMs: number;
+  readonly #credentials: { cert: string; key: string };
 
   constructor(options: NodeAgentClientOptions) {
+    this.#credentials = { cert: options.cert, key: options.key };
     this.#agent = new Agent({ keepAlive: true, cert: options.cert, key: options.key, rejectUnauthorized: false });
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   }
@@ -59,6 +62,20 @@ export class NodeAgentClient {
         socket.once("close", () => clearTimeout(timer));
       });
       req.end();
+    });
+  }
+
+  /** A TLS connection of its own to the agent at `base` (HTTP/1.1: exec and attach upgrade it). */
+  dial(base: URL): Promise<TLSSocket> {
+    const host = base.hostname.replace(/^\[|\]$/g, "");
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host, port: Number(base.port), ...this.#credentials, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] });
+      socket.once("secureConnect", () => {
+        socket.removeAllListeners("error");
+        socket.setNoDelay(true);
+        resolve(socket);
+      });
+      socket.once("error", reject);
     });
   }
 

@@ -3,22 +3,18 @@
 // discovery, then the resource API; anything else is a 404 Status. HTTP/1.1
 // Upgrades are served only by the connect subresources (pods/exec, attach).
 
-import type { ResourceDefinition } from "../api/resource.js";
 import type { ComponentEndpoints } from "../component/index.js";
-import { badRequest, pathNotFound } from "../machinery/index.js";
+import { pathNotFound } from "../machinery/index.js";
 import type { ApiRegistry } from "./api-registry.js";
 import type { RequestContext, ResponseExchange, UpgradeExchange } from "./filters/index.js";
 import type { Discovery } from "./handlers/discovery.js";
 import type { OpenApi } from "./handlers/openapi.js";
-import { CONNECT_SUBRESOURCES, proxyPodStream } from "./handlers/pod-exec.js";
-import { handlePodLog } from "./handlers/pod-log.js";
-import { handleResource } from "./handlers/resource.js";
+import { handleResource, type HandlerDeps } from "./handlers/resource.js";
+import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import type { NodeAgentClient } from "./node-agents.js";
-import type { RegistryStore } from "./registry/store.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
-import type { ResourcePath } from "./routing.js";
 import type { Stores } from "./storage-factory.js";
 
 export interface RouterOptions {
@@ -31,17 +27,17 @@ export interface RouterOptions {
   readonly encoding: Encoding;
   /** Streaming lists report how long their initial events took (when the request is recorded). */
   readonly metrics: ApiServerMetrics;
-  /** The node agents (pods/log). */
+  /** The node agents (pods/log, pods/exec, pods/attach). */
   readonly agents: NodeAgentClient;
-  /** The API server's client certificate for node agents (pods/exec). */
-  readonly agentClient: { readonly cert: string; readonly key: string };
 }
 
 export class Router {
   readonly #o: RouterOptions;
+  readonly #deps: HandlerDeps;
 
   constructor(options: RouterOptions) {
     this.#o = options;
+    this.#deps = { agents: options.agents, nodes: options.stores.nodes };
   }
 
   async serve(ctx: RequestContext<ResponseExchange>): Promise<void> {
@@ -64,42 +60,21 @@ export class Router {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.for(def);
       if (store === undefined) throw pathNotFound();
-      const streamed = this.#podStream(ctx, parsed, def!, store);
-      if (streamed !== undefined) return streamed;
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => metrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
         : watchEnv;
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding, ...this.#deps });
     }
     throw pathNotFound();
   }
 
-  // ---- pods/log, pods/exec and pods/attach: special cases until subresources are declarations ----
-  // (issue 13: handleResource will serve pods/log itself, and a generic handleUpgrade the connect
-  // subresources; then #podStream goes and upgrade() calls that.)
-
-  /** Serves pods/log, refuses a connect subresource that did not come as an Upgrade; undefined for everything else. */
-  #podStream(ctx: RequestContext<ResponseExchange>, parsed: ResourcePath, def: ResourceDefinition, store: RegistryStore): Promise<void> | undefined {
-    const { req, url } = ctx;
-    if (parsed.subresource === "log" && def.subresources?.log && parsed.name !== undefined) {
-      return handlePodLog({ req, res: ctx.exchange.res, path: parsed, query: url.searchParams, pods: store, nodes: this.#o.stores.nodes, agents: this.#o.agents });
-    }
-    // Upgrades go to upgrade(); over HTTP/2 or without one, upstream answers the same.
-    if (CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") && def.subresources?.exec && parsed.name !== undefined) throw badRequest("Upgrade request required");
-    return undefined;
-  }
-
-  /** An HTTP/1.1 Upgrade: pods/exec and pods/attach carried to the pod's node agent. */
+  /** An HTTP/1.1 Upgrade: a connect subresource (pods/exec, pods/attach) carried to the pod's node agent. */
   async upgrade(ctx: RequestContext<UpgradeExchange>): Promise<void> {
-    const { req, url, path: parsed } = ctx;
+    const { req, url, path } = ctx;
     const { socket, head } = ctx.exchange;
-    const def = parsed.kind === "resource" ? this.#o.registry.lookup(parsed.group, parsed.version, parsed.resource) : undefined;
-    if (parsed.kind !== "resource" || !def?.subresources?.exec || !CONNECT_SUBRESOURCES.has(parsed.subresource ?? "") || parsed.name === undefined) {
-      throw badRequest(`${req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
-    }
-    const pods = this.#o.stores.for(def)!;
-    await proxyPodStream({ req, socket, head, path: parsed, query: url.searchParams, pods, nodes: this.#o.stores.nodes, agentClient: this.#o.agentClient });
+    const def = path.kind === "resource" ? this.#o.registry.lookup(path.group, path.version, path.resource) : undefined;
+    const store = def === undefined ? undefined : this.#o.stores.for(def);
+    await handleUpgrade({ req, socket, head, path, query: url.searchParams, store, ...this.#deps });
   }
-  // ---- end of the pod stream special cases ----
 }

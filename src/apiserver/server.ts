@@ -119,7 +119,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   const router = new Router({
-    endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents, agentClient: credentials.nodeAgentClient,
+    endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),

@@ -4,6 +4,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { DaemonSet, DaemonSetSpec } from "./types.js";
@@ -96,7 +97,7 @@ export const daemonsets: ResourceDefinition = defineResource<DaemonSet>({
   shortNames: ["ds"],
   categories: ["all"],
   schema: `${APPS_V1}.DaemonSet`,
-  subresources: { status: true },
+  subresources: [status()],
   defaults: defaultDaemonSet,
   prepareForCreate(obj) {
     obj.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };

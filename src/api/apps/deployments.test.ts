@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { scaleAccess } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { deployments } from "./deployments.js";
 import { create, update, template, NOW } from "./testing.js";
@@ -16,8 +17,7 @@ test("deployments: declaration", () => {
   assert.deepEqual(deployments.versions, ["v1"]);
   assert.deepEqual(deployments.shortNames, ["deploy"]);
   assert.deepEqual(deployments.categories, ["all"]);
-  assert.equal(deployments.subresources?.status, true);
-  assert.ok(deployments.subresources?.scale);
+  assert.deepEqual(deployments.subresources?.map((s) => s.name), ["scale", "status"]);
   assert.equal(deployments.schema, "io.k8s.api.apps.v1.Deployment");
 });
 
@@ -114,7 +114,7 @@ test("deployments: scale reads spec/status replicas and renders the selector", (
     template: template({ app: "web", tier: "a" }),
   }));
   obj["status"] = { replicas: 4 };
-  const scale = deployments.subresources!.scale!;
+  const scale = scaleAccess(deployments)!;
   assert.equal(scale.specReplicas(obj), 1);
   assert.equal(scale.statusReplicas(obj), 4);
   assert.equal(scale.selector(obj), "app=web,tier in (a,b)");

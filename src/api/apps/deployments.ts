@@ -4,6 +4,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { scale, status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { Deployment, DeploymentSpec } from "./types.js";
@@ -100,7 +101,7 @@ export const deployments: ResourceDefinition = defineResource<Deployment>({
   shortNames: ["deploy"],
   categories: ["all"],
   schema: `${APPS_V1}.Deployment`,
-  subresources: { status: true, scale: replicaScale<Deployment>() },
+  subresources: [scale(replicaScale<Deployment>()), status()],
   defaults: defaultDeployment,
   prepareForCreate(obj) {
     obj.status = {};

@@ -4,6 +4,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { scale, status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { ReplicaSet, ReplicaSetSpec } from "./types.js";
@@ -55,7 +56,7 @@ export const replicasets: ResourceDefinition = defineResource<ReplicaSet>({
   shortNames: ["rs"],
   categories: ["all"],
   schema: `${APPS_V1}.ReplicaSet`,
-  subresources: { status: true, scale: replicaScale<ReplicaSet>() },
+  subresources: [scale(replicaScale<ReplicaSet>()), status()],
   defaults: defaultReplicaSet,
   prepareForCreate(obj) {
     obj.status = { replicas: 0 };

@@ -5,6 +5,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { scale, status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { StatefulSet, StatefulSetSpec } from "./types.js";
@@ -151,7 +152,7 @@ export const statefulsets: ResourceDefinition = defineResource<StatefulSet>({
   schema: `${APPS_V1}.StatefulSet`,
   // Pods are named <set>-<ordinal> and get the name as hostname, so the set's name must be a DNS label.
   nameRule: "label",
-  subresources: { status: true, scale: replicaScale<StatefulSet>() },
+  subresources: [scale(replicaScale<StatefulSet>()), status()],
   defaults: defaultStatefulSet,
   prepareForCreate(obj) {
     obj.status = { replicas: 0, availableReplicas: 0 };

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { findSubresource, scaleAccess } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { replicasets } from "./replicasets.js";
 import { daemonsets } from "./daemonsets.js";
@@ -20,7 +21,7 @@ const specOf = (o: ApiObject) => o["spec"] as Record<string, unknown>;
 test("apps: module lists its five resources with upstream's names", () => {
   const defs = appsModule.resources({} as never);
   assert.deepEqual(
-    defs.map((d) => [d.resource, d.kind, d.shortNames ?? [], d.categories ?? [], !!d.subresources?.status, !!d.subresources?.scale]),
+    defs.map((d) => [d.resource, d.kind, d.shortNames ?? [], d.categories ?? [], !!findSubresource(d, "status"), !!findSubresource(d, "scale")]),
     [
       ["deployments", "Deployment", ["deploy"], ["all"], true, true],
       ["replicasets", "ReplicaSet", ["rs"], ["all"], true, true],
@@ -49,7 +50,7 @@ test("replicasets: defaults, validation, immutable selector, table, scale", () =
   rs["status"] = { replicas: 2, readyReplicas: 1 };
   assert.deepEqual(replicasets.table!.columns.map((c) => c.name), ["Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"]);
   assert.deepEqual(replicasets.table!.cells(rs, NOW), ["web", 1, 2, 1, "4m5s", "web", "nginx:1.27", "app=web"]);
-  assert.equal(replicasets.subresources!.scale!.statusReplicas(rs), 2);
+  assert.equal(scaleAccess(replicasets)!.statusReplicas(rs), 2);
 });
 
 test("daemonsets: defaults, validation and table", () => {
@@ -131,7 +132,7 @@ test("statefulsets: table and scale", () => {
   sts["status"] = { replicas: 3, readyReplicas: 1 };
   assert.deepEqual(statefulsets.table!.columns.map((c) => [c.name, c.priority]), [["Name", 0], ["Ready", 0], ["Age", 0], ["Containers", 1], ["Images", 1]]);
   assert.deepEqual(statefulsets.table!.cells(sts, NOW), ["web", "1/3", "4m5s", "web", "nginx:1.27"]);
-  assert.equal(statefulsets.subresources!.scale!.selector(sts), "app=web");
+  assert.equal(scaleAccess(statefulsets)!.selector(sts), "app=web");
 });
 
 test("controllerrevisions: data required and immutable; controller column", () => {

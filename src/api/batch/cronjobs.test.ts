@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { findSubresource } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { create, update, template, NOW } from "../apps/testing.js";
 import { cronjobs, isKnownTimeZone } from "./cronjobs.js";
@@ -21,7 +22,7 @@ const specOf = (o: ApiObject) => o["spec"] as Record<string, unknown>;
 test("cronjobs: declaration and module", () => {
   assert.deepEqual(cronjobs.shortNames, ["cj"]);
   assert.deepEqual(cronjobs.categories, ["all"]);
-  assert.equal(cronjobs.subresources?.status, true);
+  assert.ok(findSubresource(cronjobs, "status"));
   assert.deepEqual(batchModule.resources(namingFor()).map((d) => d.resource), ["jobs", "cronjobs"]);
 });
 

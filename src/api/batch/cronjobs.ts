@@ -5,6 +5,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import {
   AGE_COLUMN,
@@ -107,7 +108,7 @@ export const cronjobs: ResourceDefinition = defineResource<CronJob>({
   shortNames: ["cj"],
   categories: ["all"],
   schema: `${BATCH_V1}.CronJob`,
-  subresources: { status: true },
+  subresources: [status()],
   defaults: defaultCronJob,
   prepareForCreate(obj) {
     obj.status = {};

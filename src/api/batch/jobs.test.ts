@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { findSubresource } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { namingFor } from "../naming.js";
 import { create, update, template, NOW, ctx } from "../apps/testing.js";
@@ -19,8 +20,8 @@ const specOf = (o: ApiObject) => o["spec"] as Record<string, unknown>;
 test("jobs: declaration", () => {
   assert.equal(def.group, "batch");
   assert.deepEqual(def.categories, ["all"]);
-  assert.equal(def.subresources?.status, true);
-  assert.equal(def.subresources?.scale, undefined);
+  assert.ok(findSubresource(def, "status"));
+  assert.equal(findSubresource(def, "scale"), undefined);
 });
 
 test("jobs: defaults and the generated selector", () => {

@@ -7,6 +7,7 @@
 import { field, generateName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { status } from "../subresources/index.js";
 import { formatAge, humanDuration } from "../table-format.js";
 import type { PodTemplateSpec } from "../apps/types.js";
 import {
@@ -188,7 +189,7 @@ export function jobs(naming: Naming): ResourceDefinition {
     namespaced: true,
     categories: ["all"],
     schema: `${BATCH_V1}.Job`,
-    subresources: { status: true },
+    subresources: [status()],
     defaults: defaultJob,
     prepareForCreate(obj) {
       // The generated labels carry the name, so a generateName must become a name first.

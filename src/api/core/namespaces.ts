@@ -6,6 +6,7 @@
 import { field, isQualifiedName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { finalize, status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import type { Namespace } from "./types.js";
@@ -38,7 +39,7 @@ export function namespacesResource(naming: Naming): ResourceDefinition {
     shortNames: ["ns"],
     schema: `${CORE_V1}.Namespace`,
     nameRule: "label",
-    subresources: { status: true, finalize: true },
+    subresources: [finalize(), status()],
 
     defaults(ns) {
       // The immutable name label (upstream's kubernetes.io/metadata.name), so selectors can pick namespaces by name.

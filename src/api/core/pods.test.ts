@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { findSubresource } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { defaultPullPolicy } from "./pod-defaults.js";
 import { bindPod, podQOSClass } from "./pods.js";
@@ -9,7 +10,7 @@ import type { Pod } from "./types.js";
 const pods = def("pods");
 
 test("pods: declaration names, subresources and category", () => {
-  assert.deepEqual([pods.shortNames, pods.categories, pods.namespaced, !!pods.subresources?.status, !!pods.subresources?.binding], [["po"], ["all"], true, true, true]);
+  assert.deepEqual([pods.shortNames, pods.categories, pods.namespaced, !!findSubresource(pods, "status"), !!findSubresource(pods, "binding")], [["po"], ["all"], true, true, true]);
   assert.equal(pods.allowCreateOnUpdate, undefined);
 });
 

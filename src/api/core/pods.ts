@@ -6,6 +6,7 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { configAnnotations, type Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { attach, binding, ephemeralContainers, exec, log, status } from "../subresources/index.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";
@@ -76,13 +77,15 @@ export function podsResource(naming: Naming): ResourceDefinition {
     shortNames: ["po"],
     categories: ["all"],
     schema: `${CORE_V1}.Pod`,
-    subresources: {
-      status: true,
-      binding: (pod, target) => bindPod(pod, target),
-      log: true,
-      exec: true,
-      ephemeralContainers: (pod, old) => validateEphemeralContainers(naming, pod, old),
-    },
+    // In discovery's order (upstream's).
+    subresources: [
+      binding((pod, target) => bindPod(pod, target)),
+      attach(),
+      ephemeralContainers((pod, old) => validateEphemeralContainers(naming, pod, old)),
+      exec(),
+      log(),
+      status(),
+    ],
 
     defaults(pod) {
       defaultPodSpec(pod.spec);

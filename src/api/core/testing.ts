@@ -41,10 +41,7 @@ export function create(d: ResourceDefinition, input: object): { obj: ApiObject; 
 /** The store's update pipeline (main resource): defaults → prepareForUpdate → validateUpdate. */
 export function update(d: ResourceDefinition, next: object, old: ApiObject): { obj: ApiObject; errors: string[] } {
   const obj = structuredClone(next) as ApiObject;
-  if (d.subresources?.status) {
-    if ("status" in old) obj["status"] = structuredClone(old["status"]);
-    else delete obj["status"];
-  }
+  for (const s of d.subresources ?? []) s.prepareMainUpdate?.(obj, old);
   defaults(d, obj);
   d.prepareForUpdate?.(obj, old, ctx);
   return { obj, errors: messages(d.validateUpdate?.(obj, old, ctx) ?? []) };

@@ -5,6 +5,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
 import { AGE_COLUMN, NAME_COLUMN, nonnegative, notMoreThan100Percent, validateIntOrPercent, validateLabelSelector } from "../apps/workload.js";
 import { POLICY_V1 } from "./schemas.js";
@@ -41,13 +42,12 @@ export const podDisruptionBudgets: ResourceDefinition = defineResource<PodDisrup
   namespaced: true,
   shortNames: ["pdb"],
   schema: `${POLICY_V1}.PodDisruptionBudget`,
-  subresources: { status: true },
+  subresources: [status({ validate: (pdb) => validateStatus(pdb) })],
   prepareForCreate(pdb) {
     pdb.status = {};
   },
   validate: (pdb) => validateSpec(pdb.spec ?? {}),
   validateUpdate: (pdb) => validateSpec(pdb.spec ?? {}),
-  validateStatusUpdate: (pdb) => validateStatus(pdb),
   table: {
     columns: [
       NAME_COLUMN,

@@ -28,18 +28,13 @@ interface SubresourceInfo {
   verbs: string[];
 }
 
+/** The kind's subresource declarations as discovery lists them, in the kind's order. */
 function subresources(def: ResourceDefinition, version: string): SubresourceInfo[] {
-  const out: SubresourceInfo[] = [];
-  const sub = def.subresources ?? {};
-  if (sub.binding) out.push({ name: "binding", kind: { group: "", version: "v1", kind: "Binding" }, verbs: ["create"] });
-  if (sub.scale) out.push({ name: "scale", kind: { group: "autoscaling", version: "v1", kind: "Scale" }, verbs: ["get", "patch", "update"] });
-  if (sub.exec) out.push({ name: "attach", kind: { group: "", version: "v1", kind: "PodAttachOptions" }, verbs: ["create", "get"] });
-  if (sub.ephemeralContainers) out.push({ name: "ephemeralcontainers", kind: { group: def.group, version, kind: def.kind }, verbs: ["get", "patch", "update"] });
-  if (sub.exec) out.push({ name: "exec", kind: { group: "", version: "v1", kind: "PodExecOptions" }, verbs: ["create", "get"] });
-  if (sub.log) out.push({ name: "log", kind: { group: def.group, version, kind: def.kind }, verbs: ["get"] });
-  if (sub.finalize) out.push({ name: "finalize", kind: { group: def.group, version, kind: def.kind }, verbs: ["update"] });
-  if (sub.status) out.push({ name: "status", kind: { group: def.group, version, kind: def.kind }, verbs: ["get", "patch", "update"] });
-  return out;
+  return (def.subresources ?? []).map((s) => ({
+    name: s.name,
+    kind: s.responseKind ?? { group: def.group, version, kind: def.kind },
+    verbs: [...s.verbs],
+  }));
 }
 
 export class Discovery {

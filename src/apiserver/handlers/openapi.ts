@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { ALL_VERBS, type ResourceDefinition } from "../../api/resource.js";
 import { WELL_KNOWN, type Field, type Schema } from "../../api/schema.js";
 import type { ApiRegistry } from "../api-registry.js";
+import { SUBRESOURCE_HANDLERS } from "./subresources/index.js";
 
 type Json = Record<string, unknown>;
 
@@ -199,14 +200,14 @@ function resourcePaths(def: ResourceDefinition, version: string): Json {
   }
   if (verbs.has("delete")) item["delete"] = op("delete", { responses: { "200": ok(ref), "202": ok(ref) } });
   const out: Json = { [base]: collection, [`${base}/{name}`]: item };
-  // Subresources answering the kind itself with get, put and patch.
-  for (const sub of [def.subresources?.status ? "status" : "", def.subresources?.ephemeralContainers ? "ephemeralcontainers" : ""].filter(Boolean)) {
-    out[`${base}/{name}/${sub}`] = {
-      parameters: [PATH("name"), ...nsParams],
-      get: op("get", { responses: { "200": ok(ref) } }),
-      put: op("put", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } }),
-      patch: op("patch", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } }),
-    };
+  // Subresources answering the kind itself (their declarations serve get, update and patch of the parent).
+  for (const sub of def.subresources ?? []) {
+    if (sub.responseKind !== undefined || sub.connect || SUBRESOURCE_HANDLERS[sub.name] !== undefined) continue;
+    const path: Json = { parameters: [PATH("name"), ...nsParams] };
+    if (sub.verbs.includes("get")) path["get"] = op("get", { responses: { "200": ok(ref) } });
+    if (sub.verbs.includes("update")) path["put"] = op("put", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } });
+    if (sub.verbs.includes("patch")) path["patch"] = op("patch", { parameters: WRITE_PARAMS, responses: { "200": ok(ref) } });
+    out[`${base}/{name}/${sub.name}`] = path;
   }
   return out;
 }

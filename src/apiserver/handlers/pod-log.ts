@@ -10,24 +10,11 @@
 import { podContainers } from "../../api/core/pod-containers.js";
 import type { Node, Pod } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, podLogQuery, validatePodLogOptions } from "../../api/core/pod-log-options.js";
-import { ApiError, badRequest, buildStatus, invalid, methodNotSupported } from "../../machinery/index.js";
+import { ApiError, badRequest, buildStatus, invalid } from "../../machinery/index.js";
 import { writeOrWait, type ChunkSink } from "../../machinery/until.js";
-import type { Incoming, Outgoing } from "../http/respond.js";
-import { agentBaseUrl, type NodeAgentClient } from "../node-agents.js";
-import type { RegistryStore } from "../registry/store.js";
-import type { ResourcePath } from "../routing.js";
+import { agentBaseUrl } from "../node-agents.js";
+import type { SubresourceRequest } from "./request.js";
 
-export interface PodLogRequest {
-  req: Incoming;
-  res: Outgoing;
-  path: ResourcePath;
-  query: URLSearchParams;
-  pods: RegistryStore;
-  nodes: RegistryStore | undefined;
-  agents: NodeAgentClient;
-}
-
-const POD_LOG = { group: "", resource: "pods/log" };
 /** How much of an agent's error body becomes the message. */
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -65,9 +52,9 @@ function agentError(status: number, body: string, name: string): ApiError {
   }
 }
 
-export async function handlePodLog(r: PodLogRequest): Promise<void> {
-  const name = r.path.name!;
-  if ((r.req.method ?? "GET").toUpperCase() !== "GET") throw methodNotSupported(POD_LOG, (r.req.method ?? "").toLowerCase());
+/** GET, routed by the pods/log declaration (src/api/subresources/log.ts). */
+export async function handlePodLog(r: SubresourceRequest): Promise<void> {
+  const name = r.name;
   let opts;
   try {
     opts = parsePodLogOptions(r.query);
@@ -78,7 +65,7 @@ export async function handlePodLog(r: PodLogRequest): Promise<void> {
   const errs = validatePodLogOptions(opts);
   if (errs.length > 0) throw invalid({ group: "", kind: "PodLogOptions" }, name, errs);
 
-  const pod = (await r.pods.get(r.path.namespace, name)).object as Pod;
+  const pod = (await r.store.get(r.path.namespace, name)).object as Pod;
   const container = logContainer(pod, opts.container);
   const nodeName = pod.spec?.nodeName ?? "";
   if (nodeName === "" || r.nodes === undefined) {

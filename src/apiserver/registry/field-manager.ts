@@ -125,15 +125,12 @@ function typeContext(o: FieldManagerOptions): TypeContext {
   return { registry: o.schemas, type: o.def.schema };
 }
 
-const STATUS = FieldSet.of([fieldElement("status")]);
-const SPEC = FieldSet.of([fieldElement("spec")]);
-
 /**
  * What the endpoint's strategy resets, so no manager owns it there (upstream's
- * ResetFieldsStrategy): status on the main resource of kinds with a status
- * subresource, spec on /status.
+ * ResetFieldsStrategy), as the subresource declarations say: e.g. status on
+ * the main resource of kinds with a status subresource, spec on /status.
  */
 function resetFields(def: ResourceDefinition, subresource: string | undefined): FieldSet | undefined {
-  if (!def.subresources?.status) return undefined;
-  return subresource === "status" ? SPEC : subresource === undefined ? STATUS : undefined;
+  const fields = (def.subresources ?? []).flatMap((s) => (subresource === undefined ? s.resetFields?.main : s.name === subresource ? s.resetFields?.here : undefined) ?? []);
+  return fields.length === 0 ? undefined : FieldSet.of(...fields.map((f) => [fieldElement(f)]));
 }

@@ -53,6 +53,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validat
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
 import { jsonEqual } from "../../machinery/apply/index.js";
+import type { Subresource } from "../../api/resource.js";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -348,7 +349,8 @@ export class RegistryStore {
   }
 
   /**
-   * PUT. `subresource: "status"` changes only .status. A stale
+   * PUT, through `subresource` when given (its declaration decides what
+   * moves, src/api/subresources). A stale
    * metadata.resourceVersion is a 409; a missing object is created where the
    * declaration allows create-on-update.
    */
@@ -445,28 +447,11 @@ export class RegistryStore {
     subresource: Subresource | undefined,
     options: RequestOptions,
   ): Promise<ApiObject> {
-    let next: ApiObject;
-    if (subresource === "status") {
-      // Only .status moves (upstream's status strategies reset everything else).
-      next = onlyMoving(current, input, "status");
-      // An apply through /status brings its own managedFields.
-      if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
-    } else if (subresource === "finalize") {
-      // Only .spec.finalizers moves (upstream's namespaces/finalize).
-      next = onlyMoving(current, input, "spec", "finalizers");
-    } else if (subresource === "ephemeralcontainers") {
-      // Only .spec.ephemeralContainers moves (upstream's dropNonEphemeralContainerUpdates).
-      next = onlyMoving(current, input, "spec", "ephemeralContainers");
-    } else if (subresource === "binding") {
-      next = input;
-    } else {
-      next = input;
-      next.metadata ??= {};
-      if (this.def.subresources?.status) {
-        if ("status" in current) next.status = structuredClone(current.status);
-        else delete next.status;
-      }
-    }
+    // Through a subresource, its declaration decides what moves; on the main
+    // resource, each subresource keeps what only it may change.
+    const next = subresource?.prepareUpdate?.(input, current) ?? input;
+    next.metadata ??= {};
+    if (subresource === undefined) for (const s of this.def.subresources ?? []) s.prepareMainUpdate?.(next, current);
     const meta = next.metadata;
     const old = current.metadata;
     if (meta.uid !== undefined && meta.uid !== "" && meta.uid !== old.uid) {
@@ -484,20 +469,14 @@ export class RegistryStore {
     if (this.def.namespaced) meta.namespace = old.namespace;
     this.#defaults(next, ctx);
     omitEmptyMetadata(meta);
-    await this.#admit("UPDATE", next, current, subresource, options);
+    await this.#admit("UPDATE", next, current, subresource?.name, options);
     this.def.prepareForUpdate?.(next, current, ctx);
     meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
     const managed = options.manageFields?.(current, next, ctx.now) ?? next;
-    const kindErrors =
-      subresource === "binding"
-        ? []
-        : subresource === "status" && this.def.validateStatusUpdate !== undefined
-          ? this.def.validateStatusUpdate(managed, current, ctx)
-          : subresource === "ephemeralcontainers"
-            ? (this.def.subresources?.ephemeralContainers?.(managed, current) ?? [])
-            : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
+    // A subresource's own rule replaces the kind's update rule.
+    const kindErrors = subresource?.validate !== undefined ? subresource.validate(managed, current, ctx) : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
     this.#validate(managed, [...validateObjectMetaUpdate(this.def, managed, current), ...kindErrors]);
-    await this.#admissionValidate("UPDATE", managed, current, subresource, options);
+    await this.#admissionValidate("UPDATE", managed, current, subresource?.name, options);
     return managed;
   }
 
@@ -724,26 +703,6 @@ export class RegistryStore {
     }
   }
 }
-
-/** A copy of `current` with the field at `path` as `input` has it, or without it when `input` has none. */
-function onlyMoving(current: ApiObject, input: ApiObject, ...path: [string, ...string[]]): ApiObject {
-  const next = structuredClone(current) as Record<string, unknown>;
-  let to = next;
-  let from = input as Record<string, unknown> | undefined;
-  for (const key of path.slice(0, -1)) {
-    to = (to[key] ??= {}) as Record<string, unknown>;
-    from = from?.[key] as Record<string, unknown> | undefined;
-  }
-  const last = path[path.length - 1]!;
-  if (from?.[last] !== undefined) to[last] = from[last];
-  else delete to[last];
-  return next as ApiObject;
-}
-
-/** Subresources whose updates change one part of the object only. */
-/** binding: the object comes from the binder (pods/binding), which did its own checks; the update rules do not apply. */
-/** ephemeralcontainers: only .spec.ephemeralContainers moves (pods). */
-export type Subresource = "status" | "finalize" | "binding" | "ephemeralcontainers";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;

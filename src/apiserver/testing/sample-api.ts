@@ -3,10 +3,11 @@
 // samples.orch.io) with a status subresource, a finalizer-friendly shape,
 // a field selector and a table. The real built-in types live in src/api/.
 
-import type { ApiGroupModule, ResourceDefinition } from "../../api/resource.js";
+import type { ApiGroupModule, ResourceDefinition, Subresource } from "../../api/resource.js";
 import { defineResource } from "../../api/resource.js";
 import { f, s, type } from "../../api/schema.js";
 import { registerMetaSchemas } from "../../api/meta/schemas.js";
+import { finalize, scale, status } from "../../api/subresources/index.js";
 import { field, type ApiObject } from "../../machinery/index.js";
 
 interface Widget extends ApiObject {
@@ -52,7 +53,7 @@ export const sampleApi: ApiGroupModule = {
         shortNames: ["ns"],
         schema: "io.orch.samples.v1.Namespace",
         nameRule: "label",
-        subresources: { finalize: true },
+        subresources: [finalize()],
         pendingFinalizers: (ns) => ((ns as { spec?: { finalizers?: string[] } }).spec?.finalizers ?? []),
         prepareForDelete: (ns) => {
           (ns as { status?: unknown }).status = { phase: "Terminating" };
@@ -71,17 +72,17 @@ export const sampleApi: ApiGroupModule = {
         shortNames: ["wd"],
         categories: ["all"],
         schema: "io.orch.samples.v1.Widget",
-        subresources: {
-          status: true,
-          scale: {
+        subresources: [
+          scale({
             specReplicas: (w) => w.spec?.size ?? 0,
             setSpecReplicas: (w, n) => {
               w.spec = { ...w.spec, size: n };
             },
             statusReplicas: (w) => Number((w.status as { size?: number } | undefined)?.size ?? 0),
             selector: (w) => `widget=${w.metadata.name}`,
-          },
-        },
+          }),
+          status(),
+        ],
         validate: (w) => ((w.spec?.size ?? 0) < 0 ? [field.invalid("spec.size", w.spec?.size, "must be greater than or equal to 0")] : []),
         fieldSelectors: { "spec.color": (w) => w.spec?.color ?? "" },
         table: {
@@ -96,3 +97,15 @@ export const sampleApi: ApiGroupModule = {
     ];
   },
 };
+
+/**
+ * The sample API with `widgetSubresources` listed after the widgets' own, as
+ * the kind's declaration would list them (tests of subresource declarations).
+ */
+export function sampleApiWith(extra: { widgetSubresources: readonly Subresource[] }): ApiGroupModule {
+  return {
+    registerSchemas: (registry) => sampleApi.registerSchemas(registry),
+    resources: (naming) =>
+      sampleApi.resources(naming).map((d) => (d.resource === "widgets" ? { ...d, subresources: [...(d.subresources ?? []), ...extra.widgetSubresources] } : d)),
+  };
+}

@@ -1,0 +1,34 @@
+// HTTP/1.1 Upgrade requests (kubectl exec and attach: WebSocket, or its SPDY
+// fallback) go to the connect subresource the path names, found through its
+// declaration; any other upgrade is a 400, as upstream.
+
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { findSubresource } from "../../../api/resource.js";
+import { badRequest } from "../../../machinery/index.js";
+import type { RegistryStore } from "../../registry/store.js";
+import type { ParsedPath } from "../../routing.js";
+import type { HandlerDeps } from "../request.js";
+import { subresourceVerb, UPGRADE_HANDLERS } from "./index.js";
+
+export interface UpgradeOptions extends HandlerDeps {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+  path: ParsedPath;
+  query: URLSearchParams;
+  /** The store of the resource the path names, if it is served. */
+  store: RegistryStore | undefined;
+}
+
+/** Serves the upgrade, or throws an ApiError (before anything is proxied) for the caller to answer on the socket. */
+export async function handleUpgrade(o: UpgradeOptions): Promise<void> {
+  const { path, store } = o;
+  const found = path.kind === "resource" && path.name !== undefined && path.subresource !== undefined && store !== undefined ? findSubresource(store.def, path.subresource) : undefined;
+  const serve = found?.connect ? UPGRADE_HANDLERS[found.name] : undefined;
+  if (path.kind !== "resource" || store === undefined || found === undefined || serve === undefined) {
+    throw badRequest(`${o.req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
+  }
+  subresourceVerb(store.def, found, o.req.method ?? "GET");
+  await serve({ ...o, path, store, name: path.name!, subresource: found });
+}
