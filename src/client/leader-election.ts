@@ -10,6 +10,7 @@ import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/i
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";
 import type { ResourceRef, RestClient } from "./rest.js";
+import { sleep } from "../machinery/until.js";
 
 export interface LeaseSpec {
   holderIdentity?: string | null;
@@ -251,15 +252,3 @@ function jitter(ms: number): number {
   return Math.round(ms * (1 + Math.random() * 0.2));
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -42,10 +42,6 @@ export async function deleteIfExists(client: RestClient, ref: ResourceRef, optio
   }
 }
 
-export function isPodFinished(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
-
 /** The pod's Ready condition is True (upstream's IsPodReady). */
 export function isPodReady(pod: Pod): boolean {
   return (pod.status?.conditions ?? []).some((c) => c?.type === "Ready" && c.status === "True");

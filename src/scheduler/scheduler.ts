@@ -22,6 +22,7 @@ import { Nominator } from "./nominator.js";
 import { defaultPlugins } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
 import { SchedulingQueue, type Clock, type QueuedPodInfo } from "./queue/scheduling-queue.js";
+import { isPodTerminal } from "../api/core/pod-phase.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
@@ -158,7 +159,7 @@ export class Scheduler {
   onPod(old: Pod | undefined, pod: Pod): void {
     const key = keyOf(pod);
     if (pod.spec?.nodeName) {
-      if (isTerminal(pod)) {
+      if (isPodTerminal(pod)) {
         if (this.cache.nodeOf(key) !== undefined) {
           this.cache.removePod(key);
           this.queue.moveOnEvent("AssignedPodDelete");
@@ -201,7 +202,7 @@ export class Scheduler {
   }
 
   #responsibleFor(pod: Pod): boolean {
-    return (pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME) === this.#name && !isTerminal(pod) && !pod.metadata.deletionTimestamp;
+    return (pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME) === this.#name && !isPodTerminal(pod) && !pod.metadata.deletionTimestamp;
   }
 
   // ---- one scheduling cycle ----
@@ -435,9 +436,6 @@ function asPod(pod: Pod): Pod {
   return pod.kind ? pod : { ...pod, apiVersion: "v1", kind: "Pod" };
 }
 
-function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
 
 /** Index of the highest score; ties broken at random (reservoir sampling, as upstream's selectHost). */
 export function selectHighest(scores: readonly number[]): number {

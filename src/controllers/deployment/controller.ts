@@ -54,6 +54,7 @@ import {
   revisionOf,
   specReplicas,
 } from "./replica-sets.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 export interface DeploymentControllerOptions {
   /** Deployments synced in parallel (upstream --concurrent-deployment-syncs, default 5). */
@@ -325,7 +326,7 @@ export class DeploymentController {
 
   #oldPodsRunning(newRS: ReplicaSet | undefined, old: ReplicaSet[]): boolean {
     if (actualReplicas(old) > 0) return true;
-    const running = (p: Pod) => p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded";
+    const running = (p: Pod) => !isPodTerminal(p);
     return old.some((rs) => rs.metadata.uid !== newRS?.metadata.uid && this.#pods.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!).some(running));
   }
 

@@ -6,6 +6,7 @@ import { WorkQueue, runWorkers, type PropagationPolicy, type ResourceRef } from 
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";
 import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OwnerGraph, type GraphNode, type GraphWork } from "./graph.js";
+import { sleep } from "../../machinery/until.js";
 
 export interface GarbageCollectorOptions {
   /** Parallel deletions (upstream --concurrent-gc-syncs defaults to 20). */
@@ -242,15 +243,3 @@ export class GarbageCollector {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -11,7 +11,8 @@ import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
+import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodReady, setCondition } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
 import { EventRecorder } from "../events.js";
@@ -152,8 +153,8 @@ export class JobController {
     const tracked = await this.#track(job, status, pods);
     job = tracked.job;
 
-    const active = pods.filter((p) => !isPodFinished(p) && !p.metadata.deletionTimestamp);
-    const terminating = pods.filter((p) => !isPodFinished(p) && p.metadata.deletionTimestamp).length;
+    const active = pods.filter((p) => !isPodTerminal(p) && !p.metadata.deletionTimestamp);
+    const terminating = pods.filter((p) => !isPodTerminal(p) && p.metadata.deletionTimestamp).length;
     const completions = spec.completions ?? undefined;
     const parallelism = spec.parallelism ?? 1;
     const succeeded = status.succeeded ?? 0;
@@ -302,7 +303,7 @@ export class JobController {
     for (const pod of pods) {
       const uid = pod.metadata.uid!;
       // A pod being deleted will not succeed any more: upstream counts it as failed at once.
-      const done = isPodFinished(pod) || pod.metadata.deletionTimestamp != null;
+      const done = isPodTerminal(pod) || pod.metadata.deletionTimestamp != null;
       if (!done || !(pod.metadata.finalizers ?? []).includes(this.#tracking) || known.has(uid)) continue;
       (pod.status?.phase === "Succeeded" ? uncounted.succeeded : uncounted.failed).push(uid);
       known.add(uid);

@@ -11,7 +11,8 @@ import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
+import { NODES, PODS, getIfExists, isPodReady, leasesRef } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 import { EventRecorder } from "../events.js";
 import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
@@ -145,7 +146,7 @@ export class NodeLifecycleController {
   async #markPodsNotReady(nodeName: string, now: number): Promise<void> {
     const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).byIndex(POD_NODE_NAME_INDEX, nodeName);
     for (const pod of pods) {
-      if (isPodFinished(pod)) continue;
+      if (isPodTerminal(pod)) continue;
       const conditions = [...(pod.status?.conditions ?? [])];
       const i = conditions.findIndex((c) => c?.type === "Ready");
       if (i < 0 || conditions[i]!.status !== "True") continue;

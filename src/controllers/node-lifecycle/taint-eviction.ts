@@ -8,7 +8,8 @@ import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/ind
 import type { Node, Pod, Taint } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, isPodFinished } from "../resources.js";
+import { NODES, PODS } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { tolerationWindowMs } from "./taints.js";
 import { EventRecorder } from "../events.js";
 import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
@@ -54,7 +55,7 @@ export class TaintEvictionController {
   async sync(key: string): Promise<ProcessResult | void> {
     const { informers } = this.#ctx;
     const pod = informers.informerFor<Pod>({ resource: PODS }).get(key);
-    if (pod === undefined || pod.metadata.deletionTimestamp || isPodFinished(pod) || !pod.spec?.nodeName) return;
+    if (pod === undefined || pod.metadata.deletionTimestamp || isPodTerminal(pod) || !pod.spec?.nodeName) return;
     const node = informers.informerFor<Node>({ resource: NODES }).get(pod.spec.nodeName);
     const taints = (node?.spec?.taints ?? []).filter((t) => t.effect === "NoExecute");
     if (taints.length === 0) return;

@@ -34,6 +34,7 @@ import {
   type Pod,
   type PodTemplate,
 } from "../workload/index.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 /** The pod label naming the revision a pod was made from (upstream's StatefulSetRevisionLabel). */
 export const REVISION_LABEL = "controller-revision-hash";
@@ -139,7 +140,7 @@ export class StatefulSetController {
 
     for (let i = 0; i < replicaCount; i++) {
       const pod = replicas[i];
-      if (pod !== undefined && !isPodTerminating(pod) && (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")) {
+      if (pod !== undefined && !isPodTerminating(pod) && isPodTerminal(pod)) {
         // A finished pod is replaced: delete it now, recreate it once it is gone.
         await this.#deletePod(pod);
         if (monotonic) return;

@@ -7,6 +7,7 @@ import { parseTimestamp, type ApiObject, type ObjectMeta } from "../../machinery
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import { controllerRef } from "./resources.js";
 import { isPodReady } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 export type { Pod };
 
@@ -17,8 +18,7 @@ export interface PodTemplate {
 
 /** Not finished and not being deleted (upstream's IsPodActive). */
 export function isPodActive(pod: Pod): boolean {
-  const phase = pod.status?.phase;
-  return phase !== "Succeeded" && phase !== "Failed" && !pod.metadata.deletionTimestamp;
+  return !isPodTerminal(pod) && !pod.metadata.deletionTimestamp;
 }
 
 export function isPodTerminating(pod: Pod): boolean {
