@@ -17,6 +17,11 @@ export function untilOr(signal: AbortSignal | undefined, start: (done: () => voi
   });
 }
 
+/** Resolves when the signal fires (at once if it has): a component's "run until stopped". */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return untilOr(signal, () => {});
+}
+
 /**
  * Resolves after `ms`, or at once when `signal` fires (or has fired): a retry
  * loop's pause that does not hold up shutdown. The timer is cleared on abort.

@@ -11,6 +11,7 @@ import type { Node } from "../../api/core/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
   CONTROLLERREVISIONS,
   DAEMONSETS,
@@ -24,7 +25,6 @@ import {
   msUntilAvailable,
   podFromTemplate,
   ownerRevisions,
-  runLoop,
   scaled,
   selectorOf,
   slowStartBatch,
@@ -98,7 +98,7 @@ export class DaemonSetController {
     const everyone = () => this.#sets.list().forEach((ds) => this.queue.add(keyOf(ds)));
     const placementOf = (n: Node) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? [], n.spec?.unschedulable ?? false]);
     this.#nodes.addEventHandler({ onAdd: everyone, onDelete: everyone, onUpdate: (old, n) => placementOf(old) !== placementOf(n) && everyone() });
-    await runLoop(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
   }
 
   /** One pass over one DaemonSet ("namespace/name"). */

@@ -12,6 +12,7 @@ import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type Proces
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
   DEPLOYMENTS,
   PODS,
@@ -23,7 +24,6 @@ import {
   findCondition,
   newCondition,
   removeCondition,
-  runLoop,
   selectorOf,
   setCondition,
   writeStatus,
@@ -129,7 +129,7 @@ export class DeploymentController {
         if (key !== undefined && this.#deployments.get(key)?.spec?.strategy?.type === "Recreate") this.queue.add(key);
       },
     });
-    await runLoop(this.#ctx, { name: "deployment-controller", queue: this.queue, workers: this.#workers, informers: [this.#deployments, this.#sets, this.#pods], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "deployment-controller", queue: this.queue, workers: this.#workers, informers: [this.#deployments, this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 
   /** One pass over one Deployment ("namespace/name"). */

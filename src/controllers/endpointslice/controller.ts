@@ -7,7 +7,8 @@ import { WorkQueue, splitKey, type ResourceRef, type RestClient } from "../../cl
 import type { Node, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import type { Naming } from "../../api/naming.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { NODES, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 
@@ -44,7 +45,7 @@ export class EndpointSliceController {
     const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
     informers.informerFor<Node>({ resource: NODES });
-    await runQueue(this.#ctx, this.#queue, { controller: "endpointslice-controller", workers: 5, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "endpointslice-controller", queue: this.#queue, workers: 5, process: (key) => this.sync(key) });
   }
 
   /** Brings the slices of one service (namespace/name) in line; exported for tests. */

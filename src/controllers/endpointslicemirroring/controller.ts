@@ -9,7 +9,8 @@
 import { WorkQueue, splitKey } from "../../client/index.js";
 import type { Endpoints, Service } from "../../api/core/types.js";
 import type { EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { ENDPOINTS, SERVICES, controllerRef, endpointSlicesRef } from "../resources.js";
 import { hasSelector } from "../service-backends.js";
 import { endpointSliceLabels, reconcileSlices } from "../endpointslice/controller.js";
@@ -44,7 +45,7 @@ export class EndpointSliceMirroringController {
         onDelete: (o) => this.#queue.add(keyOf(o)),
       });
     }
-    await runQueue(this.#ctx, this.#queue, { controller: "endpointslice-mirroring-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "endpointslice-mirroring-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Mirrors the Endpoints of one service (namespace/name); exported for tests. */

@@ -2,9 +2,10 @@
 // objects whose owners are gone are deleted, `foregroundDeletion` owners wait for their blocking
 // dependents, `orphan` owners first let go of theirs. Owners are checked live before any delete.
 
-import { WorkQueue, runWorkers, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
+import { WorkQueue, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OwnerGraph, type GraphNode, type GraphWork } from "./graph.js";
 import { sleep } from "../../machinery/until.js";
 
@@ -39,8 +40,6 @@ export class GarbageCollector {
   constructor(context: ControllerContext, options: GarbageCollectorOptions = {}) {
     this.#ctx = context;
     this.#options = options;
-    this.#toDelete.instrument(context.metrics);
-    this.#toOrphan.instrument(context.metrics);
   }
 
   /** The owner graph (for tests and status pages). */
@@ -59,24 +58,21 @@ export class GarbageCollector {
         await sleep(1000, signal);
       }
     }
-    if (!(await this.#ctx.informers.waitForSync(signal))) return;
-    const log = (what: string) => (uid: string, err: unknown) => this.#ctx.log(`garbage-collector: ${what} ${this.#describe(uid)}: ${errorMessage(err)} (will retry)`);
-    const workers = Promise.all([
-      runWorkers(this.#toDelete, { workers: this.#options.workers ?? 10, process: (uid) => this.attemptToDelete(uid), onError: log("deleting") }),
-      runWorkers(this.#toOrphan, { workers: 2, process: (uid) => this.attemptToOrphan(uid), onError: log("orphaning dependents of") }),
-    ]);
-    const rediscover = (async () => {
+    const name = "garbage-collector";
+    const rediscover = async () => {
+      if (!(await this.#ctx.informers.waitForSync(signal))) return;
       const every = this.#options.rediscoverEveryMs ?? 30_000;
       while (!signal.aborted) {
         await sleep(every, signal);
         if (signal.aborted) break;
         await this.#syncMonitors().catch((err: unknown) => this.#ctx.log(`garbage-collector: discovery failed: ${errorMessage(err)}`));
       }
-    })();
-    await untilAborted(signal);
-    this.#toDelete.shutDown();
-    this.#toOrphan.shutDown();
-    await Promise.all([workers, rediscover]);
+    };
+    await Promise.all([
+      runQueue(this.#ctx, { name, queue: this.#toDelete, workers: this.#options.workers ?? 10, describe: (uid) => `deleting ${this.#describe(uid)}`, process: (uid) => this.attemptToDelete(uid) }),
+      runQueue(this.#ctx, { name, queue: this.#toOrphan, workers: 2, describe: (uid) => `orphaning dependents of ${this.#describe(uid)}`, process: (uid) => this.attemptToOrphan(uid) }),
+      rediscover(),
+    ]);
   }
 
   /** A metadata-only informer per resource that can be listed, watched and deleted; new resources join later. */

@@ -9,7 +9,8 @@ import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/ind
 import type { Naming } from "../../api/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
 import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodReady, setCondition } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
@@ -84,7 +85,7 @@ export class JobController {
       if (owner?.kind === "Job") this.#queue.add(`${pod.metadata.namespace}/${owner.name}`);
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
-    await runQueue(this.#ctx, this.#queue, { controller: "job-controller", workers: this.#options.workers, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "job-controller", queue: this.#queue, workers: this.#options.workers, process: (key) => this.sync(key) });
   }
 
   /** One pass over one Job (namespace/name); exported for tests. */

@@ -9,7 +9,8 @@ import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
 import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS, getIfExists, isPodReady, leasesRef } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
@@ -88,7 +89,7 @@ export class NodeLifecycleController {
     informers.informerFor<Pod>({ resource: PODS }).addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
     const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
     leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
-    await runQueue(this.#ctx, this.#queue, { controller: "node-lifecycle-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "node-lifecycle-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Checks one node's health and taints; returns when to look again (when its grace period runs out). */

@@ -6,7 +6,8 @@
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
 import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Node, Pod, Taint } from "../../api/core/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
@@ -48,7 +49,7 @@ export class TaintEvictionController {
       if (pod.spec?.nodeName) this.#queue.add(keyOf(pod));
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
-    await runQueue(this.#ctx, this.#queue, { controller: "taint-eviction-controller", workers: 4, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "taint-eviction-controller", queue: this.#queue, workers: 4, process: (key) => this.sync(key) });
   }
 
   /** Evicts the pod if its time on a NoExecute-tainted node is up; otherwise says when to look again. */

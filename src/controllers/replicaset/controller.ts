@@ -11,6 +11,7 @@ import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type Proces
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
   Expectations,
   PODS,
@@ -26,7 +27,6 @@ import {
   podFromTemplate,
   rankPodsForDeletion,
   removeCondition,
-  runLoop,
   selectorOf,
   setCondition,
   slowStartBatch,
@@ -80,7 +80,7 @@ export class ReplicaSetController {
       expectations: this.expectations,
       minReadySecondsOf: (rs) => rs.spec?.minReadySeconds ?? 0,
     });
-    await runLoop(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 
   /** One pass over one ReplicaSet ("namespace/name"). */

@@ -11,6 +11,7 @@ import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
   CONTROLLERREVISIONS,
   Expectations,
@@ -23,7 +24,6 @@ import {
   msUntilAvailable,
   podFromTemplate,
   ownerRevisions,
-  runLoop,
   selectorOf,
   templateOf,
   truncateHistory,
@@ -88,7 +88,7 @@ export class StatefulSetController {
       expectations: new Expectations(),
       minReadySecondsOf: (s) => s.spec?.minReadySeconds ?? 0,
     });
-    await runLoop(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
   }
 
   /** One pass over one StatefulSet ("namespace/name"). */
