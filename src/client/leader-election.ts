@@ -5,12 +5,13 @@
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import { namingFor, type Naming } from "../api/naming.js";
+import type { Naming } from "../api/naming.js";
 import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";
 import type { ResourceRef, RestClient } from "./rest.js";
 import { sleep } from "../machinery/until.js";
+import { leaseResource } from "../api/resource-refs.js";
 
 export interface LeaseSpec {
   holderIdentity?: string | null;
@@ -49,9 +50,7 @@ export interface LeaderElectionOptions {
   metrics?: MetricsRegistry;
 }
 
-export function leaseResource(naming: Naming = namingFor()): ResourceRef {
-  return { group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true };
-}
+export { leaseResource };
 
 export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;

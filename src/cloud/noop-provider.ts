@@ -6,6 +6,7 @@
 import { WorkQueue } from "../client/index.js";
 import type { ControllerDescriptor } from "../controllers/controller.js";
 import { runQueue } from "../controllers/run-queue.js";
+import { NODES } from "../api/resource-refs.js";
 
 export interface CloudProvider {
   readonly name: string;
@@ -26,7 +27,7 @@ export function cloudNodeController(provider: CloudProvider): ControllerDescript
     enabledByDefault: true,
     async run(context) {
       const queue = new WorkQueue({ name: "cloud_node" });
-      const nodes = context.informers.informerFor({ resource: { group: "", version: "v1", resource: "nodes", namespaced: false } });
+      const nodes = context.informers.informerFor({ resource: NODES });
       nodes.addEventHandler({ onAdd: (n) => queue.add(n.metadata.name ?? ""), onUpdate: (_o, n) => queue.add(n.metadata.name ?? "") });
       await runQueue(context, {
         name: "cloud-node-controller",

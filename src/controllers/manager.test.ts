@@ -15,10 +15,8 @@ import { RestClient, leaseResource, loadKubeconfig, type Lease, type ResourceRef
 import { isApiError, type ApiObject } from "../machinery/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "./manager.js";
 import { eventually } from "./testing.js";
+import { CONFIGMAPS, NAMESPACES, SECRETS } from "../api/resource-refs.js";
 
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
-const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
-const SECRETS: ResourceRef = { group: "", version: "v1", resource: "secrets", namespaced: true };
 
 test("--controllers: '*', names, aliases, '-name', unknown names", () => {
   const names = (list: string[]) => selectControllers(list).map((c) => c.name);

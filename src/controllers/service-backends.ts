@@ -6,8 +6,9 @@
 import type { Pod, Service, ServicePort } from "../api/core/types.js";
 import { NAMESPACE_INDEX, keyOf, type InformerFactory, type WorkQueue } from "../client/index.js";
 import { selectorFromSet } from "../machinery/index.js";
-import { PODS, SERVICES, isPodReady } from "./resources.js";
+import { isPodReady } from "./resources.js";
 import { isPodTerminal } from "../api/core/pod-phase.js";
+import { PODS, SERVICES } from "../api/resource-refs.js";
 
 export interface ResolvedPort {
   name: string;

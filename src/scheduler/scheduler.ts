@@ -8,7 +8,7 @@
 import type { Naming } from "../api/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
-import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
+import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type RestClient } from "../client/index.js";
 import { formatTimestamp } from "../machinery/index.js";
 import { SchedulerCache } from "./cache/cache.js";
 import { Diagnosis, fitErrorMessage, NO_NODES_AVAILABLE } from "./framework/fit-error.js";
@@ -23,11 +23,9 @@ import { defaultPlugins } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
 import { SchedulingQueue, type Clock, type QueuedPodInfo } from "./queue/scheduling-queue.js";
 import { isPodTerminal } from "../api/core/pod-phase.js";
+import { NODES, PODDISRUPTIONBUDGETS, PODS } from "../api/resource-refs.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
-const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
-const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
-const PDBS: ResourceRef = { group: "policy", version: "v1", resource: "poddisruptionbudgets", namespaced: true };
 /** Upstream's minFeasibleNodesToFind, minFeasibleNodesPercentageToFind and basePercentageOfNodesToScore. */
 const MIN_FEASIBLE_NODES = 100;
 const MIN_FEASIBLE_PERCENT = 5;
@@ -111,7 +109,7 @@ export class Scheduler {
     const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
-    this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PDBS });
+    this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PODDISRUPTIONBUDGETS });
     nodes.addEventHandler({
       onAdd: (n) => this.onNode(n),
       onUpdate: (_o, n) => this.onNode(n),

@@ -10,9 +10,10 @@ import type { CronJob, CronJobStatus, Job } from "../../api/batch/types.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { CRONJOBS, JOBS, controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
+import { controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
 import { EventRecorder } from "../events.js";
+import { CRONJOBS, JOBS } from "../../api/resource-refs.js";
 
 export const cronJobController: ControllerDescriptor = {
   name: "cronjob-controller",

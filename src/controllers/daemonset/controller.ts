@@ -13,11 +13,7 @@ import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import {
-  CONTROLLERREVISIONS,
-  DAEMONSETS,
   Expectations,
-  NODES,
-  PODS,
   claimObjects,
   isPodAvailable,
   isPodReady,
@@ -36,6 +32,7 @@ import {
   type Pod,
 } from "../workload/index.js";
 import { daemonPodTolerations, nodeNameOf, pinToNode, shouldRunOn } from "./node-eligibility.js";
+import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS } from "../../api/resource-refs.js";
 
 /** The label carrying the template hash on revisions and pods (upstream's DefaultDaemonSetUniqueLabelKey). */
 export const HASH_LABEL = "controller-revision-hash";

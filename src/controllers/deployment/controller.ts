@@ -14,9 +14,6 @@ import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import {
-  DEPLOYMENTS,
-  PODS,
-  REPLICASETS,
   claimObjects,
   computeHash,
   controllerOf,
@@ -55,6 +52,7 @@ import {
   specReplicas,
 } from "./replica-sets.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { DEPLOYMENTS, PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 export interface DeploymentControllerOptions {
   /** Deployments synced in parallel (upstream --concurrent-deployment-syncs, default 5). */
@@ -232,7 +230,7 @@ export class DeploymentController {
     const fresh: ReplicaSet = {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
-      metadata: { name: `${d.metadata.name}-${hash}`, namespace: d.metadata.namespace!, labels: { ...template.metadata.labels }, ownerReferences: [controllerRef(d)] },
+      metadata: { name: `${d.metadata.name}-${hash}`, namespace: d.metadata.namespace!, labels: { ...template.metadata.labels }, ownerReferences: [controllerRef(d, "apps/v1")] },
       spec: { replicas: 0, minReadySeconds: d.spec?.minReadySeconds ?? 0, selector, template },
     };
     fresh.spec!.replicas = newReplicaSetReplicas(d, [...old, fresh], fresh);

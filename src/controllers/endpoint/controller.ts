@@ -6,8 +6,9 @@ import { WorkQueue, splitKey } from "../../client/index.js";
 import type { EndpointAddress, EndpointSubset, Endpoints, Service } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
-import { ENDPOINTS, SERVICES, deleteIfExists, getIfExists } from "../resources.js";
+import { deleteIfExists, getIfExists } from "../resources.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { ENDPOINTS, SERVICES } from "../../api/resource-refs.js";
 
 export const endpointsController: ControllerDescriptor = {
   name: "endpoints-controller",

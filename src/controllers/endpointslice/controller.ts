@@ -9,8 +9,9 @@ import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/
 import type { Naming } from "../../api/naming.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
-import { NODES, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
+import { controllerRef, deleteIfExists } from "../resources.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { NODES, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
 export const endpointSliceController: ControllerDescriptor = {
   name: "endpointslice-controller",
@@ -52,7 +53,7 @@ export class EndpointSliceController {
   async sync(key: string): Promise<void> {
     const { informers, client, naming } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    const ref = endpointSlicesRef(naming);
+    const ref = endpointSliceResource(naming);
     const existing = (await client.list<EndpointSlice>(ref, { namespace: namespace!, labelSelector: { [this.#labels.serviceName]: name, [this.#labels.managedBy]: this.#labels.controllerName } })).items;
     const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
     if (service === undefined || !hasSelector(service)) {
@@ -112,7 +113,7 @@ export class EndpointSliceController {
   }
 
   async #delete(slice: EndpointSlice): Promise<void> {
-    await deleteIfExists(this.#ctx.client, endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
+    await deleteIfExists(this.#ctx.client, endpointSliceResource(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
   }
 }
 

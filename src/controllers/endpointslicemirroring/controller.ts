@@ -11,9 +11,10 @@ import type { Endpoints, Service } from "../../api/core/types.js";
 import type { EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
-import { ENDPOINTS, SERVICES, controllerRef, endpointSlicesRef } from "../resources.js";
+import { controllerRef } from "../resources.js";
 import { hasSelector } from "../service-backends.js";
 import { endpointSliceLabels, reconcileSlices } from "../endpointslice/controller.js";
+import { ENDPOINTS, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
 export const endpointSliceMirroringController: ControllerDescriptor = {
   name: "endpointslice-mirroring-controller",
@@ -52,7 +53,7 @@ export class EndpointSliceMirroringController {
   async sync(key: string): Promise<void> {
     const { informers, client, naming } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    const ref = endpointSlicesRef(naming);
+    const ref = endpointSliceResource(naming);
     const existing = (await client.list<EndpointSlice>(ref, { namespace: namespace!, labelSelector: { [this.#labels.serviceName]: name, [this.#labels.managedBy]: this.#managedBy } })).items;
     const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
     const endpoints = informers.informerFor<Endpoints>({ resource: ENDPOINTS }).get(key);

@@ -12,11 +12,12 @@ import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodReady, setCondition } from "../resources.js";
+import { controllerOf, controllerRef, deleteIfExists, getIfExists, isPodReady, setCondition } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
 import { EventRecorder } from "../events.js";
+import { JOBS, PODS } from "../../api/resource-refs.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
 export const completionIndexKey = (naming: Naming) => `batch.${naming.keyDomain}/job-completion-index`;

@@ -10,8 +10,8 @@ import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ResourceRef } from "../../client/index.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
 import { NamespaceController } from "./controller.js";
+import { NAMESPACES } from "../../api/resource-refs.js";
 
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
 
 interface Namespace extends ApiObject {

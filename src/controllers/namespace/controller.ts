@@ -6,11 +6,10 @@ import { formatTimestamp, isApiError, type ApiObject } from "../../machinery/ind
 import { WorkQueue, type DiscoveredResource, type ProcessResult, type ResourceRef } from "../../client/index.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
+import { NAMESPACES } from "../../api/resource-refs.js";
 
 /** upstream's FinalizerKubernetes: the hold this controller owns on a namespace. */
 export const NAMESPACE_FINALIZER = "kubernetes";
-
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 
 interface NamespaceCondition {
   type: string;

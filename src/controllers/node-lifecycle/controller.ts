@@ -12,11 +12,12 @@ import type { Naming } from "../../api/naming.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, getIfExists, isPodReady, leasesRef } from "../resources.js";
+import { getIfExists, isPodReady } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 import { EventRecorder } from "../events.js";
 import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
+import { NODES, PODS, leaseResource } from "../../api/resource-refs.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: "node-lifecycle-controller",
@@ -70,7 +71,7 @@ export class NodeLifecycleController {
   async run(): Promise<void> {
     const { informers, naming } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
-    const leases = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace });
+    const leases = informers.informerFor<Lease>({ resource: leaseResource(naming), namespace: naming.nodeLeaseNamespace });
     nodes.addEventHandler({
       onAdd: (n) => this.#queue.add(keyOf(n)),
       onUpdate: (_o, n) => this.#queue.add(keyOf(n)),
@@ -98,7 +99,7 @@ export class NodeLifecycleController {
     let node = await getIfExists<Node>(client, NODES, { name });
     if (node === undefined) return;
     const now = nowMs(this.#ctx);
-    const lease = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
+    const lease = informers.informerFor<Lease>({ resource: leaseResource(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
     const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
     const signature = `${lease?.spec?.renewTime ?? ""}|${ready?.lastHeartbeatTime ?? ""}`;
     let beat = this.#heartbeats.get(name);

@@ -9,7 +9,7 @@ import type { Node, Pod, Taint } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS } from "../resources.js";
+import { NODES, PODS } from "../../api/resource-refs.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { tolerationWindowMs } from "./taints.js";
 import { EventRecorder } from "../events.js";

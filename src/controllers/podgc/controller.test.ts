@@ -10,7 +10,7 @@ import type { Pod } from "../../api/core/types.js";
 import { isApiError } from "../../machinery/index.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
-import { PODS } from "../resources.js";
+import { PODS } from "../../api/resource-refs.js";
 import { PodGcController } from "./controller.js";
 
 describe("pod garbage collector", () => {

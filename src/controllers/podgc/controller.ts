@@ -7,7 +7,7 @@ import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/ind
 import type { Node, Pod } from "../../api/core/types.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS } from "../resources.js";
+import { NODES, PODS } from "../../api/resource-refs.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 export const podGcController: ControllerDescriptor = {

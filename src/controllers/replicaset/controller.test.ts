@@ -8,9 +8,10 @@ import type { ReplicaSet } from "../../api/apps/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { eventually, metricValue, type TestContext } from "../testing.js";
 import { isApiError } from "../../machinery/index.js";
-import { PODS, REPLICASETS, type Pod } from "../workload/index.js";
+import { type Pod } from "../workload/index.js";
 import { markPodReady, podsOwnedBy, scaleTo, useControllers } from "../workload/testing.js";
 import { ReplicaSetController, replicaFailureConditions } from "./controller.js";
+import { PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 const replicaSet = (name: string, replicas: number, extra: { minReadySeconds?: number } = {}): ReplicaSet => ({
   apiVersion: "apps/v1",

@@ -14,8 +14,6 @@ import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import {
   Expectations,
-  PODS,
-  REPLICASETS,
   claimObjects,
   controllerOf,
   findCondition,
@@ -36,6 +34,7 @@ import {
   type Condition,
   type Pod,
 } from "../workload/index.js";
+import { PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 /** Upstream's BurstReplicas: at most this many creations or deletions per sync. */
 const BURST_REPLICAS = 500;

@@ -7,7 +7,7 @@ import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { isApiError } from "../../machinery/index.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
-import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
+import { NAMESPACES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
 import { ServiceAccountController } from "./controller.js";
 
 describe("serviceaccount controller", () => {

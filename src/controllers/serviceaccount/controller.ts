@@ -7,7 +7,7 @@ import { WorkQueue, keyOf } from "../../client/index.js";
 import type { Namespace, ServiceAccount } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
-import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
+import { NAMESPACES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
 
 export const DEFAULT_SERVICE_ACCOUNT = "default";
 

@@ -13,10 +13,7 @@ import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import {
-  CONTROLLERREVISIONS,
   Expectations,
-  PODS,
-  STATEFULSETS,
   claimObjects,
   isPodAvailable,
   isPodReady,
@@ -35,6 +32,7 @@ import {
   type PodTemplate,
 } from "../workload/index.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { CONTROLLERREVISIONS, PODS, STATEFULSETS } from "../../api/resource-refs.js";
 
 /** The pod label naming the revision a pod was made from (upstream's StatefulSetRevisionLabel). */
 export const REVISION_LABEL = "controller-revision-hash";

@@ -8,7 +8,8 @@ import type { Job } from "../../api/batch/types.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { exponentialBuckets, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, deleteIfExists, getIfExists } from "../resources.js";
+import { deleteIfExists, getIfExists } from "../resources.js";
+import { JOBS } from "../../api/resource-refs.js";
 
 export const ttlAfterFinishedController: ControllerDescriptor = {
   name: "ttl-after-finished-controller",

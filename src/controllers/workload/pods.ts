@@ -61,7 +61,7 @@ export function podFromTemplate(template: PodTemplate | undefined, owner: ApiObj
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
     ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
     ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-    ownerReferences: [controllerRef(owner)],
+    ownerReferences: [controllerRef(owner, "apps/v1")],
   };
   return { apiVersion: "v1", kind: "Pod", metadata, spec: structuredClone((template?.spec ?? {}) as PodSpec) };
 }

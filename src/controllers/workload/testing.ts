@@ -10,7 +10,7 @@ import { isApiError } from "../../machinery/index.js";
 import type { ResourceRef, RestClient } from "../../client/index.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
 import type { Pod } from "./pods.js";
-import { PODS } from "./resources.js";
+import { PODS } from "../../api/resource-refs.js";
 
 /** What the node agent would report for a started pod: phase Running, Ready True (since `readySince`). */
 export async function markPodReady(client: RestClient, pod: Pod, options: { readySince?: Date; ready?: boolean } = {}): Promise<Pod> {
