@@ -25,8 +25,7 @@ import {
   selectorOf,
   slowStartBatch,
   truncateHistory,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type ControllerRevision,
   type Pod,
@@ -82,15 +81,7 @@ export class DaemonSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue, this.expectations);
-    watchOwnedPods<DaemonSet>(this.#pods, {
-      kind: "DaemonSet",
-      owners: this.#sets,
-      selectorOf,
-      queue: this.queue,
-      expectations: this.expectations,
-      minReadySecondsOf: (ds) => ds.spec?.minReadySeconds ?? 0,
-    });
+    watchOwnersAndPods({ kind: "DaemonSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations });
     // A node that comes, goes, or changes what it admits may change every DaemonSet's placement.
     const everyone = () => this.#sets.list().forEach((ds) => this.queue.add(keyOf(ds)));
     const placementOf = (n: Node) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? [], n.spec?.unschedulable ?? false]);

@@ -28,8 +28,7 @@ import {
   selectorOf,
   setCondition,
   slowStartBatch,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type Condition,
   type Pod,
@@ -70,15 +69,7 @@ export class ReplicaSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue, this.expectations);
-    watchOwnedPods<ReplicaSet>(this.#pods, {
-      kind: "ReplicaSet",
-      owners: this.#sets,
-      selectorOf: selectorOf,
-      queue: this.queue,
-      expectations: this.expectations,
-      minReadySecondsOf: (rs) => rs.spec?.minReadySeconds ?? 0,
-    });
+    watchOwnersAndPods({ kind: "ReplicaSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations });
     await runQueue(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 

@@ -24,8 +24,7 @@ import {
   selectorOf,
   templateOf,
   truncateHistory,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type ControllerRevision,
   type Pod,
@@ -76,16 +75,8 @@ export class StatefulSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue);
     // Names are deterministic (a second create is AlreadyExists), so no creation expectations are needed.
-    watchOwnedPods<StatefulSet>(this.#pods, {
-      kind: "StatefulSet",
-      owners: this.#sets,
-      selectorOf,
-      queue: this.queue,
-      expectations: new Expectations(),
-      minReadySecondsOf: (s) => s.spec?.minReadySeconds ?? 0,
-    });
+    watchOwnersAndPods({ kind: "StatefulSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: new Expectations() });
     await runQueue(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
   }
 
