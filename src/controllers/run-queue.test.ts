@@ -105,3 +105,46 @@ test("the workers start once every cache named has synced; a signal first ends t
   await runQueue(other, { name: "test-controller", queue: idle, workers: 1, informers: [never], process: async () => assert.fail("not processed") });
   assert.equal(idle.shuttingDown, true);
 });
+
+test("parallel workers, no key processed twice at once, backoff on a throw or on request, requeueAfter", async () => {
+  const ctx = loopContext();
+  const q = new WorkQueue({ name: "parallel", baseDelayMs: 1 });
+  const active = new Set<string>();
+  let overlap = false;
+  const counts = new Map<string, number>();
+  const run = runQueue(ctx, {
+    name: "test-controller",
+    queue: q,
+    workers: 3,
+    async process(key) {
+      if (active.has(key)) overlap = true;
+      active.add(key);
+      await new Promise((r) => setTimeout(r, 5));
+      active.delete(key);
+      const n = (counts.get(key) ?? 0) + 1;
+      counts.set(key, n);
+      if (key === "fails-twice" && n <= 2) throw new Error("not yet");
+      if (key === "again" && n === 1) return { requeueAfterMs: 10 };
+      if (key === "waits" && n <= 2) return { requeueWithBackoff: true };
+      return undefined;
+    },
+  });
+  for (const k of ["a", "b", "c", "fails-twice", "again", "waits"]) q.add(k);
+  q.add("a");
+  q.add("a");
+  const deadline = Date.now() + 5000;
+  while ((counts.get("fails-twice") ?? 0) < 3 || (counts.get("again") ?? 0) < 2 || (counts.get("waits") ?? 0) < 3) {
+    assert.ok(Date.now() < deadline, `not done: ${JSON.stringify([...counts])}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await new Promise((r) => setTimeout(r, 20));
+  ctx.stop();
+  await run;
+  assert.equal(overlap, false);
+  assert.equal(counts.get("fails-twice"), 3);
+  assert.equal(counts.get("again"), 2);
+  assert.equal(counts.get("waits"), 3, "requeueWithBackoff comes back without an error");
+  assert.deepEqual(ctx.lines, ["test-controller: fails-twice: not yet (will retry)", "test-controller: fails-twice: not yet (will retry)"]);
+  assert.ok(counts.get("a")! <= 2);
+  assert.equal(q.numRequeues("fails-twice"), 0, "forgotten after success");
+});

@@ -4,7 +4,7 @@
 // The queue reports workqueue_*{name} into the context's registry (seed 002,
 // "workqueue metrics with label name"), whichever controller owns it.
 
-import { runWorkers, type ProcessResult, type WorkQueue } from "../client/index.js";
+import type { ProcessResult, WorkQueue } from "../client/index.js";
 import { isApiError } from "../machinery/index.js";
 import { untilAborted } from "../machinery/until.js";
 import { errorMessage, type ControllerContext } from "./controller.js";
@@ -39,8 +39,10 @@ export const CONFLICT_RETRY_MS = 50;
 
 /**
  * Waits for the informers, runs the workers until the context's signal
- * fires, then shuts the queue down and waits for the workers. A failing key is
- * logged as `<name>: <key>: <error> (will retry)` and retried with backoff.
+ * fires, then shuts the queue down and waits for the workers. A key is
+ * forgotten (its backoff reset) when it succeeds; a failing key is logged as
+ * `<name>: <key>: <error> (will retry)` and retried after its backoff. A key
+ * is never processed by two workers at once (the queue sees to that).
  */
 export async function runQueue(context: RunQueueContext, options: RunQueueOptions): Promise<void> {
   const { signal } = context;
@@ -49,18 +51,27 @@ export async function runQueue(context: RunQueueContext, options: RunQueueOption
   for (const cache of options.informers ?? [context.informers]) {
     if (!(await cache.waitForSync(signal))) return queue.shutDown();
   }
-  const workers = runWorkers(queue, {
-    workers: options.workers,
-    process: async (key) => {
-      try {
-        return await process(key);
-      } catch (err) {
-        if (isApiError(err, "Conflict")) return { requeueAfterMs: CONFLICT_RETRY_MS };
-        throw err;
-      }
-    },
-    onError: (key, err) => context.log(`${options.name}: ${describe(key)}: ${errorMessage(err)} (will retry)`),
-  });
+  /** After a pass: back off if asked to, else forget the key's failures and look again when asked. */
+  const settle = (key: string, result: ProcessResult | void): void => {
+    if (result?.requeueWithBackoff) return queue.addRateLimited(key);
+    queue.forget(key);
+    if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+  };
+  const pass = async (key: string): Promise<void> => {
+    try {
+      settle(key, await process(key));
+    } catch (err) {
+      if (isApiError(err, "Conflict")) return settle(key, { requeueAfterMs: CONFLICT_RETRY_MS });
+      context.log(`${options.name}: ${describe(key)}: ${errorMessage(err)} (will retry)`);
+      queue.addRateLimited(key);
+    } finally {
+      queue.done(key);
+    }
+  };
+  const worker = async (): Promise<void> => {
+    for (let key = await queue.get(); key !== undefined; key = await queue.get()) await pass(key);
+  };
+  const workers = Promise.all(Array.from({ length: Math.max(1, options.workers) }, worker));
   await untilAborted(signal);
   queue.shutDown();
   await workers;
