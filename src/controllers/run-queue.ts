@@ -71,7 +71,8 @@ export async function runQueue(context: RunQueueContext, options: RunQueueOption
   const worker = async (): Promise<void> => {
     for (let key = await queue.get(); key !== undefined; key = await queue.get()) await pass(key);
   };
-  const workers = Promise.all(Array.from({ length: Math.max(1, options.workers) }, worker));
+  // At least one worker, whatever a controller's options left undefined.
+  const workers = Promise.all(Array.from({ length: options.workers >= 1 ? options.workers : 1 }, worker));
   await untilAborted(signal);
   queue.shutDown();
   await workers;

@@ -64,6 +64,11 @@ export function metricValue(registry: MetricsRegistry, name: string, labels: Rec
   return 0;
 }
 
+/** Whether the object is on the server (NotFound: false). */
+export async function exists(client: RestClient, ref: ResourceRef, name: string, namespace?: string): Promise<boolean> {
+  return (await getIfExists(client, ref, { name, ...(namespace ? { namespace } : {}) })) !== undefined;
+}
+
 /** Whether the object is being deleted (has a deletionTimestamp) or is gone already. */
 export async function deletingOrGone(ctx: Pick<ControllerContext, "client">, ref: ResourceRef, namespace: string, name: string): Promise<boolean> {
   const obj = await getIfExists(ctx.client, ref, { namespace, name });
