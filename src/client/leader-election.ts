@@ -6,24 +6,15 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Naming } from "../api/naming.js";
-import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/index.js";
+import { formatMicroTimestamp, isApiError } from "../machinery/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";
 import type { ResourceRef, RestClient } from "./rest.js";
 import { sleep } from "../machinery/until.js";
 import { leaseResource } from "../api/resource-refs.js";
+import type { Lease, LeaseSpec } from "../api/coordination/types.js";
 
-export interface LeaseSpec {
-  holderIdentity?: string | null;
-  leaseDurationSeconds?: number | null;
-  acquireTime?: string | null;
-  renewTime?: string | null;
-  leaseTransitions?: number | null;
-}
-
-export interface Lease extends ApiObject {
-  spec?: LeaseSpec;
-}
+export type { Lease, LeaseSpec };
 
 export interface LeaderElectionOptions {
   client: RestClient;
