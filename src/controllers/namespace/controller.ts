@@ -7,9 +7,7 @@ import { WorkQueue, type DiscoveredResource, type ProcessResult, type ResourceRe
 import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { NAMESPACES } from "../../api/resource-refs.js";
-
-/** upstream's FinalizerKubernetes: the hold this controller owns on a namespace. */
-export const NAMESPACE_FINALIZER = "kubernetes";
+import { NAMESPACE_FINALIZER } from "../../api/core/namespaces.js";
 
 interface NamespaceCondition {
   type: string;
