@@ -41,10 +41,15 @@ export class WorkQueue {
     if (options.metrics !== undefined) this.instrument(options.metrics);
   }
 
-  /** Reports the workqueue_* metrics into `registry` from now on (for queues made before the registry was known). */
+  /**
+   * Reports the workqueue_* metrics into `registry` from now on (for queues
+   * made before the registry was known). Keys already waiting count as added
+   * now, so the depth stays right when they are taken.
+   */
   instrument(registry: MetricsRegistry | undefined): void {
     if (registry === undefined || this.#metrics !== undefined) return;
     this.#metrics = new WorkQueueMetrics(registry, this.name);
+    for (const key of this.#queue) this.#metrics.added(key);
   }
 
   get length(): number {

@@ -40,6 +40,9 @@ export class GarbageCollector {
   constructor(context: ControllerContext, options: GarbageCollectorOptions = {}) {
     this.#ctx = context;
     this.#options = options;
+    // From the start (the run loop would do it later): the monitors queue work while discovery is still under way.
+    this.#toDelete.instrument(context.metrics);
+    this.#toOrphan.instrument(context.metrics);
   }
 
   /** The owner graph (for tests and status pages). */
