@@ -27,6 +27,7 @@ import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
 import { NODES, SERVICES } from "../api/resource-refs.js";
+import { sleep } from "../machinery/until.js";
 
 /** The components `orch server` runs, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
@@ -353,6 +354,6 @@ async function untilNodeReady(client: RestClient, name: string, signal: AbortSig
       warned = true;
       log(`orch server: still waiting for node ${name} to become Ready`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }

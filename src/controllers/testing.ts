@@ -8,6 +8,7 @@ import type { ControllerContext } from "./controller.js";
 import { getIfExists } from "./resources.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { parseExposition } from "../component/metrics/testing.js";
+import { sleep } from "../machinery/until.js";
 
 export interface TestContext extends ControllerContext {
   lines: string[];
@@ -49,7 +50,7 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 

@@ -9,6 +9,7 @@ import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs 
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
 import { NODES, PODS } from "../../api/resource-refs.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { sleep } from "../../machinery/until.js";
 
 export const podGcController: ControllerDescriptor = {
   name: "pod-garbage-collector-controller",
@@ -57,10 +58,7 @@ export class PodGcController {
       } catch (err) {
         this.#ctx.log(`pod-garbage-collector-controller: ${errorMessage(err)} (will retry)`);
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#periodMs);
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      await sleep(this.#periodMs, signal);
     }
   }
 
