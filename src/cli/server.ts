@@ -26,6 +26,8 @@ import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.j
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
+import { NODES, SERVICES } from "../api/resource-refs.js";
+import { sleep } from "../machinery/until.js";
 
 /** The components `orch server` runs, in start order. */
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
@@ -159,7 +161,7 @@ async function startDns(flags: ServerFlags, client: RestClient, context: RunCont
 /** The address of the cluster's orch-dns service, for a joining agent (undefined when the cluster runs none). */
 async function clusterDnsAddress(client: RestClient): Promise<string | undefined> {
   const naming = await namingOfServer(client);
-  const svc = await client.get<Service>({ group: "", version: "v1", resource: "services", namespaced: true }, { namespace: naming.systemNamespace, name: DNS_SERVICE }).catch(() => undefined);
+  const svc = await client.get<Service>(SERVICES, { namespace: naming.systemNamespace, name: DNS_SERVICE }).catch(() => undefined);
   return svc?.spec?.clusterIP || undefined;
 }
 
@@ -336,7 +338,6 @@ async function stopAgent(agent: NodeAgent, flags: ServerFlags, log: (line: strin
     : `orch server: ${running} pods keep running; the next orch server with --data-dir ${flags.get("data-dir")} re-adopts them`);
 }
 
-const NODES = { group: "", version: "v1", resource: "nodes", namespaced: false } as const;
 
 /** Resolves once the node reports Ready=True (or the signal fires); says so when it takes long. */
 async function untilNodeReady(client: RestClient, name: string, signal: AbortSignal, log: (line: string) => void): Promise<void> {
@@ -353,6 +354,6 @@ async function untilNodeReady(client: RestClient, name: string, signal: AbortSig
       warned = true;
       log(`orch server: still waiting for node ${name} to become Ready`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }

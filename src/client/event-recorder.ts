@@ -7,9 +7,9 @@
 
 import type { Event, ObjectReference } from "../api/core/types.js";
 import { formatTimestamp, type ApiObject } from "../machinery/index.js";
-import type { ResourceRef, RestClient } from "./rest.js";
+import type { RestClient } from "./rest.js";
+import { EVENTS } from "../api/resource-refs.js";
 
-const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 const AGGREGATE_MS = 10 * 60_000;
 
 export interface EventRecorderOptions {

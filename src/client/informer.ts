@@ -8,6 +8,7 @@ import { isApiError, type ApiObject } from "../machinery/index.js";
 import { Indexer, type Indexers } from "./indexer.js";
 import { informerMetrics, type InformerMetrics } from "./metrics.js";
 import type { LabelSelectorInput, ResourceRef, RestClient, Watch } from "./rest.js";
+import { sleep } from "../machinery/until.js";
 
 export interface EventHandlers<T extends ApiObject = ApiObject> {
   onAdd?(obj: T): void;
@@ -432,14 +433,3 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

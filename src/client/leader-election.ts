@@ -5,23 +5,16 @@
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import { namingFor, type Naming } from "../api/naming.js";
-import { formatMicroTimestamp, isApiError, type ApiObject } from "../machinery/index.js";
+import type { Naming } from "../api/naming.js";
+import { formatMicroTimestamp, isApiError } from "../machinery/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";
 import type { ResourceRef, RestClient } from "./rest.js";
+import { sleep } from "../machinery/until.js";
+import { leaseResource } from "../api/resource-refs.js";
+import type { Lease, LeaseSpec } from "../api/coordination/types.js";
 
-export interface LeaseSpec {
-  holderIdentity?: string | null;
-  leaseDurationSeconds?: number | null;
-  acquireTime?: string | null;
-  renewTime?: string | null;
-  leaseTransitions?: number | null;
-}
-
-export interface Lease extends ApiObject {
-  spec?: LeaseSpec;
-}
+export type { Lease, LeaseSpec };
 
 export interface LeaderElectionOptions {
   client: RestClient;
@@ -48,9 +41,7 @@ export interface LeaderElectionOptions {
   metrics?: MetricsRegistry;
 }
 
-export function leaseResource(naming: Naming = namingFor()): ResourceRef {
-  return { group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true };
-}
+export { leaseResource };
 
 export function defaultIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
@@ -251,15 +242,3 @@ function jitter(ms: number): number {
   return Math.round(ms * (1 + Math.random() * 0.2));
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -63,3 +63,18 @@ test("a queue without a registry records nothing and costs nothing", () => {
   assert.equal(q.length, 1);
   q.shutDown();
 });
+
+test("a queue instrumented late counts the keys already waiting: the depth never goes below zero", async () => {
+  const registry = new MetricsRegistry();
+  const q = new WorkQueue({ name: "late" });
+  q.add("a");
+  q.add("b");
+  q.instrument(registry);
+  assert.equal(value(registry.expose(), 'workqueue_depth{name="late"}'), 2);
+  q.done((await q.get())!);
+  q.done((await q.get())!);
+  const text = registry.expose();
+  assert.equal(value(text, 'workqueue_depth{name="late"}'), 0);
+  assert.equal(value(text, 'workqueue_queue_duration_seconds_count{name="late"}'), 2);
+  q.shutDown();
+});

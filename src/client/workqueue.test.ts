@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { WorkQueue, runWorkers } from "./workqueue.js";
+import { WorkQueue } from "./workqueue.js";
 
 test("a key is queued once however often it is added, in first-added order", async () => {
   const q = new WorkQueue();
@@ -73,46 +73,4 @@ test("shutDown: waiting and later get() calls return undefined, adds are ignored
   await drained;
   q.add("y");
   assert.equal(await q.get(), undefined);
-});
-
-test("runWorkers: parallel workers, no key processed twice at once, retries on throw, requeueAfter", async () => {
-  const q = new WorkQueue({ baseDelayMs: 1 });
-  const active = new Set<string>();
-  let overlap = false;
-  const counts = new Map<string, number>();
-  const errors: string[] = [];
-  const run = runWorkers(q, {
-    workers: 3,
-    onError: (key) => errors.push(key),
-    async process(key) {
-      if (active.has(key)) overlap = true;
-      active.add(key);
-      await new Promise((r) => setTimeout(r, 5));
-      active.delete(key);
-      const n = (counts.get(key) ?? 0) + 1;
-      counts.set(key, n);
-      if (key === "fails-twice" && n <= 2) throw new Error("not yet");
-      if (key === "again" && n === 1) return { requeueAfterMs: 10 };
-      if (key === "waits" && n <= 2) return { requeueWithBackoff: true };
-      return undefined;
-    },
-  });
-  for (const k of ["a", "b", "c", "fails-twice", "again", "waits"]) q.add(k);
-  q.add("a");
-  q.add("a");
-  const deadline = Date.now() + 5000;
-  while ((counts.get("fails-twice") ?? 0) < 3 || (counts.get("again") ?? 0) < 2 || (counts.get("waits") ?? 0) < 3) {
-    assert.ok(Date.now() < deadline, `not done: ${JSON.stringify([...counts])}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  await new Promise((r) => setTimeout(r, 20));
-  q.shutDown();
-  await run;
-  assert.equal(overlap, false);
-  assert.equal(counts.get("fails-twice"), 3);
-  assert.equal(counts.get("again"), 2);
-  assert.equal(counts.get("waits"), 3, "requeueWithBackoff comes back without an error");
-  assert.deepEqual(errors, ["fails-twice", "fails-twice"]);
-  assert.ok(counts.get("a")! <= 2);
-  assert.equal(q.numRequeues("fails-twice"), 0, "forgotten after success");
 });

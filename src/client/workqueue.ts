@@ -41,10 +41,15 @@ export class WorkQueue {
     if (options.metrics !== undefined) this.instrument(options.metrics);
   }
 
-  /** Reports the workqueue_* metrics into `registry` from now on (for queues made before the registry was known). */
+  /**
+   * Reports the workqueue_* metrics into `registry` from now on (for queues
+   * made before the registry was known). Keys already waiting count as added
+   * now, so the depth stays right when they are taken.
+   */
   instrument(registry: MetricsRegistry | undefined): void {
     if (registry === undefined || this.#metrics !== undefined) return;
     this.#metrics = new WorkQueueMetrics(registry, this.name);
+    for (const key of this.#queue) this.#metrics.added(key);
   }
 
   get length(): number {
@@ -150,43 +155,14 @@ export class WorkQueue {
   }
 }
 
-/** What a handler may ask for besides the default (forget on success, backoff on a throw). */
+/**
+ * What a handler may ask for besides the default (forget on success, backoff
+ * on a throw). The loop that runs handlers over a queue is
+ * controllers/run-queue.ts.
+ */
 export interface ProcessResult {
   /** Look at the key again after this long (waiting on something that has no event). */
   requeueAfterMs?: number;
   /** Not done yet, but nothing failed: look again after the key's backoff (no error is reported). */
   requeueWithBackoff?: boolean;
-}
-
-export interface RunWorkersOptions {
-  workers?: number;
-  /** Process one key; throw to retry it with backoff. */
-  process(key: string): Promise<ProcessResult | void>;
-  /** Where failures are reported (the key will be retried). */
-  onError?(key: string, err: unknown): void;
-}
-
-/** Runs `workers` loops over the queue until it is shut down; resolves when they have all stopped. */
-export async function runWorkers(queue: WorkQueue, options: RunWorkersOptions): Promise<void> {
-  const worker = async () => {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      try {
-        const result = await options.process(key);
-        if (result?.requeueWithBackoff) {
-          queue.addRateLimited(key);
-        } else {
-          queue.forget(key);
-          if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
-        }
-      } catch (err) {
-        options.onError?.(key, err);
-        queue.addRateLimited(key);
-      } finally {
-        queue.done(key);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.workers ?? 1) }, worker));
 }

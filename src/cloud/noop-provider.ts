@@ -3,8 +3,10 @@
 // controllers have nothing to do; they still run, watch and report metrics as
 // upstream's do with an external provider that declines every interface.
 
-import { WorkQueue, runWorkers } from "../client/index.js";
-import { untilAborted, type ControllerDescriptor } from "../controllers/controller.js";
+import { WorkQueue } from "../client/index.js";
+import type { ControllerDescriptor } from "../controllers/controller.js";
+import { runQueue } from "../controllers/run-queue.js";
+import { NODES } from "../api/resource-refs.js";
 
 export interface CloudProvider {
   readonly name: string;
@@ -24,16 +26,17 @@ export function cloudNodeController(provider: CloudProvider): ControllerDescript
     aliases: ["cloud-node"],
     enabledByDefault: true,
     async run(context) {
-      const queue = new WorkQueue({ name: "cloud_node", ...(context.metrics ? { metrics: context.metrics } : {}) });
-      const nodes = context.informers.informerFor({ resource: { group: "", version: "v1", resource: "nodes", namespaced: false } });
+      const queue = new WorkQueue({ name: "cloud_node" });
+      const nodes = context.informers.informerFor({ resource: NODES });
       nodes.addEventHandler({ onAdd: (n) => queue.add(n.metadata.name ?? ""), onUpdate: (_o, n) => queue.add(n.metadata.name ?? "") });
-      const workers = runWorkers(queue, {
+      await runQueue(context, {
+        name: "cloud-node-controller",
+        queue,
+        workers: 1,
+        informers: [nodes],
         // Nothing to copy from a provider without instances.
         process: async () => (provider.hasInstances ? { requeueAfterMs: 60_000 } : undefined),
       });
-      await untilAborted(context.signal);
-      queue.shutDown();
-      await workers;
     },
   };
 }

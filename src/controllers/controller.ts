@@ -1,10 +1,10 @@
 // What every controller gets and gives: one shared client, informer factory
 // and discovery cache in; a name and a run() that works until the signal
 // fires out. Controllers are level-based: informers feed keys to a work
-// queue, and each key is reconciled from the current state.
+// queue, and each key is reconciled from the current state (run-queue.ts).
 
 import type { Naming } from "../api/naming.js";
-import { runWorkers, type DiscoveryCache, type InformerFactory, type ProcessResult, type RestClient, type WorkQueue } from "../client/index.js";
+import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 
 export interface ControllerContext {
@@ -56,12 +56,6 @@ export interface ControllerDescriptor {
   run(context: ControllerContext): Promise<void>;
 }
 
-/** Resolves when the signal fires. */
-export function untilAborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-}
-
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -69,29 +63,4 @@ export function errorMessage(err: unknown): string {
 /** The controller's clock in ms: the injected one (tests), else Date.now(). */
 export function nowMs(context: Pick<ControllerContext, "now">): number {
   return context.now?.() ?? Date.now();
-}
-
-/**
- * The common life of a queue-driven controller: wait for the informers it
- * asked for to sync, run `workers` loops over the queue until the signal
- * fires, then shut the queue down and wait for the workers. A failing key is
- * logged as `<controller>: <key>: <error> (will retry)` and retried with backoff.
- * The queue reports the workqueue metrics into the context's registry.
- */
-export async function runQueue(
-  context: ControllerContext,
-  queue: WorkQueue,
-  options: { controller: string; workers: number; process(key: string): Promise<ProcessResult | void> },
-): Promise<void> {
-  const { signal, informers } = context;
-  queue.instrument(context.metrics); // workqueue_*{name} (seed 002)
-  if (!(await informers.waitForSync(signal))) return;
-  const workers = runWorkers(queue, {
-    workers: options.workers,
-    process: (key) => options.process(key),
-    onError: (key, err) => context.log(`${options.controller}: ${key}: ${errorMessage(err)} (will retry)`),
-  });
-  await untilAborted(signal);
-  queue.shutDown();
-  await workers;
 }

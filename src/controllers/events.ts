@@ -7,8 +7,7 @@ import type { ApiObject } from "../machinery/index.js";
 import { formatTimestamp } from "../machinery/index.js";
 import type { Event } from "../api/core/types.js";
 import { errorMessage, nowMs, type ControllerContext } from "./controller.js";
-
-const EVENTS = { group: "", version: "v1", resource: "events", namespaced: true };
+import { EVENTS } from "../api/resource-refs.js";
 
 export class EventRecorder {
   readonly #ctx: ControllerContext;

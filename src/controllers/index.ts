@@ -3,7 +3,7 @@
 
 export { runControllerManager, selectControllers, controllerManagerLease, CONTROLLERS, type ControllerManagerOptions, type LeaderElectionSettings } from "./manager.js";
 export type { ControllerContext, ControllerDescriptor } from "./controller.js";
-export { namespaceController, NamespaceController, NAMESPACE_FINALIZER, type NamespaceControllerOptions } from "./namespace/controller.js";
+export { namespaceController, NamespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";
 export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";

@@ -12,13 +12,11 @@ import { packageRoot } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { RestClient, leaseResource, loadKubeconfig, type Lease, type ResourceRef } from "../client/index.js";
-import { isApiError, type ApiObject } from "../machinery/index.js";
+import type { ApiObject } from "../machinery/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "./manager.js";
-import { eventually } from "./testing.js";
+import { eventually, exists as existsOn } from "./testing.js";
+import { CONFIGMAPS, NAMESPACES, SECRETS } from "../api/resource-refs.js";
 
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
-const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
-const SECRETS: ResourceRef = { group: "", version: "v1", resource: "secrets", namespaced: true };
 
 test("--controllers: '*', names, aliases, '-name', unknown names", () => {
   const names = (list: string[]) => selectControllers(list).map((c) => c.name);
@@ -41,15 +39,7 @@ describe("controller manager", () => {
   const lines: string[] = [];
   let running: Promise<void>;
 
-  const exists = async (ref: ResourceRef, name: string, namespace?: string) => {
-    try {
-      await client.get(ref, { name, ...(namespace ? { namespace } : {}) });
-      return true;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return false;
-      throw err;
-    }
-  };
+  const exists = (ref: ResourceRef, name: string, namespace?: string) => existsOn(client, ref, name, namespace);
 
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });

@@ -1,25 +1,10 @@
-// The resources the built-in controllers read and write, and small facts
-// about pods and conditions several of them need (ready, finished, owned by).
-// Group names that carry the product suffix come from the naming table.
+// Small facts and calls several controllers need: GET and DELETE that take
+// NotFound in their stride, pod readiness, controller owner references, and
+// conditions. The resources themselves are in api/resource-refs.ts.
 
-import type { Naming } from "../api/naming.js";
 import type { DeleteOptions, GetOptions, ResourceRef, RestClient } from "../client/index.js";
 import { formatTimestamp, isApiError, type ApiObject, type OwnerReference } from "../machinery/index.js";
 import type { Condition, Pod } from "../api/core/types.js";
-
-const core = (resource: string, namespaced = true): ResourceRef => ({ group: "", version: "v1", resource, namespaced });
-
-export const PODS = core("pods");
-export const NODES = core("nodes", false);
-export const NAMESPACES = core("namespaces", false);
-export const SERVICES = core("services");
-export const ENDPOINTS = core("endpoints");
-export const SERVICE_ACCOUNTS = core("serviceaccounts");
-export const JOBS: ResourceRef = { group: "batch", version: "v1", resource: "jobs", namespaced: true };
-export const CRONJOBS: ResourceRef = { group: "batch", version: "v1", resource: "cronjobs", namespaced: true };
-
-export const leasesRef = (naming: Naming): ResourceRef => ({ group: naming.coordinationGroup, version: "v1", resource: "leases", namespaced: true });
-export const endpointSlicesRef = (naming: Naming): ResourceRef => ({ group: `discovery.${naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true });
 
 /** GET, with NotFound answered as undefined. */
 export async function getIfExists<T extends ApiObject>(client: RestClient, ref: ResourceRef, options: GetOptions): Promise<T | undefined> {
@@ -42,10 +27,6 @@ export async function deleteIfExists(client: RestClient, ref: ResourceRef, optio
   }
 }
 
-export function isPodFinished(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
-
 /** The pod's Ready condition is True (upstream's IsPodReady). */
 export function isPodReady(pod: Pod): boolean {
   return (pod.status?.conditions ?? []).some((c) => c?.type === "Ready" && c.status === "True");
@@ -55,9 +36,13 @@ export function controllerOf(obj: ApiObject): OwnerReference | undefined {
   return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true);
 }
 
-/** An owner reference marking `owner` as the controller, blocking its foreground deletion. */
-export function controllerRef(owner: ApiObject): OwnerReference {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
+/**
+ * An owner reference marking `owner` as the controller, blocking its
+ * foreground deletion (upstream's NewControllerRef); `defaultApiVersion` for
+ * an owner object that does not carry its apiVersion.
+ */
+export function controllerRef(owner: ApiObject, defaultApiVersion?: string): OwnerReference {
+  return { apiVersion: owner.apiVersion || (defaultApiVersion ?? owner.apiVersion), kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, controller: true, blockOwnerDeletion: true };
 }
 
 /**

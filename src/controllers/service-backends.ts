@@ -6,7 +6,9 @@
 import type { Pod, Service, ServicePort } from "../api/core/types.js";
 import { NAMESPACE_INDEX, keyOf, type InformerFactory, type WorkQueue } from "../client/index.js";
 import { selectorFromSet } from "../machinery/index.js";
-import { PODS, SERVICES, isPodFinished, isPodReady } from "./resources.js";
+import { isPodReady } from "./resources.js";
+import { isPodTerminal } from "../api/core/pod-phase.js";
+import { PODS, SERVICES } from "../api/resource-refs.js";
 
 export interface ResolvedPort {
   name: string;
@@ -44,7 +46,7 @@ export function serviceBackends(service: Service, pods: readonly Pod[]): Backend
   for (const pod of pods) {
     if (pod.metadata.namespace !== namespace || !selector.matches(pod.metadata.labels ?? {})) continue;
     const ip = pod.status?.podIPs?.[0]?.ip ?? pod.status?.podIP;
-    if (!ip || isPodFinished(pod)) continue;
+    if (!ip || isPodTerminal(pod)) continue;
     const hostname = pod.spec?.hostname && pod.spec.subdomain === service.metadata.name ? pod.spec.hostname : undefined;
     out.push({
       pod,

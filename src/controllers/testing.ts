@@ -8,6 +8,7 @@ import type { ControllerContext } from "./controller.js";
 import { getIfExists } from "./resources.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { parseExposition } from "../component/metrics/testing.js";
+import { sleep } from "../machinery/until.js";
 
 export interface TestContext extends ControllerContext {
   lines: string[];
@@ -49,7 +50,7 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }
 
@@ -62,6 +63,11 @@ export function metricValue(registry: MetricsRegistry, name: string, labels: Rec
     }
   }
   return 0;
+}
+
+/** Whether the object is on the server (NotFound: false). */
+export async function exists(client: RestClient, ref: ResourceRef, name: string, namespace?: string): Promise<boolean> {
+  return (await getIfExists(client, ref, { name, ...(namespace ? { namespace } : {}) })) !== undefined;
 }
 
 /** Whether the object is being deleted (has a deletionTimestamp) or is gone already. */

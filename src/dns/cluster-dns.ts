@@ -13,9 +13,8 @@ import { InformerFactory, type IndexFunc, type RestClient } from "../client/inde
 import { isApiError } from "../machinery/index.js";
 import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
 import { startDnsServer, type DnsServer } from "./server.js";
+import { ENDPOINTS, NAMESPACES, SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 
-const SERVICES = { group: "", version: "v1", resource: "services", namespaced: true } as const;
-const ENDPOINTS = { group: "", version: "v1", resource: "endpoints", namespaced: true } as const;
 export const DNS_SERVICE = "orch-dns";
 
 export interface ClusterDnsOptions {
@@ -58,8 +57,8 @@ export function nodeAddress(): string | undefined {
 export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: DnsServer; serviceIP: string }> {
   const informers = new InformerFactory({ client: o.client, log: o.log });
   const services = informers.informerFor<Service>({ resource: SERVICES });
-  const slices = informers.informerFor<EndpointSlice>({ resource: { group: `discovery.${o.naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true } });
-  const namespaces = informers.informerFor({ resource: { group: "", version: "v1", resource: "namespaces", namespaced: false } });
+  const slices = informers.informerFor<EndpointSlice>({ resource: endpointSliceResource(o.naming) });
+  const namespaces = informers.informerFor({ resource: NAMESPACES });
   // Every query asks for one service's slices: an index, not a scan of every slice per query.
   slices.addIndexers({ [SERVICE_SLICES_INDEX]: serviceSlicesIndex(endpointSliceLabels(o.naming).serviceName) });
   informers.start(o.signal);

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { PassThrough } from "node:stream";
-import { untilOr, writeOrWait } from "./until.js";
+import { sleep, untilOr, writeOrWait } from "./until.js";
 
 test("untilOr: resolves on the callback or the signal, and leaves no listener on the signal", async () => {
   const abort = new AbortController();
@@ -27,4 +27,17 @@ test("writeOrWait: waits for drain when the sink pushes back, or for the signal"
   const stuck = writeOrWait(full, Buffer.from("xx"), abort.signal);
   abort.abort();
   await stuck;
+});
+
+test("sleep: resolves after the time, or at once on the signal, leaving no listener or timer behind", async () => {
+  const abort = new AbortController();
+  const started = Date.now();
+  await sleep(20, abort.signal);
+  assert.ok(Date.now() - started >= 15, "waited");
+  assert.equal(getEventListeners(abort.signal, "abort").length, 0);
+  const long = sleep(60_000, abort.signal);
+  abort.abort();
+  await long; // would hold the test for a minute if the signal did not end it
+  await sleep(60_000, abort.signal); // already aborted: at once
+  await sleep(1); // no signal
 });

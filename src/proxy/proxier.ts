@@ -12,6 +12,7 @@ import { exponentialBuckets, type MetricsRegistry } from "../component/metrics/i
 import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
 import { Iptables } from "./iptables.js";
 import { buildRules, chainNames } from "./rules.js";
+import { SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 
 export interface ProxierOptions {
   client: RestClient;
@@ -50,8 +51,8 @@ export function startProxier(o: ProxierOptions): Proxier {
   const iptables = new Iptables(names);
   const metrics = proxyMetrics(o.metrics);
   const informers = new InformerFactory({ client: o.client, log: o.log, ...(o.metrics ? { metrics: o.metrics } : {}) });
-  const services: Informer<Service> = informers.informerFor<Service>({ resource: { group: "", version: "v1", resource: "services", namespaced: true } });
-  const slices: Informer<EndpointSlice> = informers.informerFor<EndpointSlice>({ resource: { group: `discovery.${o.naming.groupSuffix}`, version: "v1", resource: "endpointslices", namespaced: true } });
+  const services: Informer<Service> = informers.informerFor<Service>({ resource: SERVICES });
+  const slices: Informer<EndpointSlice> = informers.informerFor<EndpointSlice>({ resource: endpointSliceResource(o.naming) });
   const serviceLabel = endpointSliceLabels(o.naming).serviceName;
   const minInterval = o.minSyncIntervalMs ?? 1_000;
   let ready = false;

@@ -8,6 +8,7 @@ import type { Pod } from "../api/core/types.js";
 import { exponentialBuckets, type Counter, type Gauge, type Histogram, type MetricsRegistry } from "../component/metrics/index.js";
 import type { QueueMetrics, QueueName } from "./queue/scheduling-queue.js";
 import { podResources } from "./framework/resources.js";
+import { isPodTerminal } from "../api/core/pod-phase.js";
 
 export type AttemptResult = "scheduled" | "unschedulable" | "error";
 
@@ -99,8 +100,7 @@ function unitOf(resource: string): string {
 
 function* podResourceSamples(pods: Iterable<Pod>, kind: "requests" | "limits"): Iterable<{ labels: Record<string, string>; value: number }> {
   for (const pod of pods) {
-    const phase = pod.status?.phase;
-    if (phase === "Succeeded" || phase === "Failed") continue;
+    if (isPodTerminal(pod)) continue;
     const spec = pod.spec ?? {};
     for (const [resource, value] of podResources(pod, kind)) {
       yield {

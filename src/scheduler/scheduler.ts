@@ -8,7 +8,7 @@
 import type { Naming } from "../api/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
-import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type ResourceRef, type RestClient } from "../client/index.js";
+import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type RestClient } from "../client/index.js";
 import { formatTimestamp } from "../machinery/index.js";
 import { SchedulerCache } from "./cache/cache.js";
 import { Diagnosis, fitErrorMessage, NO_NODES_AVAILABLE } from "./framework/fit-error.js";
@@ -22,11 +22,10 @@ import { Nominator } from "./nominator.js";
 import { defaultPlugins } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
 import { SchedulingQueue, type Clock, type QueuedPodInfo } from "./queue/scheduling-queue.js";
+import { isPodTerminal } from "../api/core/pod-phase.js";
+import { NODES, PODDISRUPTIONBUDGETS, PODS } from "../api/resource-refs.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
-const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
-const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
-const PDBS: ResourceRef = { group: "policy", version: "v1", resource: "poddisruptionbudgets", namespaced: true };
 /** Upstream's minFeasibleNodesToFind, minFeasibleNodesPercentageToFind and basePercentageOfNodesToScore. */
 const MIN_FEASIBLE_NODES = 100;
 const MIN_FEASIBLE_PERCENT = 5;
@@ -110,7 +109,7 @@ export class Scheduler {
     const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
-    this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PDBS });
+    this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PODDISRUPTIONBUDGETS });
     nodes.addEventHandler({
       onAdd: (n) => this.onNode(n),
       onUpdate: (_o, n) => this.onNode(n),
@@ -158,7 +157,7 @@ export class Scheduler {
   onPod(old: Pod | undefined, pod: Pod): void {
     const key = keyOf(pod);
     if (pod.spec?.nodeName) {
-      if (isTerminal(pod)) {
+      if (isPodTerminal(pod)) {
         if (this.cache.nodeOf(key) !== undefined) {
           this.cache.removePod(key);
           this.queue.moveOnEvent("AssignedPodDelete");
@@ -201,7 +200,7 @@ export class Scheduler {
   }
 
   #responsibleFor(pod: Pod): boolean {
-    return (pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME) === this.#name && !isTerminal(pod) && !pod.metadata.deletionTimestamp;
+    return (pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME) === this.#name && !isPodTerminal(pod) && !pod.metadata.deletionTimestamp;
   }
 
   // ---- one scheduling cycle ----
@@ -435,9 +434,6 @@ function asPod(pod: Pod): Pod {
   return pod.kind ? pod : { ...pod, apiVersion: "v1", kind: "Pod" };
 }
 
-function isTerminal(pod: Pod): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
 
 /** Index of the highest score; ties broken at random (reservoir sampling, as upstream's selectHost). */
 export function selectHighest(scores: readonly number[]): number {

@@ -7,6 +7,7 @@ import type { TableColumn, TableDefinition } from "../resource.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
 import { isSidecar } from "./sidecars.js";
 import type { Container, ContainerStatus, Pod } from "./types.js";
+import { isTerminalPhase } from "./pod-phase.js";
 
 export const POD_COLUMNS: readonly TableColumn[] = [
   NAME_COLUMN,
@@ -99,7 +100,7 @@ export function podStatusCells(pod: Pod, now: Date): { ready: string; status: st
     }
   }
 
-  const terminal = status.phase === "Succeeded" || status.phase === "Failed";
+  const terminal = isTerminalPhase(status.phase);
   if (pod.metadata.deletionTimestamp && status.reason === "NodeLost") reason = "Unknown";
   else if (pod.metadata.deletionTimestamp && !terminal) reason = "Terminating";
 

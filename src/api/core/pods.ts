@@ -13,6 +13,7 @@ import { podTable } from "./pod-table.js";
 import { validateEphemeralContainersUpdate, validatePodSpec, validatePodSpecUpdate } from "./pod-validation.js";
 import { parseQuantity } from "./quantity.js";
 import type { Pod, PodSpec } from "./types.js";
+import { isPodTerminal } from "./pod-phase.js";
 
 const QOS_RESOURCES = ["cpu", "memory"];
 
@@ -125,7 +126,7 @@ export function podsResource(naming: Naming): ResourceDefinition {
     gracePeriodSeconds(pod, requested) {
       // Nothing runs an unscheduled or finished pod, so nothing would ever finish a graceful delete.
       if (!pod.spec?.nodeName) return 0;
-      if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return 0;
+      if (isPodTerminal(pod)) return 0;
       if (requested !== undefined) return Math.max(requested, 0);
       const grace = pod.spec.terminationGracePeriodSeconds;
       return typeof grace === "number" ? Math.max(grace, 0) : 30;

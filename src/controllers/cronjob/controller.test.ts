@@ -12,7 +12,7 @@ import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/ind
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
 import { controllerContext, metricValue, type TestContext } from "../testing.js";
-import { CRONJOBS, JOBS } from "../resources.js";
+import { CRONJOBS, JOBS } from "../../api/resource-refs.js";
 import { CronJobController } from "./controller.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
 

@@ -7,11 +7,13 @@ import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/ind
 import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import { parseCronSchedule } from "../../api/batch/cron.js";
 import type { CronJob, CronJobStatus, Job } from "../../api/batch/types.js";
-import { errorMessage, type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { CRONJOBS, JOBS, controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
+import { controllerOf, controllerRef, deleteIfExists, getIfExists } from "../resources.js";
 import { mostRecentRun, nextRunAfter } from "./schedule.js";
 import { EventRecorder } from "../events.js";
+import { CRONJOBS, JOBS } from "../../api/resource-refs.js";
 
 export const cronJobController: ControllerDescriptor = {
   name: "cronjob-controller",
@@ -50,7 +52,7 @@ export class CronJobController {
       if (owner?.kind === "CronJob") this.#queue.add(`${job.metadata.namespace}/${owner.name}`);
     };
     jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j), onDelete: onJob });
-    await runQueue(this.#ctx, this.#queue, { controller: "cronjob-controller", workers: 5, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "cronjob-controller", queue: this.#queue, workers: 5, process: (key) => this.sync(key) });
   }
 
   /** One pass over one CronJob (namespace/name); returns when to look again. Exported for tests. */

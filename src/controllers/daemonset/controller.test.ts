@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import type { ControllerRevision, DaemonSet } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
 import { eventually, type TestContext } from "../testing.js";
-import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS, type Pod } from "../workload/index.js";
+import { type Pod } from "../workload/index.js";
 import { markAllReady, useControllers } from "../workload/testing.js";
 import { DaemonSetController } from "./controller.js";
 import { nodeNameOf } from "./node-eligibility.js";
+import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS } from "../../api/resource-refs.js";
 
 const node = (name: string, labels: Record<string, string>, taints: NonNullable<Node["spec"]>["taints"] = [], unschedulable = false): Node => ({
   apiVersion: "v1",

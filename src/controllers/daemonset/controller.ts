@@ -11,12 +11,9 @@ import type { Node } from "../../api/core/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
-  CONTROLLERREVISIONS,
-  DAEMONSETS,
   Expectations,
-  NODES,
-  PODS,
   claimObjects,
   isPodAvailable,
   isPodReady,
@@ -24,18 +21,17 @@ import {
   msUntilAvailable,
   podFromTemplate,
   ownerRevisions,
-  runLoop,
   scaled,
   selectorOf,
   slowStartBatch,
   truncateHistory,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type ControllerRevision,
   type Pod,
 } from "../workload/index.js";
 import { daemonPodTolerations, nodeNameOf, pinToNode, shouldRunOn } from "./node-eligibility.js";
+import { CONTROLLERREVISIONS, DAEMONSETS, NODES, PODS } from "../../api/resource-refs.js";
 
 /** The label carrying the template hash on revisions and pods (upstream's DefaultDaemonSetUniqueLabelKey). */
 export const HASH_LABEL = "controller-revision-hash";
@@ -85,20 +81,12 @@ export class DaemonSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue, this.expectations);
-    watchOwnedPods<DaemonSet>(this.#pods, {
-      kind: "DaemonSet",
-      owners: this.#sets,
-      selectorOf,
-      queue: this.queue,
-      expectations: this.expectations,
-      minReadySecondsOf: (ds) => ds.spec?.minReadySeconds ?? 0,
-    });
+    watchOwnersAndPods({ kind: "DaemonSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations });
     // A node that comes, goes, or changes what it admits may change every DaemonSet's placement.
     const everyone = () => this.#sets.list().forEach((ds) => this.queue.add(keyOf(ds)));
     const placementOf = (n: Node) => JSON.stringify([n.metadata.labels ?? {}, n.spec?.taints ?? [], n.spec?.unschedulable ?? false]);
     this.#nodes.addEventHandler({ onAdd: everyone, onDelete: everyone, onUpdate: (old, n) => placementOf(old) !== placementOf(n) && everyone() });
-    await runLoop(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "daemonset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#nodes, this.#revisions], process: (key) => this.sync(key) });
   }
 
   /** One pass over one DaemonSet ("namespace/name"). */

@@ -8,9 +8,10 @@ import assert from "node:assert/strict";
 import type { Deployment, ReplicaSet } from "../../api/apps/types.js";
 import { eventually, type TestContext } from "../testing.js";
 import { ReplicaSetController } from "../replicaset/controller.js";
-import { DEPLOYMENTS, PODS, REPLICASETS, type Pod } from "../workload/index.js";
+import { type Pod } from "../workload/index.js";
 import { markAllReady, scaleTo, useControllers } from "../workload/testing.js";
 import { DeploymentController } from "./controller.js";
+import { DEPLOYMENTS, PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 const deployment = (name: string, extra: Partial<NonNullable<Deployment["spec"]>> = {}): Deployment => ({
   apiVersion: "apps/v1",

@@ -12,10 +12,8 @@ import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type Proces
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
-  DEPLOYMENTS,
-  PODS,
-  REPLICASETS,
   claimObjects,
   computeHash,
   controllerOf,
@@ -23,7 +21,6 @@ import {
   findCondition,
   newCondition,
   removeCondition,
-  runLoop,
   selectorOf,
   setCondition,
   writeStatus,
@@ -54,6 +51,8 @@ import {
   revisionOf,
   specReplicas,
 } from "./replica-sets.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { DEPLOYMENTS, PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 export interface DeploymentControllerOptions {
   /** Deployments synced in parallel (upstream --concurrent-deployment-syncs, default 5). */
@@ -128,7 +127,7 @@ export class DeploymentController {
         if (key !== undefined && this.#deployments.get(key)?.spec?.strategy?.type === "Recreate") this.queue.add(key);
       },
     });
-    await runLoop(this.#ctx, { name: "deployment-controller", queue: this.queue, workers: this.#workers, informers: [this.#deployments, this.#sets, this.#pods], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "deployment-controller", queue: this.queue, workers: this.#workers, informers: [this.#deployments, this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 
   /** One pass over one Deployment ("namespace/name"). */
@@ -231,7 +230,7 @@ export class DeploymentController {
     const fresh: ReplicaSet = {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
-      metadata: { name: `${d.metadata.name}-${hash}`, namespace: d.metadata.namespace!, labels: { ...template.metadata.labels }, ownerReferences: [controllerRef(d)] },
+      metadata: { name: `${d.metadata.name}-${hash}`, namespace: d.metadata.namespace!, labels: { ...template.metadata.labels }, ownerReferences: [controllerRef(d, "apps/v1")] },
       spec: { replicas: 0, minReadySeconds: d.spec?.minReadySeconds ?? 0, selector, template },
     };
     fresh.spec!.replicas = newReplicaSetReplicas(d, [...old, fresh], fresh);
@@ -325,7 +324,7 @@ export class DeploymentController {
 
   #oldPodsRunning(newRS: ReplicaSet | undefined, old: ReplicaSet[]): boolean {
     if (actualReplicas(old) > 0) return true;
-    const running = (p: Pod) => p.status?.phase !== "Failed" && p.status?.phase !== "Succeeded";
+    const running = (p: Pod) => !isPodTerminal(p);
     return old.some((rs) => rs.metadata.uid !== newRS?.metadata.uid && this.#pods.byIndex(CONTROLLER_UID_INDEX, rs.metadata.uid!).some(running));
   }
 

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import type { Endpoints, Pod } from "../../api/core/types.js";
 import type { EndpointSlice } from "../../api/discovery/types.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
-import { ENDPOINTS, NODES, PODS, SERVICES, endpointSlicesRef } from "../resources.js";
+import { ENDPOINTS, NODES, PODS, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 import { EndpointsController } from "./controller.js";
 import { EndpointSliceController } from "../endpointslice/controller.js";
 
@@ -39,7 +39,7 @@ describe("endpoints and endpointslice controllers", () => {
   };
   const endpoints = () => ctx.client.get<Endpoints>(ENDPOINTS, { namespace: "default", name: "web" }).catch(() => undefined);
   const slices = async (service = "web") =>
-    (await ctx.client.list<EndpointSlice>(endpointSlicesRef(ctx.naming), { namespace: "default", labelSelector: { "orch.io/service-name": service } })).items;
+    (await ctx.client.list<EndpointSlice>(endpointSliceResource(ctx.naming), { namespace: "default", labelSelector: { "orch.io/service-name": service } })).items;
 
   test("ready and not-ready pods, ports by name and number, managed-by and service-name labels; deletion follows", async () => {
     await ctx.client.create(NODES, { apiVersion: "v1", kind: "Node", metadata: { name: "node-a", labels: { "topology.orch.io/zone": "z1" } } });

@@ -4,9 +4,11 @@
 
 import { WorkQueue, splitKey } from "../../client/index.js";
 import type { EndpointAddress, EndpointSubset, Endpoints, Service } from "../../api/core/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { ENDPOINTS, SERVICES, deleteIfExists, getIfExists } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
+import { deleteIfExists, getIfExists } from "../resources.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { ENDPOINTS, SERVICES } from "../../api/resource-refs.js";
 
 export const endpointsController: ControllerDescriptor = {
   name: "endpoints-controller",
@@ -26,7 +28,7 @@ export class EndpointsController {
   async run(): Promise<void> {
     const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
-    await runQueue(this.#ctx, this.#queue, { controller: "endpoints-controller", workers: 5, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "endpoints-controller", queue: this.#queue, workers: 5, process: (key) => this.sync(key) });
   }
 
   /** Brings the Endpoints of one service (namespace/name) in line; exported for tests. */

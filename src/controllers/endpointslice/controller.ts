@@ -7,9 +7,11 @@ import { WorkQueue, splitKey, type ResourceRef, type RestClient } from "../../cl
 import type { Node, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
 import type { Naming } from "../../api/naming.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { NODES, SERVICES, controllerRef, deleteIfExists, endpointSlicesRef } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
+import { controllerRef, deleteIfExists } from "../resources.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
+import { NODES, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
 export const endpointSliceController: ControllerDescriptor = {
   name: "endpointslice-controller",
@@ -44,14 +46,14 @@ export class EndpointSliceController {
     const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
     informers.informerFor<Node>({ resource: NODES });
-    await runQueue(this.#ctx, this.#queue, { controller: "endpointslice-controller", workers: 5, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "endpointslice-controller", queue: this.#queue, workers: 5, process: (key) => this.sync(key) });
   }
 
   /** Brings the slices of one service (namespace/name) in line; exported for tests. */
   async sync(key: string): Promise<void> {
     const { informers, client, naming } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    const ref = endpointSlicesRef(naming);
+    const ref = endpointSliceResource(naming);
     const existing = (await client.list<EndpointSlice>(ref, { namespace: namespace!, labelSelector: { [this.#labels.serviceName]: name, [this.#labels.managedBy]: this.#labels.controllerName } })).items;
     const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
     if (service === undefined || !hasSelector(service)) {
@@ -111,7 +113,7 @@ export class EndpointSliceController {
   }
 
   async #delete(slice: EndpointSlice): Promise<void> {
-    await deleteIfExists(this.#ctx.client, endpointSlicesRef(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
+    await deleteIfExists(this.#ctx.client, endpointSliceResource(this.#ctx.naming), { namespace: slice.metadata.namespace!, name: slice.metadata.name! });
   }
 }
 

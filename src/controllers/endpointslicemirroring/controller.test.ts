@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import type { Endpoints, Service } from "../../api/core/types.js";
 import type { EndpointSlice } from "../../api/discovery/types.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
-import { ENDPOINTS, SERVICES, endpointSlicesRef } from "../resources.js";
+import { ENDPOINTS, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 import { EndpointSliceMirroringController } from "./controller.js";
 
 describe("endpointslice mirroring controller", () => {
@@ -29,7 +29,7 @@ describe("endpointslice mirroring controller", () => {
   });
 
   const slices = async (service: string, namespace = "default") =>
-    (await ctx.client.list<EndpointSlice>(endpointSlicesRef(ctx.naming), { namespace, labelSelector: { "orch.io/service-name": service } })).items;
+    (await ctx.client.list<EndpointSlice>(endpointSliceResource(ctx.naming), { namespace, labelSelector: { "orch.io/service-name": service } })).items;
 
   test("a selector-less service's Endpoints are mirrored; updates follow; the skip label and deletion remove the slice", async () => {
     await ctx.client.create<Service>(SERVICES, { apiVersion: "v1", kind: "Service", metadata: { name: "db", namespace: "default" }, spec: { ports: [{ name: "pg", port: 5432 }] } });

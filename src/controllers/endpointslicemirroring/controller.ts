@@ -9,10 +9,12 @@
 import { WorkQueue, splitKey } from "../../client/index.js";
 import type { Endpoints, Service } from "../../api/core/types.js";
 import type { EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { ENDPOINTS, SERVICES, controllerRef, endpointSlicesRef } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
+import { controllerRef } from "../resources.js";
 import { hasSelector } from "../service-backends.js";
 import { endpointSliceLabels, reconcileSlices } from "../endpointslice/controller.js";
+import { ENDPOINTS, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
 export const endpointSliceMirroringController: ControllerDescriptor = {
   name: "endpointslice-mirroring-controller",
@@ -44,14 +46,14 @@ export class EndpointSliceMirroringController {
         onDelete: (o) => this.#queue.add(keyOf(o)),
       });
     }
-    await runQueue(this.#ctx, this.#queue, { controller: "endpointslice-mirroring-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "endpointslice-mirroring-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Mirrors the Endpoints of one service (namespace/name); exported for tests. */
   async sync(key: string): Promise<void> {
     const { informers, client, naming } = this.#ctx;
     const { namespace, name } = splitKey(key);
-    const ref = endpointSlicesRef(naming);
+    const ref = endpointSliceResource(naming);
     const existing = (await client.list<EndpointSlice>(ref, { namespace: namespace!, labelSelector: { [this.#labels.serviceName]: name, [this.#labels.managedBy]: this.#managedBy } })).items;
     const service = informers.informerFor<Service>({ resource: SERVICES }).get(key);
     const endpoints = informers.informerFor<Endpoints>({ resource: ENDPOINTS }).get(key);

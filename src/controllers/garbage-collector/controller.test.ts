@@ -11,9 +11,9 @@ import { isApiError, type ApiObject, type OwnerReference } from "../../machinery
 import type { ResourceRef } from "../../client/index.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
 import { GarbageCollector } from "./controller.js";
+import { NAMESPACES } from "../../api/resource-refs.js";
 
 const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 
 function ownedBy(owner: ApiObject, extra: Partial<OwnerReference> = {}): OwnerReference {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name!, uid: owner.metadata.uid!, ...extra };

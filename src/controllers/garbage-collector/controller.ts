@@ -2,10 +2,12 @@
 // objects whose owners are gone are deleted, `foregroundDeletion` owners wait for their blocking
 // dependents, `orphan` owners first let go of theirs. Owners are checked live before any delete.
 
-import { WorkQueue, runWorkers, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
+import { WorkQueue, type PropagationPolicy, type ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OwnerGraph, type GraphNode, type GraphWork } from "./graph.js";
+import { sleep } from "../../machinery/until.js";
 
 export interface GarbageCollectorOptions {
   /** Parallel deletions (upstream --concurrent-gc-syncs defaults to 20). */
@@ -38,6 +40,7 @@ export class GarbageCollector {
   constructor(context: ControllerContext, options: GarbageCollectorOptions = {}) {
     this.#ctx = context;
     this.#options = options;
+    // From the start (the run loop would do it later): the monitors queue work while discovery is still under way.
     this.#toDelete.instrument(context.metrics);
     this.#toOrphan.instrument(context.metrics);
   }
@@ -58,24 +61,21 @@ export class GarbageCollector {
         await sleep(1000, signal);
       }
     }
-    if (!(await this.#ctx.informers.waitForSync(signal))) return;
-    const log = (what: string) => (uid: string, err: unknown) => this.#ctx.log(`garbage-collector: ${what} ${this.#describe(uid)}: ${errorMessage(err)} (will retry)`);
-    const workers = Promise.all([
-      runWorkers(this.#toDelete, { workers: this.#options.workers ?? 10, process: (uid) => this.attemptToDelete(uid), onError: log("deleting") }),
-      runWorkers(this.#toOrphan, { workers: 2, process: (uid) => this.attemptToOrphan(uid), onError: log("orphaning dependents of") }),
-    ]);
-    const rediscover = (async () => {
+    const name = "garbage-collector";
+    const rediscover = async () => {
+      if (!(await this.#ctx.informers.waitForSync(signal))) return;
       const every = this.#options.rediscoverEveryMs ?? 30_000;
       while (!signal.aborted) {
         await sleep(every, signal);
         if (signal.aborted) break;
         await this.#syncMonitors().catch((err: unknown) => this.#ctx.log(`garbage-collector: discovery failed: ${errorMessage(err)}`));
       }
-    })();
-    await untilAborted(signal);
-    this.#toDelete.shutDown();
-    this.#toOrphan.shutDown();
-    await Promise.all([workers, rediscover]);
+    };
+    await Promise.all([
+      runQueue(this.#ctx, { name, queue: this.#toDelete, workers: this.#options.workers ?? 10, describe: (uid) => `deleting ${this.#describe(uid)}`, process: (uid) => this.attemptToDelete(uid) }),
+      runQueue(this.#ctx, { name, queue: this.#toOrphan, workers: 2, describe: (uid) => `orphaning dependents of ${this.#describe(uid)}`, process: (uid) => this.attemptToOrphan(uid) }),
+      rediscover(),
+    ]);
   }
 
   /** A metadata-only informer per resource that can be listed, watched and deleted; new resources join later. */
@@ -242,15 +242,3 @@ export class GarbageCollector {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -10,9 +10,8 @@ import type { Job, JobSpec } from "../../api/batch/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
 import type { ApiObject } from "../../machinery/index.js";
-import type { ResourceRef } from "../../client/index.js";
 import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
-import { JOBS, PODS } from "../resources.js";
+import { EVENTS, JOBS, PODS } from "../../api/resource-refs.js";
 import { JobController } from "./controller.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 
@@ -21,7 +20,6 @@ test("completed indexes are written sorted with consecutive runs collapsed", () 
   assert.deepEqual([...parseIndexes("1,3-5,7,9-10", 10)].sort((a, b) => a - b), [1, 3, 4, 5, 7, 9]);
 });
 
-const EVENTS: ResourceRef = { group: "", version: "v1", resource: "events", namespaced: true };
 
 describe("job controller", () => {
   let t: TestServer;

@@ -9,12 +9,15 @@ import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/ind
 import type { Naming } from "../../api/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { exponentialBuckets, type Counter, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, PODS, controllerOf, controllerRef, deleteIfExists, getIfExists, isPodFinished, isPodReady, setCondition } from "../resources.js";
+import { controllerOf, controllerRef, deleteIfExists, getIfExists, isPodReady, setCondition } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
 import { EventRecorder } from "../events.js";
+import { JOBS, PODS } from "../../api/resource-refs.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
 export const completionIndexKey = (naming: Naming) => `batch.${naming.keyDomain}/job-completion-index`;
@@ -83,7 +86,7 @@ export class JobController {
       if (owner?.kind === "Job") this.#queue.add(`${pod.metadata.namespace}/${owner.name}`);
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
-    await runQueue(this.#ctx, this.#queue, { controller: "job-controller", workers: this.#options.workers, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "job-controller", queue: this.#queue, workers: this.#options.workers, process: (key) => this.sync(key) });
   }
 
   /** One pass over one Job (namespace/name); exported for tests. */
@@ -152,8 +155,8 @@ export class JobController {
     const tracked = await this.#track(job, status, pods);
     job = tracked.job;
 
-    const active = pods.filter((p) => !isPodFinished(p) && !p.metadata.deletionTimestamp);
-    const terminating = pods.filter((p) => !isPodFinished(p) && p.metadata.deletionTimestamp).length;
+    const active = pods.filter((p) => !isPodTerminal(p) && !p.metadata.deletionTimestamp);
+    const terminating = pods.filter((p) => !isPodTerminal(p) && p.metadata.deletionTimestamp).length;
     const completions = spec.completions ?? undefined;
     const parallelism = spec.parallelism ?? 1;
     const succeeded = status.succeeded ?? 0;
@@ -302,7 +305,7 @@ export class JobController {
     for (const pod of pods) {
       const uid = pod.metadata.uid!;
       // A pod being deleted will not succeed any more: upstream counts it as failed at once.
-      const done = isPodFinished(pod) || pod.metadata.deletionTimestamp != null;
+      const done = isPodTerminal(pod) || pod.metadata.deletionTimestamp != null;
       if (!done || !(pod.metadata.finalizers ?? []).includes(this.#tracking) || known.has(uid)) continue;
       (pod.status?.phase === "Succeeded" ? uncounted.succeeded : uncounted.failed).push(uid);
       known.add(uid);

@@ -8,10 +8,10 @@ import { sampleApi } from "../../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ResourceRef } from "../../client/index.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { controllerContext, eventually, exists as existsOn, type TestContext } from "../testing.js";
 import { NamespaceController } from "./controller.js";
+import { NAMESPACES } from "../../api/resource-refs.js";
 
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
 const WIDGETS: ResourceRef = { group: "samples.orch.io", version: "v1", resource: "widgets", namespaced: true };
 
 interface Namespace extends ApiObject {
@@ -26,15 +26,7 @@ const widget = (namespace: string, name: string, finalizers?: string[]): ApiObje
   spec: { color: "red" },
 });
 
-async function exists(ctx: TestContext, ref: ResourceRef, name: string, namespace?: string): Promise<boolean> {
-  try {
-    await ctx.client.get(ref, { name, ...(namespace ? { namespace } : {}) });
-    return true;
-  } catch (err) {
-    if (isApiError(err, "NotFound")) return false;
-    throw err;
-  }
-}
+const exists = (ctx: TestContext, ref: ResourceRef, name: string, namespace?: string) => existsOn(ctx.client, ref, name, namespace);
 
 describe("namespace controller", () => {
   let t: TestServer;

@@ -3,13 +3,11 @@
 // is removed through namespaces/finalize. Seed 000, "States and transitions", rule 6.
 
 import { formatTimestamp, isApiError, type ApiObject } from "../../machinery/index.js";
-import { WorkQueue, runWorkers, type DiscoveredResource, type ProcessResult, type ResourceRef } from "../../client/index.js";
-import { errorMessage, untilAborted, type ControllerContext, type ControllerDescriptor } from "../controller.js";
-
-/** upstream's FinalizerKubernetes: the hold this controller owns on a namespace. */
-export const NAMESPACE_FINALIZER = "kubernetes";
-
-const NAMESPACES: ResourceRef = { group: "", version: "v1", resource: "namespaces", namespaced: false };
+import { WorkQueue, type DiscoveredResource, type ProcessResult, type ResourceRef } from "../../client/index.js";
+import { errorMessage, type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
+import { NAMESPACES } from "../../api/resource-refs.js";
+import { NAMESPACE_FINALIZER } from "../../api/core/namespaces.js";
 
 interface NamespaceCondition {
   type: string;
@@ -54,25 +52,22 @@ export class NamespaceController {
   constructor(context: ControllerContext, options: NamespaceControllerOptions = {}) {
     this.#ctx = context;
     this.#workers = options.workers ?? 5;
-    this.#queue.instrument(context.metrics);
   }
 
   async run(): Promise<void> {
-    const { signal } = this.#ctx;
     const informer = this.#ctx.informers.informerFor<Namespace>({ resource: NAMESPACES });
     const enqueue = (ns: Namespace) => {
       if (ns.metadata.deletionTimestamp) this.#queue.add(ns.metadata.name!);
     };
     informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, ns) => enqueue(ns) });
-    if (!(await informer.waitForSync(signal))) return;
-    const workers = runWorkers(this.#queue, {
+    await runQueue(this.#ctx, {
+      name: "namespace-controller",
+      queue: this.#queue,
       workers: this.#workers,
+      informers: [informer],
+      describe: (name) => `namespace ${name}`,
       process: (name) => this.sync(name),
-      onError: (name, err) => this.#ctx.log(`namespace-controller: namespace ${name}: ${errorMessage(err)} (will retry)`),
     });
-    await untilAborted(signal);
-    this.#queue.shutDown();
-    await workers;
   }
 
   /** One pass over one namespace; exported for tests. */

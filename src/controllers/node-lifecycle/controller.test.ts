@@ -12,7 +12,7 @@ import { formatMicroTimestamp, formatTimestamp } from "../../machinery/index.js"
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
 import { controllerContext, deletingOrGone, metricValue, eventually, type TestContext } from "../testing.js";
-import { NODES, PODS, leasesRef } from "../resources.js";
+import { NODES, PODS, leaseResource } from "../../api/resource-refs.js";
 import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
 import { tolerationWindowMs } from "./taints.js";
@@ -48,7 +48,7 @@ describe("node lifecycle and taint eviction", () => {
     await t.close();
   });
 
-  const leases = () => leasesRef(ctx.naming);
+  const leases = () => leaseResource(ctx.naming);
   /** Plays the node agent: registers the node Ready with a lease. */
   const register = async (name: string, labels: Record<string, string> = {}) => {
     const now = formatTimestamp();

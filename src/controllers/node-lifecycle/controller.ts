@@ -9,12 +9,15 @@ import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
 import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, getIfExists, isPodFinished, isPodReady, leasesRef } from "../resources.js";
+import { getIfExists, isPodReady } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { nodeTaintKeys, zoneKey } from "./taints.js";
 import { EventRecorder } from "../events.js";
 import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
+import { NODES, PODS, leaseResource } from "../../api/resource-refs.js";
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: "node-lifecycle-controller",
@@ -68,7 +71,7 @@ export class NodeLifecycleController {
   async run(): Promise<void> {
     const { informers, naming } = this.#ctx;
     const nodes = informers.informerFor<Node>({ resource: NODES });
-    const leases = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace });
+    const leases = informers.informerFor<Lease>({ resource: leaseResource(naming), namespace: naming.nodeLeaseNamespace });
     nodes.addEventHandler({
       onAdd: (n) => this.#queue.add(keyOf(n)),
       onUpdate: (_o, n) => this.#queue.add(keyOf(n)),
@@ -87,7 +90,7 @@ export class NodeLifecycleController {
     informers.informerFor<Pod>({ resource: PODS }).addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
     const onLease = (l: Lease) => this.#queue.add(l.metadata.name!);
     leases.addEventHandler({ onAdd: onLease, onUpdate: (_o, l) => onLease(l) });
-    await runQueue(this.#ctx, this.#queue, { controller: "node-lifecycle-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "node-lifecycle-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Checks one node's health and taints; returns when to look again (when its grace period runs out). */
@@ -96,7 +99,7 @@ export class NodeLifecycleController {
     let node = await getIfExists<Node>(client, NODES, { name });
     if (node === undefined) return;
     const now = nowMs(this.#ctx);
-    const lease = informers.informerFor<Lease>({ resource: leasesRef(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
+    const lease = informers.informerFor<Lease>({ resource: leaseResource(naming), namespace: naming.nodeLeaseNamespace }).get(`${naming.nodeLeaseNamespace}/${name}`);
     const ready = (node.status?.conditions ?? []).find((c) => c?.type === "Ready");
     const signature = `${lease?.spec?.renewTime ?? ""}|${ready?.lastHeartbeatTime ?? ""}`;
     let beat = this.#heartbeats.get(name);
@@ -145,7 +148,7 @@ export class NodeLifecycleController {
   async #markPodsNotReady(nodeName: string, now: number): Promise<void> {
     const pods = this.#ctx.informers.informerFor<Pod>({ resource: PODS }).byIndex(POD_NODE_NAME_INDEX, nodeName);
     for (const pod of pods) {
-      if (isPodFinished(pod)) continue;
+      if (isPodTerminal(pod)) continue;
       const conditions = [...(pod.status?.conditions ?? [])];
       const i = conditions.findIndex((c) => c?.type === "Ready");
       if (i < 0 || conditions[i]!.status !== "True") continue;

@@ -6,9 +6,11 @@
 import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/index.js";
 import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Node, Pod, Taint } from "../../api/core/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, isPodFinished } from "../resources.js";
+import { NODES, PODS } from "../../api/resource-refs.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { tolerationWindowMs } from "./taints.js";
 import { EventRecorder } from "../events.js";
 import { POD_NODE_NAME_INDEX, podNodeNameIndex } from "../indexes.js";
@@ -47,14 +49,14 @@ export class TaintEvictionController {
       if (pod.spec?.nodeName) this.#queue.add(keyOf(pod));
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p) });
-    await runQueue(this.#ctx, this.#queue, { controller: "taint-eviction-controller", workers: 4, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "taint-eviction-controller", queue: this.#queue, workers: 4, process: (key) => this.sync(key) });
   }
 
   /** Evicts the pod if its time on a NoExecute-tainted node is up; otherwise says when to look again. */
   async sync(key: string): Promise<ProcessResult | void> {
     const { informers } = this.#ctx;
     const pod = informers.informerFor<Pod>({ resource: PODS }).get(key);
-    if (pod === undefined || pod.metadata.deletionTimestamp || isPodFinished(pod) || !pod.spec?.nodeName) return;
+    if (pod === undefined || pod.metadata.deletionTimestamp || isPodTerminal(pod) || !pod.spec?.nodeName) return;
     const node = informers.informerFor<Node>({ resource: NODES }).get(pod.spec.nodeName);
     const taints = (node?.spec?.taints ?? []).filter((t) => t.effect === "NoExecute");
     if (taints.length === 0) return;

@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Pod } from "../../api/core/types.js";
-import { isApiError } from "../../machinery/index.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
-import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
-import { PODS } from "../resources.js";
+import { controllerContext, metricValue, eventually, exists as existsOn, type TestContext } from "../testing.js";
+import { PODS } from "../../api/resource-refs.js";
 import { PodGcController } from "./controller.js";
 
 describe("pod garbage collector", () => {
@@ -37,15 +36,7 @@ describe("pod garbage collector", () => {
       metadata: { name, namespace: "default", labels: { test: "podgc", ...extra.labels }, ...(extra.finalizers ? { finalizers: extra.finalizers } : {}) },
       spec: { ...(extra.nodeName ? { nodeName: extra.nodeName } : {}), containers: [{ name: "c", image: "busybox" }] },
     });
-  const exists = async (name: string) => {
-    try {
-      await ctx.client.get(PODS, { namespace: "default", name });
-      return true;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return false;
-      throw err;
-    }
-  };
+  const exists = (name: string) => existsOn(ctx.client, PODS, name, "default");
   const synced = (check: (pods: Pod[]) => boolean) =>
     eventually("the pod cache to catch up", () => check(ctx.informers.informerFor<Pod>({ resource: PODS }).list()));
 

@@ -7,7 +7,9 @@ import { formatTimestamp, isApiError, parseTimestamp } from "../../machinery/ind
 import type { Node, Pod } from "../../api/core/types.js";
 import { errorMessage, type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { type Counter, MetricsRegistry } from "../../component/metrics/index.js";
-import { NODES, PODS, isPodFinished } from "../resources.js";
+import { NODES, PODS } from "../../api/resource-refs.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { sleep } from "../../machinery/until.js";
 
 export const podGcController: ControllerDescriptor = {
   name: "pod-garbage-collector-controller",
@@ -56,10 +58,7 @@ export class PodGcController {
       } catch (err) {
         this.#ctx.log(`pod-garbage-collector-controller: ${errorMessage(err)} (will retry)`);
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#periodMs);
-        signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-      });
+      await sleep(this.#periodMs, signal);
     }
   }
 
@@ -76,7 +75,7 @@ export class PodGcController {
 
   async #terminated(pods: Pod[]): Promise<void> {
     if (this.#threshold <= 0) return;
-    const finished = pods.filter((p) => isPodFinished(p) && !p.metadata.deletionTimestamp);
+    const finished = pods.filter((p) => isPodTerminal(p) && !p.metadata.deletionTimestamp);
     const excess = finished.length - this.#threshold;
     if (excess <= 0) return;
     finished.sort((a, b) => created(a) - created(b));
@@ -130,7 +129,7 @@ export class PodGcController {
     const namespace = pod.metadata.namespace!;
     const name = pod.metadata.name!;
     try {
-      if (disruption !== undefined && !isPodFinished(pod)) {
+      if (disruption !== undefined && !isPodTerminal(pod)) {
         const conditions = (pod.status?.conditions ?? []).filter((c) => c?.type !== "DisruptionTarget");
         conditions.push({ type: "DisruptionTarget", status: "True", ...disruption, lastTransitionTime: formatTimestamp(new Date(nowMs(this.#ctx))) });
         await client.update(PODS, { ...pod, status: { ...pod.status, phase: "Failed", conditions } }, { subresource: "status" });

@@ -5,11 +5,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ReplicaSet } from "../../api/apps/types.js";
-import { eventually, type TestContext } from "../testing.js";
+import { MetricsRegistry } from "../../component/metrics/index.js";
+import { eventually, metricValue, type TestContext } from "../testing.js";
 import { isApiError } from "../../machinery/index.js";
-import { PODS, REPLICASETS, type Pod } from "../workload/index.js";
+import { type Pod } from "../workload/index.js";
 import { markPodReady, podsOwnedBy, scaleTo, useControllers } from "../workload/testing.js";
 import { ReplicaSetController, replicaFailureConditions } from "./controller.js";
+import { PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 const replicaSet = (name: string, replicas: number, extra: { minReadySeconds?: number } = {}): ReplicaSet => ({
   apiVersion: "apps/v1",
@@ -26,11 +28,15 @@ const replicaSet = (name: string, replicas: number, extra: { minReadySeconds?: n
 describe("replicaset controller", () => {
   let ctx: TestContext;
   let controller: ReplicaSetController;
-  useControllers((c) => {
-    ctx = c;
-    controller = new ReplicaSetController(c);
-    return [controller.run()];
-  });
+  const metrics = new MetricsRegistry();
+  useControllers(
+    (c) => {
+      ctx = c;
+      controller = new ReplicaSetController(c);
+      return [controller.run()];
+    },
+    { metrics },
+  );
 
   const status = async (name: string) => (await ctx.client.get<ReplicaSet>(REPLICASETS, { namespace: "default", name })).status ?? {};
 
@@ -58,6 +64,16 @@ describe("replicaset controller", () => {
     });
     assert.equal(s.fullyLabeledReplicas, 3);
     assert.equal(s.observedGeneration, 1);
+  });
+
+  test("its work queue reports workqueue_*{name=\"replicaset\"} into the controller's registry (seed 002)", async () => {
+    // The ReplicaSet "web" of the test above has been queued and synced at least once.
+    assert.ok(metricValue(metrics, "workqueue_adds_total", { name: "replicaset" }) > 0, "adds");
+    assert.ok(metricValue(metrics, "workqueue_work_duration_seconds_count", { name: "replicaset" }) > 0, "work durations");
+    assert.ok(metricValue(metrics, "workqueue_queue_duration_seconds_count", { name: "replicaset" }) > 0, "queue durations");
+    for (const gauge of ["workqueue_depth", "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds"]) {
+      assert.match(metrics.expose(), new RegExp(`^${gauge}\\{name="replicaset"\\} `, "m"), gauge);
+    }
   });
 
   test("a deleted pod is replaced", async () => {

@@ -11,10 +11,9 @@ import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type Proces
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
   Expectations,
-  PODS,
-  REPLICASETS,
   claimObjects,
   controllerOf,
   findCondition,
@@ -26,16 +25,15 @@ import {
   podFromTemplate,
   rankPodsForDeletion,
   removeCondition,
-  runLoop,
   selectorOf,
   setCondition,
   slowStartBatch,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type Condition,
   type Pod,
 } from "../workload/index.js";
+import { PODS, REPLICASETS } from "../../api/resource-refs.js";
 
 /** Upstream's BurstReplicas: at most this many creations or deletions per sync. */
 const BURST_REPLICAS = 500;
@@ -71,16 +69,8 @@ export class ReplicaSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue, this.expectations);
-    watchOwnedPods<ReplicaSet>(this.#pods, {
-      kind: "ReplicaSet",
-      owners: this.#sets,
-      selectorOf: selectorOf,
-      queue: this.queue,
-      expectations: this.expectations,
-      minReadySecondsOf: (rs) => rs.spec?.minReadySeconds ?? 0,
-    });
-    await runLoop(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
+    watchOwnersAndPods({ kind: "ReplicaSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations });
+    await runQueue(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 
   /** One pass over one ReplicaSet ("namespace/name"). */

@@ -5,9 +5,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
 import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { isApiError } from "../../machinery/index.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
-import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
+import { controllerContext, eventually, exists as existsOn, type TestContext } from "../testing.js";
+import { NAMESPACES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
 import { ServiceAccountController } from "./controller.js";
 
 describe("serviceaccount controller", () => {
@@ -25,15 +24,7 @@ describe("serviceaccount controller", () => {
     await t.close();
   });
 
-  const exists = async (namespace: string) => {
-    try {
-      await ctx.client.get(SERVICE_ACCOUNTS, { namespace, name: "default" });
-      return true;
-    } catch (err) {
-      if (isApiError(err, "NotFound")) return false;
-      throw err;
-    }
-  };
+  const exists = (namespace: string) => existsOn(ctx.client, SERVICE_ACCOUNTS, "default", namespace);
 
   test("every namespace gets a default ServiceAccount, the built-in ones included", async () => {
     await eventually("default in default", () => exists("default"));

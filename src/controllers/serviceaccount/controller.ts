@@ -5,8 +5,9 @@
 import { isApiError } from "../../machinery/index.js";
 import { WorkQueue, keyOf } from "../../client/index.js";
 import type { Namespace, ServiceAccount } from "../../api/core/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue } from "../controller.js";
-import { NAMESPACES, SERVICE_ACCOUNTS } from "../resources.js";
+import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
+import { NAMESPACES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
 
 export const DEFAULT_SERVICE_ACCOUNT = "default";
 
@@ -35,7 +36,7 @@ export class ServiceAccountController {
         if (sa.metadata.name === DEFAULT_SERVICE_ACCOUNT) this.#queue.add(sa.metadata.namespace!);
       },
     });
-    await runQueue(this.#ctx, this.#queue, { controller: "serviceaccount-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "serviceaccount-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Makes sure `default` exists in the namespace; exported for tests. */

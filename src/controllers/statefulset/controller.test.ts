@@ -6,9 +6,10 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControllerRevision, StatefulSet } from "../../api/apps/types.js";
 import { eventually, type TestContext } from "../testing.js";
-import { CONTROLLERREVISIONS, PODS, STATEFULSETS, type Pod } from "../workload/index.js";
+import { type Pod } from "../workload/index.js";
 import { markAllReady, markPodReady, scaleTo, useControllers } from "../workload/testing.js";
 import { StatefulSetController } from "./controller.js";
+import { CONTROLLERREVISIONS, PODS, STATEFULSETS } from "../../api/resource-refs.js";
 
 const statefulSet = (name: string, extra: Partial<NonNullable<StatefulSet["spec"]>> = {}): StatefulSet => ({
   apiVersion: "apps/v1",

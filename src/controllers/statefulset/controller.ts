@@ -11,11 +11,9 @@ import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import {
-  CONTROLLERREVISIONS,
   Expectations,
-  PODS,
-  STATEFULSETS,
   claimObjects,
   isPodAvailable,
   isPodReady,
@@ -23,17 +21,17 @@ import {
   msUntilAvailable,
   podFromTemplate,
   ownerRevisions,
-  runLoop,
   selectorOf,
   templateOf,
   truncateHistory,
-  watchOwnedPods,
-  watchOwners,
+  watchOwnersAndPods,
   writeStatus,
   type ControllerRevision,
   type Pod,
   type PodTemplate,
 } from "../workload/index.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { CONTROLLERREVISIONS, PODS, STATEFULSETS } from "../../api/resource-refs.js";
 
 /** The pod label naming the revision a pod was made from (upstream's StatefulSetRevisionLabel). */
 export const REVISION_LABEL = "controller-revision-hash";
@@ -77,17 +75,9 @@ export class StatefulSetController {
   }
 
   async run(): Promise<void> {
-    watchOwners(this.#sets, this.queue);
     // Names are deterministic (a second create is AlreadyExists), so no creation expectations are needed.
-    watchOwnedPods<StatefulSet>(this.#pods, {
-      kind: "StatefulSet",
-      owners: this.#sets,
-      selectorOf,
-      queue: this.queue,
-      expectations: new Expectations(),
-      minReadySecondsOf: (s) => s.spec?.minReadySeconds ?? 0,
-    });
-    await runLoop(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
+    watchOwnersAndPods({ kind: "StatefulSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: new Expectations() });
+    await runQueue(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
   }
 
   /** One pass over one StatefulSet ("namespace/name"). */
@@ -139,7 +129,7 @@ export class StatefulSetController {
 
     for (let i = 0; i < replicaCount; i++) {
       const pod = replicas[i];
-      if (pod !== undefined && !isPodTerminating(pod) && (pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")) {
+      if (pod !== undefined && !isPodTerminating(pod) && isPodTerminal(pod)) {
         // A finished pod is replaced: delete it now, recreate it once it is gone.
         await this.#deletePod(pod);
         if (monotonic) return;

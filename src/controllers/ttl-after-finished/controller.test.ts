@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "../../apiserver/testing/harnes
 import type { Job } from "../../api/batch/types.js";
 import { formatTimestamp } from "../../machinery/index.js";
 import { controllerContext, deletingOrGone, type TestContext } from "../testing.js";
-import { JOBS } from "../resources.js";
+import { JOBS } from "../../api/resource-refs.js";
 import { TtlAfterFinishedController } from "./controller.js";
 
 describe("ttl-after-finished controller", () => {

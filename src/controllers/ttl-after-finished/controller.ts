@@ -5,9 +5,11 @@
 import { parseTimestamp } from "../../machinery/index.js";
 import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Job } from "../../api/batch/types.js";
-import { type ControllerContext, type ControllerDescriptor, runQueue, nowMs } from "../controller.js";
+import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
+import { runQueue } from "../run-queue.js";
 import { exponentialBuckets, type Histogram, MetricsRegistry } from "../../component/metrics/index.js";
-import { JOBS, deleteIfExists, getIfExists } from "../resources.js";
+import { deleteIfExists, getIfExists } from "../resources.js";
+import { JOBS } from "../../api/resource-refs.js";
 
 export const ttlAfterFinishedController: ControllerDescriptor = {
   name: "ttl-after-finished-controller",
@@ -37,7 +39,7 @@ export class TtlAfterFinishedController {
       if (job.spec?.ttlSecondsAfterFinished != null && finishedAt(job) !== undefined && !job.metadata.deletionTimestamp) this.#queue.add(keyOf(job));
     };
     jobs.addEventHandler({ onAdd: onJob, onUpdate: (_o, j) => onJob(j) });
-    await runQueue(this.#ctx, this.#queue, { controller: "ttl-after-finished-controller", workers: 2, process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "ttl-after-finished-controller", queue: this.#queue, workers: 2, process: (key) => this.sync(key) });
   }
 
   /** Deletes the Job if its time is up, else says when it will be; exported for tests. */

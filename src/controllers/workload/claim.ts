@@ -45,7 +45,7 @@ export async function claimObjects<T extends ApiObject>(options: ClaimOptions<T>
     canAdopt ??= ownerStillCurrent(client, options.ownerResource, owner);
     if (!(await canAdopt)) continue;
     try {
-      const adopted = await patchOwners(client, resource, obj, [...(obj.metadata.ownerReferences ?? []), controllerRef(owner)]);
+      const adopted = await patchOwners(client, resource, obj, [...(obj.metadata.ownerReferences ?? []), controllerRef(owner, "apps/v1")]);
       if (adopted !== undefined) claimed.push(adopted as T);
     } catch (err) {
       errors.push(err);

@@ -9,8 +9,9 @@ import type { ControllerRevision } from "../../api/apps/types.js";
 import type { ResourceRef, RestClient } from "../../client/index.js";
 import { claimObjects } from "./claim.js";
 import { computeHash, semanticEqual } from "./hash.js";
-import { CONTROLLERREVISIONS, controllerRef, selectorOf } from "./resources.js";
+import { controllerRef, selectorOf } from "./resources.js";
 import { writeStatus } from "./status.js";
+import { CONTROLLERREVISIONS } from "../../api/resource-refs.js";
 
 export type { ControllerRevision };
 
@@ -68,7 +69,7 @@ export async function syncRevision(o: SyncRevisionOptions): Promise<ControllerRe
   const revision: ControllerRevision = {
     apiVersion: "apps/v1",
     kind: "ControllerRevision",
-    metadata: { name, namespace: o.owner.metadata.namespace!, labels: { ...(o.templateLabels ?? {}), [o.hashLabel]: hash }, ownerReferences: [controllerRef(o.owner)] },
+    metadata: { name, namespace: o.owner.metadata.namespace!, labels: { ...(o.templateLabels ?? {}), [o.hashLabel]: hash }, ownerReferences: [controllerRef(o.owner, "apps/v1")] },
     data: o.data,
     revision: max + 1,
   };

@@ -5,13 +5,13 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { NAMESPACE_INDEX, keyOf, type Informer, type WorkQueue } from "../../client/index.js";
-import type { ApiObject, Selector } from "../../machinery/index.js";
+import type { ApiObject, LabelSelector, Selector } from "../../machinery/index.js";
 import type { Expectations } from "./expectations.js";
 import { isPodReady, type Pod } from "./pods.js";
-import { controllerOf } from "./resources.js";
+import { controllerOf, selectorOf } from "./resources.js";
 
 /** Owner events → its key; a deleted owner's expectations are dropped. */
-export function watchOwners<T extends ApiObject>(owners: Informer<T>, queue: WorkQueue, expectations?: Expectations): void {
+function watchOwners<T extends ApiObject>(owners: Informer<T>, queue: WorkQueue, expectations?: Expectations): void {
   const enqueue = (owner: T) => queue.add(keyOf(owner));
   owners.addEventHandler({
     onAdd: enqueue,
@@ -23,7 +23,7 @@ export function watchOwners<T extends ApiObject>(owners: Informer<T>, queue: Wor
   });
 }
 
-export interface OwnedPodEventsOptions<T extends ApiObject> {
+interface OwnedPodEventsOptions<T extends ApiObject> {
   /** The owner kind this controller manages ("ReplicaSet"). */
   kind: string;
   owners: Informer<T>;
@@ -33,7 +33,7 @@ export interface OwnedPodEventsOptions<T extends ApiObject> {
   minReadySecondsOf?(owner: T): number;
 }
 
-export function watchOwnedPods<T extends ApiObject>(pods: Informer<Pod>, o: OwnedPodEventsOptions<T>): void {
+function watchOwnedPods<T extends ApiObject>(pods: Informer<Pod>, o: OwnedPodEventsOptions<T>): void {
   const resolve = (pod: Pod, ref = controllerOf(pod)): string | undefined => {
     if (ref === undefined || ref.kind !== o.kind) return undefined;
     const key = `${pod.metadata.namespace}/${ref.name}`;
@@ -86,4 +86,17 @@ export function watchOwnedPods<T extends ApiObject>(pods: Informer<Pod>, o: Owne
     },
     onDelete: deleted,
   });
+}
+
+/** An owner of pods by selector, with upstream's minReadySeconds (ReplicaSet, DaemonSet, StatefulSet). */
+export type PodOwner = ApiObject & { spec?: { selector?: LabelSelector | null; minReadySeconds?: number | null } };
+
+/**
+ * What a controller of pods watches: its owners' events and their pods'
+ * events, both feeding the owner's key, with the owner's selector and
+ * minReadySeconds read from its spec.
+ */
+export function watchOwnersAndPods<T extends PodOwner>(o: { kind: string; owners: Informer<T>; pods: Informer<Pod>; queue: WorkQueue; expectations: Expectations }): void {
+  watchOwners(o.owners, o.queue, o.expectations);
+  watchOwnedPods<T>(o.pods, { ...o, selectorOf, minReadySecondsOf: (owner) => owner.spec?.minReadySeconds ?? 0 });
 }

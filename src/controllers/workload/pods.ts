@@ -7,6 +7,7 @@ import { parseTimestamp, type ApiObject, type ObjectMeta } from "../../machinery
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import { controllerRef } from "./resources.js";
 import { isPodReady } from "../resources.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 export type { Pod };
 
@@ -17,8 +18,7 @@ export interface PodTemplate {
 
 /** Not finished and not being deleted (upstream's IsPodActive). */
 export function isPodActive(pod: Pod): boolean {
-  const phase = pod.status?.phase;
-  return phase !== "Succeeded" && phase !== "Failed" && !pod.metadata.deletionTimestamp;
+  return !isPodTerminal(pod) && !pod.metadata.deletionTimestamp;
 }
 
 export function isPodTerminating(pod: Pod): boolean {
@@ -61,7 +61,7 @@ export function podFromTemplate(template: PodTemplate | undefined, owner: ApiObj
     ...(Object.keys(labels).length > 0 ? { labels } : {}),
     ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
     ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
-    ownerReferences: [controllerRef(owner)],
+    ownerReferences: [controllerRef(owner, "apps/v1")],
   };
   return { apiVersion: "v1", kind: "Pod", metadata, spec: structuredClone((template?.spec ?? {}) as PodSpec) };
 }

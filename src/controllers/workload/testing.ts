@@ -10,7 +10,7 @@ import { isApiError } from "../../machinery/index.js";
 import type { ResourceRef, RestClient } from "../../client/index.js";
 import { controllerContext, eventually, type TestContext } from "../testing.js";
 import type { Pod } from "./pods.js";
-import { PODS } from "./resources.js";
+import { PODS } from "../../api/resource-refs.js";
 
 /** What the node agent would report for a started pod: phase Running, Ready True (since `readySince`). */
 export async function markPodReady(client: RestClient, pod: Pod, options: { readySince?: Date; ready?: boolean } = {}): Promise<Pod> {
@@ -49,16 +49,17 @@ export async function markAllReady(client: RestClient, namespace: string): Promi
 
 /**
  * Registers before/after hooks in the current suite: a test API server with
- * the built-in API, a controller context over it, and the controllers
- * `start` runs (stopped and awaited after the suite).
+ * the built-in API, a controller context over it (with `extra`: a metrics
+ * registry, config, a clock), and the controllers `start` runs (stopped and
+ * awaited after the suite).
  */
-export function useControllers(start: (ctx: TestContext) => Promise<void>[]): void {
+export function useControllers(start: (ctx: TestContext) => Promise<void>[], extra: Parameters<typeof controllerContext>[1] = {}): void {
   let t: TestServer;
   let ctx: TestContext;
   let running: Promise<void>[] = [];
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
+    ctx = controllerContext(t, extra);
     running = start(ctx);
     ctx.start();
   });

@@ -1,26 +1,15 @@
 // Time as a dependency: the agent's loops sleep and read the time through a
 // Clock, so tests can drive back-off and renew periods with a fake one.
 
+import { sleep } from "../../machinery/until.js";
+
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, or early (without error) when the signal fires. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener("abort", done, { once: true });
-    }),
-};
+export const realClock: Clock = { now: () => Date.now(), sleep };
 
 /** A clock that moves only when told; records every sleep it was asked for. */
 export class FakeClock implements Clock {

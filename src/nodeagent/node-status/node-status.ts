@@ -12,11 +12,12 @@ import type { Condition, Node, NodeStatus } from "../../api/core/types.js";
 import type { Naming } from "../../api/naming.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import { isApiError } from "../../machinery/index.js";
-import type { RestClient, ResourceRef } from "../../client/index.js";
+import type { RestClient } from "../../client/index.js";
 import { rfc3339 } from "../status/pod-status.js";
 import * as host from "../host/host.js";
+import { NODES } from "../../api/resource-refs.js";
 
-export const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
+export { NODES };
 /** Status period until the node is first Ready (upstream's kubelet polls at 100 ms then, too). */
 const FAST_UPDATE_MS = 100;
 

@@ -6,6 +6,7 @@
 import type { Condition, Container, ContainerState, ContainerStatus, Pod, PodStatus } from "../../api/core/types.js";
 import { isSidecar } from "../../api/core/sidecars.js";
 import type { RuntimeContainer, RuntimePod } from "../runtime-manager/runtime-pod.js";
+import { isTerminalPhase } from "../../api/core/pod-phase.js";
 
 export interface Waiting {
   reason: string;
@@ -153,8 +154,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const initDone = pendingInitContainers(pod, init, []).length === 0;
   const regular = (spec.containers ?? []).map((c) => containerStatus(c, input, initDone ? "ContainerCreating" : "PodInitializing"));
   let phase = input.terminal ?? podPhase(pod, init, regular);
-  if (old.phase === "Succeeded" || old.phase === "Failed") phase = old.phase;
-  const terminal = phase === "Succeeded" || phase === "Failed";
+  if (isTerminalPhase(old.phase)) phase = old.phase;
+  const terminal = isTerminalPhase(phase);
   // Sidecars count for readiness, as upstream's ContainersReady since sidecars.
   const sidecars = init.filter((_, i) => isSidecar(spec.initContainers?.[i]));
   const notReady = [...sidecars, ...regular].filter((s) => !s.ready).map((s) => s.name);

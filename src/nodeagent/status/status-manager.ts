@@ -5,9 +5,10 @@
 
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import { isApiError } from "../../machinery/index.js";
-import type { RestClient, ResourceRef } from "../../client/index.js";
+import type { RestClient } from "../../client/index.js";
+import { PODS } from "../../api/resource-refs.js";
 
-export const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
+export { PODS };
 
 interface Entry {
   pod: Pod;

@@ -7,6 +7,7 @@
 import type { Pod } from "../../api/core/types.js";
 import { admitPod, type Rejection } from "../admission/admission.js";
 import type { PodWorkers } from "../pod-workers/pod-workers.js";
+import { isPodTerminal } from "../../api/core/pod-phase.js";
 
 export interface SyncLoopOptions {
   workers: PodWorkers;
@@ -81,7 +82,7 @@ export class SyncLoop {
     if (this.#rejected.has(uid)) return;
     if (!workers.has(uid)) {
       // Finished pods are not admitted again (an agent restart sees them in the API).
-      if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") {
+      if (isPodTerminal(pod)) {
         if (!pod.metadata.deletionTimestamp) return;
       } else if (!pod.metadata.deletionTimestamp) {
         const rejection = admitPod(pod, workers.activePods(), this.#o.allocatable());

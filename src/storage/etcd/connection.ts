@@ -6,6 +6,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { StorageUnavailableError } from "../errors.js";
 import { etcdMethods, type Method, type StatusResponse } from "./rpc.js";
+import { sleep } from "../../machinery/until.js";
 
 /** One line per event; pino's logger fits, so does the console-backed default. */
 export interface EtcdLogger {
@@ -376,6 +377,3 @@ function parseEndpoint(url: string): string {
   return `${parsed.hostname}:${parsed.port || "2379"}`;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

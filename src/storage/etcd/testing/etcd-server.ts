@@ -10,6 +10,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { TestContext } from "node:test";
+import { sleep } from "../../../machinery/until.js";
 
 /** Where the etcd binary is: $ETCD_BIN, else the first `etcd` on PATH (Debian: /usr/bin/etcd). */
 export function etcdBinary(): string | undefined {
@@ -343,6 +344,3 @@ async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
