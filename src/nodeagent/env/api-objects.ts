@@ -3,12 +3,11 @@
 // is undefined, so an optional reference can be skipped; other errors throw.
 
 import type { ConfigMap, Secret } from "../../api/core/types.js";
+import { CONFIGMAPS, SECRETS } from "../../api/resource-refs.js";
 import type { RestClient, ResourceRef } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ObjectSource } from "./env.js";
 
-const CONFIGMAPS: ResourceRef = { group: "", version: "v1", resource: "configmaps", namespaced: true };
-const SECRETS: ResourceRef = { group: "", version: "v1", resource: "secrets", namespaced: true };
 
 export function apiObjects(client: RestClient): ObjectSource {
   const get = async <T,>(ref: ResourceRef, namespace: string, name: string): Promise<T | undefined> => {
