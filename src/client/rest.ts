@@ -120,31 +120,16 @@ export class RestClient {
   }
 
   async create<T extends ApiObject = ApiObject>(ref: ResourceRef, object: T, options: CreateOptions = {}): Promise<T> {
-    const namespace = ref.namespaced ? options.namespace ?? object.metadata?.namespace : undefined;
+    // A subresource is posted to its object's path (pods/<name>/binding, .../eviction).
     const name = options.subresource !== undefined ? object.metadata?.name : undefined;
-    return this.#json<T>({
-      method: "POST",
-      path: this.#path(ref, required(ref, namespace), name, options.subresource),
-      query: writeQuery(options),
-      body: JSON.stringify(object),
-      headers: { "content-type": JSON_TYPE, accept: JSON_TYPE },
-      ...signal(options),
-    });
+    return this.#sendObject("POST", ref, object, name, options);
   }
 
   /** PUT: the object's metadata.resourceVersion makes it conditional (409 when stale). */
   async update<T extends ApiObject = ApiObject>(ref: ResourceRef, object: T, options: UpdateOptions = {}): Promise<T> {
-    const namespace = ref.namespaced ? options.namespace ?? object.metadata?.namespace : undefined;
     const name = options.name ?? object.metadata?.name;
     if (!name) throw new Error(`update of ${ref.resource} needs a name (metadata.name or options.name)`);
-    return this.#json<T>({
-      method: "PUT",
-      path: this.#path(ref, required(ref, namespace), name, options.subresource),
-      query: writeQuery(options),
-      body: JSON.stringify(object),
-      headers: { "content-type": JSON_TYPE, accept: JSON_TYPE },
-      ...signal(options),
-    });
+    return this.#sendObject("PUT", ref, object, name, options);
   }
 
   async patch<T extends ApiObject = ApiObject>(ref: ResourceRef, options: PatchOptions): Promise<T> {
@@ -240,6 +225,19 @@ export class RestClient {
 
   #path(ref: ResourceRef, namespace: string | undefined, name?: string, subresource?: string): string {
     return resourcePath(this.#basePath, ref, namespace, name, subresource);
+  }
+
+  /** A whole object as the JSON body, in the namespace of the options or else the object's own. */
+  #sendObject<T extends ApiObject>(method: "POST" | "PUT", ref: ResourceRef, object: T, name: string | undefined, options: CreateOptions | UpdateOptions): Promise<T> {
+    const namespace = ref.namespaced ? options.namespace ?? object.metadata?.namespace : undefined;
+    return this.#json<T>({
+      method,
+      path: this.#path(ref, required(ref, namespace), name, options.subresource),
+      query: writeQuery(options),
+      body: JSON.stringify(object),
+      headers: { "content-type": JSON_TYPE, accept: JSON_TYPE },
+      ...signal(options),
+    });
   }
 
   #objectAccept(): string {
