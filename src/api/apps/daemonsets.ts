@@ -8,6 +8,7 @@ import { APPS_V1 } from "./schemas.js";
 import type { DaemonSet, DaemonSetSpec } from "./types.js";
 import {
   defaultPodTemplate,
+  defaultRollingUpdate,
   formatLabels,
   immutable,
   intOrPercentValue,
@@ -25,13 +26,7 @@ import {
 
 export function defaultDaemonSet(obj: DaemonSet): void {
   const spec = (obj.spec ??= {});
-  const strategy = (spec.updateStrategy ??= {});
-  if (!strategy.type) strategy.type = "RollingUpdate";
-  if (strategy.type === "RollingUpdate") {
-    const ru = (strategy.rollingUpdate ??= {});
-    ru.maxUnavailable ??= 1;
-    ru.maxSurge ??= 0;
-  }
+  defaultRollingUpdate((spec.updateStrategy ??= {}), { maxUnavailable: 1, maxSurge: 0 });
   spec.revisionHistoryLimit ??= 10;
   defaultPodTemplate((spec.template ??= {}));
 }

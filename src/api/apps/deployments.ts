@@ -8,6 +8,7 @@ import { APPS_V1 } from "./schemas.js";
 import type { Deployment, DeploymentSpec } from "./types.js";
 import {
   defaultPodTemplate,
+  defaultRollingUpdate,
   immutable,
   intOrPercentValue,
   nonnegative,
@@ -22,13 +23,7 @@ import {
 export function defaultDeployment(obj: Deployment): void {
   const spec = (obj.spec ??= {});
   spec.replicas ??= 1;
-  const strategy = (spec.strategy ??= {});
-  if (!strategy.type) strategy.type = "RollingUpdate";
-  if (strategy.type === "RollingUpdate") {
-    const ru = (strategy.rollingUpdate ??= {});
-    ru.maxUnavailable ??= "25%";
-    ru.maxSurge ??= "25%";
-  }
+  defaultRollingUpdate((spec.strategy ??= {}), { maxUnavailable: "25%", maxSurge: "25%" });
   spec.revisionHistoryLimit ??= 10;
   spec.progressDeadlineSeconds ??= 600;
   defaultPodTemplate((spec.template ??= {}));

@@ -129,6 +129,25 @@ export function defaultPodTemplate(template: PodTemplateSpec): void {
   defaultPodSpec(spec as PodSpec);
 }
 
+/** Surge and unavailability limits of a rolling update (Deployments and DaemonSets). */
+export interface RollingUpdateLimits {
+  maxUnavailable?: IntOrString;
+  maxSurge?: IntOrString;
+}
+
+/** Upstream's strategy defaults: type RollingUpdate, and for a rolling update the limits left unset. */
+export function defaultRollingUpdate(
+  strategy: { type?: string; rollingUpdate?: RollingUpdateLimits | null },
+  limits: Required<RollingUpdateLimits>,
+): void {
+  if (!strategy.type) strategy.type = "RollingUpdate";
+  if (strategy.type === "RollingUpdate") {
+    const ru = (strategy.rollingUpdate ??= {});
+    ru.maxUnavailable ??= limits.maxUnavailable;
+    ru.maxSurge ??= limits.maxSurge;
+  }
+}
+
 /** The template's metadata: labels and annotations. */
 export function validateTemplateMetadata(template: PodTemplateSpec, path: string): FieldError[] {
   return [
