@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatAge, formatLabels, humanDuration } from "./table-format.js";
+import type { ApiObject } from "../machinery/index.js";
+import { AGE_COLUMN, NAME_COLUMN, formatAge, formatLabels, humanDuration, nameAgeTable } from "./table-format.js";
 
 test("humanDuration: kubectl's short ages at every boundary", () => {
   const s = 1000;
@@ -37,4 +38,17 @@ test("formatAge and formatLabels", () => {
   assert.equal(formatLabels({ b: "2", a: "1" }), "a=1,b=2");
   assert.equal(formatLabels({}), "<none>");
   assert.equal(formatLabels(null), "<none>");
+});
+
+test("nameAgeTable: Name, the kind's own columns, Age, then what follows Age", () => {
+  const own = { name: "Own", type: "string", description: "own", priority: 0 } as const;
+  const wide = { name: "Wide", type: "string", description: "wide", priority: 1 } as const;
+  const obj: ApiObject = { apiVersion: "v1", kind: "Thing", metadata: { name: "a", creationTimestamp: "2026-01-01T00:00:00Z" } };
+  const now = new Date("2026-01-01T00:05:00Z");
+  const table = nameAgeTable<ApiObject>({ columns: [own], cells: () => ["x"] }, { columns: [wide], cells: (o) => [o.kind] });
+  assert.deepEqual(table.columns, [NAME_COLUMN, own, AGE_COLUMN, wide]);
+  assert.deepEqual(table.cells(obj, now), ["a", "x", "5m", "Thing"]);
+  const plain = nameAgeTable<ApiObject>({ columns: [own], cells: () => ["x"] });
+  assert.deepEqual(plain.columns, [NAME_COLUMN, own, AGE_COLUMN]);
+  assert.deepEqual(plain.cells({ ...obj, metadata: {} }, now), ["", "x", "<unknown>"]);
 });

@@ -1,6 +1,10 @@
 // Cell formatting shared by every group's table columns (seed 000, "Table
 // representation"): ages as kubectl prints them, label sets, "<none>"
-// placeholders. Pure functions; every API group may use them.
+// placeholders, and the Name ... Age layout most tables share. Pure
+// functions; every API group may use them.
+
+import type { ApiObject } from "../machinery/index.js";
+import type { TableDefinition } from "./resource.js";
 
 /**
  * A duration in kubectl's short form (upstream's HumanDuration): `5s`, `3m2s`,
@@ -73,3 +77,20 @@ export const AGE_COLUMN = {
   description: "Time since the object was created (metadata.creationTimestamp).",
   priority: 0,
 } as const;
+
+/**
+ * A Table in upstream's usual layout: Name, the kind's own columns, Age, then
+ * whatever comes after Age (the `-o wide` columns, mostly). The kind gives only
+ * its own cells; the name and the age are filled in here.
+ */
+export function nameAgeTable<T extends ApiObject>(own: TableDefinition<T>, after?: TableDefinition<T>): TableDefinition<T> {
+  return {
+    columns: [NAME_COLUMN, ...own.columns, AGE_COLUMN, ...(after?.columns ?? [])],
+    cells: (obj, now) => [
+      obj.metadata.name ?? "",
+      ...own.cells(obj, now),
+      formatAge(obj.metadata.creationTimestamp, now),
+      ...(after === undefined ? [] : after.cells(obj, now)),
+    ],
+  };
+}

@@ -2,13 +2,11 @@
 // two candidates, one leader; failover once the holder stops renewing; a
 // release on stop hands over at once.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../api/index.js";
-import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
-import { loadKubeconfig } from "./kubeconfig.js";
 import { LeaderElector, leaseResource, type Lease } from "./leader-election.js";
-import { RestClient } from "./rest.js";
+import type { RestClient } from "./rest.js";
+import { serveBuiltinApi } from "./testing/test-server.js";
 
 async function until(what: string, check: () => boolean, ms = 8000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -21,16 +19,8 @@ async function until(what: string, check: () => boolean, ms = 8000): Promise<voi
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 describe("LeaderElector", () => {
-  let t: TestServer;
   let client: RestClient;
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
-  });
-  after(async () => {
-    client.close();
-    await t.close();
-  });
+  serveBuiltinApi((c) => (client = c));
 
   function candidate(name: string, lease: string, extra: { releaseOnCancel?: boolean } = {}) {
     const state = { leading: false, started: 0, stopped: 0, leaders: [] as string[] };

@@ -5,7 +5,7 @@
 // keeps each flag's value, default and whether it was set: /flagz prints it
 // (seed 002, "Structured diagnostic responses").
 
-import { formatDuration, parseDuration } from "./duration.js";
+import { formatDuration, parseDuration } from "../machinery/duration.js";
 
 export type FlagKind = "string" | "bool" | "int" | "float" | "duration" | "strings" | "map";
 

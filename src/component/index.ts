@@ -23,7 +23,7 @@ export {
   type PositionalSpec,
   type StringMap,
 } from "./flags.js";
-export { formatDuration, parseDuration } from "./duration.js";
+export { formatDuration, parseDuration } from "../machinery/duration.js";
 export {
   FeatureGateError,
   FeatureGates,

@@ -145,3 +145,4 @@ export {
   LABEL_VALUE_MAX_LENGTH,
 } from "./validation/names.js";
 export { validateLabels, validateAnnotations, annotationsSize, TOTAL_ANNOTATION_SIZE_LIMIT_B } from "./validation/metadata.js";
+export { formatDuration, parseDuration } from "./duration.js";

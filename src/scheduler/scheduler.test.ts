@@ -2,13 +2,12 @@
 // test creates (no node agent): placement by resources, selectors, taints,
 // the Unschedulable condition, preemption, and leader election between two replicas.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../api/index.js";
 import { namingFor } from "../api/naming.js";
 import type { Pod } from "../api/core/types.js";
-import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
-import { RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
+import type { RestClient, ResourceRef } from "../client/index.js";
+import { serveBuiltinApi } from "../client/testing/test-server.js";
 import { eventually } from "../controllers/testing.js";
 import { MetricsRegistry } from "../component/metrics/index.js";
 import { assertExposesMetric, parseExposition } from "../component/metrics/testing.js";
@@ -20,16 +19,8 @@ import { makeNode, makePod } from "./testing/objects.js";
 const PODS: ResourceRef = { group: "", version: "v1", resource: "pods", namespaced: true };
 const NODES: ResourceRef = { group: "", version: "v1", resource: "nodes", namespaced: false };
 
-let t: TestServer;
 let client: RestClient;
-before(async () => {
-  t = await startTestServer({ modules: builtinModules() });
-  client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
-});
-after(async () => {
-  client.close();
-  await t.close();
-});
+serveBuiltinApi((c) => (client = c));
 
 /** A scheduler (no leader election) for one test, in its own namespace's world. */
 async function withScheduler(fn: (s: Scheduler) => Promise<void>, metrics?: MetricsRegistry): Promise<void> {

@@ -4,10 +4,10 @@
 
 import { field, parseGroupVersion, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { ControllerRevision } from "./types.js";
-import { AGE_COLUMN, NAME_COLUMN, immutable, nonnegative } from "./workload.js";
+import { immutable, nonnegative } from "./workload.js";
 
 export function validateControllerRevision(obj: ControllerRevision): FieldError[] {
   const errs: FieldError[] = [];
@@ -40,13 +40,11 @@ export const controllerrevisions: ResourceDefinition = defineResource<Controller
   schema: `${APPS_V1}.ControllerRevision`,
   validate: validateControllerRevision,
   validateUpdate: (obj, old) => [...validateControllerRevision(obj), ...immutable(obj.data, old.data, "data")],
-  table: {
+  table: nameAgeTable<ControllerRevision>({
     columns: [
-      NAME_COLUMN,
       { name: "Controller", type: "string", description: "Controller of the object", priority: 0 },
       { name: "Revision", type: "integer", description: "Revision indicates the revision of the state represented by Data.", priority: 0 },
-      AGE_COLUMN,
     ],
-    cells: (obj, now) => [obj.metadata.name ?? "", controllerCell(obj), obj.revision ?? 0, formatAge(obj.metadata.creationTimestamp, now)],
-  },
+    cells: (obj) => [controllerCell(obj), obj.revision ?? 0],
+  }),
 });

@@ -5,40 +5,29 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
-import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { DaemonSet, DaemonSetSpec } from "./types.js";
 import {
-  AGE_COLUMN,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  NAME_COLUMN,
-  SELECTOR_COLUMN,
-  containerCells,
   defaultPodTemplate,
+  defaultRollingUpdate,
   formatLabels,
   immutable,
   intOrPercentValue,
   isEmptySelector,
   nonnegative,
   notMoreThan100Percent,
-  selectorCell,
+  specPods,
   validateIntOrPercent,
   validateLabelSelector,
   validateLongRunningTemplate,
   validatePodTemplate,
   asSelector,
+  workloadTable,
 } from "./workload.js";
 
 export function defaultDaemonSet(obj: DaemonSet): void {
   const spec = (obj.spec ??= {});
-  const strategy = (spec.updateStrategy ??= {});
-  if (!strategy.type) strategy.type = "RollingUpdate";
-  if (strategy.type === "RollingUpdate") {
-    const ru = (strategy.rollingUpdate ??= {});
-    ru.maxUnavailable ??= 1;
-    ru.maxSurge ??= 0;
-  }
+  defaultRollingUpdate((spec.updateStrategy ??= {}), { maxUnavailable: 1, maxSurge: 0 });
   spec.revisionHistoryLimit ??= 10;
   defaultPodTemplate((spec.template ??= {}));
 }
@@ -107,36 +96,28 @@ export const daemonsets: ResourceDefinition = defineResource<DaemonSet>({
     ...validateDaemonSetSpec(obj.spec ?? {}),
     ...immutable(obj.spec?.selector, old.spec?.selector, "spec.selector"),
   ],
-  table: {
-    columns: [
-      NAME_COLUMN,
-      int("Desired", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod)."),
-      int("Current", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."),
-      int("Ready", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready."),
-      int("Up-to-date", "The total number of nodes that are running updated daemon pod"),
-      int("Available", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"),
-      { name: "Node Selector", type: "string", description: "NodeSelector is a selector which must be true for the pod to fit on a node.", priority: 0 },
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      SELECTOR_COLUMN,
-    ],
-    cells(obj, now) {
-      const status = obj.status ?? {};
-      const [containers, images] = containerCells(obj.spec?.template);
-      return [
-        obj.metadata.name ?? "",
-        status.desiredNumberScheduled ?? 0,
-        status.currentNumberScheduled ?? 0,
-        status.numberReady ?? 0,
-        status.updatedNumberScheduled ?? 0,
-        status.numberAvailable ?? 0,
-        formatLabels(obj.spec?.template?.spec?.nodeSelector),
-        formatAge(obj.metadata.creationTimestamp, now),
-        containers,
-        images,
-        selectorCell(obj.spec?.selector),
-      ];
+  table: workloadTable<DaemonSet>(
+    {
+      columns: [
+        int("Desired", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod)."),
+        int("Current", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."),
+        int("Ready", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready."),
+        int("Up-to-date", "The total number of nodes that are running updated daemon pod"),
+        int("Available", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"),
+        { name: "Node Selector", type: "string", description: "NodeSelector is a selector which must be true for the pod to fit on a node.", priority: 0 },
+      ],
+      cells(obj) {
+        const status = obj.status ?? {};
+        return [
+          status.desiredNumberScheduled ?? 0,
+          status.currentNumberScheduled ?? 0,
+          status.numberReady ?? 0,
+          status.updatedNumberScheduled ?? 0,
+          status.numberAvailable ?? 0,
+          formatLabels(obj.spec?.template?.spec?.nodeSelector),
+        ];
+      },
     },
-  },
+    specPods(),
+  ),
 });

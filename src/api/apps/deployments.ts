@@ -5,40 +5,26 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
-import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { Deployment, DeploymentSpec } from "./types.js";
 import {
-  AGE_COLUMN,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  NAME_COLUMN,
-  SELECTOR_COLUMN,
-  containerCells,
   defaultPodTemplate,
+  defaultRollingUpdate,
   immutable,
   intOrPercentValue,
   nonnegative,
   notMoreThan100Percent,
   replicaScale,
-  selectorCell,
-  selectorMatchesTemplate,
+  specPods,
   validateIntOrPercent,
-  validateLongRunningTemplate,
-  validatePodTemplate,
-  validateRequiredSelector,
+  validateSelectedTemplate,
+  workloadTable,
 } from "./workload.js";
 
 export function defaultDeployment(obj: Deployment): void {
   const spec = (obj.spec ??= {});
   spec.replicas ??= 1;
-  const strategy = (spec.strategy ??= {});
-  if (!strategy.type) strategy.type = "RollingUpdate";
-  if (strategy.type === "RollingUpdate") {
-    const ru = (strategy.rollingUpdate ??= {});
-    ru.maxUnavailable ??= "25%";
-    ru.maxSurge ??= "25%";
-  }
+  defaultRollingUpdate((spec.strategy ??= {}), { maxUnavailable: "25%", maxSurge: "25%" });
   spec.revisionHistoryLimit ??= 10;
   spec.progressDeadlineSeconds ??= 600;
   defaultPodTemplate((spec.template ??= {}));
@@ -71,15 +57,7 @@ function validateStrategy(strategy: DeploymentSpec["strategy"], path: string): F
 }
 
 export function validateDeploymentSpec(spec: DeploymentSpec, path = "spec"): FieldError[] {
-  const errs: FieldError[] = [...nonnegative(spec.replicas, `${path}.replicas`)];
-  const selector = validateRequiredSelector(spec.selector, `${path}.selector`, "deployment", errs);
-  if (selector === undefined) {
-    errs.push(field.invalid(`${path}.selector`, spec.selector ?? null, "invalid label selector"));
-  } else {
-    errs.push(...selectorMatchesTemplate(selector, spec.template, `${path}.template`));
-    errs.push(...validatePodTemplate(spec.template, `${path}.template`));
-    errs.push(...validateLongRunningTemplate(spec.template, `${path}.template`, "ReplicaSet"));
-  }
+  const errs: FieldError[] = [...nonnegative(spec.replicas, `${path}.replicas`), ...validateSelectedTemplate(spec, path)];
   errs.push(...validateStrategy(spec.strategy, `${path}.strategy`));
   errs.push(...nonnegative(spec.minReadySeconds, `${path}.minReadySeconds`));
   errs.push(...nonnegative(spec.revisionHistoryLimit, `${path}.revisionHistoryLimit`));
@@ -112,30 +90,18 @@ export const deployments: ResourceDefinition = defineResource<Deployment>({
     // apps/v1 made the selector immutable: changing it would orphan the running pods.
     ...immutable(obj.spec?.selector, old.spec?.selector, "spec.selector"),
   ],
-  table: {
-    columns: [
-      NAME_COLUMN,
-      { name: "Ready", type: "string", description: "Number of the pod with ready state", priority: 0 },
-      { name: "Up-to-date", type: "string", description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", priority: 0 },
-      { name: "Available", type: "string", description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", priority: 0 },
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      SELECTOR_COLUMN,
-    ],
-    cells(obj, now) {
-      const status = obj.status ?? {};
-      const [containers, images] = containerCells(obj.spec?.template);
-      return [
-        obj.metadata.name ?? "",
-        `${status.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`,
-        status.updatedReplicas ?? 0,
-        status.availableReplicas ?? 0,
-        formatAge(obj.metadata.creationTimestamp, now),
-        containers,
-        images,
-        selectorCell(obj.spec?.selector),
-      ];
+  table: workloadTable<Deployment>(
+    {
+      columns: [
+        { name: "Ready", type: "string", description: "Number of the pod with ready state", priority: 0 },
+        { name: "Up-to-date", type: "string", description: "Total number of non-terminated pods targeted by this deployment that have the desired template spec.", priority: 0 },
+        { name: "Available", type: "string", description: "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.", priority: 0 },
+      ],
+      cells(obj) {
+        const status = obj.status ?? {};
+        return [`${status.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`, status.updatedReplicas ?? 0, status.availableReplicas ?? 0];
+      },
     },
-  },
+    specPods(),
+  ),
 });

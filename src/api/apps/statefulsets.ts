@@ -6,15 +6,9 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
-import { formatAge } from "../table-format.js";
 import { APPS_V1 } from "./schemas.js";
 import type { StatefulSet, StatefulSetSpec } from "./types.js";
 import {
-  AGE_COLUMN,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  NAME_COLUMN,
-  containerCells,
   defaultPodTemplate,
   immutable,
   intOrPercentValue,
@@ -27,6 +21,7 @@ import {
   validateLongRunningTemplate,
   validateTemplateMetadata,
   validateRequiredSelector,
+  workloadTable,
 } from "./workload.js";
 
 export function defaultStatefulSet(obj: StatefulSet): void {
@@ -162,23 +157,12 @@ export const statefulsets: ResourceDefinition = defineResource<StatefulSet>({
     ...validateStatefulSetUpdate(obj, old),
     ...immutable(obj.spec?.selector, old.spec?.selector, "spec.selector"),
   ],
-  table: {
-    columns: [
-      NAME_COLUMN,
-      { name: "Ready", type: "string", description: "Number of the pod with ready state", priority: 0 },
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-    ],
-    cells(obj, now) {
-      const [containers, images] = containerCells(obj.spec?.template);
-      return [
-        obj.metadata.name ?? "",
-        `${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`,
-        formatAge(obj.metadata.creationTimestamp, now),
-        containers,
-        images,
-      ];
+  // Upstream prints no Selector column for stateful sets.
+  table: workloadTable<StatefulSet>(
+    {
+      columns: [{ name: "Ready", type: "string", description: "Number of the pod with ready state", priority: 0 }],
+      cells: (obj) => [`${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`],
     },
-  },
+    { template: (obj) => obj.spec?.template },
+  ),
 });

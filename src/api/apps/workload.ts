@@ -10,11 +10,13 @@ import {
   regexError,
   validateLabels,
   validateAnnotations,
+  type ApiObject,
   type FieldError,
   type LabelSelector,
   type Selector,
 } from "../../machinery/index.js";
-import type { ScaleAccess } from "../resource.js";
+import type { ScaleAccess, TableDefinition } from "../resource.js";
+import { nameAgeTable } from "../table-format.js";
 import { defaultPodSpec } from "../core/pod-defaults.js";
 import { validatePodSpec } from "../core/pod-validation.js";
 import type { PodSpec } from "../core/types.js";
@@ -87,6 +89,25 @@ export function validateRequiredSelector(
   return asSelector(sel);
 }
 
+/**
+ * What Deployments and ReplicaSets require of their selector and template: a
+ * required, valid, non-empty selector that selects the template, and a valid
+ * template of long-running pods. "for deployment" and "ReplicaSet" are
+ * upstream's own wording for both kinds; clients may match on it.
+ */
+export function validateSelectedTemplate(spec: { selector?: LabelSelector | null; template?: PodTemplateSpec }, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const selector = validateRequiredSelector(spec.selector, `${path}.selector`, "deployment", errs);
+  if (selector === undefined) {
+    errs.push(field.invalid(`${path}.selector`, spec.selector ?? null, "invalid label selector"));
+  } else {
+    errs.push(...selectorMatchesTemplate(selector, spec.template, `${path}.template`));
+    errs.push(...validatePodTemplate(spec.template, `${path}.template`));
+    errs.push(...validateLongRunningTemplate(spec.template, `${path}.template`, "ReplicaSet"));
+  }
+  return errs;
+}
+
 /** `<path>.metadata.labels: Invalid value: ...: \`selector\` does not match template \`labels\`` (an empty selector is not checked). */
 export function selectorMatchesTemplate(selector: Selector, template: PodTemplateSpec | undefined, path: string): FieldError[] {
   const labels = template?.metadata?.labels;
@@ -106,6 +127,25 @@ export function defaultPodTemplate(template: PodTemplateSpec): void {
   const spec = (template.spec ??= {});
   if (spec.restartPolicy === undefined || spec.restartPolicy === "") spec.restartPolicy = "Always";
   defaultPodSpec(spec as PodSpec);
+}
+
+/** Surge and unavailability limits of a rolling update (Deployments and DaemonSets). */
+export interface RollingUpdateLimits {
+  maxUnavailable?: IntOrString;
+  maxSurge?: IntOrString;
+}
+
+/** Upstream's strategy defaults: type RollingUpdate, and for a rolling update the limits left unset. */
+export function defaultRollingUpdate(
+  strategy: { type?: string; rollingUpdate?: RollingUpdateLimits | null },
+  limits: Required<RollingUpdateLimits>,
+): void {
+  if (!strategy.type) strategy.type = "RollingUpdate";
+  if (strategy.type === "RollingUpdate") {
+    const ru = (strategy.rollingUpdate ??= {});
+    ru.maxUnavailable ??= limits.maxUnavailable;
+    ru.maxSurge ??= limits.maxSurge;
+  }
 }
 
 /** The template's metadata: labels and annotations. */
@@ -221,6 +261,30 @@ export { NAME_COLUMN, AGE_COLUMN, formatLabels } from "../table-format.js";
 export const CONTAINERS_COLUMN = { name: "Containers", type: "string", description: "Names of each container in the template.", priority: 1 } as const;
 export const IMAGES_COLUMN = { name: "Images", type: "string", description: "Images referenced by each container in the template.", priority: 1 } as const;
 export const SELECTOR_COLUMN = { name: "Selector", type: "string", description: "Label selector of the Pods this object manages.", priority: 1 } as const;
+
+/** Where a workload's table finds its pods: the template, and the selector cell where the kind prints one. */
+export interface WorkloadPods<T> {
+  template(obj: T): PodTemplateSpec | undefined;
+  selector?(obj: T): string;
+}
+
+/** The pods of a kind with spec.template and spec.selector: deployments, replica sets, daemon sets. */
+export function specPods<T extends { spec?: { template?: PodTemplateSpec; selector?: LabelSelector | null } }>(): WorkloadPods<T> {
+  return { template: (obj) => obj.spec?.template, selector: (obj) => selectorCell(obj.spec?.selector) };
+}
+
+/**
+ * A workload's table as upstream prints every kind that owns pods: Name, the
+ * kind's own columns, Age, then for `-o wide` the template's containers and
+ * images and (where the kind has it) the selector.
+ */
+export function workloadTable<T extends ApiObject>(own: TableDefinition<T>, pods: WorkloadPods<T>): TableDefinition<T> {
+  const { template, selector } = pods;
+  return nameAgeTable(own, {
+    columns: selector === undefined ? [CONTAINERS_COLUMN, IMAGES_COLUMN] : [CONTAINERS_COLUMN, IMAGES_COLUMN, SELECTOR_COLUMN],
+    cells: (obj) => (selector === undefined ? containerCells(template(obj)) : [...containerCells(template(obj)), selector(obj)]),
+  });
+}
 
 // ---- scale ----
 

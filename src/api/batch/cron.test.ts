@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CronParseError, parseCronSchedule, parseGoDuration } from "./cron.js";
+import { CronParseError, parseCronSchedule } from "./cron.js";
 
 test("cron: valid schedules and what they expand to", () => {
   assert.deepEqual(parseCronSchedule("*/15 0-2 1,15 jan-mar mon-fri").fields, [
@@ -39,10 +39,13 @@ test("cron: robfig/cron's error messages", () => {
   }
 });
 
-test("cron: Go durations", () => {
-  assert.equal(parseGoDuration("90s"), 90_000);
-  assert.equal(parseGoDuration("1.5h"), 5_400_000);
-  assert.equal(parseGoDuration("0"), 0);
-  assert.equal(parseGoDuration("5"), undefined);
-  assert.equal(parseGoDuration(""), undefined);
+test("cron: @every takes a Go duration", () => {
+  assert.equal(parseCronSchedule("@every 90s").everyMs, 90_000);
+  assert.equal(parseCronSchedule("@every 1.5h").everyMs, 5_400_000);
+  assert.equal(parseCronSchedule("@every 0").everyMs, 0);
+  for (const text of ["5", ""]) {
+    const spec = `@every ${text}`;
+    const message = `failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(text)}`;
+    assert.throws(() => parseCronSchedule(spec), (err: unknown) => err instanceof CronParseError && err.message === message, spec);
+  }
 });

@@ -4,6 +4,8 @@
 // response, so this parser reproduces them. Only validation lives here; the
 // cronjob controller computes run times from the returned field sets.
 
+import { parseDuration } from "../../machinery/index.js";
+
 export interface CronSchedule {
   /** Allowed values per field (minute, hour, day of month, month, day of week); undefined for `@every`. */
   readonly fields?: readonly (readonly number[])[];
@@ -60,8 +62,12 @@ function parseDescriptor(spec: string): CronSchedule {
   if (fixed !== undefined) return parseCronSchedule(fixed);
   if (spec.startsWith("@every ")) {
     const text = spec.slice("@every ".length);
-    const ms = parseGoDuration(text);
-    if (ms === undefined) throw new CronParseError(`failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(text)}`);
+    let ms: number;
+    try {
+      ms = parseDuration(text);
+    } catch (err) {
+      throw new CronParseError(`failed to parse duration ${spec}: time: invalid duration ${JSON.stringify(text)}`, { cause: err });
+    }
     return { everyMs: ms };
   }
   throw new CronParseError(`unrecognized descriptor: ${spec}`);
@@ -117,27 +123,4 @@ function mustParseInt(expr: string): number {
   if (!Number.isSafeInteger(n)) throw new CronParseError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: value out of range`);
   if (n < 0) throw new CronParseError(`negative number (${n}) not allowed: ${expr}`);
   return n;
-}
-
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Go's time.ParseDuration (`1h30m`, `90s`, `1.5h`); undefined when invalid. */
-export function parseGoDuration(text: string): number | undefined {
-  let rest = text;
-  let sign = 1;
-  if (rest.startsWith("-") || rest.startsWith("+")) {
-    if (rest[0] === "-") sign = -1;
-    rest = rest.slice(1);
-  }
-  if (rest === "0") return 0;
-  if (rest === "") return undefined;
-  let total = 0;
-  const part = /^([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/;
-  while (rest !== "") {
-    const m = part.exec(rest);
-    if (m === null || m[1] === "" || m[1] === ".") return undefined;
-    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
-    rest = rest.slice(m[0].length);
-  }
-  return sign * total;
 }

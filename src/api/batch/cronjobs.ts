@@ -7,16 +7,7 @@ import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
 import { formatAge } from "../table-format.js";
-import {
-  AGE_COLUMN,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  NAME_COLUMN,
-  SELECTOR_COLUMN,
-  containerCells,
-  formatLabelSelector,
-  nonnegative,
-} from "../apps/workload.js";
+import { formatLabelSelector, nonnegative, workloadTable } from "../apps/workload.js";
 import { CronParseError, parseCronSchedule } from "./cron.js";
 import { defaultPodTemplateOfJobTemplate, validateJobTemplate } from "./job-spec.js";
 import { BATCH_V1 } from "./schemas.js";
@@ -116,36 +107,28 @@ export const cronjobs: ResourceDefinition = defineResource<CronJob>({
   validate: validateCronJob,
   // The name limit is not re-checked on update, so older, longer names stay editable and deletable.
   validateUpdate: (obj, old) => validateCronJobSpec(obj.spec ?? {}, old.spec ?? {}),
-  table: {
-    columns: [
-      NAME_COLUMN,
-      { name: "Schedule", type: "string", description: "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", priority: 0 },
-      { name: "Timezone", type: "string", description: "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones.", priority: 0 },
-      { name: "Suspend", type: "boolean", description: "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", priority: 0 },
-      { name: "Active", type: "integer", description: "A list of pointers to currently running jobs.", priority: 0 },
-      { name: "Last Schedule", type: "string", description: "Information when was the last time the job was successfully scheduled.", priority: 0 },
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      SELECTOR_COLUMN,
-    ],
-    cells(obj, now) {
-      const spec = obj.spec ?? {};
-      const jobSpec = spec.jobTemplate?.spec;
-      const [containers, images] = containerCells(jobSpec?.template);
-      const last = obj.status?.lastScheduleTime;
-      return [
-        obj.metadata.name ?? "",
-        spec.schedule ?? "",
-        spec.timeZone ?? "<none>",
-        spec.suspend == null ? "<unset>" : spec.suspend ? "True" : "False",
-        (obj.status?.active ?? []).length,
-        last ? formatAge(last, now) : "<none>",
-        formatAge(obj.metadata.creationTimestamp, now),
-        containers,
-        images,
-        formatLabelSelector(jobSpec?.selector),
-      ];
+  table: workloadTable<CronJob>(
+    {
+      columns: [
+        { name: "Schedule", type: "string", description: "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", priority: 0 },
+        { name: "Timezone", type: "string", description: "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones.", priority: 0 },
+        { name: "Suspend", type: "boolean", description: "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", priority: 0 },
+        { name: "Active", type: "integer", description: "A list of pointers to currently running jobs.", priority: 0 },
+        { name: "Last Schedule", type: "string", description: "Information when was the last time the job was successfully scheduled.", priority: 0 },
+      ],
+      cells(obj, now) {
+        const spec = obj.spec ?? {};
+        const last = obj.status?.lastScheduleTime;
+        return [
+          spec.schedule ?? "",
+          spec.timeZone ?? "<none>",
+          spec.suspend == null ? "<unset>" : spec.suspend ? "True" : "False",
+          (obj.status?.active ?? []).length,
+          last ? formatAge(last, now) : "<none>",
+        ];
+      },
     },
-  },
+    // The Jobs' pods: the job template's pod template and selector.
+    { template: (obj) => obj.spec?.jobTemplate?.spec?.template, selector: (obj) => formatLabelSelector(obj.spec?.jobTemplate?.spec?.selector) },
+  ),
 });

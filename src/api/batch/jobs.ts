@@ -8,21 +8,16 @@ import { field, generateName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
-import { formatAge, humanDuration } from "../table-format.js";
+import { humanDuration } from "../table-format.js";
 import type { PodTemplateSpec } from "../apps/types.js";
 import {
-  AGE_COLUMN,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  NAME_COLUMN,
-  SELECTOR_COLUMN,
   asSelector,
-  containerCells,
   formatLabelSelector,
   immutable,
   selectorMatchesTemplate,
   semanticEqual,
   validateLabelSelector,
+  workloadTable,
 } from "../apps/workload.js";
 import { defaultJobSpec, validateJobSpec } from "./job-spec.js";
 import { BATCH_V1 } from "./schemas.js";
@@ -199,30 +194,16 @@ export function jobs(naming: Naming): ResourceDefinition {
     },
     validate: (obj) => validateJob(obj, naming),
     validateUpdate: (obj, old) => validateJobUpdate(obj, old, naming),
-    table: {
-      columns: [
-        NAME_COLUMN,
-        { name: "Status", type: "string", description: "Status of the job.", priority: 0 },
-        { name: "Completions", type: "string", description: "The completion status of the job.", priority: 0 },
-        { name: "Duration", type: "string", description: "Time required to complete the job.", priority: 0 },
-        AGE_COLUMN,
-        CONTAINERS_COLUMN,
-        IMAGES_COLUMN,
-        SELECTOR_COLUMN,
-      ],
-      cells(obj, now) {
-        const [containers, images] = containerCells(obj.spec?.template);
-        return [
-          obj.metadata.name ?? "",
-          jobStatusCell(obj),
-          completionsCell(obj),
-          durationCell(obj, now),
-          formatAge(obj.metadata.creationTimestamp, now),
-          containers,
-          images,
-          formatLabelSelector(obj.spec?.selector),
-        ];
+    table: workloadTable<Job>(
+      {
+        columns: [
+          { name: "Status", type: "string", description: "Status of the job.", priority: 0 },
+          { name: "Completions", type: "string", description: "The completion status of the job.", priority: 0 },
+          { name: "Duration", type: "string", description: "Time required to complete the job.", priority: 0 },
+        ],
+        cells: (obj, now) => [jobStatusCell(obj), completionsCell(obj), durationCell(obj, now)],
       },
-    },
+      { template: (obj) => obj.spec?.template, selector: (obj) => formatLabelSelector(obj.spec?.selector) },
+    ),
   });
 }

@@ -6,8 +6,7 @@
 import { field, isQualifiedName, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { formatAge } from "../table-format.js";
-import { AGE_COLUMN, NAME_COLUMN } from "../apps/workload.js";
+import { nameAgeTable } from "../table-format.js";
 import { COORDINATION_V1 } from "./schemas.js";
 import type { Lease, LeaseSpec } from "./types.js";
 
@@ -46,13 +45,9 @@ export function leases(naming: Naming): ResourceDefinition {
     allowCreateOnUpdate: true,
     validate: (obj) => validateLeaseSpec(obj.spec ?? {}),
     validateUpdate: (obj) => validateLeaseSpec(obj.spec ?? {}),
-    table: {
-      columns: [
-        NAME_COLUMN,
-        { name: "Holder", type: "string", description: "holderIdentity contains the identity of the holder of a current lease.", priority: 0 },
-        AGE_COLUMN,
-      ],
-      cells: (obj, now) => [obj.metadata.name ?? "", obj.spec?.holderIdentity ?? "", formatAge(obj.metadata.creationTimestamp, now)],
-    },
+    table: nameAgeTable<Lease>({
+      columns: [{ name: "Holder", type: "string", description: "holderIdentity contains the identity of the holder of a current lease.", priority: 0 }],
+      cells: (obj) => [obj.spec?.holderIdentity ?? ""],
+    }),
   });
 }

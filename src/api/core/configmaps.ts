@@ -3,7 +3,7 @@
 
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import { isConfigMapKey, jsonEqual } from "./validation.js";
 import type { ConfigMap } from "./types.js";
@@ -53,13 +53,9 @@ export function configMapsResource(): ResourceDefinition {
       return [...errs, ...validateConfigMap(cm)];
     },
 
-    table: {
-      columns: [NAME_COLUMN, { name: "Data", type: "string", description: "Number of keys in data and binaryData.", priority: 0 }, AGE_COLUMN],
-      cells: (cm, now) => [
-        cm.metadata.name ?? "",
-        Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length,
-        formatAge(cm.metadata.creationTimestamp, now),
-      ],
-    },
+    table: nameAgeTable<ConfigMap>({
+      columns: [{ name: "Data", type: "string", description: "Number of keys in data and binaryData.", priority: 0 }],
+      cells: (cm) => [Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length],
+    }),
   });
 }

@@ -6,7 +6,7 @@
 import { isIP } from "node:net";
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import { isValidPortNum, validateDNS1123Label, validateProtocol } from "./validation.js";
 import type { Endpoints } from "./types.js";
@@ -88,13 +88,9 @@ export function endpointsResource(): ResourceDefinition {
     validate: validateEndpoints,
     validateUpdate: validateEndpoints,
 
-    table: {
-      columns: [
-        NAME_COLUMN,
-        { name: "Endpoints", type: "string", description: "Addresses and ports of the endpoints.", priority: 0 },
-        AGE_COLUMN,
-      ],
-      cells: (ep, now) => [ep.metadata.name ?? "", formatEndpoints(ep), formatAge(ep.metadata.creationTimestamp, now)],
-    },
+    table: nameAgeTable<Endpoints>({
+      columns: [{ name: "Endpoints", type: "string", description: "Addresses and ports of the endpoints.", priority: 0 }],
+      cells: (ep) => [formatEndpoints(ep)],
+    }),
   });
 }

@@ -7,7 +7,7 @@ import { field, isQualifiedName, type FieldError } from "../../machinery/index.j
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { finalize, status } from "../subresources/index.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import type { Namespace } from "./types.js";
 
@@ -58,10 +58,10 @@ export function namespacesResource(naming: Naming): ResourceDefinition {
       ns.status = { ...(ns.status ?? {}), phase: "Terminating" };
     },
 
-    table: {
-      columns: [NAME_COLUMN, { name: "Status", type: "string", description: "The status of the namespace", priority: 0 }, AGE_COLUMN],
-      cells: (ns, now) => [ns.metadata.name ?? "", ns.status?.phase ?? "", formatAge(ns.metadata.creationTimestamp, now)],
-    },
+    table: nameAgeTable<Namespace>({
+      columns: [{ name: "Status", type: "string", description: "The status of the namespace", priority: 0 }],
+      cells: (ns) => [ns.status?.phase ?? ""],
+    }),
     fieldSelectors: {
       "status.phase": (ns) => ns.status?.phase ?? "",
       name: (ns) => ns.metadata.name ?? "",

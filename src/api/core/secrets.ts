@@ -6,7 +6,7 @@
 import { field, FIELD_IMMUTABLE_ERROR_MSG, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { IMMUTABLE_DATA_MSG, MAX_DATA_BYTES } from "./configmaps.js";
 import { CORE_V1 } from "./schemas.js";
 import { isConfigMapKey, jsonEqual } from "./validation.js";
@@ -93,15 +93,13 @@ export function secretsResource(naming: Naming): ResourceDefinition {
       return [...errs, ...validateSecret(secret, naming)];
     },
 
-    table: {
+    table: nameAgeTable<Secret>({
       columns: [
-        NAME_COLUMN,
         { name: "Type", type: "string", description: "The type of the secret.", priority: 0 },
         { name: "Data", type: "string", description: "Number of keys in data.", priority: 0 },
-        AGE_COLUMN,
       ],
-      cells: (s, now) => [s.metadata.name ?? "", s.type ?? "", Object.keys(s.data ?? {}).length, formatAge(s.metadata.creationTimestamp, now)],
-    },
+      cells: (s) => [s.type ?? "", Object.keys(s.data ?? {}).length],
+    }),
     fieldSelectors: { type: (s) => s.type ?? "" },
   });
 }

@@ -2,7 +2,7 @@
 // table counts the listed secrets. Token issuing lives elsewhere.
 
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import type { ServiceAccount } from "./types.js";
 
@@ -18,9 +18,9 @@ export function serviceAccountsResource(): ResourceDefinition {
     schema: `${CORE_V1}.ServiceAccount`,
     allowCreateOnUpdate: true,
 
-    table: {
-      columns: [NAME_COLUMN, { name: "Secrets", type: "string", description: "Number of secrets listed.", priority: 0 }, AGE_COLUMN],
-      cells: (sa, now) => [sa.metadata.name ?? "", (sa.secrets ?? []).length, formatAge(sa.metadata.creationTimestamp, now)],
-    },
+    table: nameAgeTable<ServiceAccount>({
+      columns: [{ name: "Secrets", type: "string", description: "Number of secrets listed.", priority: 0 }],
+      cells: (sa) => [(sa.secrets ?? []).length],
+    }),
   });
 }

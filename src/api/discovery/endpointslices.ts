@@ -7,7 +7,7 @@ import { isIP } from "node:net";
 import { field, isDNS1123Subdomain, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
+import { nameAgeTable } from "../table-format.js";
 import { isValidPortNum, validateDNS1123Label, validateDNS1123Subdomain, validateProtocol } from "../core/validation.js";
 import { DISCOVERY_V1 } from "./schemas.js";
 import type { EndpointSlice } from "./types.js";
@@ -93,15 +93,13 @@ export function endpointSlicesResource(naming: Naming): ResourceDefinition {
       return errs;
     },
 
-    table: {
+    table: nameAgeTable<EndpointSlice>({
       columns: [
-        NAME_COLUMN,
         { name: "AddressType", type: "string", description: "The type of address carried by this EndpointSlice.", priority: 0 },
         { name: "Ports", type: "string", description: "The ports exposed by the endpoints.", priority: 0 },
         { name: "Endpoints", type: "string", description: "The addresses of the endpoints.", priority: 0 },
-        AGE_COLUMN,
       ],
-      cells: (slice, now) => [slice.metadata.name ?? "", slice.addressType ?? "", formatSlicePorts(slice), formatSliceEndpoints(slice), formatAge(slice.metadata.creationTimestamp, now)],
-    },
+      cells: (slice) => [slice.addressType ?? "", formatSlicePorts(slice), formatSliceEndpoints(slice)],
+    }),
   });
 }

@@ -6,8 +6,8 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
-import { formatAge } from "../table-format.js";
-import { AGE_COLUMN, NAME_COLUMN, nonnegative, notMoreThan100Percent, validateIntOrPercent, validateLabelSelector } from "../apps/workload.js";
+import { nameAgeTable } from "../table-format.js";
+import { nonnegative, notMoreThan100Percent, validateIntOrPercent, validateLabelSelector } from "../apps/workload.js";
 import { POLICY_V1 } from "./schemas.js";
 import type { PodDisruptionBudget, PodDisruptionBudgetSpec } from "./types.js";
 
@@ -48,20 +48,16 @@ export const podDisruptionBudgets: ResourceDefinition = defineResource<PodDisrup
   },
   validate: (pdb) => validateSpec(pdb.spec ?? {}),
   validateUpdate: (pdb) => validateSpec(pdb.spec ?? {}),
-  table: {
+  table: nameAgeTable<PodDisruptionBudget>({
     columns: [
-      NAME_COLUMN,
       { name: "Min Available", type: "string", description: "Pods that must stay available.", priority: 0 },
       { name: "Max Unavailable", type: "string", description: "Pods that may be unavailable.", priority: 0 },
       { name: "Allowed Disruptions", type: "integer", description: "Disruptions allowed now.", priority: 0 },
-      AGE_COLUMN,
     ],
-    cells: (pdb, now) => [
-      pdb.metadata.name ?? "",
+    cells: (pdb) => [
       pdb.spec?.minAvailable != null ? String(pdb.spec.minAvailable) : "N/A",
       pdb.spec?.maxUnavailable != null ? String(pdb.spec.maxUnavailable) : "N/A",
       pdb.status?.disruptionsAllowed ?? 0,
-      formatAge(pdb.metadata.creationTimestamp, now),
     ],
-  },
+  }),
 });

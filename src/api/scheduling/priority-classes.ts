@@ -7,8 +7,7 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { formatAge } from "../table-format.js";
-import { AGE_COLUMN, NAME_COLUMN } from "../apps/workload.js";
+import { nameAgeTable } from "../table-format.js";
 import { SCHEDULING_V1 } from "./schemas.js";
 import type { PriorityClass } from "./types.js";
 
@@ -63,15 +62,19 @@ export function priorityClasses(naming: Naming): ResourceDefinition {
       }
       return errs;
     },
-    table: {
-      columns: [
-        NAME_COLUMN,
-        { name: "Value", type: "integer", description: "The priority pods of this class receive.", priority: 0 },
-        { name: "Global-Default", type: "boolean", description: "Whether pods without a class get this one.", priority: 0 },
-        AGE_COLUMN,
-        { name: "PreemptionPolicy", type: "string", description: "Whether pods of this class may preempt others.", priority: 0 },
-      ],
-      cells: (pc, now) => [pc.metadata.name ?? "", pc.value ?? 0, pc.globalDefault === true, formatAge(pc.metadata.creationTimestamp, now), pc.preemptionPolicy ?? ""],
-    },
+    table: nameAgeTable<PriorityClass>(
+      {
+        columns: [
+          { name: "Value", type: "integer", description: "The priority pods of this class receive.", priority: 0 },
+          { name: "Global-Default", type: "boolean", description: "Whether pods without a class get this one.", priority: 0 },
+        ],
+        cells: (pc) => [pc.value ?? 0, pc.globalDefault === true],
+      },
+      // After Age, as upstream prints it.
+      {
+        columns: [{ name: "PreemptionPolicy", type: "string", description: "Whether pods of this class may preempt others.", priority: 0 }],
+        cells: (pc) => [pc.preemptionPolicy ?? ""],
+      },
+    ),
   });
 }

@@ -6,17 +6,11 @@ import { parseJsonBody } from "./json.js";
 import { parseYamlBody, toYaml } from "./yaml.js";
 import { checkFields } from "./field-validation.js";
 import { POD_JSON, POD_TYPE, podObject, registry } from "./testing.js";
+import { microBench } from "../testing/micro-bench.js";
 
+/** Up to 2000 warm-up calls; names up to 44 characters. */
 function bench(name: string, iterations: number, fn: () => unknown): void {
-  for (let i = 0; i < Math.min(iterations, 2000); i++) fn(); // warm up the JIT
-  const rounds: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) fn();
-    rounds.push(Number(process.hrtime.bigint() - t) / 1000 / iterations);
-  }
-  rounds.sort((a, b) => a - b);
-  console.log(`${name.padEnd(44)} ${rounds[3]!.toFixed(2).padStart(10)} µs/op`);
+  microBench(name, iterations, fn, { warmup: 2000, nameWidth: 44 });
 }
 
 const compact = JSON.stringify(JSON.parse(POD_JSON));

@@ -99,19 +99,7 @@ export function scanKeys(s: string, maxDepth: number): string[] | undefined {
         const frame = depth - 1;
         const key = keyText(s, i, end);
         memberKey[frame] = key;
-        const seen = seenKeys[frame]!;
-        let dup: boolean;
-        if (Array.isArray(seen)) {
-          dup = seen.includes(key);
-          if (!dup) {
-            if (seen.length < LINEAR_KEYS) seen.push(key);
-            else seenKeys[frame] = new Set(seen).add(key);
-          }
-        } else {
-          dup = seen.has(key);
-          if (!dup) seen.add(key);
-        }
-        if (dup) (duplicates ??= []).push(pathOf(isObject, memberKey, memberIndex, frame));
+        if (seenBefore(seenKeys, frame, key)) (duplicates ??= []).push(pathOf(isObject, memberKey, memberIndex, frame));
       }
       i = end;
     } else if (c === BraceOpen || c === BracketOpen) {
@@ -176,6 +164,20 @@ const BraceClose = 0x7d;
 /** Small objects compare keys by linear search; bigger ones switch to a Set. */
 const LINEAR_KEYS = 12;
 
+/** Notes `key` among the keys seen in the object at `frame`; true when it was there already. */
+function seenBefore(seenKeys: (string[] | Set<string>)[], frame: number, key: string): boolean {
+  const seen = seenKeys[frame]!;
+  if (!Array.isArray(seen)) {
+    if (seen.has(key)) return true;
+    seen.add(key);
+    return false;
+  }
+  if (seen.includes(key)) return true;
+  if (seen.length < LINEAR_KEYS) seen.push(key);
+  else seenKeys[frame] = new Set(seen).add(key);
+  return false;
+}
+
 /**
  * Validate `s` as one JSON value and return the duplicate key paths, or the
  * first syntax error. Iterative: the container stack lives in arrays, so depth
@@ -210,19 +212,7 @@ export function scanJson(s: string, maxDepth: number): string[] | JsonSyntaxErro
       i++;
       const frame = depth - 1;
       memberKey[frame] = key;
-      const seen = seenKeys[frame]!;
-      let dup: boolean;
-      if (Array.isArray(seen)) {
-        dup = seen.includes(key);
-        if (!dup) {
-          if (seen.length < LINEAR_KEYS) seen.push(key);
-          else seenKeys[frame] = new Set(seen).add(key);
-        }
-      } else {
-        dup = seen.has(key);
-        if (!dup) seen.add(key);
-      }
-      if (dup) (duplicates ??= []).push(pathOf(isObject, memberKey, memberIndex, frame));
+      if (seenBefore(seenKeys, frame, key)) (duplicates ??= []).push(pathOf(isObject, memberKey, memberIndex, frame));
     }
 
     // ---- expecting a value

@@ -4,26 +4,17 @@
 // normal period applies. Pressure conditions against eviction thresholds (and
 // back), and the re-post every nodeStatusReportFrequency with nothing changed.
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import { namingFor } from "../../api/naming.js";
 import type { Condition, Node } from "../../api/core/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { RestClient, loadKubeconfig } from "../../client/index.js";
+import type { RestClient } from "../../client/index.js";
+import { serveBuiltinApi } from "../../client/testing/test-server.js";
 import { eventually } from "../../controllers/testing.js";
 import { NODES, NodeStatusManager, nodeConditions, type NodeFacts, type Signals } from "./node-status.js";
 
-let t: TestServer;
 let client: RestClient;
-before(async () => {
-  t = await startTestServer({ modules: builtinModules() });
-  client = new RestClient(loadKubeconfig(t.server.kubeconfigPath));
-});
-after(async () => {
-  client.close();
-  await t.close();
-});
+serveBuiltinApi((c) => (client = c));
 
 // Not `n << 30`: shifts are 32-bit signed in JavaScript (2 << 30 is negative).
 const GiB = 2 ** 30;

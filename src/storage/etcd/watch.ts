@@ -12,6 +12,7 @@
 
 import type { ClientDuplexStream } from "@grpc/grpc-js";
 import { CompactedError, StorageUnavailableError } from "../errors.js";
+import { EventBuffer } from "../event-buffer.js";
 import type { KeyValue, Watch, WatchEvent } from "../storage.js";
 import { describe, type EtcdConnection } from "./connection.js";
 import { etcdMethods, type MvccKeyValue, type WatchRequest, type WatchResponse } from "./rpc.js";
@@ -46,9 +47,7 @@ const MAX_PROGRESS_CONFIRMATIONS = 10;
 
 export class EtcdWatch implements Watch {
   readonly #options: EtcdWatchOptions;
-  #queue: WatchEvent[] = [];
-  #head = 0;
-  #wake: (() => void) | undefined;
+  readonly #queue = new EventBuffer<WatchEvent>();
   #error: unknown;
   #closed = false;
 
@@ -99,13 +98,12 @@ export class EtcdWatch implements Watch {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#progressTimer);
     this.#dropStream();
     this.#options.onClose(this);
-    this.#wake?.();
+    this.#queue.wake();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
@@ -119,14 +117,9 @@ export class EtcdWatch implements Watch {
 
   async *#events(): AsyncGenerator<WatchEvent> {
     for (;;) {
-      if (this.#head < this.#queue.length) {
-        const event = this.#queue[this.#head]!;
-        this.#queue[this.#head++] = undefined as unknown as WatchEvent;
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-          this.#queue = this.#queue.slice(this.#head);
-          this.#head = 0;
-        }
-        if (this.#paused && this.#queue.length - this.#head < LOW_WATER) {
+      const event = this.#queue.take();
+      if (event !== undefined) {
+        if (this.#paused && this.#queue.size < LOW_WATER) {
           this.#paused = false;
           this.#stream?.resume();
         }
@@ -139,8 +132,7 @@ export class EtcdWatch implements Watch {
         throw err;
       }
       if (this.#closed) return;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-      this.#wake = undefined;
+      await this.#queue.next();
     }
   }
 
@@ -319,12 +311,11 @@ export class EtcdWatch implements Watch {
 
   #push(event: WatchEvent): void {
     this.#queue.push(event);
-    if (!this.#paused && this.#queue.length - this.#head >= HIGH_WATER && this.#stream !== undefined) {
+    if (!this.#paused && this.#queue.size >= HIGH_WATER && this.#stream !== undefined) {
       // Stop reading: HTTP/2 flow control then holds etcd back instead of our memory growing.
       this.#paused = true;
       this.#stream.pause();
     }
-    this.#wake?.();
   }
 
   #onBroken(err: unknown): void {
@@ -364,6 +355,6 @@ export class EtcdWatch implements Watch {
     clearTimeout(this.#retryTimer);
     clearTimeout(this.#progressTimer);
     this.#dropStream();
-    this.#wake?.();
+    this.#queue.wake();
   }
 }

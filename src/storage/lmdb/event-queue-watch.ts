@@ -3,6 +3,7 @@
 // below the last delivered revision are dropped, so replay and live
 // delivery may overlap without duplicates.
 
+import { EventBuffer } from "../event-buffer.js";
 import type { Watch, WatchEvent } from "../storage.js";
 
 export interface EventQueueWatchOptions {
@@ -15,9 +16,7 @@ export interface EventQueueWatchOptions {
 export class EventQueueWatch implements Watch {
   readonly prefix: string;
   #last: number;
-  #queue: WatchEvent[] = [];
-  #head = 0;
-  #wake: (() => void) | undefined;
+  readonly #queue = new EventBuffer<WatchEvent>();
   #error: unknown;
   #closed = false;
   readonly #options: EventQueueWatchOptions;
@@ -48,39 +47,31 @@ export class EventQueueWatch implements Watch {
 
   /** Stop at once: events not yet taken are dropped. */
   close(): void {
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     this.#finish();
   }
 
   #enqueue(event: WatchEvent): void {
     this.#queue.push(event);
-    this.#wake?.();
   }
 
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#options.onClose(this);
-    this.#wake?.();
+    this.#queue.wake();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
     for (;;) {
-      if (this.#head < this.#queue.length) {
-        const event = this.#queue[this.#head]!;
-        this.#queue[this.#head++] = undefined as unknown as WatchEvent;
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-          this.#queue = this.#queue.slice(this.#head);
-          this.#head = 0;
-        }
+      const event = this.#queue.take();
+      if (event !== undefined) {
         yield event;
         continue;
       }
       if (this.#error !== undefined) throw this.#error;
       if (this.#closed) return;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-      this.#wake = undefined;
+      await this.#queue.next();
     }
   }
 }

@@ -4,18 +4,7 @@
 
 import { decodeEnvelope, encodeEnvelope } from "./envelope.js";
 import { benchPod, builtinRegistry } from "./testing.js";
-
-function bench(name: string, iterations: number, fn: () => unknown): void {
-  for (let i = 0; i < Math.min(iterations, 3000); i++) fn(); // warm up the JIT
-  const rounds: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < iterations; i++) fn();
-    rounds.push(Number(process.hrtime.bigint() - t) / 1000 / iterations);
-  }
-  rounds.sort((a, b) => a - b);
-  console.log(`${name.padEnd(40)} ${rounds[3]!.toFixed(2).padStart(10)} µs/op`);
-}
+import { microBench } from "../../testing/micro-bench.js";
 
 const registry = builtinRegistry();
 const POD = "io.k8s.api.core.v1.Pod";
@@ -28,11 +17,11 @@ const listJson = JSON.stringify(list);
 const listPb = encodeEnvelope(list, `${POD}List`, registry);
 
 console.log(`pod: ${json.length} bytes of JSON, ${pb.length} of Protobuf; list of 500: ${listJson.length} bytes of JSON, ${listPb.length} of Protobuf`);
-bench("JSON.stringify (baseline), pod", 20000, () => JSON.stringify(pod));
-bench("encodeEnvelope, pod", 20000, () => encodeEnvelope(pod, POD, registry));
-bench("JSON.parse (baseline), pod", 20000, () => JSON.parse(json));
-bench("decodeEnvelope, pod", 20000, () => decodeEnvelope(pb, registry, lookup));
-bench("JSON.stringify (baseline), 500 pods", 50, () => JSON.stringify(list));
-bench("encodeEnvelope, 500 pods", 50, () => encodeEnvelope(list, `${POD}List`, registry));
-bench("JSON.parse (baseline), 500 pods", 50, () => JSON.parse(listJson));
-bench("decodeEnvelope, 500 pods", 50, () => decodeEnvelope(listPb, registry, lookup));
+microBench("JSON.stringify (baseline), pod", 20000, () => JSON.stringify(pod));
+microBench("encodeEnvelope, pod", 20000, () => encodeEnvelope(pod, POD, registry));
+microBench("JSON.parse (baseline), pod", 20000, () => JSON.parse(json));
+microBench("decodeEnvelope, pod", 20000, () => decodeEnvelope(pb, registry, lookup));
+microBench("JSON.stringify (baseline), 500 pods", 50, () => JSON.stringify(list));
+microBench("encodeEnvelope, 500 pods", 50, () => encodeEnvelope(list, `${POD}List`, registry));
+microBench("JSON.parse (baseline), 500 pods", 50, () => JSON.parse(listJson));
+microBench("decodeEnvelope, 500 pods", 50, () => decodeEnvelope(listPb, registry, lookup));

@@ -1,5 +1,5 @@
-// Go-style durations ("5m", "1h30m", "250ms", "1.5s"), as upstream flags and
-// config files spell them. Values are milliseconds (what Node timers take);
+// Go-style durations ("5m", "1h30m", "250ms", "1.5s"), as upstream flags,
+// config files and CronJob schedules (`@every 90s`) spell them. Values are milliseconds (what Node timers take);
 // formatDuration prints them back the way Go's time.Duration.String() does.
 
 const NS_PER_UNIT: Readonly<Record<string, number>> = {
