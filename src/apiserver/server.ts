@@ -17,7 +17,7 @@ import { componentEndpoints, componentRegistry, conditionCheck, isPublicPath, ra
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { badRequest, isApiError, pathNotFound, statusFromError, unauthorized, type ApiObject } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
-import { Cacher } from "../storage/cacher/cacher.js";
+import { CachedStorage } from "../storage/cacher/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
@@ -126,21 +126,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }).with(options.admission ?? {});
   for (const def of registry.resources) {
     let store: RegistryStore;
-    const cacher = new Cacher<ApiObject>({
-      store: storage,
+    const cacher = new CachedStorage<ApiObject>({
+      backend: storage,
       prefix: `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`,
       decode: (kv) => store.decode(kv),
       withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
       ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
+      snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       log,
     });
     store = new RegistryStore(def, {
-      storage,
-      cacher,
+      storage: cacher,
       naming,
       defaulter,
       admission,
-      snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       sharding: options.featureGates.enabled("ShardedListAndWatch"),
       unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
     });

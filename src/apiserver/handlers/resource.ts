@@ -22,7 +22,7 @@ import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../..
 import type { SchemaRegistry } from "../../api/schema.js";
 import { readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody, type PatchType } from "../http/decode-body.js";
-import type { Cached } from "../../storage/cacher/cacher.js";
+import { cachedRecord, type Cached } from "../../storage/cacher/index.js";
 import { applyConfiguration, applyToScale, recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
 import { checkBody, parseDryRun, setWarnings, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
 import {
@@ -418,7 +418,7 @@ async function remove(r: ResourceRequest, gv: string): Promise<void> {
     return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
   }
   const result = await r.store.delete(r.path.namespace, r.path.name!, options);
-  return sendObject(scope(r, gv), result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() });
+  return sendObject(scope(r, gv), result.deleted ? 200 : 202, cachedRecord({ key: "", object: result.object, revision: 0 }));
 }
 
 async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {

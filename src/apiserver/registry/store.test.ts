@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { namingFor } from "../../api/naming.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
-import { Cacher } from "../../storage/cacher/cacher.js";
+import { CachedStorage } from "../../storage/cacher/index.js";
 import { LmdbStorage } from "../../storage/lmdb/index.js";
 import type { Storage } from "../../storage/index.js";
 import { ApiRegistry } from "../api-registry.js";
@@ -44,13 +44,14 @@ async function widgetStore(snapshots: boolean, options: { generateName?: (prefix
   const registry = new ApiRegistry([sampleApi], naming);
   const def = registry.find("samples.orch.io", "widgets")!;
   let store: RegistryStore;
-  const cacher = new Cacher<ApiObject>({
-    store: counted.storage,
+  const cacher = new CachedStorage<ApiObject>({
+    backend: counted.storage,
     prefix: "/registry/samples.orch.io/widgets/",
     decode: (kv) => store.decode(kv),
     withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+    snapshots,
   });
-  store = new RegistryStore(def, { storage: counted.storage, cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), snapshots, sharding: false, ...options });
+  store = new RegistryStore(def, { storage: cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), sharding: false, ...options });
   await cacher.start();
   return {
     store,

@@ -108,10 +108,16 @@ export class CachedStorage<T> {
   // ---- reads ----
 
   /** One key; undefined when absent. A key whose stored value cannot be decoded throws the decoder's error. */
-  async get(key: string, at: Exclude<ReadAt, { mode: "Exact" }>): Promise<Cached<T> | undefined> {
+  async get(key: string, at: ReadAt): Promise<Cached<T> | undefined> {
     if (at.mode === "MostRecent") {
       const { kv } = await this.#backend.get(key);
       return kv === undefined ? undefined : this.#record(kv);
+    }
+    if (at.mode === "Exact") {
+      // The get table has no Exact row; served as a one-key list at that version for completeness.
+      const listed = await this.#listAt(key, at.rv);
+      if (listed.corrupt.some((c) => c.key === key)) throw listed.corrupt.find((c) => c.key === key)!.error;
+      return listed.items.find((c) => c.key === key);
     }
     await this.#reach(at);
     const found = this.#cache.get(key);
