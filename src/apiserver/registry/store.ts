@@ -20,14 +20,11 @@ import type { ResourceDefinition, StrategyContext } from "../../api/resource.js"
 import type { Naming } from "../../api/naming.js";
 import {
   alreadyExists,
-  badRequest,
   conflict,
   continueExpired,
   storeReadError,
   decideGet,
   decideList,
-  decodeContinue,
-  encodeContinue,
   generateName,
   generateNameConflict,
   internalError,
@@ -44,19 +41,22 @@ import {
   type ApiObject,
   type FieldError,
   type GroupResource,
-  type ListMeta,
 } from "../../machinery/index.js";
 import { DELETE, isStorageError, type FutureRevisionError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
-import { cachedRecord, type Cached, type CachedStorage, type CorruptKey, type ReadAt } from "../../storage/cacher/index.js";
+import { cachedRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
 import { decodeObject, encodeObject } from "./codec.js";
-import { compilePredicate, type PredicateParams } from "./predicate.js";
+import { listReadAt, pageList, type ListParams, type ListResult } from "./list.js";
+import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, type DeleteOptions, type DeleteResult } from "./delete-options.js";
+import { omitEmptyMetadata, sameObject, specChanged } from "./object-rules.js";
+import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
-import { jsonEqual } from "../../machinery/apply/index.js";
 
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
+
+export type { ListParams, ListResult, DeleteOptions, DeleteResult };
 
 export interface RequestOptions {
   /** Run every stage but persisting (seed 000, "Dry run"). */
@@ -69,33 +69,6 @@ export interface RequestOptions {
    * itself and passes none.
    */
   manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
-}
-
-export interface ListParams extends PredicateParams {
-  resourceVersion?: string | undefined;
-  resourceVersionMatch?: string | undefined;
-  limit?: number | undefined;
-  continue?: string | undefined;
-}
-
-export interface ListResult {
-  items: Cached<ApiObject>[];
-  metadata: ListMeta;
-}
-
-export interface DeleteOptions {
-  gracePeriodSeconds?: number | undefined;
-  preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined } | undefined;
-  propagationPolicy?: string | undefined;
-  orphanDependents?: boolean | undefined;
-  dryRun?: boolean | undefined;
-  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean | undefined;
-}
-
-export interface DeleteResult {
-  object: ApiObject;
-  /** False when the object was only marked (finalizers or a grace period remain). */
-  deleted: boolean;
 }
 
 /** Hooks the store needs from the rest of the server. */
@@ -167,14 +140,7 @@ export class RegistryStore {
     const prefix = this.prefixFor(namespace);
     const limit = params.limit !== undefined && params.limit > 0 ? params.limit : 0;
     const mode = decideList(params, { metaGroup: this.#deps.naming.metaGroup });
-    let at: ReadAt;
-    let startKey = prefix;
-    if (mode.mode === "Continuation") {
-      const token = decodeContinue(mode.token, this.prefix);
-      if (!token.key.startsWith(prefix)) throw badRequest("continue key is not valid: it belongs to another namespace");
-      startKey = token.key;
-      at = token.resourceVersion > 0 ? { mode: "Exact", rv: token.resourceVersion } : { mode: "Any" };
-    } else at = mode;
+    const { at, startKey } = listReadAt(mode, this.prefix, prefix);
     const listed = await this.#deps.storage.list(prefix, at).catch((err: unknown) => {
       if (isStorageError(err, "Compacted")) throw mode.mode === "Continuation" ? continueExpired() : listExpired();
       if (mode.mode === "MostRecent" && isStorageError(err, "FutureRevision")) {
@@ -183,31 +149,7 @@ export class RegistryStore {
       throw this.#apiError(err, "");
     });
     this.#refuseCorrupt(prefix, listed.corrupt);
-
-    const candidates = listed.items;
-    const items: Cached<ApiObject>[] = [];
-    let i = 0;
-    if (startKey !== prefix) while (i < candidates.length && candidates[i]!.key < startKey) i++;
-    let remaining = 0;
-    let more = false;
-    for (; i < candidates.length; i++) {
-      const c = candidates[i]!;
-      if (!predicate.matches(c.object)) continue;
-      if (limit > 0 && items.length >= limit) {
-        more = true;
-        if (!predicate.everything) break;
-        remaining++;
-        continue;
-      }
-      items.push(c);
-    }
-    const metadata: ListMeta = { resourceVersion: String(listed.revision) };
-    if (more) {
-      metadata.continue = encodeContinue(items[items.length - 1]!.key + "\u0000", this.prefix, listed.revision);
-      if (predicate.everything) metadata.remainingItemCount = remaining;
-    }
-    if (predicate.shard !== undefined) metadata.shardInfo = { selector: predicate.shard.toString() };
-    return { items, metadata };
+    return pageList(listed.items, { predicate, limit, startKey, revision: listed.revision, resourcePrefix: this.prefix });
   }
 
   /**
@@ -434,17 +376,7 @@ export class RegistryStore {
     const tryDelete = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
       if (kv === undefined) throw notFound(this.groupResource, name);
       const current = decodeObject(kv);
-      const pre = options.preconditions;
-      if (pre?.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(
-          this.groupResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
-        );
-      }
+      checkPreconditions(options, current, this.groupResource, name);
       await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun });
       const next = structuredClone(current);
       const meta = next.metadata;
@@ -488,22 +420,14 @@ export class RegistryStore {
    * delete options unset; the caller checks AllowUnsafeMalformedObjectDeletion.
    */
   async deleteCorrupt(namespace: string | undefined, name: string, options: DeleteOptions): Promise<void> {
-    const OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
-    const notWith = (path: string, value: unknown) => field.invalid(path, value, `can not be set together with ${OPTION}`);
-    const errs: FieldError[] = [];
-    if (options.dryRun) errs.push(notWith("dryRun", ["All"]));
-    if (options.gracePeriodSeconds !== undefined) errs.push(notWith("gracePeriodSeconds", options.gracePeriodSeconds));
-    if (options.orphanDependents !== undefined) errs.push(notWith("orphanDependents", options.orphanDependents));
-    if (options.preconditions !== undefined) errs.push(notWith("preconditions", options.preconditions));
-    if (options.propagationPolicy !== undefined) errs.push(notWith("propagationPolicy", options.propagationPolicy));
-    if (errs.length > 0) throw invalid({ group: this.#deps.naming.metaGroup, kind: "DeleteOptions" }, "", errs);
+    checkCorruptDeleteOptions(options, this.#deps.naming.metaGroup);
     const key = this.keyFor(namespace, name);
     const kv = await this.#storage((s) => s.getStored(key), name);
     if (kv === undefined) throw notFound(this.groupResource, name);
     if (isReadable(() => decodeObject(kv))) {
       // As upstream: the Invalid error names the resource where it would name a kind.
       throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
-        field.invalid(OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
+        field.invalid(CORRUPT_DELETE_OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
       ]);
     }
     await this.#storage((s) => s.delete(key), name);
@@ -643,46 +567,6 @@ export { MAX_OBJECT_BYTES } from "./codec.js";
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
-}
-
-/**
- * Empty labels, annotations, finalizers and ownerReferences are dropped, as
- * upstream's `omitempty` encoding drops them (a patch that empties a map
- * must not leave `{}` behind, or diffs and no-op checks see a change).
- */
-function omitEmptyMetadata(meta: ApiObject["metadata"]): void {
-  for (const k of ["labels", "annotations"] as const) {
-    const v = meta[k];
-    if (v !== undefined && (v === null || (typeof v === "object" && Object.keys(v).length === 0))) delete meta[k];
-  }
-  for (const k of ["finalizers", "ownerReferences"] as const) {
-    const v = meta[k];
-    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[k];
-  }
-}
-
-/** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */
-function sameObject(next: ApiObject, current: ApiObject): boolean {
-  const { resourceVersion: _rv, ...meta } = current.metadata;
-  return jsonEqual({ ...current, metadata: meta }, next);
-}
-
-/** Everything but metadata and status: a change there bumps metadata.generation. */
-function specChanged(next: ApiObject, current: ApiObject): boolean {
-  const strip = ({ metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest }: ApiObject) => rest;
-  return JSON.stringify(strip(next)) !== JSON.stringify(strip(current));
-}
-
-function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foreground" {
-  const policy = options.propagationPolicy;
-  if (policy !== undefined && options.orphanDependents !== undefined) {
-    throw badRequest("Only one of DeleteOptions.orphanDependents and DeleteOptions.propagationPolicy may be set");
-  }
-  if (policy === undefined) return options.orphanDependents ? "Orphan" : "Background";
-  if (policy !== "Orphan" && policy !== "Background" && policy !== "Foreground") {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  return policy;
 }
 
 function isReadable(decode: () => unknown): boolean {
