@@ -27,26 +27,24 @@ import {
   decideList,
   generateName,
   generateNameConflict,
-  internalError,
   field,
   invalid,
   isApiError,
   listExpired,
   newUid,
   notFound,
-  requestEntityTooLarge,
   serviceUnavailable,
-  tooLargeResourceVersion,
   formatTimestamp,
   type ApiObject,
   type FieldError,
   type GroupResource,
 } from "../../machinery/index.js";
-import { DELETE, isStorageError, type FutureRevisionError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
+import { DELETE, isStorageError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
 import { cachedRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
 import { decodeObject, encodeObject } from "./codec.js";
 import { listReadAt, pageList, type ListParams, type ListResult } from "./list.js";
-import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, type DeleteOptions, type DeleteResult } from "./delete-options.js";
+import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, markForDeletion, type DeleteOptions, type DeleteResult } from "./deletion.js";
+import { apiErrorFrom } from "./storage-errors.js";
 import { omitEmptyMetadata, sameObject, specChanged } from "./object-rules.js";
 import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
@@ -378,27 +376,16 @@ export class RegistryStore {
       const current = decodeObject(kv);
       checkPreconditions(options, current, this.groupResource, name);
       await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun });
-      const next = structuredClone(current);
-      const meta = next.metadata;
-      const finalizers = new Set(meta.finalizers ?? []);
-      const firstDelete = !meta.deletionTimestamp;
-      if (firstDelete) {
-        if (policy === "Orphan") finalizers.add("orphan");
-        if (policy === "Foreground") finalizers.add("foregroundDeletion");
-      }
-      const grace = this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0;
-      const alreadyGrace = meta.deletionGracePeriodSeconds;
-      const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, grace) : grace;
-      meta.finalizers = [...finalizers];
-      if (meta.finalizers.length === 0) delete meta.finalizers;
-      if (!this.#held(next) && effectiveGrace === 0) {
+      const next = markForDeletion(current, {
+        policy,
+        grace: this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0,
+        held: (obj) => this.#held(obj),
+        prepare: (obj) => this.def.prepareForDelete?.(obj, ctx),
+        now: ctx.now,
+      });
+      if (next === "remove") {
         outcome = { object: current, deleted: true };
         return DELETE;
-      }
-      if (firstDelete) this.def.prepareForDelete?.(next, ctx);
-      if (!meta.deletionTimestamp || effectiveGrace !== alreadyGrace) {
-        meta.deletionTimestamp = formatTimestamp(new Date(ctx.now.getTime() + effectiveGrace * 1000));
-        meta.deletionGracePeriodSeconds = effectiveGrace;
       }
       const bytes = encodeObject(next, name);
       outcome = { object: next, deleted: false };
@@ -519,27 +506,7 @@ export class RegistryStore {
   }
 
   #apiError(err: unknown, name: string): unknown {
-    if (isApiError(err) || !isStorageError(err)) return err;
-    switch (err.code) {
-      case "NotFound":
-        return notFound(this.groupResource, name);
-      case "AlreadyExists":
-        return alreadyExists(this.groupResource, name);
-      case "Conflict":
-        return conflict(this.groupResource, name);
-      case "TooLarge":
-        return requestEntityTooLarge(err.message);
-      case "Compacted":
-        return listExpired();
-      case "FutureRevision": {
-        const { requestedRevision, currentRevision } = err as FutureRevisionError;
-        return tooLargeResourceVersion(requestedRevision, currentRevision);
-      }
-      case "Unavailable":
-        return serviceUnavailable(`storage is unavailable: ${err.message}`);
-      default:
-        return internalError(err);
-    }
+    return apiErrorFrom(err, this.groupResource, name);
   }
 }
 

@@ -1,8 +1,9 @@
-// What a delete request may ask (seed 000, "States and transitions"): the
-// propagation policy, preconditions on uid and resourceVersion, and the
-// corrupt-object delete, which excludes every other option.
+// What a delete does to an object (seed 000, "States and transitions"): the
+// options a request may give (propagation policy, preconditions on uid and
+// resourceVersion, the corrupt-object delete that excludes every other one)
+// and the mark (finalizers, deletionTimestamp, grace period) or removal.
 
-import { badRequest, conflict, field, invalid, type ApiObject, type FieldError, type GroupResource } from "../../machinery/index.js";
+import { badRequest, conflict, field, formatTimestamp, invalid, type ApiObject, type FieldError, type GroupResource } from "../../machinery/index.js";
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number | undefined;
@@ -58,4 +59,42 @@ export function checkCorruptDeleteOptions(options: DeleteOptions, metaGroup: str
   if (options.preconditions !== undefined) errs.push(notWith("preconditions", options.preconditions));
   if (options.propagationPolicy !== undefined) errs.push(notWith("propagationPolicy", options.propagationPolicy));
   if (errs.length > 0) throw invalid({ group: metaGroup, kind: "DeleteOptions" }, "", errs);
+}
+
+export interface MarkOptions {
+  policy: "Orphan" | "Background" | "Foreground";
+  /** The grace period the kind grants this request (0: none). */
+  grace: number;
+  /** Something still holds the object: finalizers, or the kind's own holds. */
+  held(obj: ApiObject): boolean;
+  /** The kind's prepareForDelete, run on the first delete only. */
+  prepare(next: ApiObject): void;
+  now: Date;
+}
+
+/**
+ * The first delete adds the policy's finalizer; a grace period may only
+ * shrink. The answer is the marked copy, or "remove" when nothing holds the
+ * object and no grace period remains.
+ */
+export function markForDeletion(current: ApiObject, options: MarkOptions): ApiObject | "remove" {
+  const next = structuredClone(current);
+  const meta = next.metadata;
+  const finalizers = new Set(meta.finalizers ?? []);
+  const firstDelete = !meta.deletionTimestamp;
+  if (firstDelete) {
+    if (options.policy === "Orphan") finalizers.add("orphan");
+    if (options.policy === "Foreground") finalizers.add("foregroundDeletion");
+  }
+  const alreadyGrace = meta.deletionGracePeriodSeconds;
+  const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, options.grace) : options.grace;
+  meta.finalizers = [...finalizers];
+  if (meta.finalizers.length === 0) delete meta.finalizers;
+  if (!options.held(next) && effectiveGrace === 0) return "remove";
+  if (firstDelete) options.prepare(next);
+  if (!meta.deletionTimestamp || effectiveGrace !== alreadyGrace) {
+    meta.deletionTimestamp = formatTimestamp(new Date(options.now.getTime() + effectiveGrace * 1000));
+    meta.deletionGracePeriodSeconds = effectiveGrace;
+  }
+  return next;
 }
