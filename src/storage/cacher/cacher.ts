@@ -3,7 +3,8 @@
 // window of recent events in memory. It serves reads at "Any", "NotOlderThan"
 // and (from snapshots rebuilt out of the event window, gate
 // ListFromCacheSnapshot) "Exact" revisions, and watches from any revision in
-// the window; older watches fall back to the store's own history.
+// the window. Clients reach it through the storage door (cached-storage.ts),
+// which decides per request whether it or the backend answers.
 // Seed 000, "Resource version semantics" and "Watch behavior".
 
 import { CompactedError, FutureRevisionError } from "../errors.js";
