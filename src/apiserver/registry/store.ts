@@ -466,30 +466,17 @@ export class RegistryStore {
 
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#admission;
-    if (chain.empty) return;
-    await chain.admit(this.#attributes(operation, obj, old, subresource, options));
+    if (!this.#admission.empty) await this.#admission.admit(this.#attributes(operation, obj, old, subresource, options));
   }
 
   async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#admission;
-    if (chain.empty) return;
-    await chain.validate(this.#attributes(operation, obj, old, subresource, options));
+    if (!this.#admission.empty) await this.#admission.validate(this.#attributes(operation, obj, old, subresource, options));
   }
 
   #attributes(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions) {
     const meta = (obj ?? old)!.metadata;
-    return {
-      operation,
-      resource: this.groupResource,
-      kind: this.def.kind,
-      subresource,
-      namespace: this.def.namespaced ? (meta.namespace ?? "") : undefined,
-      name: meta.name ?? "",
-      object: obj,
-      oldObject: old,
-      dryRun: !!options.dryRun,
-    };
+    const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
+    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {
