@@ -40,7 +40,7 @@ import {
   type GroupResource,
 } from "../../machinery/index.js";
 import { DELETE, isStorageError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
-import { cachedRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
+import { cachedRecord, decodeRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
 import { decodeObject, encodeObject } from "./codec.js";
 import { listReadAt, pageList, type ListParams, type ListResult } from "./list.js";
 import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, markForDeletion, type DeleteOptions, type DeleteResult } from "./deletion.js";
@@ -450,7 +450,7 @@ export class RegistryStore {
   decode = decodeObject;
 
   #record(kv: KeyValue): Cached<ApiObject> {
-    return cachedRecord({ key: kv.key, object: decodeObject(kv), revision: kv.modRevision, stored: kv });
+    return decodeRecord(kv, decodeObject);
   }
 
   // ---- strategy plumbing ----
