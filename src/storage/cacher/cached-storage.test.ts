@@ -138,6 +138,8 @@ for (const snapshots of [true, false]) {
       assert.deepEqual(listed.items.map((c) => c.object.v), ["a1"], "the state at that revision");
       assert.equal(listed.revision, a.modRevision);
       assert.deepEqual(t.calls(), snapshots ? {} : { "list@rev": 1 });
+      assert.equal((await t.door.get(PREFIX + "a", { mode: "Exact", rv: a.modRevision }))?.object.v, "a1", "an Exact get is the same read");
+      assert.deepEqual(t.calls(), snapshots ? {} : { "list@rev": 1 });
     } finally {
       await t.done();
     }

@@ -114,18 +114,12 @@ export class CachedStorage<T> {
       return kv === undefined ? undefined : this.#record(kv);
     }
     if (at.mode === "Exact") {
-      // The get table has no Exact row; served as a one-key list at that version for completeness.
-      const listed = await this.#listAt(key, at.rv);
-      if (listed.corrupt.some((c) => c.key === key)) throw listed.corrupt.find((c) => c.key === key)!.error;
-      return listed.items.find((c) => c.key === key);
+      // The get table has no Exact row (decideGet never asks for one): a one-key list at that version.
+      const { items, corrupt } = await this.#listAt(key, at.rv);
+      return oneKey(key, items.find((c) => c.key === key), corrupt);
     }
     await this.#reach(at);
-    const found = this.#cache.get(key);
-    if (found === undefined) {
-      const corrupt = this.#cache.corrupt(key).find((c) => c.key === key);
-      if (corrupt !== undefined) throw corrupt.error;
-    }
-    return found;
+    return oneKey(key, this.#cache.get(key), this.#cache.corrupt(key));
   }
 
   /** The stored value itself, from the backend (dry runs, the corrupt-object delete). */
@@ -234,4 +228,11 @@ export class CachedStorage<T> {
   #record(kv: KeyValue): Cached<T> {
     return decodeRecord(kv, this.#options.decode);
   }
+}
+
+/** `found`, or the decoder's error when `key` is among the corrupt ones (seed 000, the corrupt state). */
+function oneKey<T>(key: string, found: Cached<T> | undefined, corrupt: readonly CorruptKey[]): Cached<T> | undefined {
+  const bad = found === undefined ? corrupt.find((c) => c.key === key) : undefined;
+  if (bad !== undefined) throw bad.error;
+  return found;
 }
