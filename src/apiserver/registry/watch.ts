@@ -77,7 +77,9 @@ export class WatchStream implements AsyncIterable<WatchOut> {
         throw err;
       });
     lastSent = Math.max(lastSent, watch.revision);
-    stream.#cleanup.push(() => watch.close());
+    // The start state alone may have passed the backlog limit and closed the stream already.
+    if (stream.#ended) watch.close();
+    else stream.#cleanup.push(() => watch.close());
 
     if (decision.allowBookmarks) {
       const timer = setInterval(() => {
