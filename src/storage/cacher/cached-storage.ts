@@ -20,7 +20,11 @@ import { decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./ca
 import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
 import { historyEvents } from "./history.js";
 
-/** Which version a read asks for: machinery's decided resourceVersion modes (seed 000). */
+/**
+ * Which version a read asks for (seed 000). The same shape as machinery's
+ * ReadMode, which the registry passes straight in; declared here because
+ * storage sits below machinery and imports nothing from it.
+ */
 export type ReadAt =
   | { mode: "MostRecent" }
   | { mode: "Any" }
