@@ -8,7 +8,7 @@ import type { ResourceDefinition } from "../api/resource.js";
 import type { FeatureGates } from "../component/index.js";
 import type { ApiObject, GroupResource } from "../machinery/index.js";
 import type { Storage } from "../storage/index.js";
-import { Cacher } from "../storage/cacher/cacher.js";
+import { CachedStorage } from "../storage/cacher/index.js";
 import type { AdmissionChain } from "./admission/index.js";
 import type { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore, storagePrefix } from "./registry/store.js";
@@ -35,21 +35,21 @@ export class Stores implements Iterable<RegistryStore> {
     this.#schedulingGroup = naming.schedulingGroup;
     for (const def of options.resources) {
       let store: RegistryStore;
-      const cacher = new Cacher<ApiObject>({
-        store: storage,
+      // The one door (storage/cacher): the watch cache or the backend answers each read.
+      const door = new CachedStorage<ApiObject>({
+        backend: storage,
         prefix: storagePrefix(def),
         decode: (kv) => store.decode(kv),
         withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
         ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
+        snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
         log,
       });
       store = new RegistryStore(def, {
-        storage,
-        cacher,
+        storage: door,
         naming,
         defaulter,
         admission,
-        snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
         sharding: options.featureGates.enabled("ShardedListAndWatch"),
         unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
       });

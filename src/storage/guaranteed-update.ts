@@ -21,11 +21,28 @@ export async function guaranteedUpdate(
   options: GuaranteedUpdateOptions = {},
 ): Promise<GuaranteedUpdateResult> {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  let current = (await store.get(key)).kv;
+  // A suggestion saves the read; until a read confirms it, a decision to write nothing is not final.
+  let current = options.suggestion ?? (await store.get(key)).kv;
+  let unconfirmed = options.suggestion !== undefined;
+  const confirm = async (): Promise<boolean> => {
+    unconfirmed = false;
+    const suggested = current;
+    current = (await store.get(key)).kv;
+    return current?.modRevision !== suggested?.modRevision;
+  };
   for (let attempt = 0; ; attempt++) {
     if (current === undefined && !options.allowCreate) throw new NotFoundError(key);
-    const decision = await tryUpdate(current);
-    if (decision === undefined) return { kv: current, changed: false };
+    let decision: UpdateDecision;
+    try {
+      decision = await tryUpdate(current);
+    } catch (err) {
+      if (unconfirmed && (await confirm())) continue;
+      throw err;
+    }
+    if (decision === undefined) {
+      if (unconfirmed && (await confirm())) continue;
+      return { kv: current, changed: false };
+    }
     try {
       if (decision === DELETE) {
         if (current === undefined) return { kv: undefined, changed: false };
@@ -40,6 +57,7 @@ export async function guaranteedUpdate(
     } catch (err) {
       if (attempt >= maxRetries || !isRetryable(err)) throw err;
       // A conflict usually carries the winner's value; otherwise read again.
+      unconfirmed = false;
       current = err instanceof ConflictError && err.current !== undefined ? err.current : (await store.get(key)).kv;
     }
   }

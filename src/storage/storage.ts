@@ -106,6 +106,15 @@ export interface GuaranteedUpdateOptions {
   allowCreate?: boolean;
   /** Retry budget on conflicts (default 100). */
   maxRetries?: number;
+  /**
+   * The caller's idea of the current value (the watch cache's copy; upstream's
+   * cachedExistingObject): the first attempt starts from it instead of reading
+   * the key. It may be stale: a failed compare-and-swap retries from the
+   * winner's value, and a decision that writes nothing (tryUpdate threw or
+   * returned undefined) is taken again from a fresh read unless that read
+   * shows the suggestion was current.
+   */
+  suggestion?: KeyValue;
 }
 
 export interface GuaranteedUpdateResult {

@@ -13,7 +13,7 @@ import { findSubresource, type ResourceDefinition, type Subresource } from "../.
 import { badRequest, conflict, isApiError, methodNotSupported, notFound, type ApiObject } from "../../machinery/index.js";
 import { readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody } from "../http/decode-body.js";
-import type { Cached } from "../../storage/cacher/cacher.js";
+import { cachedRecord, type Cached } from "../../storage/cacher/index.js";
 import { applyConfiguration } from "../registry/field-manager.js";
 import { parseDryRun, setWarnings, type WriteOptions } from "./write-options.js";
 import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError } from "../http/respond.js";
@@ -284,7 +284,7 @@ async function remove(r: ResourceRequest, gv: string): Promise<void> {
     return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
   }
   const result = await r.store.delete(r.path.namespace, r.path.name!, options);
-  return sendObject(scope(r, gv), result.deleted ? 200 : 202, { key: "", object: result.object, revision: 0, encoded: new Map() });
+  return sendObject(scope(r, gv), result.deleted ? 200 : 202, cachedRecord({ key: "", object: result.object, revision: 0 }));
 }
 
 async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {

@@ -10,18 +10,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { namingFor } from "../../api/naming.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
-import { Cacher } from "../../storage/cacher/cacher.js";
+import { CachedStorage } from "../../storage/cacher/index.js";
 import { LmdbStorage } from "../../storage/lmdb/index.js";
-import type { Storage } from "../../storage/index.js";
+import type { GetOptions, Storage } from "../../storage/index.js";
+import { guaranteedUpdate } from "../../storage/guaranteed-update.js";
 import { ApiRegistry } from "../api-registry.js";
 import { sampleApi } from "../testing/sample-api.js";
 import { SchemaDefaulter } from "./defaults.js";
 import { RegistryStore } from "./store.js";
 
-/** The real storage, with a count of the revisioned lists (Exact reads) it serves. */
-function countingExactLists(storage: Storage): { storage: Storage; count(): number } {
+/**
+ * The real storage, counting the revisioned lists (Exact reads) and the key
+ * reads it serves. guaranteedUpdate runs the shared implementation (as both
+ * backends do) over the counting wrapper, so its own reads are counted too.
+ */
+function counting(storage: Storage): { storage: Storage; exactLists(): number; gets(): number } {
   let exact = 0;
-  const wrapped = new Proxy(storage, {
+  let gets = 0;
+  const wrapped: Storage = new Proxy(storage, {
     get(target, prop, receiver) {
       if (prop === "list") {
         return (prefix: string, options?: { revision?: number }) => {
@@ -29,32 +35,36 @@ function countingExactLists(storage: Storage): { storage: Storage; count(): numb
           return target.list(prefix, options);
         };
       }
+      if (prop === "get") return (key: string, options?: GetOptions) => (gets++, target.get(key, options));
+      if (prop === "guaranteedUpdate") return (...args: Parameters<Storage["guaranteedUpdate"]>) => guaranteedUpdate(wrapped, ...args);
       const value = Reflect.get(target, prop, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { storage: wrapped, count: () => exact };
+  return { storage: wrapped, exactLists: () => exact, gets: () => gets };
 }
 
 async function widgetStore(snapshots: boolean, options: { generateName?: (prefix: string) => string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "orch-registry-store-"));
   const lmdb = await LmdbStorage.open({ dataDir: dir });
-  const counted = countingExactLists(lmdb);
+  const counted = counting(lmdb);
   const naming = namingFor();
   const registry = new ApiRegistry([sampleApi], naming);
   const def = registry.find("samples.orch.io", "widgets")!;
   let store: RegistryStore;
-  const cacher = new Cacher<ApiObject>({
-    store: counted.storage,
+  const cacher = new CachedStorage<ApiObject>({
+    backend: counted.storage,
     prefix: "/registry/samples.orch.io/widgets/",
     decode: (kv) => store.decode(kv),
     withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+    snapshots,
   });
-  store = new RegistryStore(def, { storage: counted.storage, cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), snapshots, sharding: false, ...options });
+  store = new RegistryStore(def, { storage: cacher, naming, defaulter: new SchemaDefaulter(registry.schemas), sharding: false, ...options });
   await cacher.start();
   return {
     store,
-    exactReads: counted.count,
+    exactReads: counted.exactLists,
+    keyReads: counted.gets,
     async close() {
       cacher.stop();
       await lmdb.close();
@@ -82,6 +92,27 @@ for (const snapshots of [true, false]) {
 }
 
 const widget = (metadata: ApiObject["metadata"]): ApiObject => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata });
+
+test("an update starts from the cached object: no read of the key reaches the backend", async () => {
+  const t = await widgetStore(true);
+  try {
+    const created = await t.store.create("ns", widget({ name: "w" }));
+    await t.store.get("ns", "w", { resourceVersion: created.object.metadata.resourceVersion }); // the cache has it
+    const before = t.keyReads();
+    const updated = await t.store.modify("ns", "w", (obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { a: "b" } } }));
+    assert.deepEqual(updated.object.metadata.labels, { a: "b" });
+    assert.equal(t.keyReads() - before, 0);
+    // A PUT naming the version the cache holds: the same; a stale one is still a 409.
+    await t.store.get("ns", "w", { resourceVersion: updated.object.metadata.resourceVersion });
+    const put = await t.store.update("ns", "w", { ...updated.object, metadata: { ...updated.object.metadata, labels: { a: "c" } } });
+    assert.equal(t.keyReads() - before, 0);
+    const stale = await t.store.update("ns", "w", updated.object).catch((e: unknown) => e);
+    assert.ok(isApiError(stale, "Conflict"), String(stale));
+    assert.deepEqual(put.object.object.metadata.labels, { a: "c" });
+  } finally {
+    await t.close();
+  }
+});
 
 test("generateName: a generated name that clashes with a stored one is drawn again", async () => {
   // The generator is seeded with names already taken, so the clashes are real ones in lmdb.

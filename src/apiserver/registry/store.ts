@@ -1,8 +1,9 @@
 // The generic registry store: one implementation of get, list, create,
 // update, delete and deletecollection for every resource, driven by its
-// declaration (src/api/resource.ts). Reads come from the watch cache (or the
-// store, for versions older than the cache window); every write goes through
-// storage.guaranteedUpdate. Seed 000: "Resource version semantics",
+// declaration (src/api/resource.ts). Storage is one door per resource
+// (storage/cacher/cached-storage.ts), which decides whether the watch cache or
+// the backend answers a read; every update goes through its guaranteedUpdate.
+// This file maps the door's errors to API statuses. Seed 000: "Resource version semantics",
 // "Chunked lists", "States and transitions" (two-phase deletion), "Dry run".
 //
 // The write pipeline, in this one order for every resource (upstream's):
@@ -19,48 +20,42 @@ import type { ResourceDefinition, StrategyContext } from "../../api/resource.js"
 import type { Naming } from "../../api/naming.js";
 import {
   alreadyExists,
-  badRequest,
   conflict,
   continueExpired,
-  corruptObject,
   storeReadError,
   decideGet,
   decideList,
-  decodeContinue,
-  encodeContinue,
   generateName,
   generateNameConflict,
-  internalError,
   field,
   invalid,
   isApiError,
   listExpired,
   newUid,
   notFound,
-  requestEntityTooLarge,
   serviceUnavailable,
-  tooLargeResourceVersion,
   formatTimestamp,
   type ApiObject,
   type FieldError,
   type GroupResource,
-  type ListMeta,
 } from "../../machinery/index.js";
-import { DELETE, isStorageError, type KeyValue, type Storage, type UpdateDecision } from "../../storage/index.js";
-import type { Cached, Cacher } from "../../storage/cacher/cacher.js";
-import { compilePredicate, type PredicateParams } from "./predicate.js";
+import { DELETE, isStorageError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
+import { cachedRecord, decodeRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
+import { decodeObject, encodeObject } from "./codec.js";
+import { listReadAt, pageList, type ListParams, type ListResult } from "./list.js";
+import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, markForDeletion, type DeleteOptions, type DeleteResult } from "./deletion.js";
+import { apiErrorFrom } from "./storage-errors.js";
+import { omitEmptyMetadata, sameObject, specChanged } from "./object-rules.js";
+import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
-import { jsonEqual } from "../../machinery/apply/index.js";
 import type { Subresource } from "../../api/resource.js";
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-/** How long a NotOlderThan/Exact read waits for a future version before 504 (seed 000, "Watch behavior" 6). */
-const FUTURE_VERSION_WAIT_MS = 3000;
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
+
+export type { ListParams, ListResult, DeleteOptions, DeleteResult };
 
 export interface RequestOptions {
   /** Run every stage but persisting (seed 000, "Dry run"). */
@@ -75,43 +70,14 @@ export interface RequestOptions {
   manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
 }
 
-export interface ListParams extends PredicateParams {
-  resourceVersion?: string | undefined;
-  resourceVersionMatch?: string | undefined;
-  limit?: number | undefined;
-  continue?: string | undefined;
-}
-
-export interface ListResult {
-  items: Cached<ApiObject>[];
-  metadata: ListMeta;
-}
-
-export interface DeleteOptions {
-  gracePeriodSeconds?: number | undefined;
-  preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined } | undefined;
-  propagationPolicy?: string | undefined;
-  orphanDependents?: boolean | undefined;
-  dryRun?: boolean | undefined;
-  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean | undefined;
-}
-
-export interface DeleteResult {
-  object: ApiObject;
-  /** False when the object was only marked (finalizers or a grace period remain). */
-  deleted: boolean;
-}
-
 /** Hooks the store needs from the rest of the server. */
 export interface StoreDependencies {
-  storage: Storage;
-  cacher: Cacher<ApiObject>;
+  /** The resource's one door to storage: the backend behind its watch cache. */
+  storage: CachedStorage<ApiObject>;
   naming: Naming;
   defaulter: SchemaDefaulter;
   /** Mutating and validating admission plugins (NamespaceLifecycle among them); none when absent. */
   admission?: AdmissionChain;
-  /** ListFromCacheSnapshot: serve Exact reads from the cache's snapshots. */
-  snapshots: boolean;
   /** ShardedListAndWatch. */
   sharding: boolean;
   /** AllowUnsafeMalformedObjectDeletion: lists name every corrupt key, and the unsafe delete option is honoured. */
@@ -144,12 +110,8 @@ export class RegistryStore {
     return this.#deps.unsafeDeletion === true;
   }
 
-  get cacher(): Cacher<ApiObject> {
-    return this.#deps.cacher;
-  }
-
-  /** The backing store, for reads older than the cache window. */
-  get storage(): Storage {
+  /** The resource's storage door (the server starts, compacts and stops its cache). */
+  get cacher(): CachedStorage<ApiObject> {
     return this.#deps.storage;
   }
 
@@ -166,119 +128,27 @@ export class RegistryStore {
 
   async get(namespace: string | undefined, name: string, params: { resourceVersion?: string | undefined } = {}): Promise<Cached<ApiObject>> {
     const key = this.keyFor(namespace, name);
-    const mode = decideGet(params);
-    let found: Cached<ApiObject> | undefined;
-    if (mode.mode === "MostRecent") {
-      const { kv } = await this.#storage((s) => s.get(key), name);
-      found = kv === undefined ? undefined : this.#cached(kv);
-    } else {
-      if (mode.mode === "NotOlderThan") await this.#waitFor(mode.rv);
-      await this.cacher.start();
-      found = this.cacher.get(key);
-      if (found === undefined) {
-        const corrupt = this.cacher.corrupt(key).find((c) => c.key === key);
-        if (corrupt !== undefined) throw corrupt.error;
-      }
-    }
+    const found = await this.#storage((s) => s.get(key, decideGet(params)), name);
     if (found === undefined) throw notFound(this.groupResource, name);
     return found;
   }
 
-  /** Seed 000 "Resource version semantics" (list table) and "Chunked lists". */
+  /** Seed 000 "Resource version semantics" (list table) and "Chunked lists": the door reads, this pages. */
   async list(namespace: string | undefined, params: ListParams): Promise<ListResult> {
     const predicate = compilePredicate(this.def, params, { sharding: this.#deps.sharding });
     const prefix = this.prefixFor(namespace);
     const limit = params.limit !== undefined && params.limit > 0 ? params.limit : 0;
     const mode = decideList(params, { metaGroup: this.#deps.naming.metaGroup });
-    await this.cacher.start();
-
-    let revision: number;
-    let candidates: Cached<ApiObject>[];
-    let startKey = prefix;
-    switch (mode.mode) {
-      case "MostRecent": {
-        const rv = await this.cacher.consistentRevision();
-        if (rv === undefined) throw serviceUnavailable("the watch cache did not catch up with storage in time; retry");
-        revision = this.cacher.revision;
-        candidates = this.cacher.list(prefix)!;
-        break;
+    const { at, startKey } = listReadAt(mode, this.prefix, prefix);
+    const listed = await this.#deps.storage.list(prefix, at).catch((err: unknown) => {
+      if (isStorageError(err, "Compacted")) throw mode.mode === "Continuation" ? continueExpired() : listExpired();
+      if (mode.mode === "MostRecent" && isStorageError(err, "FutureRevision")) {
+        throw serviceUnavailable("the watch cache did not catch up with storage in time; retry");
       }
-      case "Any":
-        revision = this.cacher.revision;
-        candidates = this.cacher.list(prefix)!;
-        break;
-      case "NotOlderThan":
-        await this.#waitFor(mode.rv);
-        revision = this.cacher.revision;
-        candidates = this.cacher.list(prefix)!;
-        break;
-      case "Exact":
-        revision = mode.rv;
-        candidates = await this.#listAt(prefix, mode.rv, () => listExpired());
-        break;
-      case "Continuation": {
-        const token = decodeContinue(mode.token, this.prefix);
-        if (!token.key.startsWith(prefix)) throw badRequest("continue key is not valid: it belongs to another namespace");
-        startKey = token.key;
-        revision = token.resourceVersion > 0 ? token.resourceVersion : this.cacher.revision;
-        candidates =
-          token.resourceVersion > 0
-            ? await this.#listAt(prefix, token.resourceVersion, () => continueExpired())
-            : this.cacher.list(prefix)!;
-        break;
-      }
-    }
-
-    if (mode.mode !== "Exact") this.#refuseCorrupt(prefix, this.cacher.corrupt(prefix));
-    const items: Cached<ApiObject>[] = [];
-    let i = 0;
-    if (startKey !== prefix) while (i < candidates.length && candidates[i]!.key < startKey) i++;
-    let remaining = 0;
-    let more = false;
-    for (; i < candidates.length; i++) {
-      const c = candidates[i]!;
-      if (!predicate.matches(c.object)) continue;
-      if (limit > 0 && items.length >= limit) {
-        more = true;
-        if (!predicate.everything) break;
-        remaining++;
-        continue;
-      }
-      items.push(c);
-    }
-    const metadata: ListMeta = { resourceVersion: String(revision) };
-    if (more) {
-      metadata.continue = encodeContinue(items[items.length - 1]!.key + "\u0000", this.prefix, revision);
-      if (predicate.everything) metadata.remainingItemCount = remaining;
-    }
-    if (predicate.shard !== undefined) metadata.shardInfo = { selector: predicate.shard.toString() };
-    return { items, metadata };
-  }
-
-  /** An Exact read: the cache's snapshot when the window covers it, else the store at that revision. */
-  async #listAt(prefix: string, revision: number, expired: () => Error): Promise<Cached<ApiObject>[]> {
-    if (revision > this.cacher.revision) await this.#waitFor(revision);
-    if (this.#deps.snapshots) {
-      const fromCache = this.cacher.list(prefix, revision);
-      if (fromCache !== undefined) return fromCache;
-    }
-    try {
-      const listed = await this.#deps.storage.list(prefix, { revision });
-      const out: Cached<ApiObject>[] = [];
-      const corrupt: { key: string; error: Error }[] = [];
-      for (const kv of listed.items) {
-        try {
-          out.push(this.#cached(kv));
-        } catch (err) {
-          corrupt.push({ key: kv.key, error: err as Error });
-        }
-      }
-      this.#refuseCorrupt(prefix, corrupt);
-      return out;
-    } catch (err) {
-      if (isStorageError(err, "Compacted")) throw expired();
       throw this.#apiError(err, "");
-    }
+    });
+    this.#refuseCorrupt(prefix, listed.corrupt);
+    return pageList(listed.items, { predicate, limit, startKey, revision: listed.revision, resourcePrefix: this.prefix });
   }
 
   /**
@@ -286,16 +156,9 @@ export class RegistryStore {
    * with AllowUnsafeMalformedObjectDeletion the error names every such key (so
    * they can be deleted), without it the first error stands, as upstream.
    */
-  #refuseCorrupt(prefix: string, corrupt: readonly { key: string; error: Error }[]): void {
+  #refuseCorrupt(prefix: string, corrupt: readonly CorruptKey[]): void {
     if (corrupt.length === 0) return;
     throw this.#deps.unsafeDeletion ? storeReadError(this.groupResource, prefix, corrupt) : corrupt[0]!.error;
-  }
-
-  async #waitFor(revision: number): Promise<void> {
-    await this.cacher.start();
-    if (!(await this.cacher.waitFor(revision, FUTURE_VERSION_WAIT_MS))) {
-      throw tooLargeResourceVersion(revision, this.cacher.revision);
-    }
   }
 
   // ---- writes ----
@@ -308,13 +171,13 @@ export class RegistryStore {
       const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
-      const bytes = this.#encode(obj, name);
+      const bytes = encodeObject(obj, name);
       try {
         if (options.dryRun) {
-          if ((await this.#storage((s) => s.get(key), name)).kv !== undefined) throw alreadyExists(this.groupResource, name);
-          return this.#cachedObject(key, obj, 0);
+          if ((await this.#storage((s) => s.getStored(key), name)) !== undefined) throw alreadyExists(this.groupResource, name);
+          return cachedRecord({ key, object: obj, revision: 0 });
         }
-        return this.#cached(await this.#storage((s) => s.create(key, bytes), name));
+        return await this.#storage((s) => s.create(key, bytes), name);
       } catch (err) {
         if (!generated || !isApiError(err, "AlreadyExists")) throw err;
         if (attempt < GENERATE_NAME_ATTEMPTS) continue;
@@ -408,7 +271,7 @@ export class RegistryStore {
     const ctx = this.#context(options);
     let result: Cached<ApiObject> | undefined;
     const tryUpdate = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
-      const current = kv === undefined ? undefined : this.#decode(kv);
+      const current = kv === undefined ? undefined : decodeObject(kv);
       const decided = decide(current);
       if (decided === "create" || current === undefined) return undefined;
       const next = await this.#prepareUpdate(decided, current, ctx, subresource, options);
@@ -416,27 +279,27 @@ export class RegistryStore {
       if (meta.deletionTimestamp && !this.#held(next) && (meta.deletionGracePeriodSeconds ?? 0) === 0) {
         // The answer is the object as the write left it (finalizers gone), as upstream returns it.
         next.metadata.resourceVersion = current.metadata.resourceVersion;
-        result = this.#cachedObject(key, next, 0);
+        result = cachedRecord({ key, object: next, revision: 0 });
         return DELETE;
       }
-      const bytes = this.#encode(next, name);
+      const bytes = encodeObject(next, name);
       // Semantic, not byte, equality: a client's key order must not make a no-op a write.
       if (sameObject(next, current)) {
-        result = this.#cached(kv!);
+        result = this.#record(kv!);
         return undefined;
       }
-      result = this.#cachedObject(key, next, kv!.modRevision);
+      result = cachedRecord({ key, object: next, revision: kv!.modRevision });
       return bytes;
     };
     if (options.dryRun) {
-      const { kv } = await this.#storage((s) => s.get(key), name);
+      const kv = await this.#storage((s) => s.getStored(key), name);
       await tryUpdate(kv);
       // As upstream's dry-run storage: the answer carries the version it was computed from.
       if (result !== undefined && kv !== undefined) result.object.metadata.resourceVersion ??= String(kv.modRevision);
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
-    if (out.changed && out.kv !== undefined) return this.#cached(out.kv);
+    if (out.changed && out.kv !== undefined) return this.#record(out.kv);
     return result;
   }
 
@@ -489,51 +352,30 @@ export class RegistryStore {
     const dryRun = !!(options.dryRun || request.dryRun);
     const tryDelete = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
       if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = this.#decode(kv);
-      const pre = options.preconditions;
-      if (pre?.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(
-          this.groupResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
-        );
-      }
+      const current = decodeObject(kv);
+      checkPreconditions(options, current, this.groupResource, name);
       await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun });
-      const next = structuredClone(current);
-      const meta = next.metadata;
-      const finalizers = new Set(meta.finalizers ?? []);
-      const firstDelete = !meta.deletionTimestamp;
-      if (firstDelete) {
-        if (policy === "Orphan") finalizers.add("orphan");
-        if (policy === "Foreground") finalizers.add("foregroundDeletion");
-      }
-      const grace = this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0;
-      const alreadyGrace = meta.deletionGracePeriodSeconds;
-      const effectiveGrace = alreadyGrace !== undefined && alreadyGrace !== null ? Math.min(alreadyGrace, grace) : grace;
-      meta.finalizers = [...finalizers];
-      if (meta.finalizers.length === 0) delete meta.finalizers;
-      if (!this.#held(next) && effectiveGrace === 0) {
+      const next = markForDeletion(current, {
+        policy,
+        grace: this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0,
+        held: (obj) => this.#held(obj),
+        prepare: (obj) => this.def.prepareForDelete?.(obj, ctx),
+        now: ctx.now,
+      });
+      if (next === "remove") {
         outcome = { object: current, deleted: true };
         return DELETE;
       }
-      if (firstDelete) this.def.prepareForDelete?.(next, ctx);
-      if (!meta.deletionTimestamp || effectiveGrace !== alreadyGrace) {
-        meta.deletionTimestamp = formatTimestamp(new Date(ctx.now.getTime() + effectiveGrace * 1000));
-        meta.deletionGracePeriodSeconds = effectiveGrace;
-      }
-      const bytes = this.#encode(next, name);
+      const bytes = encodeObject(next, name);
       outcome = { object: next, deleted: false };
       return Buffer.compare(Buffer.from(bytes), Buffer.from(kv.value)) === 0 ? undefined : bytes;
     };
     if (dryRun) {
-      await tryDelete((await this.#storage((s) => s.get(key), name)).kv);
+      await tryDelete(await this.#storage((s) => s.getStored(key), name));
       return outcome!;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryDelete), name);
-    if (!outcome!.deleted && out.kv !== undefined) outcome = { object: this.#cached(out.kv).object, deleted: false };
+    if (!outcome!.deleted && out.kv !== undefined) outcome = { object: decodeObject(out.kv), deleted: false };
     return outcome!;
   }
 
@@ -544,22 +386,14 @@ export class RegistryStore {
    * delete options unset; the caller checks AllowUnsafeMalformedObjectDeletion.
    */
   async deleteCorrupt(namespace: string | undefined, name: string, options: DeleteOptions): Promise<void> {
-    const OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
-    const notWith = (path: string, value: unknown) => field.invalid(path, value, `can not be set together with ${OPTION}`);
-    const errs: FieldError[] = [];
-    if (options.dryRun) errs.push(notWith("dryRun", ["All"]));
-    if (options.gracePeriodSeconds !== undefined) errs.push(notWith("gracePeriodSeconds", options.gracePeriodSeconds));
-    if (options.orphanDependents !== undefined) errs.push(notWith("orphanDependents", options.orphanDependents));
-    if (options.preconditions !== undefined) errs.push(notWith("preconditions", options.preconditions));
-    if (options.propagationPolicy !== undefined) errs.push(notWith("propagationPolicy", options.propagationPolicy));
-    if (errs.length > 0) throw invalid({ group: this.#deps.naming.metaGroup, kind: "DeleteOptions" }, "", errs);
+    checkCorruptDeleteOptions(options, this.#deps.naming.metaGroup);
     const key = this.keyFor(namespace, name);
-    const { kv } = await this.#storage((s) => s.get(key), name);
+    const kv = await this.#storage((s) => s.getStored(key), name);
     if (kv === undefined) throw notFound(this.groupResource, name);
-    if (isReadable(() => this.#decode(kv))) {
+    if (isReadable(() => decodeObject(kv))) {
       // As upstream: the Invalid error names the resource where it would name a kind.
       throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
-        field.invalid(OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
+        field.invalid(CORRUPT_DELETE_OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
       ]);
     }
     await this.#storage((s) => s.delete(key), name);
@@ -576,7 +410,7 @@ export class RegistryStore {
     for (const item of listed.items) {
       try {
         const result = await this.delete(item.object.metadata.namespace, item.object.metadata.name!, options, request);
-        items.push(this.#cachedObject(item.key, result.object, 0));
+        items.push(cachedRecord({ key: item.key, object: result.object, revision: 0 }));
       } catch (err) {
         if (!isApiError(err, "NotFound")) throw err;
       }
@@ -589,44 +423,13 @@ export class RegistryStore {
     return (obj.metadata.finalizers ?? []).length > 0 || (this.def.pendingFinalizers?.(obj) ?? []).length > 0;
   }
 
-  // ---- encoding ----
+  // ---- encoding (codec.ts) ----
 
-  /** The object as stored: JSON without resourceVersion (the revision is the version). */
-  #encode(obj: ApiObject, name: string): Uint8Array {
-    const { resourceVersion: _rv, ...meta } = obj.metadata;
-    const { apiVersion, kind, metadata: _m, ...rest } = obj;
-    // apiVersion, kind, metadata first: responses splice the resourceVersion in (see http/stored-json.ts).
-    const bytes = enc.encode(JSON.stringify({ apiVersion, kind, metadata: meta, ...rest }));
-    if (bytes.length > MAX_OBJECT_BYTES) {
-      throw requestEntityTooLarge(`the object ${JSON.stringify(name)} is ${bytes.length} bytes, over the ${MAX_OBJECT_BYTES}-byte limit`);
-    }
-    return bytes;
-  }
+  /** Bytes from storage to an object carrying its resourceVersion (also the cache's decoder). */
+  decode = decodeObject;
 
-  /** Bytes from storage to an object carrying its resourceVersion (also the cacher's decoder). */
-  decode = (kv: KeyValue): ApiObject => this.#decode(kv);
-
-  #decode(kv: KeyValue): ApiObject {
-    let obj: ApiObject;
-    try {
-      obj = JSON.parse(dec.decode(kv.value)) as ApiObject;
-    } catch (err) {
-      throw corruptObject(kv.key, kv.modRevision, `data from the storage is not decodable: ${(err as Error).message}`);
-    }
-    if (typeof obj !== "object" || obj === null || Array.isArray(obj)) {
-      throw corruptObject(kv.key, kv.modRevision, "data from the storage is not decodable: not a JSON object");
-    }
-    obj.metadata ??= {};
-    obj.metadata.resourceVersion = String(kv.modRevision);
-    return obj;
-  }
-
-  #cached(kv: KeyValue): Cached<ApiObject> {
-    return { key: kv.key, object: this.#decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
-  }
-
-  #cachedObject(key: string, obj: ApiObject, revision: number): Cached<ApiObject> {
-    return { key, object: obj, revision, encoded: new Map() };
+  #record(kv: KeyValue): Cached<ApiObject> {
+    return decodeRecord(kv, decodeObject);
   }
 
   // ---- strategy plumbing ----
@@ -642,30 +445,17 @@ export class RegistryStore {
 
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#admission;
-    if (chain.empty) return;
-    await chain.admit(this.#attributes(operation, obj, old, subresource, options));
+    if (!this.#admission.empty) await this.#admission.admit(this.#attributes(operation, obj, old, subresource, options));
   }
 
   async #admissionValidate(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
-    const chain = this.#admission;
-    if (chain.empty) return;
-    await chain.validate(this.#attributes(operation, obj, old, subresource, options));
+    if (!this.#admission.empty) await this.#admission.validate(this.#attributes(operation, obj, old, subresource, options));
   }
 
   #attributes(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions) {
     const meta = (obj ?? old)!.metadata;
-    return {
-      operation,
-      resource: this.groupResource,
-      kind: this.def.kind,
-      subresource,
-      namespace: this.def.namespaced ? (meta.namespace ?? "") : undefined,
-      name: meta.name ?? "",
-      object: obj,
-      oldObject: old,
-      dryRun: !!options.dryRun,
-    };
+    const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
+    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {
@@ -673,7 +463,7 @@ export class RegistryStore {
   }
 
   /** Run a storage call, turning storage errors into API errors about `name`. */
-  async #storage<R>(call: (s: Storage) => Promise<R>, name: string): Promise<R> {
+  async #storage<R>(call: (s: CachedStorage<ApiObject>) => Promise<R>, name: string): Promise<R> {
     try {
       return await call(this.#deps.storage);
     } catch (err) {
@@ -682,73 +472,14 @@ export class RegistryStore {
   }
 
   #apiError(err: unknown, name: string): unknown {
-    if (isApiError(err) || !isStorageError(err)) return err;
-    switch (err.code) {
-      case "NotFound":
-        return notFound(this.groupResource, name);
-      case "AlreadyExists":
-        return alreadyExists(this.groupResource, name);
-      case "Conflict":
-        return conflict(this.groupResource, name);
-      case "TooLarge":
-        return requestEntityTooLarge(err.message);
-      case "Compacted":
-        return listExpired();
-      case "FutureRevision":
-        return tooLargeResourceVersion(String((err as { requestedRevision?: number }).requestedRevision ?? ""), "");
-      case "Unavailable":
-        return serviceUnavailable(`storage is unavailable: ${err.message}`);
-      default:
-        return internalError(err);
-    }
+    return apiErrorFrom(err, this.groupResource, name);
   }
 }
 
-/** Objects are limited to what a storage value can hold. */
-export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
+export { MAX_OBJECT_BYTES } from "./codec.js";
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
-}
-
-/**
- * Empty labels, annotations, finalizers and ownerReferences are dropped, as
- * upstream's `omitempty` encoding drops them (a patch that empties a map
- * must not leave `{}` behind, or diffs and no-op checks see a change).
- */
-function omitEmptyMetadata(meta: ApiObject["metadata"]): void {
-  for (const k of ["labels", "annotations"] as const) {
-    const v = meta[k];
-    if (v !== undefined && (v === null || (typeof v === "object" && Object.keys(v).length === 0))) delete meta[k];
-  }
-  for (const k of ["finalizers", "ownerReferences"] as const) {
-    const v = meta[k];
-    if (v !== undefined && (v === null || (Array.isArray(v) && v.length === 0))) delete meta[k];
-  }
-}
-
-/** The prepared object equals the stored one (which carries a resourceVersion the new one lacks). */
-function sameObject(next: ApiObject, current: ApiObject): boolean {
-  const { resourceVersion: _rv, ...meta } = current.metadata;
-  return jsonEqual({ ...current, metadata: meta }, next);
-}
-
-/** Everything but metadata and status: a change there bumps metadata.generation. */
-function specChanged(next: ApiObject, current: ApiObject): boolean {
-  const strip = ({ metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest }: ApiObject) => rest;
-  return JSON.stringify(strip(next)) !== JSON.stringify(strip(current));
-}
-
-function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foreground" {
-  const policy = options.propagationPolicy;
-  if (policy !== undefined && options.orphanDependents !== undefined) {
-    throw badRequest("Only one of DeleteOptions.orphanDependents and DeleteOptions.propagationPolicy may be set");
-  }
-  if (policy === undefined) return options.orphanDependents ? "Orphan" : "Background";
-  if (policy !== "Orphan" && policy !== "Background" && policy !== "Foreground") {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  return policy;
 }
 
 function isReadable(decode: () => unknown): boolean {

@@ -1,10 +1,10 @@
 // One client's watch (seed 000, "Watch behavior", "Streaming lists"): the
 // start state per the watch table (synthetic ADDED events for unset and "0",
-// none for an exact version), then events from the watch cache's window or,
-// for versions older than the window, from the store's own history; selector
+// none for an exact version), then the events the storage door delivers (it
+// decides between the cache's window and the backend's history); selector
 // transitions (an object leaving the selection is DELETED for this watcher);
-// bookmarks; a time limit. Events carry the cache's shared objects so each is
-// serialized once for every watcher.
+// bookmarks; a backlog limit; a time limit. Events carry the cache's shared
+// objects so each is serialized once for every watcher.
 
 import {
   tooLargeResourceVersion,
@@ -12,8 +12,8 @@ import {
   decideWatch,
   type ApiObject,
 } from "../../machinery/index.js";
-import { CompactedError, type KeyValue } from "../../storage/index.js";
-import type { Cached, CacheEvent } from "../../storage/cacher/cacher.js";
+import { CompactedError, FutureRevisionError } from "../../storage/index.js";
+import type { Cached, CacheEvent } from "../../storage/cacher/index.js";
 import type { RegistryStore } from "./store.js";
 import { compilePredicate, type Predicate, type PredicateParams } from "./predicate.js";
 
@@ -39,7 +39,6 @@ export interface WatchEnv {
 
 /** A slow client whose backlog passes this is cut off (it resumes from its last version). */
 const MAX_BACKLOG = 50_000;
-const FUTURE_VERSION_WAIT_MS = 3000;
 
 export class WatchStream implements AsyncIterable<WatchOut> {
   #queue: WatchOut[] = [];
@@ -52,52 +51,39 @@ export class WatchStream implements AsyncIterable<WatchOut> {
   static async open(store: RegistryStore, namespace: string | undefined, params: WatchParams, env: WatchEnv): Promise<WatchStream> {
     const decision = decideWatch(params, { metaGroup: env.metaGroup, watchList: env.watchList });
     const predicate = compilePredicate(store.def, params, { sharding: env.sharding });
-    const prefix = store.prefixFor(namespace);
-    const cacher = store.cacher;
-    await cacher.start();
+    const storage = store.cacher;
     const stream = new WatchStream();
     const start = decision.start;
-
-    if (start.mode === "MostRecent") {
-      if ((await cacher.consistentRevision()) === undefined) throw tooLargeResourceVersion(0, cacher.revision);
-    } else if (start.mode === "NotOlderThan" && !(await cacher.waitFor(start.rv, FUTURE_VERSION_WAIT_MS))) {
-      throw tooLargeResourceVersion(start.rv, cacher.revision);
-    }
-
-    // From here to subscribe() nothing awaits: no event can slip between the start state and the live stream.
-    let after: number;
-    if (start.mode === "Exact") {
-      after = start.rv;
-      let replay = cacher.eventsSince(after);
-      if (replay === undefined) {
-        // Older than the cache window: the store's own history, then whatever the cache saw meanwhile.
-        const upTo = cacher.revision;
-        for (const e of await storageEvents(store, prefix, after, upTo)) stream.#event(e, predicate);
-        after = upTo;
-        replay = cacher.eventsSince(after) ?? [];
-      }
-      for (const e of replay) {
-        if (e.key.startsWith(prefix)) stream.#event(e, predicate);
-        after = e.revision;
-      }
-    } else {
-      after = cacher.revision;
-      if (decision.sendInitialEvents) {
-        for (const cached of cacher.list(prefix)!) if (predicate.matches(cached.object)) stream.#push({ type: "ADDED", object: cached });
-      }
-      if (decision.initialEventsEndBookmark) stream.#push({ type: "BOOKMARK", revision: after, initialEventsEnd: true });
-    }
-    let lastSent = after;
-    const unsubscribe = cacher.subscribe((e) => {
-      if (e.revision <= lastSent || !e.key.startsWith(prefix)) return;
-      lastSent = e.revision;
-      stream.#event(e, predicate);
-    });
-    stream.#cleanup.push(unsubscribe);
+    let lastSent = 0;
+    // The door picks the source (cache window or backend history) and joins it to the live stream without a gap.
+    const watch = await storage
+      .watch(store.prefixFor(namespace), start, {
+        start(revision, state) {
+          if (decision.sendInitialEvents) {
+            for (const cached of state()) if (predicate.matches(cached.object)) stream.#push({ type: "ADDED", object: cached });
+          }
+          if (decision.initialEventsEndBookmark) stream.#push({ type: "BOOKMARK", revision, initialEventsEnd: true });
+        },
+        event(e) {
+          lastSent = Math.max(lastSent, e.revision);
+          stream.#event(e, predicate);
+        },
+      })
+      .catch((err: unknown) => {
+        if (err instanceof FutureRevisionError) {
+          throw tooLargeResourceVersion(start.mode === "MostRecent" ? 0 : err.requestedRevision, err.currentRevision);
+        }
+        if (err instanceof CompactedError && start.mode === "Exact") throw tooOldResourceVersion(start.rv, err.compactedRevision);
+        throw err;
+      });
+    lastSent = Math.max(lastSent, watch.revision);
+    // The start state alone may have passed the backlog limit and closed the stream already.
+    if (stream.#ended) watch.close();
+    else stream.#cleanup.push(() => watch.close());
 
     if (decision.allowBookmarks) {
       const timer = setInterval(() => {
-        if (cacher.revision > lastSent) lastSent = cacher.revision;
+        if (storage.revision > lastSent) lastSent = storage.revision;
         stream.#push({ type: "BOOKMARK", revision: lastSent, initialEventsEnd: false });
       }, env.bookmarkIntervalMs);
       timer.unref();
@@ -158,48 +144,4 @@ export class WatchStream implements AsyncIterable<WatchOut> {
       this.close();
     }
   }
-}
-
-/**
- * Events in (after, upTo] from the store's history, shaped like the cache's:
- * the state at `after` tells additions from modifications. 410 once compacted.
- */
-async function storageEvents(store: RegistryStore, prefix: string, after: number, upTo: number): Promise<CacheEvent<ApiObject>[]> {
-  const toCached = (kv: KeyValue): Cached<ApiObject> => ({ key: kv.key, object: store.decode(kv), revision: kv.modRevision, encoded: new Map() });
-  const out: CacheEvent<ApiObject>[] = [];
-  try {
-    const listed = await store.storage.list(prefix, { revision: after });
-    const state = new Map(listed.items.map((kv) => [kv.key, toCached(kv)]));
-    if (upTo <= after) return out;
-    const watch = store.storage.watch(prefix, { fromRevision: after });
-    watch.requestProgress();
-    try {
-      for await (const e of watch) {
-        if (e.revision > upTo) break;
-        if (e.type === "progress") {
-          if (e.revision >= upTo) break;
-          continue;
-        }
-        const key = e.type === "put" ? e.kv.key : e.key;
-        const previous = state.get(key);
-        if (e.type === "put") {
-          const current = toCached(e.kv);
-          state.set(key, current);
-          out.push({ type: previous === undefined ? "ADDED" : "MODIFIED", key, current, previous, revision: e.revision });
-        } else if (previous !== undefined) {
-          state.delete(key);
-          const last = structuredClone(previous.object);
-          last.metadata.resourceVersion = String(e.revision);
-          out.push({ type: "DELETED", key, current: { key, object: last, revision: e.revision, encoded: new Map() }, previous, revision: e.revision });
-        }
-        if (e.revision === upTo) break;
-      }
-    } finally {
-      watch.close();
-    }
-  } catch (err) {
-    if (err instanceof CompactedError) throw tooOldResourceVersion(after, err.compactedRevision);
-    throw err;
-  }
-  return out;
 }

@@ -3,32 +3,15 @@
 // window of recent events in memory. It serves reads at "Any", "NotOlderThan"
 // and (from snapshots rebuilt out of the event window, gate
 // ListFromCacheSnapshot) "Exact" revisions, and watches from any revision in
-// the window; older watches fall back to the store's own history.
+// the window. Clients reach it through the storage door (cached-storage.ts),
+// which decides per request whether it or the backend answers.
 // Seed 000, "Resource version semantics" and "Watch behavior".
 
-import { CompactedError } from "../errors.js";
+import { CompactedError, FutureRevisionError } from "../errors.js";
 import type { KeyValue, Storage, Watch } from "../storage.js";
+import { applyChange, decodeRecord, type Cached, type CacheEvent, type WithRevision } from "./cached.js";
 
-/** A decoded object as the cache holds it: immutable, shared by every reader. */
-export interface Cached<T> {
-  readonly key: string;
-  readonly object: T;
-  readonly revision: number;
-  /** Per-encoding memo of serialized bytes, filled by whoever serializes first. */
-  readonly encoded: Map<string, Uint8Array>;
-  /** The bytes as stored, when kept: encoders may reuse them instead of serializing again. */
-  readonly stored?: Uint8Array;
-}
-
-export interface CacheEvent<T> {
-  readonly type: "ADDED" | "MODIFIED" | "DELETED";
-  readonly key: string;
-  /** The object after the event (for DELETED: its last state). */
-  readonly current: Cached<T>;
-  /** The object before the event (MODIFIED, DELETED). */
-  readonly previous: Cached<T> | undefined;
-  readonly revision: number;
-}
+export type { Cached, CacheEvent } from "./cached.js";
 
 export interface CacherOptions<T> {
   store: Storage;
@@ -37,7 +20,7 @@ export interface CacherOptions<T> {
   /** Bytes to object; a throw marks the key as undecodable (logged, skipped). */
   decode(kv: KeyValue): T;
   /** The object stamped with another revision: a DELETED event carries the last state at the delete's revision. */
-  withRevision?(obj: T, revision: number): T;
+  withRevision?: WithRevision<T>;
   /** How long events stay in the window (seed: snapshots until events are older than 75 s). */
   windowMs?: number;
   /** Also bound the window by count. */
@@ -165,7 +148,7 @@ export class Cacher<T> {
 
   #decode(kv: KeyValue): Cached<T> | undefined {
     try {
-      const cached = { key: kv.key, object: this.#options.decode(kv), revision: kv.modRevision, encoded: new Map(), stored: kv.value };
+      const cached = decodeRecord(kv, this.#options.decode);
       this.#corrupt.delete(kv.key);
       return cached;
     } catch (err) {
@@ -177,18 +160,7 @@ export class Cacher<T> {
   }
 
   #apply(key: string, current: Cached<T> | undefined, revision: number): void {
-    const previous = this.#objects.get(key);
-    let event: CacheEvent<T> | undefined;
-    if (current !== undefined) {
-      this.#objects.set(key, current);
-      event = { type: previous === undefined ? "ADDED" : "MODIFIED", key, current, previous, revision };
-    } else if (previous !== undefined) {
-      this.#objects.delete(key);
-      const stamp = this.#options.withRevision;
-      const last: Cached<T> =
-        stamp === undefined ? previous : { key, object: stamp(previous.object, revision), revision, encoded: new Map() };
-      event = { type: "DELETED", key, current: last, previous, revision };
-    }
+    const event = applyChange(this.#objects, { key, current, revision }, this.#options.withRevision);
     if (event !== undefined) {
       this.#window.push({ event, at: Date.now() });
       this.#trim();
@@ -256,10 +228,14 @@ export class Cacher<T> {
     });
   }
 
-  /** A consistent read point: the store's current revision, once the cache has caught up with it. */
-  async consistentRevision(timeoutMs = 3000): Promise<number | undefined> {
+  /**
+   * A consistent read point: the store's current revision, once the cache has
+   * caught up with it; FutureRevisionError when it does not within `timeoutMs`.
+   */
+  async consistentRevision(timeoutMs = 3000): Promise<number> {
     const revision = await this.#options.store.currentRevision();
-    return (await this.waitFor(revision, timeoutMs)) ? Math.max(revision, this.#revision) : undefined;
+    if (!(await this.waitFor(revision, timeoutMs))) throw new FutureRevisionError(revision, this.#revision);
+    return Math.max(revision, this.#revision);
   }
 
   get(key: string): Cached<T> | undefined {

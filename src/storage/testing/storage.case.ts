@@ -308,6 +308,52 @@ export function runStorageConformance(
       assert.equal(text((await s.get("/r/g/a")).kv), "new", "a throwing tryUpdate changes nothing");
     });
 
+    test("guaranteedUpdate with a suggestion: a current one saves the read, a stale one is corrected", async () => {
+      const s = await fresh();
+      const a1 = await s.create("/r/s/a", bytes("1"));
+      const a2 = await s.update("/r/s/a", bytes("2"), a1.modRevision);
+      const seen: string[] = [];
+      const bump = (cur: KeyValue | undefined) => (seen.push(text(cur)!), bytes(String(Number(text(cur)) + 1)));
+
+      // Stale: the compare-and-swap fails and the retry starts from the stored value.
+      const out = await s.guaranteedUpdate("/r/s/a", bump, { suggestion: a1 });
+      assert.deepEqual(seen, ["1", "2"]);
+      assert.equal(text(out.kv), "3");
+
+      // Stale, and the decision is "no change" or a refusal: taken again from a fresh read.
+      seen.length = 0;
+      const noop = await s.guaranteedUpdate("/r/s/a", (cur) => (seen.push(text(cur)!), text(cur) === "3" ? bytes("4") : undefined), { suggestion: a2 });
+      assert.deepEqual(seen, ["2", "3"]);
+      assert.equal(text(noop.kv), "4");
+      seen.length = 0;
+      const refused = await s.guaranteedUpdate(
+        "/r/s/a",
+        (cur) => {
+          seen.push(text(cur)!);
+          if (text(cur) !== "4") throw new Error("stale");
+          return bytes("5");
+        },
+        { suggestion: a1 },
+      );
+      assert.deepEqual(seen, ["1", "4"]);
+      assert.equal(text(refused.kv), "5");
+
+      // Current: one call, the write lands; a no-op on a current suggestion stays a no-op.
+      seen.length = 0;
+      const a5 = (await s.get("/r/s/a")).kv!;
+      const kept = await s.guaranteedUpdate("/r/s/a", (cur) => (seen.push(text(cur)!), undefined), { suggestion: a5 });
+      assert.deepEqual(seen, ["5"]);
+      assert.equal(kept.changed, false);
+      assert.equal(kept.kv!.modRevision, a5.modRevision);
+      await assert.rejects(s.guaranteedUpdate("/r/s/a", () => { throw new Error("refused"); }, { suggestion: a5 }), /refused/);
+
+      // Stale after a delete: the key is gone, so NotFound (or creation, when allowed).
+      await s.delete("/r/s/a");
+      await assert.rejects(s.guaranteedUpdate("/r/s/a", bump, { suggestion: a5 }), NotFoundError);
+      const made = await s.guaranteedUpdate("/r/s/a", (cur) => (cur === undefined ? bytes("new") : bytes("old")), { suggestion: a5, allowCreate: true });
+      assert.equal(text(made.kv), "new");
+    });
+
     test("compaction: older reads and watches fail with the compacted revision, newer ones still work", async () => {
       const s = await fresh();
       const a1 = await s.create("/r/k/a", bytes("a1"));

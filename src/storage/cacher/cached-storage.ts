@@ -1,0 +1,242 @@
+// The one door to storage for one resource (upstream's cacheDelegator): the
+// backend plus the watch cache of its key prefix. Every read, watch and write
+// of the registry goes through here, and this is the one place that decides
+// whether the cache or the backend answers (seed 000, "Resource version
+// semantics", the get/list/watch tables):
+//   get   ""            backend (a consistent read of the key)
+//         "0"           cache as it stands
+//         NotOlderThan  cache, once it reached the version (else FutureRevision after a wait)
+//   list  ""            cache, once it caught up with the backend's current revision
+//         "0"           cache as it stands;  NotOlderThan: as for get
+//         Exact         cache snapshot when the window covers it (ListFromCacheSnapshot),
+//                       else the backend at that revision (Compacted when gone)
+//   watch from a version in the window: cache; older: backend history, then the cache
+// Writes go to the backend; guaranteedUpdate starts from the cache's copy.
+// Errors are storage errors: the registry maps them to API statuses.
+
+import { FutureRevisionError } from "../errors.js";
+import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, Storage, UpdateDecision } from "../storage.js";
+import { decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
+import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
+import { historyEvents } from "./history.js";
+
+/**
+ * Which version a read asks for (seed 000). The same shape as machinery's
+ * ReadMode, which the registry passes straight in; declared here because
+ * storage sits below machinery and imports nothing from it.
+ */
+export type ReadAt =
+  | { mode: "MostRecent" }
+  | { mode: "Any" }
+  | { mode: "NotOlderThan"; rv: number }
+  | { mode: "Exact"; rv: number };
+
+export interface CorruptKey {
+  key: string;
+  error: Error;
+}
+
+export interface CachedList<T> {
+  /** In key order. */
+  items: Cached<T>[];
+  /** The revision the list is as of. */
+  revision: number;
+  /** Keys in the answer's range whose stored value could not be decoded: the caller refuses the list. */
+  corrupt: CorruptKey[];
+}
+
+export interface WatchSink<T> {
+  /** Not for Exact starts: the state at the start revision, offered before any event (initial events). */
+  start?(revision: number, state: () => Cached<T>[]): void;
+  event(e: CacheEvent<T>): void;
+}
+
+export interface CachedWatch {
+  /** The revision the watch started after (for Exact: the last replayed event's). */
+  readonly revision: number;
+  close(): void;
+}
+
+export interface CachedStorageOptions<T> extends Omit<CacherOptions<T>, "store"> {
+  backend: Storage;
+  /** ListFromCacheSnapshot: Exact lists inside the window come from the cache's snapshots. */
+  snapshots?: boolean;
+  /** How long a read waits for a version the cache has not reached (seed 000, "Watch behavior" 6). */
+  futureWaitMs?: number;
+}
+
+const DEFAULT_FUTURE_WAIT_MS = 3000;
+
+export class CachedStorage<T> {
+  readonly prefix: string;
+  readonly #backend: Storage;
+  readonly #cache: Cacher<T>;
+  readonly #options: CachedStorageOptions<T>;
+  readonly #waitMs: number;
+
+  constructor(options: CachedStorageOptions<T>) {
+    const { backend, snapshots: _s, futureWaitMs: _f, ...cache } = options;
+    this.prefix = options.prefix;
+    this.#backend = backend;
+    this.#options = options;
+    this.#waitMs = options.futureWaitMs ?? DEFAULT_FUTURE_WAIT_MS;
+    this.#cache = new Cacher({ ...cache, store: backend });
+  }
+
+  // ---- lifecycle, for the server ----
+
+  /** Load the prefix into the cache; resolves once the initial state is in memory. */
+  start(): Promise<void> {
+    return this.#cache.start();
+  }
+
+  stop(): void {
+    this.#cache.stop();
+  }
+
+  /** The backend compacted history before `revision` (see Cacher.compacted). */
+  compacted(revision: number): void {
+    this.#cache.compacted(revision);
+  }
+
+  /** Everything up to this revision is in the cache. */
+  get revision(): number {
+    return this.#cache.revision;
+  }
+
+  /** Live events of the whole prefix, unfiltered (watch() is the client path). */
+  subscribe(listener: CacheListener<T>): () => void {
+    return this.#cache.subscribe(listener);
+  }
+
+  // ---- reads ----
+
+  /** One key; undefined when absent. A key whose stored value cannot be decoded throws the decoder's error. */
+  async get(key: string, at: ReadAt): Promise<Cached<T> | undefined> {
+    if (at.mode === "MostRecent") {
+      const { kv } = await this.#backend.get(key);
+      return kv === undefined ? undefined : this.#record(kv);
+    }
+    if (at.mode === "Exact") {
+      // The get table has no Exact row (decideGet never asks for one): a one-key list at that version.
+      const { items, corrupt } = await this.#listAt(key, at.rv);
+      return oneKey(key, items.find((c) => c.key === key), corrupt);
+    }
+    await this.#reach(at);
+    return oneKey(key, this.#cache.get(key), this.#cache.corrupt(key));
+  }
+
+  /** The stored value itself, from the backend (dry runs, the corrupt-object delete). */
+  async getStored(key: string): Promise<KeyValue | undefined> {
+    return (await this.#backend.get(key)).kv;
+  }
+
+  /** Everything under `prefix` (a sub-prefix of the resource's) at `at`. */
+  async list(prefix: string, at: ReadAt): Promise<CachedList<T>> {
+    if (at.mode === "Exact") return this.#listAt(prefix, at.rv);
+    await this.#reach(at);
+    return { revision: this.#cache.revision, items: this.#cache.list(prefix)!, corrupt: this.#cache.corrupt(prefix) };
+  }
+
+  async #listAt(prefix: string, revision: number): Promise<CachedList<T>> {
+    await this.#cache.start();
+    if (revision > this.#cache.revision) await this.#waitFor(revision);
+    if (this.#options.snapshots) {
+      const items = this.#cache.list(prefix, revision);
+      if (items !== undefined) return { revision, items, corrupt: [] };
+    }
+    const listed = await this.#backend.list(prefix, { revision });
+    const items: Cached<T>[] = [];
+    const corrupt: CorruptKey[] = [];
+    for (const kv of listed.items) {
+      try {
+        items.push(this.#record(kv));
+      } catch (err) {
+        corrupt.push({ key: kv.key, error: err as Error });
+      }
+    }
+    return { revision, items, corrupt };
+  }
+
+  /**
+   * Watch `prefix`. An Exact start replays the changes after its version (from
+   * the window, else the backend's history and then the window); other starts
+   * begin at the read point, offering the state there to `sink.start`. Live
+   * events follow with nothing lost or repeated in between.
+   */
+  async watch(prefix: string, at: ReadAt, sink: WatchSink<T>): Promise<CachedWatch> {
+    await this.#reach(at);
+    let after: number;
+    if (at.mode === "Exact") {
+      after = at.rv;
+      let replay = this.#cache.eventsSince(after);
+      if (replay === undefined) {
+        // Older than the window: the backend's history, then whatever the cache saw meanwhile.
+        const upTo = this.#cache.revision;
+        const options = { backend: this.#backend, decode: this.#options.decode, withRevision: this.#options.withRevision };
+        for (const e of await historyEvents(options, prefix, after, upTo)) sink.event(e);
+        after = upTo;
+        replay = this.#cache.eventsSince(after) ?? [];
+      }
+      // From here to subscribe() nothing awaits: no event can slip between the replay and the live stream.
+      for (const e of replay) {
+        if (e.key.startsWith(prefix)) sink.event(e);
+        after = e.revision;
+      }
+    } else {
+      after = this.#cache.revision;
+      sink.start?.(after, () => this.#cache.list(prefix)!);
+    }
+    let last = after;
+    const close = this.#cache.subscribe((e) => {
+      if (e.revision <= last || !e.key.startsWith(prefix)) return;
+      last = e.revision;
+      sink.event(e);
+    });
+    return { revision: after, close };
+  }
+
+  /** Start the cache and wait until it serves `at` (Exact waits only for a future version, in #listAt). */
+  async #reach(at: ReadAt): Promise<void> {
+    await this.#cache.start();
+    if (at.mode === "MostRecent") await this.#cache.consistentRevision(this.#waitMs);
+    else if (at.mode === "NotOlderThan") await this.#waitFor(at.rv);
+  }
+
+  async #waitFor(revision: number): Promise<void> {
+    if (!(await this.#cache.waitFor(revision, this.#waitMs))) throw new FutureRevisionError(revision, this.#cache.revision);
+  }
+
+  // ---- writes: the backend's, with the cache's copy as the first guess ----
+
+  async create(key: string, value: Uint8Array): Promise<Cached<T>> {
+    return this.#record(await this.#backend.create(key, value));
+  }
+
+  delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    return this.#backend.delete(key, options);
+  }
+
+  /** The backend's guaranteedUpdate, starting from the cached value (no read of the key when the cache is current). */
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: (current: KeyValue | undefined) => UpdateDecision | Promise<UpdateDecision>,
+    options: GuaranteedUpdateOptions = {},
+  ): Promise<GuaranteedUpdateResult> {
+    const cached = this.#cache.get(key);
+    const suggestion = cached === undefined ? undefined : storedKeyValue(cached);
+    return this.#backend.guaranteedUpdate(key, tryUpdate, suggestion === undefined ? options : { ...options, suggestion });
+  }
+
+  /** A stored value as a record; throws the decoder's error. */
+  #record(kv: KeyValue): Cached<T> {
+    return decodeRecord(kv, this.#options.decode);
+  }
+}
+
+/** `found`, or the decoder's error when `key` is among the corrupt ones (seed 000, the corrupt state). */
+function oneKey<T>(key: string, found: Cached<T> | undefined, corrupt: readonly CorruptKey[]): Cached<T> | undefined {
+  const bad = found === undefined ? corrupt.find((c) => c.key === key) : undefined;
+  if (bad !== undefined) throw bad.error;
+  return found;
+}
