@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureCredentials } from "../src/apiserver/pki.js";
+import { ensureCredentials } from "../src/component/pki.js";
 import { agentEndpoints } from "../src/cli/agent-endpoints.js";
 import { defaultFeatureGates, startComponentServer, type RunningComponentServer } from "../src/component/index.js";
 import type { NodeAgent } from "../src/nodeagent/index.js";

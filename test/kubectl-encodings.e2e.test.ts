@@ -10,7 +10,7 @@ import { connect } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../src/api/index.js";
-import { namingFor } from "../src/api/naming.js";
+import { namingFor } from "../src/machinery/naming.js";
 import { ApiRegistry } from "../src/apiserver/api-registry.js";
 import { loadKubeconfig } from "../src/client/kubeconfig.js";
 import { RestClient } from "../src/client/rest.js";

@@ -7,10 +7,10 @@
 // Usage: node dist/bench/codecs/index.js [--json] [--runs=N] [--only=json,protobuf] [--pods=5000]
 
 import { builtinModules } from "../../src/api/index.js";
-import { namingFor } from "../../src/api/naming.js";
+import { namingFor } from "../../src/machinery/naming.js";
 import { ApiRegistry } from "../../src/apiserver/api-registry.js";
 import { encodeValue } from "../../src/apiserver/http/respond.js";
-import type { Format } from "../../src/apiserver/http/negotiation.js";
+import type { Format } from "../../src/machinery/negotiation.js";
 import { decodeCbor } from "../../src/machinery/codec/cbor/index.js";
 import { decodeEnvelope } from "../../src/machinery/codec/protobuf/index.js";
 import { benchPod } from "../../src/machinery/codec/protobuf/testing.js";

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../../src/api/index.js";
-import { ensureCredentials, issueClientCert } from "../../src/apiserver/pki.js";
+import { ensureCredentials, issueClientCert } from "../../src/component/pki.js";
 import { startApiServer, type RunningApiServer } from "../../src/apiserver/server.js";
 import type { Incoming, Outgoing } from "../../src/apiserver/http/respond.js";
 import { ApiServerMetrics, countResponseBytes } from "../../src/apiserver/request-metrics.js";

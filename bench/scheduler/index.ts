@@ -13,7 +13,7 @@
 import { startOrch } from "../../test/support/orch-process.js";
 import { Informer, RestClient, loadKubeconfig, type ResourceRef } from "../../src/client/index.js";
 import type { Pod } from "../../src/api/core/types.js";
-import { namingFor } from "../../src/api/naming.js";
+import { namingFor } from "../../src/machinery/naming.js";
 import { Scheduler } from "../../src/scheduler/index.js";
 import { MetricsRegistry, type Histogram } from "../../src/component/metrics/index.js";
 import { makeNode, makePod } from "../../src/scheduler/testing/objects.js";

@@ -3,7 +3,7 @@
 // version, plural and scope, as the kinds' declarations in src/api/<group>/
 // serve them. Groups that carry the product suffix come from the naming table.
 
-import { namingFor, type Naming } from "./naming.js";
+import { namingFor, type Naming } from "../machinery/naming.js";
 
 /** What the client calls a ResourceRef: where a resource lives in the API. */
 export interface GroupVersionResource {

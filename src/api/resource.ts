@@ -7,8 +7,8 @@
 // Each API group module (src/api/<group>/) exports `resources(naming)`.
 
 import type { ApiObject, FieldError } from "../machinery/index.js";
-import type { Naming } from "./naming.js";
-import type { SchemaRegistry } from "./schema.js";
+import type { Naming } from "../machinery/naming.js";
+import type { SchemaRegistry } from "../machinery/schema.js";
 import type { AdmissionOptions } from "../apiserver/admission/index.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";

@@ -1,9 +1,9 @@
 // The set of served resources: every API group module's declarations and
 // schemas, indexed by group/version/resource for routing and discovery.
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../api/resource.js";
-import { SchemaRegistry } from "../api/schema.js";
+import { SchemaRegistry } from "../machinery/schema.js";
 
 export interface GroupInfo {
   name: string;

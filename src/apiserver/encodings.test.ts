@@ -10,7 +10,7 @@ import { connect } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import { gunzipSync } from "node:zlib";
 import { builtinModules } from "../api/index.js";
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import { decodeCbor, decodeCborSequence, encodeCbor } from "../machinery/codec/cbor/index.js";
 import { decodeEnvelope, decodeWatchStream, encodeEnvelope, hasProtobufMagic } from "../machinery/codec/protobuf/index.js";
 import { parseYamlBody } from "../machinery/decode/index.js";

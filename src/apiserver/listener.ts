@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { requestContext, type Handler, type RequestContext, type ResponseExchange, type UpgradeExchange } from "./filters/index.js";
-import type { Credentials } from "./pki.js";
+import type { Credentials } from "../component/pki.js";
 
 export interface ListenOptions {
   readonly credentials: Credentials;

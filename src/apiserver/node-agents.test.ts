@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
-import { selfSignedServingCert } from "./pki.js";
+import { selfSignedServingCert } from "../component/pki.js";
 import { NodeAgentClient } from "./node-agents.js";
 
 test("NodeAgentClient: a node that accepts the connection but never completes TLS fails after the connect timeout", async () => {

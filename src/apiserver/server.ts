@@ -9,7 +9,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { namingFor, type Naming } from "../api/naming.js";
+import { namingFor, type Naming } from "../machinery/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck } from "../component/index.js";
@@ -25,7 +25,7 @@ import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import type { Encoding } from "./http/respond.js";
-import { ensureCredentials, type Credentials } from "./pki.js";
+import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import type { RegistryStore } from "./registry/store.js";
 import { AdmissionMetrics } from "./admission-metrics.js";

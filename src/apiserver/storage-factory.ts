@@ -3,7 +3,7 @@
 // place the key formula lives). Stores are found by declaration or
 // group/resource, or by name for the few the server itself works with.
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { ResourceDefinition } from "../api/resource.js";
 import type { FeatureGates } from "../component/index.js";
 import type { ApiObject, GroupResource } from "../machinery/index.js";

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { selfSignedServingCert } from "../apiserver/pki.js";
+import { selfSignedServingCert } from "../component/pki.js";
 import { certificateSha256, fetchPinnedCa, formatJoinToken, parseJoinToken } from "./join-token.js";
 
 test("a join token carries the CA's digest and the bearer token; a plain token is not one", async () => {

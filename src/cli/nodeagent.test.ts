@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { get } from "node:https";
 import { waitFor } from "../nodeagent/cri/testing/wait.js";
-import { ensureCredentials, issueClientCert } from "../apiserver/pki.js";
+import { ensureCredentials, issueClientCert } from "../component/pki.js";
 import { httpsGet } from "../component/testing/https-get.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));

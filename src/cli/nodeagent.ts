@@ -4,7 +4,7 @@
 
 import { baseFlags, flag, parseFeatureGates, tlsServingFlags, type AccessPolicy } from "../component/index.js";
 import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { serveComponent } from "./serve-component.js";
 import { defineCommand } from "./command.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ensureCredentials, issueClientCert } from "../apiserver/pki.js";
+import { ensureCredentials, issueClientCert } from "../component/pki.js";
 import { FlagSet, parseFeatureGates, type FlagDecls } from "../component/index.js";
 import { httpsGet } from "../component/testing/https-get.js";
 import { command } from "./cloud-controller-manager.js";

@@ -17,7 +17,7 @@ import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/inde
 import { startProxier } from "../proxy/proxier.js";
 import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import { startScheduler } from "../scheduler/index.js";
 import { apiserverFlags, command as apiserver } from "./apiserver.js";
 import { defineCommand, type RunContext } from "./command.js";

@@ -5,7 +5,7 @@
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import { formatMicroTimestamp, isApiError } from "../machinery/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { leaderElectionMetrics, type LeaderElectionMetrics } from "./metrics.js";

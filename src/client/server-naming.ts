@@ -2,7 +2,7 @@
 // (coordination.orch.io, or coordination.k8s.io on a server presenting
 // upstream's names), so leases and groups land where that server's tools look.
 
-import { namingFor, type Naming } from "../api/naming.js";
+import { namingFor, type Naming } from "../machinery/naming.js";
 import type { RestClient } from "./rest.js";
 
 export async function namingOfServer(client: RestClient): Promise<Naming> {

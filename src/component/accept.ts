@@ -1,8 +1,8 @@
 // Accept-header matching for the component endpoints (/metrics, z-pages),
-// over the API server's parser (src/apiserver/http/negotiation.ts): media
+// over the API server's parser (src/machinery/negotiation.ts): media
 // ranges ordered by q, stable for equal q; an absent header reads as */*.
 
-import { parseAccept, type MediaRange } from "../apiserver/http/negotiation.js";
+import { parseAccept, type MediaRange } from "../machinery/negotiation.js";
 
 export { parseAccept, type MediaRange };
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { issueClientCert } from "../apiserver/pki.js";
+import { issueClientCert } from "./pki.js";
 import { sampleApi } from "../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { loadKubeconfig } from "../client/kubeconfig.js";

@@ -2,7 +2,7 @@
 // all six): orch_build_info and orch_feature_enabled, and the registry a
 // component's flags and gates ask for.
 
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import type { FeatureGates } from "./feature-gates.js";
 import { MetricsRegistry } from "./metrics/index.js";
 import { versionInfo } from "./version.js";

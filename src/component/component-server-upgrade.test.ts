@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ensureCredentials } from "../apiserver/pki.js";
+import { ensureCredentials } from "./pki.js";
 import { defaultFeatureGates } from "./feature-gates.js";
 import { startComponentServer, type RunningComponentServer } from "./component-server.js";
 import { httpsUpgrade } from "./testing/https-upgrade.js";

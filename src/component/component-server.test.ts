@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { issueClientCert } from "../apiserver/pki.js";
+import { issueClientCert } from "./pki.js";
 import { sampleApi } from "../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { loadKubeconfig } from "../client/kubeconfig.js";
@@ -99,7 +99,7 @@ describe("component server", () => {
     const ca = { cert: readFileSync(join(api.dataDir, "ca.crt"), "utf8"), key: readFileSync(join(api.dataDir, "ca.key"), "utf8") };
     const clientCert = await issueClientCert(ca, "prometheus");
     assert.equal((await httpsGet(`${c.url}/metrics`, { clientCert })).status, 200);
-    const { selfSignedServingCert } = await import("../apiserver/pki.js");
+    const { selfSignedServingCert } = await import("./pki.js");
     const stranger = await selfSignedServingCert();
     // Signed with a key that is not the cluster CA's: presented, but not trusted.
     const foreign = await issueClientCert({ cert: stranger.ca, key: stranger.key }, "mallory");

@@ -9,7 +9,7 @@ import { createSecureServer, type Http2SecureServer } from "node:http2";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { selfSignedServingCert } from "../apiserver/pki.js";
+import { selfSignedServingCert } from "./pki.js";
 import type { ClientConfig } from "../client/kubeconfig.js";
 import { componentRegistry } from "./component-metrics.js";
 import { componentEndpoints, isPublicPath, type ComponentEndpoints, type ExtraHandler, type Request, type Response } from "./endpoints.js";

@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import { admits, mediaType, parseAccept } from "./accept.js";
 import type { FeatureGates } from "./feature-gates.js";
 import type { FlagEntry } from "./flags.js";

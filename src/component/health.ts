@@ -20,7 +20,7 @@ export interface HealthChecksOptions {
   readonly ready?: readonly HealthCheck[];
   /** Where the SLI metrics go (the /metrics/slis registry). */
   readonly sliRegistry?: MetricsRegistry;
-  /** Metric prefix, "orch_" (src/api/naming.ts). */
+  /** Metric prefix, "orch_" (src/machinery/naming.ts). */
   readonly metricPrefix?: string;
 }
 

@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { selfSignedServingCert } from "../apiserver/pki.js";
+import { selfSignedServingCert } from "./pki.js";
 
 export interface CertDirOptions {
   /** Created (0700) when missing. */

@@ -3,7 +3,7 @@
 // fires out. Controllers are level-based: informers feed keys to a work
 // queue, and each key is reconciled from the current state (run-queue.ts).
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { DiscoveryCache, InformerFactory, RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 

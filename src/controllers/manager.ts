@@ -2,7 +2,7 @@
 // one shared client, informer factory and discovery cache, behind a leader lease when asked. Used by
 // `orch controller-manager` and, in-process, by `orch server`.
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import { DiscoveryCache, InformerFactory, LeaderElector, namingOfServer, type RestClient } from "../client/index.js";
 import { errorMessage, type ControllerConfig, type ControllerContext, type ControllerDescriptor } from "./controller.js";
 import { daemonSetController } from "./daemonset/controller.js";

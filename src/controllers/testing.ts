@@ -1,7 +1,7 @@
 // Test support: a controller context over a real test API server, with the
 // informers started, and a poll helper. Test code only.
 
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import type { TestServer } from "../apiserver/testing/harness.js";
 import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";

@@ -6,7 +6,7 @@
 
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { Endpoints, Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { InformerFactory, type IndexFunc, type RestClient } from "../client/index.js";

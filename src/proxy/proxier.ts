@@ -4,7 +4,7 @@
 // that rebuilds our rules from the caches and applies them. The orchproxy_*
 // metrics of seed 002 (rules sync) are kept here.
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { InformerFactory, type Informer, type RestClient } from "../client/index.js";

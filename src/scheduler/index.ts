@@ -3,7 +3,7 @@
 // schedules only while holding the Lease <product>-scheduler in the system
 // namespace, so two replicas never bind at once.
 
-import { namingFor, type Naming } from "../api/naming.js";
+import { namingFor, type Naming } from "../machinery/naming.js";
 import { LeaderElector, namingOfServer, type RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { DEFAULT_SCHEDULER_NAME, Scheduler, type SchedulerOptions } from "./scheduler.js";

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../api/naming.js";
+import { namingFor } from "../machinery/naming.js";
 import type { Pod } from "../api/core/types.js";
 import type { RestClient, ResourceRef } from "../client/index.js";
 import { serveBuiltinApi } from "../client/testing/test-server.js";

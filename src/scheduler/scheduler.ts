@@ -5,7 +5,7 @@
 // node fits gets PodScheduled=False/Unschedulable with upstream's message,
 // and may preempt lower-priority pods. Cluster events move pods back.
 
-import type { Naming } from "../api/naming.js";
+import type { Naming } from "../machinery/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
 import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type RestClient } from "../client/index.js";

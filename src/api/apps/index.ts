@@ -3,7 +3,7 @@
 // lacks); PodTemplateSpec, ObjectMeta and the rest come from core and meta.
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { controllerrevisions } from "./controllerrevisions.js";
 import { daemonsets } from "./daemonsets.js";
 import { deployments } from "./deployments.js";

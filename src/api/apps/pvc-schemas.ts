@@ -3,7 +3,7 @@
 // so apps declares the rest here, with field numbers from
 // k8s.io/api/core/v1/generated.proto. Registered only where core has not.
 
-import { f, s, type, type SchemaRegistry, type TypeDef } from "../schema.js";
+import { f, s, type, type SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
 import { CORE_V1, META_V1 } from "./schemas.js";
 
 const core = (name: string) => s.ref(`${CORE_V1}.${name}`);

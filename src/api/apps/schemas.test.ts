@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { SchemaRegistry, type TypeDef } from "../schema.js";
+import { SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
 import { APPS_TYPES } from "./schemas.js";
 import { BATCH_TYPES } from "../batch/schemas.js";
 import { COORDINATION_TYPES } from "../coordination/schemas.js";

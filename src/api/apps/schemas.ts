@@ -3,7 +3,7 @@
 // (v1.33), Protobuf field numbers from k8s.io/api/apps/v1/generated.proto,
 // required fields and list/patch semantics as upstream's OpenAPI publishes them.
 
-import { f, s, type, type Field, type TypeDef } from "../schema.js";
+import { f, s, type, type Field, type TypeDef } from "../../machinery/schema.js";
 
 export const APPS_V1 = "io.k8s.api.apps.v1";
 export const META_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1";

@@ -3,9 +3,9 @@
 // validate) without a store, and render field errors as the API would.
 
 import { formatFieldError, type ApiObject, type FieldError } from "../../machinery/index.js";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import type { ResourceDefinition, StrategyContext } from "../resource.js";
-import { SchemaRegistry } from "../schema.js";
+import { SchemaRegistry } from "../../machinery/schema.js";
 import { registerCoreSchemas } from "../core/schemas.js";
 import { SchemaDefaulter } from "../../apiserver/registry/defaults.js";
 import { appsModule } from "./index.js";

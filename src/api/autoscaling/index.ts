@@ -3,7 +3,7 @@
 // speak. It has no resource of its own.
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { AUTOSCALING_TYPES } from "./schemas.js";
 
 export { AUTOSCALING_TYPES, AUTOSCALING_V1 } from "./schemas.js";

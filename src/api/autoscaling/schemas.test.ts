@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../naming.js";
-import { SchemaRegistry } from "../schema.js";
+import { namingFor } from "../../machinery/naming.js";
+import { SchemaRegistry } from "../../machinery/schema.js";
 import { autoscalingModule } from "./index.js";
 
 test("autoscaling/v1: only the Scale types, no resource of its own", () => {

@@ -2,7 +2,7 @@
 // scale reads and writes it). Protobuf field numbers from
 // k8s.io/api/autoscaling/v1/generated.proto.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1 } from "../apps/schemas.js";
 
 export const AUTOSCALING_V1 = "io.k8s.api.autoscaling.v1";

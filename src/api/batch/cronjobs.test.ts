@@ -5,7 +5,7 @@ import type { ApiObject } from "../../machinery/index.js";
 import { create, update, template, NOW } from "../apps/testing.js";
 import { cronjobs, isKnownTimeZone } from "./cronjobs.js";
 import { batchModule } from "./index.js";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 
 const cron = (spec: Record<string, unknown> = {}, name = "hello") => ({
   apiVersion: "batch/v1",

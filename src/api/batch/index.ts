@@ -1,9 +1,9 @@
 // The batch/v1 API group: Jobs and CronJobs. Registers only batch's own
 // types; PodTemplateSpec, ObjectReference and the meta types come from theirs.
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { cronjobs } from "./cronjobs.js";
 import { jobs } from "./jobs.js";
 import { BATCH_TYPES } from "./schemas.js";

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { findSubresource } from "../subresources/index.js";
 import type { ApiObject } from "../../machinery/index.js";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { create, update, template, NOW, ctx } from "../apps/testing.js";
 import { jobs } from "./jobs.js";
 import { countIndexes } from "./job-spec.js";

@@ -5,7 +5,7 @@
 // and the `kubectl get` columns.
 
 import { field, generateName, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";

@@ -3,7 +3,7 @@
 // k8s.io/api/batch/v1/generated.proto, required fields and list semantics as
 // upstream's OpenAPI publishes them.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { CORE_V1, META_V1, listOf } from "../apps/schemas.js";
 
 export const BATCH_V1 = "io.k8s.api.batch.v1";

@@ -1,9 +1,9 @@
 // The coordination.<suffix> API group: Leases, served as v1 (preferred and
 // stored) and v1beta1 from one storage. Registers the Lease types of both.
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { leases } from "./leases.js";
 import { COORDINATION_TYPES } from "./schemas.js";
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { create, update, NOW } from "../apps/testing.js";
 import { coordinationModule } from "./index.js";
 import { leases } from "./leases.js";

@@ -4,7 +4,7 @@
 // is upstream's ValidateLeaseSpec; the table shows the holder.
 
 import { field, isQualifiedName, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { COORDINATION_V1 } from "./schemas.js";

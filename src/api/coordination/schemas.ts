@@ -3,7 +3,7 @@
 // whatever the group suffix, as OpenAPI clients key on them). Protobuf field
 // numbers from k8s.io/api/coordination/v1/generated.proto.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, listOf } from "../apps/schemas.js";
 
 export const COORDINATION_V1 = "io.k8s.api.coordination.v1";

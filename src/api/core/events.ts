@@ -4,7 +4,7 @@
 // field selectors include everything `describe` filters by.
 
 import { field, isDNS1123Subdomain, isQualifiedName, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
 import { formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";

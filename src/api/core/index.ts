@@ -1,9 +1,9 @@
 // The core API group ("" / v1): its schemas (with meta/v1) and resource
 // declarations, plus the pod-spec helpers other groups' templates reuse.
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { configMapsResource } from "./configmaps.js";
 import { endpointsResource } from "./endpoints.js";
 import { eventsResource } from "./events.js";

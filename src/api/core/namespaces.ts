@@ -4,7 +4,7 @@
 // terminating namespace until spec.finalizers is empty (namespaces/finalize).
 
 import { field, isQualifiedName, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { finalize, status } from "../subresources/index.js";
 import { nameAgeTable } from "../table-format.js";

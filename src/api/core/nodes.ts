@@ -4,7 +4,7 @@
 
 import { isIP } from "node:net";
 import { field, isValidLabelValue, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
 import { status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";

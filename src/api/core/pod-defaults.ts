@@ -3,7 +3,7 @@
 // limits, the implied emptyDir, host ports on the host network; and what
 // upstream's default admission adds to new pods (priority, tolerations).
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { Container, PodSpec, Toleration } from "./types.js";
 
 /** Always for `:latest` or an untagged, undigested image; IfNotPresent otherwise (upstream's SetDefaults_Container). */

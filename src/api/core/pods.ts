@@ -4,7 +4,7 @@
 // and the spec-is-immutable update rule. Rules live in pod-*.ts.
 
 import { field, type FieldError } from "../../machinery/index.js";
-import { configAnnotations, type Naming } from "../naming.js";
+import { configAnnotations, type Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { attach, binding, ephemeralContainers, exec, log, status } from "../subresources/index.js";
 import { CORE_V1 } from "./schemas.js";

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ApiObject } from "../../machinery/index.js";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { coreModule } from "./index.js";
 import { NOW, create, def, update } from "./testing.js";
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { SchemaRegistry, type TypeDef } from "../schema.js";
+import { SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, registerMetaSchemas } from "../meta/schemas.js";
 import { CORE_V1, registerCoreSchemas } from "./schemas.js";
 

@@ -14,7 +14,7 @@
 // ReplicationController, LimitRange, ResourceQuota, ComponentStatus,
 // PodTemplate) and the deprecated NodeSpec.configSource / NodeStatus.config.
 
-import { f, s, type, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../schema.js";
+import { f, s, type, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, registerMetaSchemas } from "../meta/schemas.js";
 
 export const CORE_V1 = "io.k8s.api.core.v1";

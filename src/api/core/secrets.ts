@@ -4,7 +4,7 @@
 // freezing the data. Type names use the naming table's key domain.
 
 import { field, FIELD_IMMUTABLE_ERROR_MSG, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { IMMUTABLE_DATA_MSG, MAX_DATA_BYTES } from "./configmaps.js";

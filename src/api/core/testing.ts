@@ -4,9 +4,9 @@
 
 import { formatFieldError, type ApiObject, type FieldError } from "../../machinery/index.js";
 import { SchemaDefaulter } from "../../apiserver/registry/defaults.js";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import type { ResourceDefinition, StrategyContext } from "../resource.js";
-import { SchemaRegistry } from "../schema.js";
+import { SchemaRegistry } from "../../machinery/schema.js";
 import { coreModule } from "./index.js";
 
 export const NOW = new Date("2026-01-02T03:04:05Z");

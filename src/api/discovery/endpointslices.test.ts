@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { create, update, NOW } from "../apps/testing.js";
 import { endpointSlicesResource } from "./endpointslices.js";
 

@@ -5,7 +5,7 @@
 
 import { isIP } from "node:net";
 import { field, isDNS1123Subdomain, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { isValidPortNum, validateDNS1123Label, validateDNS1123Subdomain, validateProtocol } from "../core/validation.js";

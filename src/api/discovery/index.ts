@@ -1,9 +1,9 @@
 // The discovery.<suffix> API group: EndpointSlices (v1), which the
 // endpointslice controller writes for every Service with a selector.
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { endpointSlicesResource } from "./endpointslices.js";
 import { DISCOVERY_TYPES } from "./schemas.js";
 

@@ -2,7 +2,7 @@
 // upstream's `io.k8s.api.discovery.v1.*` whatever the suffix (OpenAPI clients
 // key on them); Protobuf field numbers from k8s.io/api/discovery/v1/generated.proto.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, listOf } from "../apps/schemas.js";
 import { CORE_V1 } from "../core/schemas.js";
 

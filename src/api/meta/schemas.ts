@@ -3,7 +3,7 @@
 // field numbers from k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto.
 // Every group references them by name; registerMetaSchemas is safe to call twice.
 
-import { f, s, type, type SchemaRegistry, type TypeDef } from "../schema.js";
+import { f, s, type, type SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
 
 export const META_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1";
 

@@ -2,7 +2,7 @@
 // disruptions (the scheduler's preemption respects them).
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { podDisruptionBudgets } from "./pod-disruption-budgets.js";
 import { POLICY_TYPES } from "./schemas.js";
 

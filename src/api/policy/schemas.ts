@@ -1,7 +1,7 @@
 // PodDisruptionBudget of policy/v1 as schema data. Protobuf field numbers
 // from k8s.io/api/policy/v1/generated.proto.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, listOf } from "../apps/schemas.js";
 
 export const POLICY_V1 = "io.k8s.api.policy.v1";

@@ -1,9 +1,9 @@
 // The scheduling.<suffix> API group: PriorityClasses (v1), which give pods
 // their spec.priority and decide who may preempt whom.
 
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
-import type { SchemaRegistry } from "../schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { priorityClasses } from "./priority-classes.js";
 import { SCHEDULING_TYPES } from "./schemas.js";
 

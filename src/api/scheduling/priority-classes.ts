@@ -5,7 +5,7 @@
 // pod priority admission.
 
 import { field, type FieldError } from "../../machinery/index.js";
-import type { Naming } from "../naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { SCHEDULING_V1 } from "./schemas.js";

@@ -2,7 +2,7 @@
 // keep upstream's `io.k8s.api.scheduling.v1`). Protobuf field numbers from
 // k8s.io/api/scheduling/v1/generated.proto.
 
-import { f, s, type, type TypeDef } from "../schema.js";
+import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, listOf } from "../apps/schemas.js";
 
 export const SCHEDULING_V1 = "io.k8s.api.scheduling.v1";

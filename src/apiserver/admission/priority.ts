@@ -5,7 +5,7 @@
 // the admission chain, for pod creates.
 
 import { SYSTEM_PRIORITY_CLASSES, type PriorityClass } from "../../api/scheduling/index.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { Pod } from "../../api/core/types.js";
 import { forbidden, isApiError, type ApiObject } from "../../machinery/index.js";
 import type { RegistryStore } from "../registry/store.js";

@@ -5,7 +5,7 @@
 
 import { ALL_VERBS, type ResourceDefinition } from "../../api/resource.js";
 import type { ApiRegistry } from "../api-registry.js";
-import { parseAccept } from "../http/negotiation.js";
+import { parseAccept } from "../../machinery/negotiation.js";
 
 const DISCOVERY_GROUPS = ["apidiscovery.k8s.io", "apidiscovery.orch.io"];
 

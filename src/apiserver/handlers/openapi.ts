@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import { ALL_VERBS, type ResourceDefinition } from "../../api/resource.js";
-import { WELL_KNOWN, type Field, type Schema } from "../../api/schema.js";
+import { WELL_KNOWN, type Field, type Schema } from "../../machinery/schema.js";
 import type { ApiRegistry } from "../api-registry.js";
 import { SUBRESOURCE_HANDLERS } from "./subresources/index.js";
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../api/resource.js";
-import type { SchemaRegistry } from "../../api/schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { badRequest, type ApiObject } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
 import { readBody } from "../http/body.js";

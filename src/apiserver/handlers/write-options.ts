@@ -4,7 +4,7 @@
 // upstream's checks; field validation of a decoded body against its schema;
 // and the `Warning: 299` headers that carry the warnings back.
 
-import type { SchemaRegistry } from "../../api/schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { badRequest, field, formatFieldError, invalid, type FieldError, type GroupKind } from "../../machinery/index.js";
 import { checkFields, fieldValidation, parseFieldValidation, type FieldValidationLevel, type YamlDuplicateKey } from "../../machinery/decode/index.js";
 import type { Outgoing } from "../http/respond.js";

@@ -6,8 +6,8 @@
 // CBORServingAndStorage; Protobuf envelopes of built-in kinds are read in
 // both spellings. Anything else is 415.
 
-import type { SchemaRegistry } from "../../api/schema.js";
-import { PROTOBUF_MEDIA_TYPES } from "../../api/naming.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
 import { badRequest, unsupportedMediaType } from "../../machinery/index.js";
 import { parseJsonBody, parseYamlBody, type YamlDuplicateKey } from "../../machinery/decode/index.js";
 import { CborError, decodeCbor } from "../../machinery/codec/cbor/index.js";

@@ -7,12 +7,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
-import { namingFor } from "../../api/naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { ApiRegistry } from "../api-registry.js";
 import { expectedAfterRoundTrip, ObjectGenerator } from "../../machinery/codec/protobuf/testing.js";
 import { decodeObjectBody } from "./decode-body.js";
 import { encodeValue } from "./respond.js";
-import type { Format } from "./negotiation.js";
+import type { Format } from "../../machinery/negotiation.js";
 
 const registry = new ApiRegistry(builtinModules(), namingFor());
 const decoding = { cbor: true, schemas: registry.schemas, lookupType: (apiVersion: string, kind: string) => registry.schemaTypeOf(apiVersion, kind) };

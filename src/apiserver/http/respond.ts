@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { ResourceDefinition } from "../../api/resource.js";
-import type { SchemaRegistry } from "../../api/schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import { META_V1 } from "../../api/meta/schemas.js";
 import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
 import { encodeCbor } from "../../machinery/codec/cbor/index.js";
@@ -17,7 +17,7 @@ import { toYaml } from "../../machinery/decode/index.js";
 import type { Cached } from "../../storage/cacher/cacher.js";
 import type { ListResult } from "../registry/store.js";
 import type { WatchEnv, WatchStream } from "../registry/watch.js";
-import { errorRepresentation, negotiate, type Representation } from "./negotiation.js";
+import { errorRepresentation, negotiate, type Representation } from "../../machinery/negotiation.js";
 import { acceptsGzip, ResponseBody } from "./response-body.js";
 import { partialObjectMetadata, table, type IncludeObject } from "./table.js";
 import { spliceResourceVersion } from "./stored-json.js";

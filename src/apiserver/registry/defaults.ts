@@ -2,7 +2,7 @@
 // absent, at every depth (through arrays and maps of typed objects). Which
 // fields of which types carry defaults is worked out once per type.
 
-import { isWellKnown, type Schema, type SchemaRegistry } from "../../api/schema.js";
+import { isWellKnown, type Schema, type SchemaRegistry } from "../../machinery/schema.js";
 
 interface TypePlan {
   /** Fields to fill: [name, default]. */

@@ -4,7 +4,7 @@
 // algorithms in machinery/apply with the resource's schema and endpoint.
 
 import type { ResourceDefinition } from "../../api/resource.js";
-import type { SchemaRegistry } from "../../api/schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import type { ApiObject, ManagedFieldsEntry } from "../../machinery/index.js";
 import {
   apply,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { namingFor } from "../../api/naming.js";
+import { namingFor } from "../../machinery/naming.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import { CachedStorage } from "../../storage/cacher/index.js";
 import { LmdbStorage } from "../../storage/lmdb/index.js";

@@ -17,7 +17,7 @@
 // resourceVersion and emits no watch event.
 
 import type { ResourceDefinition, StrategyContext } from "../../api/resource.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import {
   alreadyExists,
   conflict,

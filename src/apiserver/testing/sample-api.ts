@@ -5,7 +5,7 @@
 
 import type { ApiGroupModule, ResourceDefinition, Subresource } from "../../api/resource.js";
 import { defineResource } from "../../api/resource.js";
-import { f, s, type } from "../../api/schema.js";
+import { f, s, type } from "../../machinery/schema.js";
 import { registerMetaSchemas } from "../../api/meta/schemas.js";
 import { finalize, scale, status } from "../../api/subresources/index.js";
 import { field, type ApiObject } from "../../machinery/index.js";

@@ -2,7 +2,7 @@
 // (seed 000, "Endpoints"), the query parameters ("Query parameters"), the
 // Accept and Content-Type headers and a DeleteOptions body.
 
-import { PROTOBUF_MEDIA_TYPES } from "../../api/naming.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
 import type { CallOptions, DeleteCollectionOptions, DeleteOptions, LabelSelectorInput, PatchType, ResourceRef, WriteOptions } from "./types.js";
 
 export const JSON_TYPE = "application/json";

@@ -4,7 +4,7 @@
 
 import { constants, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import { ApiError, buildStatus, isStatusObject, type StatusReason } from "../../machinery/index.js";
-import { PROTOBUF_MEDIA_TYPES } from "../../api/naming.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
 import { decodeEnvelope, hasProtobufMagic } from "../../machinery/codec/protobuf/index.js";
 import type { ProtobufDecoding } from "./types.js";
 

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http2";
 import type { ApiObject } from "../../machinery/index.js";
 import type { MetricsRegistry } from "../../component/metrics/index.js";
-import type { SchemaRegistry } from "../../api/schema.js";
+import type { SchemaRegistry } from "../../machinery/schema.js";
 import type { TypeLookup } from "../../machinery/codec/protobuf/index.js";
 
 /** Which resource a call is about: enough to build its paths. */

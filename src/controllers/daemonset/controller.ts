@@ -5,7 +5,7 @@
 // ControllerRevisions; RollingUpdate replaces pods within maxUnavailable
 // (or surges within maxSurge), OnDelete waits for pods to be deleted.
 
-import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { DaemonSet, DaemonSetStatus } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";

@@ -4,7 +4,7 @@
 // tolerations plus the ones upstream adds to every daemon pod. A NoExecute
 // taint the pod does not tolerate also ends a pod already there.
 
-import type { WorkloadKeys } from "../../api/naming.js";
+import type { WorkloadKeys } from "../../machinery/naming.js";
 import type { Node, PodSpec, Toleration } from "../../api/core/types.js";
 import { nodeSelectorTermMatches, toleratesTaint, type NodeSelectorTerm } from "../../api/core/node-matching.js";
 

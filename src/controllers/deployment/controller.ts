@@ -6,7 +6,7 @@
 // Progressing conditions (with the progress deadline) as upstream does.
 
 import { isDeepStrictEqual } from "node:util";
-import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { Deployment, DeploymentStatus, ReplicaSet } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";

@@ -5,7 +5,7 @@
 
 import type { Deployment, DeploymentStatus, PodTemplateSpec, ReplicaSet } from "../../api/apps/types.js";
 import { parseTimestamp } from "../../machinery/index.js";
-import type { WorkloadKeys } from "../../api/naming.js";
+import type { WorkloadKeys } from "../../machinery/naming.js";
 import { findCondition, scaled, semanticEqual } from "../workload/index.js";
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";

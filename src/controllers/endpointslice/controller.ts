@@ -6,7 +6,7 @@
 import { WorkQueue, splitKey, type ResourceRef, type RestClient } from "../../client/index.js";
 import type { Node, Service } from "../../api/core/types.js";
 import type { Endpoint, EndpointPort, EndpointSlice } from "../../api/discovery/types.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { controllerRef, deleteIfExists } from "../resources.js";

@@ -6,7 +6,7 @@
 
 import { formatTimestamp, isApiError, parseTimestamp, selectorFromLabelSelector } from "../../machinery/index.js";
 import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";

@@ -17,7 +17,7 @@ import { NodeLifecycleController, agentDisplayName } from "./controller.js";
 import { TaintEvictionController } from "./taint-eviction.js";
 import { tolerationWindowMs } from "./taints.js";
 import { toleratesTaint } from "../../api/core/node-matching.js";
-import { namingFor } from "../../api/naming.js";
+import { namingFor } from "../../machinery/naming.js";
 
 test("tolerations: Exists with no key matches all; Equal compares values; the window is the smallest tolerationSeconds", () => {
   const taint = { key: "node.orch.io/unreachable", effect: "NoExecute" };

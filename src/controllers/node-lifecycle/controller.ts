@@ -8,7 +8,7 @@ import { formatTimestamp, isApiError } from "../../machinery/index.js";
 import { WorkQueue, keyOf, type ProcessResult } from "../../client/index.js";
 import type { Lease } from "../../api/coordination/types.js";
 import type { Condition, Node, Pod, Taint } from "../../api/core/types.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { type ControllerContext, type ControllerDescriptor, nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { type Counter, type Gauge, MetricsRegistry } from "../../component/metrics/index.js";

@@ -2,7 +2,7 @@
 // read them: the well-known taint keys (naming table), how long tolerations
 // let a pod stay, and a node's zone key.
 
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { Node, Taint, Toleration } from "../../api/core/types.js";
 import { toleratesTaint } from "../../api/core/node-matching.js";
 

@@ -5,7 +5,7 @@
 // ready, available after minReadySeconds, the ReplicaFailure condition).
 
 import { isDeepStrictEqual } from "node:util";
-import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { ReplicaSet, ReplicaSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";

@@ -6,7 +6,7 @@
 // pod is deleted. PersistentVolumeClaims from volumeClaimTemplates are not
 // made: this API server does not serve PersistentVolumeClaims yet.
 
-import { workloadKeys, type WorkloadKeys } from "../../api/naming.js";
+import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { SchemaRegistry } from "../../api/schema.js";
+import { SchemaRegistry } from "../schema.js";
 import { registerCoreSchemas } from "../../api/core/schemas.js";
 import { APPS_TYPES } from "../../api/apps/schemas.js";
 import { isApiError, type ApiError } from "../errors.js";

@@ -3,7 +3,7 @@
 // (added/removed/modified paths), the merge of an applied configuration into a
 // live object, and the removal of paths. Pure: inputs are never mutated.
 
-import { isWellKnown, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../../api/schema.js";
+import { isWellKnown, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../schema.js";
 import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath, type JsonValue, type PathElement } from "./field-set.js";
 
 /** Which schema an object is walked with: the registry and the root type name (`io.k8s.api.apps.v1.Deployment`). */

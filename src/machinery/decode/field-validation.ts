@@ -3,8 +3,8 @@
 // is never mutated), wrong JSON types are always errors, and the request's
 // `fieldValidation` level turns unknown and duplicate fields into nothing, warnings or a 400.
 
-import type { Schema, SchemaRegistry, TypeDef } from "../../api/schema.js";
-import { WELL_KNOWN } from "../../api/schema.js";
+import type { Schema, SchemaRegistry, TypeDef } from "../schema.js";
+import { WELL_KNOWN } from "../schema.js";
 import { badRequest, field, invalid } from "../index.js";
 import type { FieldError } from "../index.js";
 import type { YamlDuplicateKey } from "./yaml.js";

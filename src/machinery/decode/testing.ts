@@ -2,7 +2,7 @@
 // kubectl and controllers send it (about 3 KB of JSON), and a schema registry
 // with the core and apps types.
 
-import { SchemaRegistry } from "../../api/schema.js";
+import { SchemaRegistry } from "../schema.js";
 import { registerCoreSchemas } from "../../api/core/schemas.js";
 import { APPS_TYPES } from "../../api/apps/schemas.js";
 

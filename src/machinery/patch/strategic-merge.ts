@@ -8,8 +8,8 @@
 // into Go structs to drop them), we consume it instead. Pure: inputs are copied.
 
 import { badRequest, internalError } from "../errors.js";
-import type { Schema, SchemaRegistry, TypeDef } from "../../api/schema.js";
-import { isWellKnown } from "../../api/schema.js";
+import type { Schema, SchemaRegistry, TypeDef } from "../schema.js";
+import { isWellKnown } from "../schema.js";
 import { badArgType, goValue, patchRejected, patchUnclassified } from "./errors.js";
 import { cloneJson, hasOwn, isJsonObject, setOwn, type JsonObject } from "./json-value.js";
 import type { Json } from "./merge-patch.js";

@@ -4,7 +4,7 @@
 // retries wait 200 ms, doubling, capped at 7 s (upstream's lease controller).
 
 import type { Lease } from "../../api/coordination/types.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { leaseResource, type RestClient } from "../../client/index.js";
 import { isApiError, type ObjectMeta } from "../../machinery/index.js";
 import { realClock, type Clock } from "../clock/clock.js";

@@ -2,7 +2,7 @@
 // families with the agent's name (naming table): node name, running pods,
 // PLEG relist duration and pod start duration (first seen → running).
 
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { exponentialBuckets, type MetricsRegistry } from "../../component/metrics/index.js";
 
 export interface AgentMetrics {

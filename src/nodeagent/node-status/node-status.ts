@@ -9,7 +9,7 @@
 
 import { readFileSync } from "node:fs";
 import type { Condition, Node, NodeStatus } from "../../api/core/types.js";
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import { isApiError } from "../../machinery/index.js";
 import type { RestClient } from "../../client/index.js";

@@ -4,7 +4,7 @@
 // last successful relist is the agent's health signal (Ready, watchdog).
 
 import type { CriClient } from "../cri/index.js";
-import type { RuntimeLabels } from "../runtime-manager/labels.js";
+import type { RuntimeLabels } from "../runtime-pod/labels.js";
 
 export type PlegEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "ContainerChanged" | "SandboxChanged";
 

@@ -6,7 +6,7 @@
 
 import type { Container, Pod, Probe } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
-import type { RuntimePod } from "../runtime-manager/runtime-pod.js";
+import type { RuntimePod } from "../runtime-pod/runtime-pod.js";
 import { isSidecar } from "../../api/core/sidecars.js";
 import { runProbe } from "./probe.js";
 

@@ -16,7 +16,7 @@ import type { Waiting } from "../status/pod-status.js";
 import { containerSwap } from "../swap/swap.js";
 import type { SwapBehavior } from "../config/index.js";
 import { containerMounts } from "../volumes/volumes.js";
-import type { RuntimeLabels } from "./labels.js";
+import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { containerConfig } from "./pod-config.js";
 
 export interface ContainerRunnerOptions {

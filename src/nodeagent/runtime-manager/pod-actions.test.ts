@@ -4,7 +4,7 @@ import type { Container, EphemeralContainer, Pod } from "../../api/core/types.js
 import type { PodSandboxStatus } from "../cri/index.js";
 import type { ProbeRestart } from "../probes/prober.js";
 import { computeContainerActions, computePodActions, computeTerminationActions, RETRY_MS, type ContainerStep, type PodActions, type ProbeResults, type TerminationActions } from "./pod-actions.js";
-import type { RuntimeContainer, RuntimePod } from "./runtime-pod.js";
+import type { RuntimeContainer, RuntimePod } from "../runtime-pod/runtime-pod.js";
 
 // ---- fixtures: a pod spec, the runtime's view of it, the probes' results ----
 

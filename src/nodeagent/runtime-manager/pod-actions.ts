@@ -9,7 +9,7 @@
 import type { Container, Pod } from "../../api/core/types.js";
 import { isSidecar } from "../../api/core/sidecars.js";
 import type { ProbeRestart } from "../probes/prober.js";
-import { latestContainer, type RuntimeContainer, type RuntimePod } from "./runtime-pod.js";
+import { latestContainer, type RuntimeContainer, type RuntimePod } from "../runtime-pod/runtime-pod.js";
 
 /** How long to wait before looking again at a container that could not be created or started. */
 export const RETRY_MS = 2_000;

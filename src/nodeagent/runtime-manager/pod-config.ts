@@ -9,7 +9,7 @@ import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount, Namespa
 import type { DeepPartial } from "../cri/index.js";
 import { expand } from "../env/env.js";
 import type { SwapResources } from "../swap/swap.js";
-import type { RuntimeLabels } from "./labels.js";
+import type { RuntimeLabels } from "../runtime-pod/labels.js";
 
 export interface SandboxInput {
   pod: Pod;

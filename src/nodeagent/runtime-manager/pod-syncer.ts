@@ -18,10 +18,10 @@ import type { SwapBehavior } from "../config/index.js";
 import { setupVolumes, teardownPodDir } from "../volumes/volumes.js";
 import { Backoff } from "./backoff.js";
 import { ContainerRunner, ignoreNotFound } from "./container-runner.js";
-import type { RuntimeLabels } from "./labels.js";
+import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { computeContainerActions, computePodActions, computeTerminationActions, podFinished, RETRY_MS, type ContainerStep, type PodActions, type ProbeResults } from "./pod-actions.js";
 import { sandboxConfig } from "./pod-config.js";
-import { fetchRuntimePod, type RuntimePod } from "./runtime-pod.js";
+import { fetchRuntimePod, type RuntimePod } from "../runtime-pod/runtime-pod.js";
 
 export interface PodSyncerOptions {
   runtime: CriClient;

@@ -4,7 +4,7 @@
 // and rescanned every fileCheckFrequency; added, changed and removed files
 // reach the sync loop as the full set of static pods.
 
-import { configAnnotations } from "../../api/naming.js";
+import { configAnnotations } from "../../machinery/naming.js";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ export interface StaticPodSourceOptions {
   log?: (line: string) => void;
 }
 
-export { configAnnotations } from "../../api/naming.js";
+export { configAnnotations } from "../../machinery/naming.js";
 
 /** A manifest's text as the static pod the agent runs. */
 export function staticPod(text: string, file: string, o: { nodeName: string; keyDomain: string }): Pod {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Pod } from "../../api/core/types.js";
-import type { RuntimeContainer, RuntimePod } from "../runtime-manager/runtime-pod.js";
+import type { RuntimeContainer, RuntimePod } from "../runtime-pod/runtime-pod.js";
 import { buildPodStatus } from "./pod-status.js";
 
 const NS = 1e6;

@@ -5,7 +5,7 @@
 
 import type { Condition, Container, ContainerState, ContainerStatus, Pod, PodStatus } from "../../api/core/types.js";
 import { isSidecar } from "../../api/core/sidecars.js";
-import type { RuntimeContainer, RuntimePod } from "../runtime-manager/runtime-pod.js";
+import type { RuntimeContainer, RuntimePod } from "../runtime-pod/runtime-pod.js";
 import { isTerminalPhase } from "../../api/core/pod-phase.js";
 
 export interface Waiting {

@@ -6,7 +6,7 @@
 // pods and housekeeping run beside it (mirror-pods/, housekeeping/).
 
 import type { Pod, PodStatus } from "../../api/core/types.js";
-import { configAnnotations, type Naming } from "../../api/naming.js";
+import { configAnnotations, type Naming } from "../../machinery/naming.js";
 import { Informer, type RestClient } from "../../client/index.js";
 import type { MetricsRegistry } from "../../component/metrics/index.js";
 import type { NodeAgentConfig } from "../config/index.js";
@@ -19,7 +19,7 @@ import { Pleg } from "../pleg/pleg.js";
 import { PodWorkers } from "../pod-workers/pod-workers.js";
 import { Prober } from "../probes/prober.js";
 import { Backoff } from "../runtime-manager/backoff.js";
-import type { RuntimeLabels } from "../runtime-manager/labels.js";
+import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { PodSyncer } from "../runtime-manager/pod-syncer.js";
 import { StaticPodSource } from "../sources/static-pods.js";
 import { PODS, StatusManager } from "../status/status-manager.js";

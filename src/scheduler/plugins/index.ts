@@ -1,7 +1,7 @@
 // The default profile's plugins, in upstream's order (cheap, decisive filters
 // first, so most nodes are rejected before the costly ones run).
 
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 import type { Plugin } from "../framework/interface.js";
 import { balancedAllocation } from "./balanced-allocation/index.js";
 import { interPodAffinity } from "./inter-pod-affinity/index.js";

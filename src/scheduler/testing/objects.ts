@@ -2,7 +2,7 @@
 // kwok) would register and a user would create them. Test code only.
 
 import type { Node, Pod } from "../../api/core/types.js";
-import { namingFor } from "../../api/naming.js";
+import { namingFor } from "../../machinery/naming.js";
 
 const HOSTNAME_LABEL = `${namingFor().keyDomain}/hostname`;
 

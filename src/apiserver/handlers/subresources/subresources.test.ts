@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:https";
 import { builtinModules } from "../../../api/index.js";
-import { namingFor } from "../../../api/naming.js";
+import { namingFor } from "../../../machinery/naming.js";
 import { findSubresource, type Subresource } from "../../../api/resource.js";
 import { onlyMoving, status } from "../../../api/subresources/index.js";
 import type { ApiObject } from "../../../machinery/index.js";

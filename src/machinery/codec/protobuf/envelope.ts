@@ -5,8 +5,8 @@
 // length, whose object.raw holds the enveloped object (upstream's RawSerializer
 // and LengthDelimitedFramer).
 
-import { PROTOBUF_MEDIA_TYPES } from "../../../api/naming.js";
-import type { SchemaRegistry } from "../../../api/schema.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../naming.js";
+import type { SchemaRegistry } from "../../schema.js";
 import { codecFor, type JsonObject } from "./message.js";
 import { ProtobufError, Reader, type Writer } from "./wire.js";
 

@@ -3,7 +3,7 @@
 // decode.ts walk those tables. This module is the codec that owns the tables of
 // one schema registry and the writer it reuses.
 
-import type { SchemaRegistry } from "../../../api/schema.js";
+import type { SchemaRegistry } from "../../schema.js";
 import { decodeMessageBody } from "./decode.js";
 import { encodeBody } from "./encode.js";
 import { compile, type JsonObject, type MessagePlan } from "./plan.js";

@@ -3,7 +3,7 @@
 // decode.ts only walk tables. Go's embedded structs become groups: fields that
 // travel in a sub-message but live in the parent's JSON object.
 
-import { isWellKnown, WELL_KNOWN, type Schema, type SchemaRegistry } from "../../../api/schema.js";
+import { isWellKnown, WELL_KNOWN, type Schema, type SchemaRegistry } from "../../schema.js";
 import { keepsZero } from "./presence.js";
 import { WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, type Writer } from "./wire.js";
 

@@ -8,7 +8,7 @@ import { ProtobufCodec } from "./message.js";
 import { builtinRegistry, expectedAfterRoundTrip, ObjectGenerator, toHex } from "./testing.js";
 import { decodeEnvelope, encodeEnvelope } from "./envelope.js";
 import { builtinModules } from "../../../api/index.js";
-import { namingFor } from "../../../api/naming.js";
+import { namingFor } from "../../naming.js";
 
 const registry = builtinRegistry();
 const codec = new ProtobufCodec(registry);

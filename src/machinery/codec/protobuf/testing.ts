@@ -3,7 +3,7 @@
 // says what Protobuf can carry of a JSON object (the codec's documented contract).
 
 import { builtinModules } from "../../../api/index.js";
-import { isWellKnown, SchemaRegistry, WELL_KNOWN, type Schema, type TypeDef } from "../../../api/schema.js";
+import { isWellKnown, SchemaRegistry, WELL_KNOWN, type Schema, type TypeDef } from "../../schema.js";
 import { keepsZero } from "./presence.js";
 import type { JsonObject } from "./message.js";
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../../../api/naming.js";
+import { namingFor } from "../../../machinery/naming.js";
 import type { PodDisruptionBudget } from "../../../api/policy/types.js";
 import { Diagnosis } from "../../framework/fit-error.js";
 import { Framework } from "../../framework/framework.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { namingFor } from "../../../api/naming.js";
+import { namingFor } from "../../../machinery/naming.js";
 import { makeNode, makePod } from "../../testing/objects.js";
 import { nodeInfo, reasons } from "../../testing/cluster.js";
 import { nodeName } from "./index.js";

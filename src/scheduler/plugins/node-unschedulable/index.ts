@@ -1,7 +1,7 @@
 // NodeUnschedulable: cordoned nodes (spec.unschedulable) take no new pods,
 // unless the pod tolerates the node.<domain>/unschedulable:NoSchedule taint.
 
-import type { Naming } from "../../../api/naming.js";
+import type { Naming } from "../../../machinery/naming.js";
 import type { FilterPlugin } from "../../framework/interface.js";
 import { unresolvable } from "../../framework/interface.js";
 import { tolerates } from "../taint-toleration/index.js";

@@ -2,7 +2,7 @@
 // can find a pod's parts in the runtime again (after a restart too). Keys are
 // upstream's `io.kubernetes.*` with the naming table's domain reversed.
 
-import type { Naming } from "../../api/naming.js";
+import type { Naming } from "../../machinery/naming.js";
 
 export interface RuntimeLabels {
   podUid: string;

@@ -4,12 +4,12 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isApiError } from "../../machinery/index.js";
+import { isApiError } from "./index.js";
 import { negotiate, parseAccept, type NegotiateOptions } from "./negotiation.js";
-import { decodeObjectBody, decodePatchBody, type BodyDecoding } from "./decode-body.js";
-import { encodeCbor } from "../../machinery/codec/cbor/index.js";
-import { encodeEnvelope } from "../../machinery/codec/protobuf/index.js";
-import { builtinRegistry } from "../../machinery/codec/protobuf/testing.js";
+import { decodeObjectBody, decodePatchBody, type BodyDecoding } from "../apiserver/http/decode-body.js";
+import { encodeCbor } from "./codec/cbor/index.js";
+import { encodeEnvelope } from "./codec/protobuf/index.js";
+import { builtinRegistry } from "./codec/protobuf/testing.js";
 
 const ON: NegotiateOptions = { list: false, cbor: true, protobuf: true };
 const OFF: NegotiateOptions = { list: false, cbor: false, protobuf: true };

@@ -6,8 +6,8 @@
 // orch's or upstream's spelling, in any format: rule 3). 406 when none fits.
 // Request bodies are dispatched by Content-Type in decode-body.ts.
 
-import { notAcceptable } from "../../machinery/index.js";
-import { META_GROUPS, PROTOBUF_MEDIA_TYPES } from "../../api/naming.js";
+import { notAcceptable } from "./index.js";
+import { META_GROUPS, PROTOBUF_MEDIA_TYPES } from "./naming.js";
 
 export interface MediaRange {
   type: string;
