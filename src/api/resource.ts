@@ -9,7 +9,7 @@
 import type { ApiObject, FieldError } from "../machinery/index.js";
 import type { Naming } from "../machinery/naming.js";
 import type { SchemaRegistry } from "../machinery/schema.js";
-import type { AdmissionOptions } from "../apiserver/admission/index.js";
+import type { AdmissionOptions } from "./admission.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -140,7 +140,7 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /**
    * The kind's own admission plugins, run after the server's (mutating ones
    * after the server's mutating ones, validating after validating), on this
-   * resource only (src/apiserver/admission).
+   * resource only (the contract: ./admission.ts; the chain: src/apiserver/admission).
    */
   readonly admission?: AdmissionOptions;
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
-import type { apiserverFlags } from "./apiserver.js";
+import type { apiserverFlags } from "./apiserver-flags.js";
 import type { RunContext } from "./command.js";
 import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
 

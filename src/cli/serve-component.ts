@@ -5,6 +5,7 @@
 // `cloud-controller-manager`, `scheduler` and `nodeagent` call first.
 
 import { loadKubeconfig, type ClientConfig } from "../client/kubeconfig.js";
+import { apiServerCheck } from "../client/api-server-check.js";
 import {
   componentRegistry, readTlsFiles, startComponentServer,
   type AccessPolicy, type CertDirOptions, type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
@@ -56,7 +57,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
     signal: options.context.signal,
     ...(tls ? { tls } : {}),
     ...(clientCaFile ? { clientCa: readFileSync(clientCaFile, "utf8") } : {}),
-    ...(apiServer ? { apiServer } : {}),
+    ...(apiServer ? { apiServer: apiServerCheck(apiServer) } : {}),
     ...(options.liveChecks ? { liveChecks: options.liveChecks } : {}),
     ...(options.readyChecks ? { readyChecks: options.readyChecks } : {}),
     ...(options.extra ? { extra: options.extra } : {}),

@@ -11,7 +11,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { RestClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
+import { RestClient, apiServerCheck, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { startProxier } from "../proxy/proxier.js";
@@ -19,7 +19,8 @@ import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js
 import type { Service } from "../api/core/types.js";
 import { namingFor } from "../machinery/naming.js";
 import { startScheduler } from "../scheduler/index.js";
-import { apiserverFlags, command as apiserver } from "./apiserver.js";
+import { command as apiserver } from "./apiserver.js";
+import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
@@ -108,7 +109,7 @@ function nodeNameOf(flags: ServerFlags): string {
 
 /** One component's HTTPS base inside `orch server`, checking callers against the cluster as the component alone would. */
 function servePort(name: string, bindAddress: string, port: number, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
-  return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: cluster, log, ...more });
+  return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: apiServerCheck(cluster), log, ...more });
 }
 
 /** A part's metrics registry, as its own process would make it. */

@@ -3,6 +3,7 @@
 // informers, a rate-limited work queue and leader election on leases.
 
 export { loadKubeconfig, parseKubeconfig, type ClientConfig, type LoadKubeconfigOptions, type ParseKubeconfigOptions } from "./kubeconfig.js";
+export { apiServerCheck } from "./api-server-check.js";
 export {
   RestClient,
   errorFromResponse,

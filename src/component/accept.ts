@@ -1,5 +1,5 @@
 // Accept-header matching for the component endpoints (/metrics, z-pages),
-// over the API server's parser (src/machinery/negotiation.ts): media
+// over the parser the API server negotiates with (src/machinery/negotiation.ts): media
 // ranges ordered by q, stable for equal q; an absent header reads as */*.
 
 import { parseAccept, type MediaRange } from "../machinery/negotiation.js";

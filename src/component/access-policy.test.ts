@@ -9,6 +9,7 @@ import { issueClientCert } from "./pki.js";
 import { sampleApi } from "../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { loadKubeconfig } from "../client/kubeconfig.js";
+import { apiServerCheck } from "../client/api-server-check.js";
 import { parseFeatureGates } from "./feature-gates.js";
 import { startComponentServer, type RunningComponentServer } from "./component-server.js";
 import type { AccessPolicy } from "./scraper-auth.js";
@@ -21,7 +22,7 @@ describe("component server access policies", () => {
   const serve = async (access: AccessPolicy) => {
     const c = await startComponentServer({
       name: "orch-access", bindAddress: "127.0.0.1", port: 0, log: () => {}, featureGates: parseFeatureGates({}),
-      apiServer: loadKubeconfig(api.server.kubeconfigPath), access,
+      apiServer: apiServerCheck(loadKubeconfig(api.server.kubeconfigPath)), access,
     });
     servers.push(c);
     return c;

@@ -11,6 +11,7 @@ import { issueClientCert } from "./pki.js";
 import { sampleApi } from "../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { loadKubeconfig } from "../client/kubeconfig.js";
+import { apiServerCheck } from "../client/api-server-check.js";
 import { flag } from "./flags.js";
 import { FlagSet } from "./flags.js";
 import { parseFeatureGates } from "./feature-gates.js";
@@ -51,12 +52,12 @@ describe("component server", () => {
     c = await startComponentServer({
       name: "orch-test", bindAddress: "127.0.0.1", port: 0, log: () => {},
       featureGates: parseFeatureGates({ NativeHistograms: "true" }),
-      flags: parsedFlags(), apiServer,
+      flags: parsedFlags(), apiServer: apiServerCheck(apiServer),
       extra: { "/tree/": (_req, res, url) => void res.end(`under ${url.pathname}`) },
       readyChecks: [{ name: "informer-sync", check() { if (!ready) throw new Error("informers have not synced"); } }],
     });
     off = await startComponentServer({
-      name: "orch-off", bindAddress: "127.0.0.1", port: 0, log: () => {}, apiServer,
+      name: "orch-off", bindAddress: "127.0.0.1", port: 0, log: () => {}, apiServer: apiServerCheck(apiServer),
       featureGates: parseFeatureGates({ ComponentStatusz: "false", ComponentFlagz: "false" }),
     });
   });

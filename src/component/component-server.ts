@@ -10,14 +10,13 @@ import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { selfSignedServingCert } from "./pki.js";
-import type { ClientConfig } from "../client/kubeconfig.js";
 import { componentRegistry } from "./component-metrics.js";
 import { componentEndpoints, isPublicPath, type ComponentEndpoints, type ExtraHandler, type Request, type Response } from "./endpoints.js";
 import type { FeatureGates } from "./feature-gates.js";
 import type { FlagEntry } from "./flags.js";
 import type { HealthCheck } from "./health.js";
 import type { MetricsRegistry } from "./metrics/index.js";
-import { ScraperAuth, type AccessPolicy } from "./scraper-auth.js";
+import { ScraperAuth, type AccessPolicy, type ApiServerCheck } from "./scraper-auth.js";
 import { persistedServingCert, type CertDirOptions } from "./persisted-serving-cert.js";
 
 export interface ComponentServerOptions {
@@ -41,8 +40,8 @@ export interface ComponentServerOptions {
   readonly certDir?: CertDirOptions;
   /** PEM CA for client certificates; the API server's CA from `apiServer` when omitted. */
   readonly clientCa?: string;
-  /** Where bearer tokens are checked (the component's kubeconfig). */
-  readonly apiServer?: ClientConfig;
+  /** Where bearer tokens are checked (`apiServerCheck(kubeconfig)` from src/client/); closed when the server stops. */
+  readonly apiServer?: ApiServerCheck;
   /** Who else gets past the certificate check (the node agent's authentication and authorization settings). */
   readonly access?: AccessPolicy;
   /** More read-only paths behind the same auth. */

@@ -4,18 +4,7 @@
 // unknown gate, a non-boolean value or changing a locked gate is an error.
 
 import { flag, parseBool, parseStringMap, type FlagDecl, type StringMap } from "./flags.js";
-import { knownFeatures, type FeatureName } from "./features.js";
-
-/** Upstream's prerelease stages. The metric `orch_feature_enabled` labels GA as "" as upstream does. */
-export type FeatureStage = "ALPHA" | "BETA" | "GA" | "DEPRECATED";
-
-export interface FeatureSpec {
-  readonly stage: FeatureStage;
-  readonly default: boolean;
-  /** The gate cannot be set to anything but its default (GA gates on their way out). */
-  readonly lockToDefault?: boolean;
-  readonly description: string;
-}
+import { knownFeatures, type FeatureName, type FeatureSpec, type FeatureStage } from "./features.js";
 
 export type FeatureRegistry = Readonly<Record<string, FeatureSpec>>;
 

@@ -2,7 +2,17 @@
 // pkg/features). Add a gate here and only here; docs/cli.md lists them all and a
 // test fails when it does not. Stages and defaults come from the seed cited.
 
-import type { FeatureSpec } from "./feature-gates.js";
+/** Upstream's prerelease stages. The metric `orch_feature_enabled` labels GA as "" as upstream does. */
+export type FeatureStage = "ALPHA" | "BETA" | "GA" | "DEPRECATED";
+
+/** One row of the table: what feature-gates.ts checks a setting against. */
+export interface FeatureSpec {
+  readonly stage: FeatureStage;
+  readonly default: boolean;
+  /** The gate cannot be set to anything but its default (GA gates on their way out). */
+  readonly lockToDefault?: boolean;
+  readonly description: string;
+}
 
 export const knownFeatures = {
   // Upstream's two meta-gates: set every not-explicitly-set ALPHA (BETA) gate at once.

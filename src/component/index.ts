@@ -33,10 +33,8 @@ export {
   type FeatureGateErrorCode,
   type FeatureGateState,
   type FeatureRegistry,
-  type FeatureSpec,
-  type FeatureStage,
 } from "./feature-gates.js";
-export { knownFeatures, type FeatureName } from "./features.js";
+export { knownFeatures, type FeatureName, type FeatureSpec, type FeatureStage } from "./features.js";
 export { METRICS, SECURE_SERVING, baseFlags, metricsFlags, secureServingFlags, tlsServingFlags } from "./common-flags.js";
 export { EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, versionInfo, type VersionInfo } from "./version.js";
 export { HealthChecks, conditionCheck, logCheck, pingCheck, type HealthCheck, type HealthEndpoint } from "./health.js";
@@ -44,6 +42,6 @@ export { ComponentEndpoints, componentEndpoints, isPublicPath, negotiateMetrics,
 export { componentRegistry, registerComponentMetrics, type ComponentRegistryOptions } from "./component-metrics.js";
 export { rawReply, readTlsFiles, startComponentServer, type ComponentServerOptions, type RunningComponentServer, type UpgradeHandler } from "./component-server.js";
 export { persistedServingCert, type CertDirOptions } from "./persisted-serving-cert.js";
-export { ScraperAuth, type AccessDecision, type AccessPolicy } from "./scraper-auth.js";
+export { ScraperAuth, type AccessDecision, type AccessPolicy, type ApiServerCheck } from "./scraper-auth.js";
 export { flagz, statusz, negotiateZPage, REDACTED, ZPAGE_API_VERSION } from "./zpages.js";
 export { packageRoot } from "./package-root.js";

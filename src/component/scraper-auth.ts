@@ -7,9 +7,20 @@
 // for 10 s, as upstream caches webhook token reviews.
 
 import type { TLSSocket } from "node:tls";
-import type { ClientConfig } from "../client/kubeconfig.js";
-import { RestClient } from "../client/rest.js";
 import type { Request } from "./endpoints.js";
+
+/**
+ * The one question a component puts to the API server about a caller: the HTTP status of a GET of
+ * `path` with the caller's bearer token ("" for none). The client layer answers it over its REST
+ * client (`apiServerCheck` in src/client/); component sits below client, so it only declares it.
+ */
+export interface ApiServerCheck {
+  /** The API server's CA (PEM): the component server's client CA when none is given. */
+  readonly ca?: string;
+  status(path: string, token: string): Promise<number>;
+  /** Called once, when the component server stops. */
+  close(): void;
+}
 
 export type AccessDecision = { allowed: true; user: string } | { allowed: false; status: 401 | 403; reason: string };
 
@@ -35,7 +46,7 @@ export interface AccessPolicy {
 
 export interface ScraperAuthOptions {
   /** The API server that judges bearer tokens; without it only client certificates work. */
-  readonly apiServer?: ClientConfig;
+  readonly apiServer?: ApiServerCheck;
   readonly access?: AccessPolicy;
 }
 
@@ -45,17 +56,13 @@ const AUTHENTICATED_PATH = "/api";
 const ANONYMOUS = "system:anonymous";
 
 export class ScraperAuth {
-  readonly #client: RestClient | undefined;
+  readonly #client: ApiServerCheck | undefined;
   readonly #access: AccessPolicy;
   readonly #cache = new Map<string, { at: number; decision: AccessDecision }>();
 
   constructor(options: ScraperAuthOptions = {}) {
     this.#access = options.access ?? {};
-    if (options.apiServer !== undefined) {
-      // Our own credentials must not mix with the token being checked.
-      const { token: _t, cert: _c, key: _k, ...server } = options.apiServer;
-      this.#client = new RestClient(server, { userAgent: "orch-component-authn", requestTimeoutMs: 10_000 });
-    }
+    this.#client = options.apiServer;
   }
 
   async decide(req: Request, path: string): Promise<AccessDecision> {
@@ -87,11 +94,11 @@ export class ScraperAuth {
 
   async #ask(token: string, path: string): Promise<AccessDecision> {
     try {
-      const res = await this.#client!.request({ method: "GET", path, ...(token !== "" ? { headers: { authorization: `Bearer ${token}` } } : {}) });
+      const status = await this.#client!.status(path, token);
       // The anonymous caller is refused with a 403: it is known (anonymous is on), just not allowed.
-      if (token === "" && (res.status === 401 || res.status === 403)) return { allowed: false, status: 403, reason: `Forbidden: ${ANONYMOUS} may not GET ${path}` };
-      if (res.status === 401) return { allowed: false, status: 401, reason: "Unauthorized" };
-      if (res.status === 403) return { allowed: false, status: 403, reason: `Forbidden: the API server does not allow GET ${path} with this token` };
+      if (token === "" && (status === 401 || status === 403)) return { allowed: false, status: 403, reason: `Forbidden: ${ANONYMOUS} may not GET ${path}` };
+      if (status === 401) return { allowed: false, status: 401, reason: "Unauthorized" };
+      if (status === 403) return { allowed: false, status: 403, reason: `Forbidden: the API server does not allow GET ${path} with this token` };
       // Any other answer (even 404: the API server may not serve that path) means the token authenticated and was not refused.
       return { allowed: true, user: token === "" ? ANONYMOUS : "bearer-token" };
     } catch (err) {

@@ -17,6 +17,6 @@ export { ttlAfterFinishedController, TtlAfterFinishedController } from "./ttl-af
 export { podGcController, PodGcController, type PodGcOptions } from "./podgc/controller.js";
 export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
 export { endpointsController, EndpointsController } from "./endpoint/controller.js";
-export { endpointSliceController, EndpointSliceController, endpointSliceLabels, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
+export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export type { ControllerConfig } from "./controller.js";

@@ -11,7 +11,7 @@ import type { Endpoints, Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { InformerFactory, type IndexFunc, type RestClient } from "../client/index.js";
 import { isApiError } from "../machinery/index.js";
-import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
+import { endpointSliceLabels } from "../api/discovery/labels.js";
 import { startDnsServer, type DnsServer } from "./server.js";
 import { ENDPOINTS, NAMESPACES, SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 

@@ -17,16 +17,14 @@ export type {
   GroupVersionKind,
 } from "./meta.js";
 export {
-  parseGroupVersion,
   formatGroupVersion,
-  groupVersionKindOf,
   formatGroupResource,
   formatGroupKind,
   newUid,
   formatTimestamp,
   formatMicroTimestamp,
-  parseTimestamp,
 } from "./meta.js";
+export { parseGroupVersion, groupVersionKindOf, parseTimestamp } from "./meta-parsing.js";
 
 export type { Status, StatusCause, StatusDetails, StatusReason, StatusInit } from "./status.js";
 export { buildStatus, isStatusObject } from "./status.js";

@@ -6,11 +6,9 @@ import {
   formatGroupVersion,
   formatMicroTimestamp,
   formatTimestamp,
-  groupVersionKindOf,
   newUid,
-  parseGroupVersion,
-  parseTimestamp,
 } from "./meta.js";
+import { groupVersionKindOf, parseGroupVersion, parseTimestamp } from "./meta-parsing.js";
 import { ApiError } from "./errors.js";
 
 test("parseGroupVersion", () => {

@@ -1,9 +1,10 @@
 // Object and list metadata as they travel on the wire (seed 000, "Object metadata
 // fields named in this interface", "List (collection) fields"), plus the small
 // identity helpers every layer needs: group/version strings, uids, timestamps.
+// Parsers that answer malformed input with a 400 are in meta-parsing.ts, so
+// that errors.ts (which formats these types) does not come back here.
 
 import { randomUUID } from "node:crypto";
-import { badRequest } from "./errors.js";
 
 export interface TypeMeta {
   apiVersion?: string;
@@ -94,27 +95,9 @@ export interface GroupVersionKind {
   kind: string;
 }
 
-/**
- * Parses "group/version" ("apps/v1"), a bare version ("v1", the core group) or
- * "" / "/" (empty). More than one slash is a 400, as upstream's ParseGroupVersion.
- */
-export function parseGroupVersion(gv: string): GroupVersion {
-  if (gv === "" || gv === "/") return { group: "", version: "" };
-  const i = gv.indexOf("/");
-  if (i < 0) return { group: "", version: gv };
-  if (gv.indexOf("/", i + 1) >= 0) throw badRequest(`unexpected GroupVersion string: ${gv}`);
-  return { group: gv.slice(0, i), version: gv.slice(i + 1) };
-}
-
 /** "apps/v1", or "v1" for the core group. */
 export function formatGroupVersion({ group, version }: GroupVersion): string {
   return group === "" ? version : `${group}/${version}`;
-}
-
-/** Group, version and kind of an object from its apiVersion and kind fields. */
-export function groupVersionKindOf(obj: TypeMeta): GroupVersionKind {
-  const { group, version } = parseGroupVersion(obj.apiVersion ?? "");
-  return { group, version, kind: obj.kind ?? "" };
 }
 
 /** "deployments.apps", or "pods" for the core group — the form upstream messages use. */
@@ -148,16 +131,4 @@ export function formatTimestamp(date: Date = new Date()): string {
 export function formatMicroTimestamp(date: Date = new Date()): string {
   const iso = date.toISOString();
   return iso.slice(0, 23) + "000Z";
-}
-
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Parses an RFC 3339 timestamp (any offset, optional fraction); 400 when malformed. */
-export function parseTimestamp(s: string): Date {
-  const m = RFC3339.exec(s);
-  const ms = m ? Date.parse(s) : NaN;
-  if (!m || Number.isNaN(ms)) {
-    throw badRequest(`parsing time ${JSON.stringify(s)} as "2006-01-02T15:04:05Z07:00": cannot parse`);
-  }
-  return new Date(ms);
 }

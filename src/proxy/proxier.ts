@@ -9,7 +9,7 @@ import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { InformerFactory, type Informer, type RestClient } from "../client/index.js";
 import { exponentialBuckets, type MetricsRegistry } from "../component/metrics/index.js";
-import { endpointSliceLabels } from "../controllers/endpointslice/controller.js";
+import { endpointSliceLabels } from "../api/discovery/labels.js";
 import { Iptables } from "./iptables.js";
 import { buildRules, chainNames } from "./rules.js";
 import { SERVICES, endpointSliceResource } from "../api/resource-refs.js";

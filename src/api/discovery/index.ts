@@ -10,6 +10,7 @@ import { DISCOVERY_TYPES } from "./schemas.js";
 export { DISCOVERY_TYPES, DISCOVERY_V1 } from "./schemas.js";
 export { validateEndpointSlice, formatSlicePorts, formatSliceEndpoints } from "./endpointslices.js";
 export type { EndpointSlice, Endpoint, EndpointPort, EndpointConditions } from "./types.js";
+export { endpointSliceLabels, type EndpointSliceLabels } from "./labels.js";
 
 export const discoveryModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {

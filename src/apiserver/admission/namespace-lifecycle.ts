@@ -4,7 +4,7 @@
 // nothing), so it answers before validation does. It reads namespaces through a lookup the server passes in.
 
 import { forbidden, isApiError, notFound, type ApiObject } from "../../machinery/index.js";
-import type { MutatingPlugin } from "./chain.js";
+import type { MutatingPlugin } from "../../api/admission.js";
 
 export function namespaceLifecycle(lookup: (namespace: string) => Promise<ApiObject>): MutatingPlugin {
   return {

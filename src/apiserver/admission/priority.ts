@@ -8,12 +8,21 @@ import { SYSTEM_PRIORITY_CLASSES, type PriorityClass } from "../../api/schedulin
 import type { Naming } from "../../machinery/naming.js";
 import type { Pod } from "../../api/core/types.js";
 import { forbidden, isApiError, type ApiObject } from "../../machinery/index.js";
-import type { RegistryStore } from "../registry/store.js";
-import type { MutatingPlugin } from "./chain.js";
+import type { MutatingPlugin } from "../../api/admission.js";
 
 const PODS = { group: "", resource: "pods" };
 
-export function priorityAdmission(classes: () => RegistryStore | undefined): MutatingPlugin {
+/**
+ * What the plugin needs of the PriorityClass store; the registry's store is one. Declared here
+ * rather than imported because the registry runs the admission chain, not the other way round.
+ */
+export interface PriorityClassStore {
+  get(namespace: undefined, name: string): Promise<{ readonly object: ApiObject }>;
+  list(namespace: undefined, params: {}): Promise<{ readonly items: readonly { readonly object: ApiObject }[] }>;
+  create(namespace: undefined, obj: ApiObject): Promise<unknown>;
+}
+
+export function priorityAdmission(classes: () => PriorityClassStore | undefined): MutatingPlugin {
   return {
     name: "Priority",
     handles: (a) => a.operation === "CREATE" && a.resource.group === "" && a.resource.resource === "pods" && a.subresource === undefined,
@@ -21,7 +30,7 @@ export function priorityAdmission(classes: () => RegistryStore | undefined): Mut
   };
 }
 
-async function admitPriority(pod: Pod, store: RegistryStore | undefined): Promise<void> {
+async function admitPriority(pod: Pod, store: PriorityClassStore | undefined): Promise<void> {
   const spec = (pod.spec ??= {});
   let cls: { name: string; value: number; preemptionPolicy: string } | undefined;
   if (spec.priorityClassName) {
@@ -53,7 +62,7 @@ async function admitPriority(pod: Pod, store: RegistryStore | undefined): Promis
   spec.preemptionPolicy = cls.preemptionPolicy;
 }
 
-async function lookup(store: RegistryStore | undefined, name: string): Promise<{ name: string; value: number; preemptionPolicy: string } | undefined> {
+async function lookup(store: PriorityClassStore | undefined, name: string): Promise<{ name: string; value: number; preemptionPolicy: string } | undefined> {
   if (store !== undefined) {
     try {
       return asClass((await store.get(undefined, name)).object as PriorityClass);
@@ -70,7 +79,7 @@ function asClass(pc: PriorityClass): { name: string; value: number; preemptionPo
 }
 
 /** Creates the built-in system classes when missing (upstream's scheduling post-start hook). */
-export async function ensureSystemPriorityClasses(store: RegistryStore | undefined, naming: Naming): Promise<void> {
+export async function ensureSystemPriorityClasses(store: PriorityClassStore | undefined, naming: Naming): Promise<void> {
   if (store === undefined) return;
   for (const c of SYSTEM_PRIORITY_CLASSES) {
     try {

@@ -5,8 +5,7 @@
 // never one whole-list buffer (rule 5); watch frames are built once per event
 // for all watchers; get/list bodies are gzip-compressed when asked (rule 6).
 
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import type { ServerResponse } from "node:http";
 import type { ResourceDefinition } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { META_V1 } from "../../api/meta/schemas.js";
@@ -21,9 +20,9 @@ import { errorRepresentation, negotiate, type Representation } from "../../machi
 import { acceptsGzip, ResponseBody } from "./response-body.js";
 import { partialObjectMetadata, table, type IncludeObject } from "./table.js";
 import { spliceResourceVersion } from "./stored-json.js";
+import type { Incoming, Outgoing } from "./exchange.js";
 
-export type Incoming = IncomingMessage | Http2ServerRequest;
-export type Outgoing = ServerResponse | Http2ServerResponse;
+export type { Incoming, Outgoing };
 
 const JSON_TYPE = "application/json";
 

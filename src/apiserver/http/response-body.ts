@@ -5,7 +5,7 @@
 
 import { createGzip, type Gzip } from "node:zlib";
 import type { ServerResponse } from "node:http";
-import type { Outgoing, Incoming } from "./respond.js";
+import type { Outgoing, Incoming } from "./exchange.js";
 
 /** Upstream's threshold: smaller bodies are not worth the CPU. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;

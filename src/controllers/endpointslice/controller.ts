@@ -10,6 +10,7 @@ import type { Naming } from "../../machinery/naming.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { controllerRef, deleteIfExists } from "../resources.js";
+import { endpointSliceLabels } from "../../api/discovery/labels.js";
 import { hasSelector, podsInServiceNamespace, serviceBackends, watchServiceInputs, type Backend } from "../service-backends.js";
 import { NODES, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
@@ -19,11 +20,6 @@ export const endpointSliceController: ControllerDescriptor = {
   enabledByDefault: true,
   run: (context) => new EndpointSliceController(context).run(),
 };
-
-export function endpointSliceLabels(naming: Naming): { serviceName: string; managedBy: string; controllerName: string } {
-  const d = naming.keyDomain;
-  return { serviceName: `${d}/service-name`, managedBy: `endpointslice.${d}/managed-by`, controllerName: `endpointslice-controller.${naming.groupSuffix}` };
-}
 
 export interface EndpointSliceControllerOptions {
   /** upstream --max-endpoints-per-slice (default 100). */

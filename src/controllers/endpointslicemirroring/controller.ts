@@ -13,7 +13,8 @@ import { type ControllerContext, type ControllerDescriptor } from "../controller
 import { runQueue } from "../run-queue.js";
 import { controllerRef } from "../resources.js";
 import { hasSelector } from "../service-backends.js";
-import { endpointSliceLabels, reconcileSlices } from "../endpointslice/controller.js";
+import { endpointSliceLabels } from "../../api/discovery/labels.js";
+import { reconcileSlices } from "../endpointslice/controller.js";
 import { ENDPOINTS, SERVICES, endpointSliceResource } from "../../api/resource-refs.js";
 
 export const endpointSliceMirroringController: ControllerDescriptor = {
