@@ -1,7 +1,8 @@
 // The import rule of docs/architecture.md, enforced: every relative import in src/ points to the
 // same folder or to a layer below (`LAYERS`, the one home of the layer table; the doc's table must
-// list the same folders, and this test checks that too), and no two files import each other, however
-// long the way round (Tarjan's strongly connected components over the file graph).
+// list the same folders, and this test checks that too); no two files import each other, however
+// long the way round (Tarjan's strongly connected components over the file graph); and inside every
+// folder its subfolders and files depend on each other one way only.
 //
 // Decisions:
 // - Test code (*.test.ts, *.case.ts, *.bench.ts, testing.ts, testing/ folders) may import any layer:
@@ -24,7 +25,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Bottom to top. A folder may import its own files and any folder of a lower rank. */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ["machinery"],
   ["storage", "api", "component"],
   ["client"],
