@@ -23,7 +23,7 @@ import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { PodSyncer } from "../runtime-manager/pod-syncer.js";
 import { StaticPodSource } from "../sources/static-pods.js";
 import { PODS, StatusManager } from "../status/status-manager.js";
-import { PodStatusWriter } from "../status/status-writer.js";
+import { PodStatusWriter } from "./status-writer.js";
 import { SyncLoop } from "./sync-loop.js";
 
 export interface SyncPipelineOptions {

@@ -1,14 +1,15 @@
 // After each pass of a pod's worker: the pod's status, built from what the
 // runtime, the syncer and the probes say, handed to the status manager. The
 // start time is the first time the agent saw the pod (kept across passes, or
-// the API's); the pod start duration metric runs from then to Running.
+// the API's); the pod start duration metric runs from then to Running. It
+// lives in sync/ because it joins the syncer's and the status manager's views.
 
 import { podContainers } from "../../api/core/pod-containers.js";
 import type { Pod } from "../../api/core/types.js";
 import type { Prober } from "../probes/prober.js";
 import type { PodSyncer } from "../runtime-manager/pod-syncer.js";
-import { buildPodStatus, rfc3339 } from "./pod-status.js";
-import type { StatusManager } from "./status-manager.js";
+import { buildPodStatus, rfc3339 } from "../status/pod-status.js";
+import type { StatusManager } from "../status/status-manager.js";
 
 export interface PodStatusWriterOptions {
   statuses: Pick<StatusManager, "set">;
