@@ -253,6 +253,11 @@ test("guaranteedUpdate hands the backend the cached value as its starting point"
     const options = t.lastArgs("guaranteedUpdate")![2] as { suggestion?: KeyValue };
     assert.equal(options.suggestion?.modRevision, a.modRevision, "the cache's copy, with its revision");
     assert.equal(options.suggestion?.createRevision, a.createRevision);
+    // Written again at once: the door's own last write is the guess, whether or not the cache has applied it.
+    const again = await t.door.guaranteedUpdate(PREFIX + "a", (cur) => (seen.push(decode(cur!).v), enc("a3")));
+    assert.deepEqual(seen, ["a1", "a2"]);
+    assert.equal((t.lastArgs("guaranteedUpdate")![2] as { suggestion?: KeyValue }).suggestion?.modRevision, out.kv!.modRevision);
+    assert.equal(decode(again.kv!).v, "a3");
     // A key the cache does not hold: no suggestion, the backend reads it.
     await t.door.guaranteedUpdate(PREFIX + "new", () => enc("n1"), { allowCreate: true });
     assert.equal((t.lastArgs("guaranteedUpdate")![2] as { suggestion?: KeyValue }).suggestion, undefined);

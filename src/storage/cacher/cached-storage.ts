@@ -66,6 +66,8 @@ export interface CachedStorageOptions<T> extends Omit<CacherOptions<T>, "store">
 }
 
 const DEFAULT_FUTURE_WAIT_MS = 3000;
+/** How many of its own writes the door remembers until the cache applies them. */
+const MAX_WRITTEN = 10_000;
 
 export class CachedStorage<T> {
   readonly prefix: string;
@@ -73,6 +75,12 @@ export class CachedStorage<T> {
   readonly #cache: Cacher<T>;
   readonly #options: CachedStorageOptions<T>;
   readonly #waitMs: number;
+  /**
+   * Writes the cache has not applied yet. A client that writes an object again
+   * at once (a controller updating status after spec) would otherwise start
+   * from the cache's older copy and pay a failed compare-and-swap.
+   */
+  readonly #written = new Map<string, KeyValue>();
 
   constructor(options: CachedStorageOptions<T>) {
     const { backend, snapshots: _s, futureWaitMs: _f, ...cache } = options;
@@ -81,6 +89,10 @@ export class CachedStorage<T> {
     this.#options = options;
     this.#waitMs = options.futureWaitMs ?? DEFAULT_FUTURE_WAIT_MS;
     this.#cache = new Cacher({ ...cache, store: backend });
+    this.#cache.subscribe((e) => {
+      const written = this.#written.get(e.key);
+      if (written !== undefined && e.revision >= written.modRevision) this.#written.delete(e.key);
+    });
   }
 
   // ---- lifecycle, for the server ----
@@ -207,25 +219,44 @@ export class CachedStorage<T> {
     if (!(await this.#cache.waitFor(revision, this.#waitMs))) throw new FutureRevisionError(revision, this.#cache.revision);
   }
 
-  // ---- writes: the backend's, with the cache's copy as the first guess ----
+  // ---- writes: the backend's, with the freshest known value as the first guess ----
 
   async create(key: string, value: Uint8Array): Promise<Cached<T>> {
-    return this.#record(await this.#backend.create(key, value));
+    return this.#record(this.#wrote(key, await this.#backend.create(key, value)));
   }
 
-  delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
-    return this.#backend.delete(key, options);
+  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    const out = await this.#backend.delete(key, options);
+    this.#written.delete(key);
+    return out;
   }
 
-  /** The backend's guaranteedUpdate, starting from the cached value (no read of the key when the cache is current). */
-  guaranteedUpdate(
+  /**
+   * The backend's guaranteedUpdate, starting from the freshest value this door
+   * knows: its own last write of the key while the cache has not applied it
+   * yet, else the cache's copy. No read of the key when that guess is current.
+   */
+  async guaranteedUpdate(
     key: string,
     tryUpdate: (current: KeyValue | undefined) => UpdateDecision | Promise<UpdateDecision>,
     options: GuaranteedUpdateOptions = {},
   ): Promise<GuaranteedUpdateResult> {
     const cached = this.#cache.get(key);
-    const suggestion = cached === undefined ? undefined : storedKeyValue(cached);
-    return this.#backend.guaranteedUpdate(key, tryUpdate, suggestion === undefined ? options : { ...options, suggestion });
+    const written = this.#written.get(key);
+    const suggestion = written !== undefined && (cached === undefined || cached.revision < written.modRevision) ? written : cached && storedKeyValue(cached);
+    const out = await this.#backend.guaranteedUpdate(key, tryUpdate, suggestion === undefined ? options : { ...options, suggestion });
+    if (out.changed) {
+      if (out.kv === undefined) this.#written.delete(key);
+      else this.#wrote(key, out.kv);
+    }
+    return out;
+  }
+
+  #wrote(key: string, kv: KeyValue): KeyValue {
+    // Only a hint: bounded, and emptied as the cache catches up (see the constructor).
+    if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
+    this.#written.set(key, kv);
+    return kv;
   }
 
   /** A stored value as a record; throws the decoder's error. */

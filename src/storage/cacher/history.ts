@@ -4,9 +4,8 @@
 // goes through the same applyChange as the cache's live events.
 // CompactedError when the backend no longer holds `after`.
 
-import type { Storage } from "../storage.js";
+import type { KeyValue, Storage } from "../storage.js";
 import { applyChange, decodeRecord, type Cached, type CacheEvent, type WithRevision } from "./cached.js";
-import type { KeyValue } from "../storage.js";
 
 export interface HistoryOptions<T> {
   backend: Storage;
