@@ -125,14 +125,21 @@ async function get(r: ResourceRequest, gv: string): Promise<void> {
   return sendObject(scope(r, gv), 200, await r.store.get(r.path.namespace, r.path.name!, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
 }
 
-async function list(r: ResourceRequest, gv: string): Promise<void> {
-  const q = r.query;
-  const result = await r.store.list(r.path.namespace, {
+/** What a list and a watch both select by: selectors and the resource version to start from. */
+function selection(q: URLSearchParams) {
+  return {
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
     shardSelector: q.get("shardSelector") ?? undefined,
     resourceVersion: q.get("resourceVersion") ?? undefined,
     resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+  };
+}
+
+async function list(r: ResourceRequest, gv: string): Promise<void> {
+  const q = r.query;
+  const result = await r.store.list(r.path.namespace, {
+    ...selection(q),
     limit: intParam(q, "limit"),
     continue: q.get("continue") ?? undefined,
   });
@@ -148,11 +155,7 @@ async function watch(r: ResourceRequest, gv: string): Promise<void> {
     r.store,
     r.path.namespace,
     {
-      labelSelector: q.get("labelSelector") ?? undefined,
-      fieldSelector: q.get("fieldSelector") ?? undefined,
-      shardSelector: q.get("shardSelector") ?? undefined,
-      resourceVersion: q.get("resourceVersion") ?? undefined,
-      resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+      ...selection(q),
       sendInitialEvents: flag(q, "sendInitialEvents"),
       allowWatchBookmarks: flag(q, "allowWatchBookmarks"),
       timeoutSeconds: intParam(q, "timeoutSeconds"),
