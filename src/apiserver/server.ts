@@ -19,7 +19,7 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
-import { ADMIN, alwaysAllow, compose, filterChain, TokenAuthenticator } from "./filters/index.js";
+import { ADMIN, alwaysAllow, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authorizer } from "./filters/index.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -65,6 +65,12 @@ export interface ApiServerOptions {
   admission?: AdmissionOptions;
   /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
   requestMetrics?: boolean;
+  /** `--token-auth-file`: a CSV of bearer tokens (filters/token-file.ts); read once at start, a malformed line stops the start. */
+  tokenAuthFile?: string;
+  /** `--anonymous-auth` (default true). */
+  anonymousAuth?: boolean;
+  /** The authorizers (default AlwaysAllow); tests put their own here. */
+  authorizers?: readonly Authorizer[];
 }
 
 export interface RunningApiServer {
@@ -86,6 +92,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const gates = options.featureGates;
   const naming = namingFor(options.groupSuffix);
+  // Read before anything starts: a malformed token file stops the start with its line.
+  const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
@@ -129,8 +137,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]]))],
-    authorizers: [alwaysAllow],
+    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), clientCertificateAuthenticator],
+    authorizers: options.authorizers ?? [alwaysAllow],
+    anonymous: options.anonymousAuth ?? true,
+    authenticationGroup: naming.authenticationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,
