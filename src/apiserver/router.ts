@@ -10,6 +10,8 @@ import type { RequestContext, ResponseExchange, UpgradeExchange } from "./filter
 import type { Discovery } from "./handlers/discovery.js";
 import type { OpenApi } from "./handlers/openapi.js";
 import { handleResource, type HandlerDeps } from "./handlers/resource.js";
+import { handleSelfSubjectReview } from "./handlers/self-subject-review.js";
+import { AUTHENTICATION_VERSION, SELF_SUBJECT_REVIEWS } from "../api/authentication/self-subject-review.js";
 import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import type { NodeAgentClient } from "./node-agents.js";
@@ -29,6 +31,8 @@ export interface RouterOptions {
   readonly metrics: ApiServerMetrics;
   /** The node agents (pods/log, pods/exec, pods/attach). */
   readonly agents: NodeAgentClient;
+  /** Where SelfSubjectReviews are answered (api/authentication): the profile's authentication group and upstream's. */
+  readonly authenticationGroups: readonly string[];
 }
 
 export class Router {
@@ -55,6 +59,10 @@ export class Router {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw pathNotFound();
       return sendJson(res, 200, answer.body, answer.contentType);
+    }
+    if (parsed.kind === "resource" && parsed.resource === SELF_SUBJECT_REVIEWS && parsed.version === AUTHENTICATION_VERSION && parsed.namespace === undefined
+      && parsed.name === undefined && this.#o.authenticationGroups.includes(parsed.group)) {
+      return handleSelfSubjectReview(req, res, parsed.group, ctx.user!);
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);

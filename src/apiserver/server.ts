@@ -36,6 +36,7 @@ import { parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
 import type { Service } from "../api/core/types.js";
+import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -128,6 +129,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
+    authenticationGroups: authenticationGroups(naming),
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
