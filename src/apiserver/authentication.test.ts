@@ -23,7 +23,7 @@ import { parseTokenFile } from "./filters/token-file.js";
 
 interface Reply { status: number; json: any; text: string }
 
-function call(server: RunningApiServer, path: string, o: { headers?: Record<string, string | string[]>; cert?: { cert: string; key: string }; method?: string } = {}): Promise<Reply> {
+function call(server: RunningApiServer, path: string, o: { headers?: Record<string, string | string[]>; cert?: { cert: string; key: string }; method?: string; body?: string | Buffer } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       { host: "127.0.0.1", port: server.port, ca: server.credentials.caCertPem, path, method: o.method ?? "GET", headers: o.headers ?? {}, ...(o.cert ?? {}) },
@@ -39,7 +39,7 @@ function call(server: RunningApiServer, path: string, o: { headers?: Record<stri
       },
     );
     req.on("error", reject);
-    req.end();
+    req.end(o.body);
   });
 }
 
@@ -178,6 +178,44 @@ describe("authentication", () => {
     const noUser = await call(server, "/api", { headers: { ...bob, "impersonate-group": "team-x" } });
     assert.equal(noUser.status, 400);
     assert.match(noUser.json.message, /without impersonating a user/);
+  });
+
+  test("SelfSubjectReview: a POST answers the caller's user (after impersonation), under both group spellings, stores nothing", async () => {
+    const admin = { authorization: `Bearer ${server.credentials.adminToken}`, "content-type": "application/json" };
+    for (const group of ["authentication.orch.io", "authentication.k8s.io"]) {
+      const r = await call(server, `/apis/${group}/v1/selfsubjectreviews`, { method: "POST", headers: admin, body: JSON.stringify({ apiVersion: `${group}/v1`, kind: "SelfSubjectReview" }) });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.apiVersion, `${group}/v1`);
+      assert.equal(r.json.kind, "SelfSubjectReview");
+      assert.match(r.json.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.deepEqual(r.json.status.userInfo, { username: "admin", groups: ["system:masters", "system:authenticated"] });
+    }
+    const as = await call(server, "/apis/authentication.k8s.io/v1/selfsubjectreviews", { method: "POST", headers: { ...admin, "impersonate-user": "alice", "impersonate-extra-scope": "s1" }, body: "{}" });
+    assert.deepEqual(as.json.status.userInfo, { username: "alice", groups: ["system:authenticated"], extra: { scope: ["s1"] } });
+    const bob = await call(server, "/apis/authentication.k8s.io/v1/selfsubjectreviews", { method: "POST", headers: { authorization: "Bearer tok-bob" } });
+    assert.deepEqual(bob.json.status.userInfo, { username: "bob", uid: "uid-42", groups: ["team-a", "team-b", "system:authenticated"] });
+    const pb = await call(server, "/apis/authentication.k8s.io/v1/selfsubjectreviews", { method: "POST", headers: { ...admin, "content-type": "application/vnd.kubernetes.protobuf" }, body: Buffer.from([0x6b, 0x38, 0x73, 0, 0x0a, 0]) });
+    assert.equal(pb.status, 201, pb.text);
+  });
+
+  test("SelfSubjectReview: other methods are 405, a wrong body is 400 or 415, unknown versions and named paths 404", async () => {
+    const admin = { authorization: `Bearer ${server.credentials.adminToken}` };
+    const path = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+    const get = await call(server, path, { headers: admin });
+    assert.equal(get.status, 405);
+    assert.equal(get.json.message, 'get is not supported on resources of kind "selfsubjectreviews.authentication.k8s.io"');
+    const kind = await call(server, path, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: '{"kind":"TokenReview"}' });
+    assert.equal(kind.status, 400);
+    assert.equal(kind.json.message, 'the body is a "TokenReview", not a SelfSubjectReview');
+    const version = await call(server, path, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: '{"apiVersion":"authentication.k8s.io/v1beta1"}' });
+    assert.equal(version.status, 400);
+    assert.equal((await call(server, path, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: "[1]" })).status, 400);
+    assert.equal((await call(server, path, { method: "POST", headers: { ...admin, "content-type": "application/json" }, body: "{" })).status, 400);
+    assert.equal((await call(server, path, { method: "POST", headers: { ...admin, "content-type": "application/vnd.kubernetes.protobuf" }, body: "{}" })).status, 400);
+    assert.equal((await call(server, path, { method: "POST", headers: { ...admin, "content-type": "text/plain" }, body: "hi" })).status, 415);
+    assert.equal((await call(server, "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews", { method: "POST", headers: admin })).status, 404);
+    assert.equal((await call(server, `${path}/x`, { method: "POST", headers: admin })).status, 404);
+    assert.equal((await call(server, path, { method: "POST" })).status, 401);
   });
 });
 
