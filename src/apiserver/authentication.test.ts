@@ -219,6 +219,48 @@ describe("authentication", () => {
   });
 });
 
+describe("TokenReview", () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-authn-tr-"));
+  let server: RunningApiServer;
+  before(async () => {
+    writeFileSync(join(dir, "tokens.csv"), 'tok-bob,bob,uid-42,"team-a"\n');
+    server = await start(join(dir, "data"), { tokenAuthFile: join(dir, "tokens.csv") });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const review = (body: unknown, contentType = "application/json") => call(server, "/apis/authentication.k8s.io/v1/tokenreviews", {
+    method: "POST", headers: { authorization: `Bearer ${server.credentials.adminToken}`, "content-type": contentType }, body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+  test("a token the server knows (token file, admin) is authenticated with its user; another is not", async () => {
+    const bob = await review({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: "tok-bob" } });
+    assert.equal(bob.status, 201, bob.text);
+    assert.deepEqual(bob.json.status, { authenticated: true, user: { username: "bob", uid: "uid-42", groups: ["team-a", "system:authenticated"] } });
+    assert.equal(bob.json.spec.token, "tok-bob");
+    const admin = await review({ spec: { token: server.credentials.adminToken } });
+    assert.equal(admin.json.status.user.username, "admin");
+    const nobody = await review({ spec: { token: "nope" } });
+    assert.equal(nobody.status, 201);
+    assert.deepEqual(nobody.json.status, { authenticated: false, user: {} });
+    const orch = await call(server, "/apis/authentication.orch.io/v1/tokenreviews", { method: "POST", headers: { authorization: "Bearer tok-bob" }, body: '{"spec":{"token":"tok-bob"}}' });
+    assert.equal(orch.json.apiVersion, "authentication.orch.io/v1");
+    assert.equal(orch.json.status.authenticated, true);
+  });
+
+  test("bad input: no token 400, audiences 400, wrong kind 400, Protobuf 415, GET 405", async () => {
+    const none = await review({ spec: {} });
+    assert.equal(none.status, 400);
+    assert.equal(none.json.message, "token is required for TokenReview in authentication");
+    assert.equal((await review("")).status, 400);
+    assert.equal((await review({ spec: { token: "tok-bob", audiences: ["api"] } })).status, 400);
+    assert.equal((await review({ kind: "SelfSubjectReview", spec: { token: "tok-bob" } })).status, 400);
+    assert.equal((await review("k8s\u0000", "application/vnd.kubernetes.protobuf")).status, 415);
+    assert.equal((await call(server, "/apis/authentication.k8s.io/v1/tokenreviews", { headers: { authorization: `Bearer ${server.credentials.adminToken}` } })).status, 405);
+  });
+});
+
 describe("--anonymous-auth", () => {
   for (const anonymous of [true, false]) {
     test(`${anonymous}: /healthz without credentials is ${anonymous ? 200 : 401}; /api is 401 either way`, async () => {

@@ -24,7 +24,7 @@ import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
-import type { Encoding } from "./http/respond.js";
+import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import type { RegistryStore } from "./registry/store.js";
@@ -127,9 +127,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const apiMetrics = new ApiServerMetrics({ registry: metrics, storage, resources: [...stores], log });
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
+  // The bearer tokens this server knows, for requests and for TokenReviews.
+  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
-    authenticationGroups: authenticationGroups(naming),
+    authentication: {
+      groups: authenticationGroups(naming),
+      reviewToken: async (token) => {
+        const req = { headers: { authorization: `Bearer ${token}` } } as Incoming;
+        for (const a of tokenAuthenticators) {
+          const user = await a.authenticate(req);
+          if (user !== undefined) return user;
+        }
+        return undefined;
+      },
+    },
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -139,7 +151,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), clientCertificateAuthenticator],
+    authenticators: [...tokenAuthenticators, clientCertificateAuthenticator],
     authorizers: options.authorizers ?? [alwaysAllow],
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
