@@ -23,7 +23,12 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
   const { credentials } = o;
   const server: Http2SecureServer = createSecureServer(
     // The CA goes in the chain: a joining node pins it by digest (a join token) before trusting it.
-    { cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 } },
+    // Client certificates are asked for, not required: the TLS stack verifies one against the cluster CA
+    // (`authorized`), and the request goes on either way for the authenticators to judge (filters/client-certificates.ts).
+    {
+      cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 },
+      ca: credentials.caCertPem, requestCert: true, rejectUnauthorized: false,
+    },
     (req, res) => void o.serve(requestContext({ kind: "response", req, res })),
   );
   server.on("sessionError", () => {});

@@ -10,6 +10,7 @@ import type { RequestContext, ResponseExchange, UpgradeExchange } from "./filter
 import type { Discovery } from "./handlers/discovery.js";
 import type { OpenApi } from "./handlers/openapi.js";
 import { handleResource, type HandlerDeps } from "./handlers/resource.js";
+import { handleAuthenticationReview, isAuthenticationReview, type AuthenticationReviews } from "./handlers/authentication.js";
 import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import type { NodeAgentClient } from "./node-agents.js";
@@ -29,6 +30,8 @@ export interface RouterOptions {
   readonly metrics: ApiServerMetrics;
   /** The node agents (pods/log, pods/exec, pods/attach). */
   readonly agents: NodeAgentClient;
+  /** SelfSubjectReview and TokenReview (api/authentication): answered, not stored. */
+  readonly authentication: AuthenticationReviews;
 }
 
 export class Router {
@@ -55,6 +58,9 @@ export class Router {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw pathNotFound();
       return sendJson(res, 200, answer.body, answer.contentType);
+    }
+    if (parsed.kind === "resource" && parsed.namespace === undefined && parsed.name === undefined && isAuthenticationReview(this.#o.authentication, parsed.group, parsed.version, parsed.resource)) {
+      return handleAuthenticationReview(this.#o.authentication, req, res, parsed.group, parsed.resource, ctx.user!);
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);

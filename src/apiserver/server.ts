@@ -19,12 +19,12 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
-import { ADMIN, alwaysAllow, compose, filterChain, TokenAuthenticator } from "./filters/index.js";
+import { ADMIN, alwaysAllow, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authorizer } from "./filters/index.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
-import type { Encoding } from "./http/respond.js";
+import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import type { RegistryStore } from "./registry/store.js";
@@ -36,6 +36,7 @@ import { parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
 import type { Service } from "../api/core/types.js";
+import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -65,6 +66,12 @@ export interface ApiServerOptions {
   admission?: AdmissionOptions;
   /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
   requestMetrics?: boolean;
+  /** `--token-auth-file`: a CSV of bearer tokens (filters/token-file.ts); read once at start, a malformed line stops the start. */
+  tokenAuthFile?: string;
+  /** `--anonymous-auth` (default true). */
+  anonymousAuth?: boolean;
+  /** The authorizers (default AlwaysAllow); tests put their own here. */
+  authorizers?: readonly Authorizer[];
 }
 
 export interface RunningApiServer {
@@ -86,6 +93,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const gates = options.featureGates;
   const naming = namingFor(options.groupSuffix);
+  // Read before anything starts: a malformed token file stops the start with its line.
+  const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
@@ -118,8 +127,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const apiMetrics = new ApiServerMetrics({ registry: metrics, storage, resources: [...stores], log });
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
+  // The bearer tokens this server knows, for requests and for TokenReviews.
+  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
+    authentication: {
+      groups: authenticationGroups(naming),
+      reviewToken: async (token) => {
+        const req = { headers: { authorization: `Bearer ${token}` } } as Incoming;
+        for (const a of tokenAuthenticators) {
+          const user = await a.authenticate(req);
+          if (user !== undefined) return user;
+        }
+        return undefined;
+      },
+    },
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -129,8 +151,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]]))],
-    authorizers: [alwaysAllow],
+    authenticators: [...tokenAuthenticators, clientCertificateAuthenticator],
+    authorizers: options.authorizers ?? [alwaysAllow],
+    anonymous: options.anonymousAuth ?? true,
+    authenticationGroup: naming.authenticationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,

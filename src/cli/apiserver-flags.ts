@@ -2,6 +2,7 @@
 // command (apiserver.ts) so that the process code (apiserver-process.ts) can
 // type its parsed flags without importing the command that runs it.
 
+import { existsSync } from "node:fs";
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
 
@@ -51,6 +52,18 @@ export const apiserverFlags = {
     default: "30000-32767",
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
+  }),
+  "anonymous-auth": flag.bool({
+    section: "Authentication flags",
+    default: true,
+    description:
+      "Enables anonymous requests to the public paths (health, /version), which pass as system:anonymous in group system:unauthenticated. " +
+      "When false, every request without a credential the server knows is answered 401.",
+  }),
+  "token-auth-file": flag.string({
+    section: "Authentication flags",
+    description: "If set, the file that will be used to secure the secure port of the API server via token authentication: CSV lines token,user,uid,\"group1,group2\".",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
   }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),

@@ -28,6 +28,8 @@ export async function startApiServerFromFlags(
     serviceNodePortRange: flags.get("service-node-port-range"),
     featureGates: context.featureGates,
     groupSuffix: flags.get("api-group-suffix"),
+    tokenAuthFile: flags.get("token-auth-file"),
+    anonymousAuth: flags.get("anonymous-auth"),
     modules: builtinModules(),
     log,
     announceReady: options.announceReady ?? true,

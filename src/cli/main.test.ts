@@ -197,6 +197,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
   assert.deepEqual(
     Object.fromEntries(outcome.flags.list().map((e) => [e.name, e.text])),
     {
+      "anonymous-auth": "true",
       "api-group-suffix": "orch.io",
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
@@ -209,6 +210,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "service-node-port-range": "30000-32767",
       "show-hidden-metrics-for-version": "",
       "storage-backend": "lmdb",
+      "token-auth-file": "",
       v: "0",
     },
   );

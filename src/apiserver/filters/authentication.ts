@@ -2,9 +2,11 @@
 // credential and answers the user it proves, or undefined when the request
 // carries none it knows; the first one that answers wins. A request nobody
 // vouches for is a 401, except on the public paths (health, /version), which
-// pass as system:anonymous. Today the one credential is the admin bearer
-// token; token files, service-account tokens, client certificates and node
-// credentials (issue 14) are further Authenticators in the list.
+// pass as system:anonymous (unless --anonymous-auth=false). The credentials:
+// bearer tokens (the admin token, --token-auth-file: token-file.ts) and
+// client certificates signed by the cluster CA (client-certificates.ts);
+// service-account tokens and node credentials (issue 14) are further
+// Authenticators in the list.
 
 import { isPublicPath } from "../../component/index.js";
 import { unauthorized } from "../../machinery/index.js";
@@ -44,9 +46,15 @@ export class TokenAuthenticator implements Authenticator {
 export interface AuthenticationOptions {
   /** Tried in order; the first user found is the request's. */
   readonly authenticators: readonly Authenticator[];
+  /**
+   * `--anonymous-auth` (default true): a request without credentials passes as
+   * system:anonymous on the public paths (health, /version) and is a 401
+   * elsewhere; false makes it a 401 everywhere (upstream's setting).
+   */
+  readonly anonymous?: boolean;
 }
 
-export function authenticationFilter({ authenticators }: AuthenticationOptions): Filter {
+export function authenticationFilter({ authenticators, anonymous = true }: AuthenticationOptions): Filter {
   return async (ctx, next) => {
     let user: UserInfo | undefined;
     for (const a of authenticators) {
@@ -54,7 +62,7 @@ export function authenticationFilter({ authenticators }: AuthenticationOptions):
       if (user !== undefined) break;
     }
     if (user === undefined) {
-      if (!isPublicPath(ctx.url.pathname)) throw unauthorized("Unauthorized");
+      if (!anonymous || !isPublicPath(ctx.url.pathname)) throw unauthorized("Unauthorized");
       user = ANONYMOUS;
     }
     ctx.user = user;

@@ -46,7 +46,7 @@ export function authorizationFilter({ authorizers }: AuthorizationOptions): Filt
 }
 
 /** Upstream's 403: `pods "x" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "team-b"`. */
-function refusal(user: UserInfo, a: RequestAttributes, reason: string): Error {
+export function refusal(user: UserInfo, a: RequestAttributes, reason: string): Error {
   const who = `User ${goQuote(user.name)} cannot ${a.verb}`;
   const resource = goQuote(a.subresource === "" ? a.resource : `${a.resource}/${a.subresource}`);
   const message = !a.resourceRequest

@@ -15,6 +15,8 @@ export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
   readonly uid?: string;
+  /** Further facts an authenticator vouches for (impersonation's Impersonate-Extra-*), keys in lower case. */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** An ordinary request, answered with an HTTP response (HTTP/2 or HTTP/1.1). */

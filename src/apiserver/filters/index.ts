@@ -4,7 +4,7 @@
 //   2. metrics           metrics.ts (audit, issue 14, hooks in beside it)
 //   3. errors            errors.ts: thrown errors become Status answers (upstream's panic recovery; see there why it is not outermost)
 //   4. authentication    authentication.ts: ctx.user, or 401
-//   5. impersonation     impersonation.ts: a pass-through until issue 14
+//   5. impersonation     impersonation.ts: Impersonate-* headers, if the authorizers allow
 //      (inflight limits, issue 14: --max-requests-inflight, 429)
 //   6. authorization     authorization.ts: the authorizers' decision, or 403
 //      (request timeout, issue 14: --request-timeout, 504)
@@ -27,11 +27,17 @@ export type { Exchange, Filter, Handler, RequestContext, ResponseExchange, Upgra
 export { compose, requestContext } from "./context.js";
 export type { RequestAttributes } from "./request-info.js";
 export { ADMIN, ANONYMOUS, TokenAuthenticator, type Authenticator } from "./authentication.js";
+export { clientCertificateAuthenticator } from "./client-certificates.js";
+export { tokenFileAuthenticator } from "./token-file.js";
 export { alwaysAllow, type Authorizer, type Decision } from "./authorization.js";
 
 export interface FilterChainOptions {
   readonly authenticators: readonly Authenticator[];
   readonly authorizers: readonly Authorizer[];
+  /** --anonymous-auth (default true). */
+  readonly anonymous?: boolean;
+  /** Impersonation's group of uids and userextras (naming.authenticationGroup). */
+  readonly authenticationGroup: string;
   /** Undefined: requests are not recorded (the benchmark measures their cost). */
   readonly metrics: ApiServerMetrics | undefined;
   readonly encoding: Encoding;
@@ -44,7 +50,7 @@ export function filterChain(options: FilterChainOptions): readonly Filter[] {
     ...(options.metrics !== undefined ? [metricsFilter(options.metrics)] : []),
     errorsFilter(options),
     authenticationFilter(options),
-    impersonationFilter,
+    impersonationFilter(options),
     authorizationFilter(options),
   ];
 }

@@ -1,0 +1,89 @@
+// The authentication group's two reviews, create-only and never stored
+// (api/authentication): POST selfsubjectreviews answers the caller's user as
+// authentication and impersonation left it; POST tokenreviews answers the
+// user of spec.token, if the server knows it (the admin token and
+// --token-auth-file). Any other method is a 405; a body of another kind or
+// version is a 400. SelfSubjectReview bodies may be kubectl's Protobuf (its
+// spec is empty, only the envelope is checked); TokenReview bodies are JSON
+// or YAML (415 otherwise).
+
+import { AUTHENTICATION_VERSION, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEWS, type SelfSubjectReview, type UserInfoStatus } from "../../api/authentication/self-subject-review.js";
+import { TOKEN_REVIEW_KIND, TOKEN_REVIEWS, type TokenReview } from "../../api/authentication/token-review.js";
+import { badRequest, methodNotSupported, unsupportedMediaType } from "../../machinery/index.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
+import { readBody } from "../http/body.js";
+import { decodeObjectBody, mediaType } from "../http/decode-body.js";
+import { sendJson, type Incoming, type Outgoing } from "../http/respond.js";
+import type { UserInfo } from "../filters/index.js";
+
+const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+export interface AuthenticationReviews {
+  /** The group names served: the profile's authentication group and upstream's. */
+  readonly groups: readonly string[];
+  /** The user a bearer token proves, or undefined. */
+  reviewToken(token: string): Promise<UserInfo | undefined>;
+}
+
+/** Whether `resource` in `group` is one of the reviews (the router asks before looking up stored kinds). */
+export function isAuthenticationReview(reviews: AuthenticationReviews, group: string, version: string, resource: string): boolean {
+  return version === AUTHENTICATION_VERSION && reviews.groups.includes(group) && (resource === SELF_SUBJECT_REVIEWS || resource === TOKEN_REVIEWS);
+}
+
+export async function handleAuthenticationReview(
+  reviews: AuthenticationReviews, req: Incoming, res: Outgoing, group: string, resource: string, user: UserInfo,
+): Promise<void> {
+  if (req.method !== "POST") throw methodNotSupported({ group, resource }, methodAction(req.method));
+  const apiVersion = `${group}/${AUTHENTICATION_VERSION}`;
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  if (resource === SELF_SUBJECT_REVIEWS) {
+    await readReview(req, apiVersion, SELF_SUBJECT_REVIEW_KIND, true);
+    const review: SelfSubjectReview = { apiVersion, kind: SELF_SUBJECT_REVIEW_KIND, metadata: { creationTimestamp: now }, status: { userInfo: userInfo(user) } };
+    return sendJson(res, 201, review);
+  }
+  const body = await readReview(req, apiVersion, TOKEN_REVIEW_KIND, false);
+  const spec = (body?.spec ?? {}) as { token?: unknown; audiences?: unknown };
+  if (typeof spec.token !== "string" || spec.token === "") throw badRequest("token is required for TokenReview in authentication");
+  if (spec.audiences !== undefined && !(Array.isArray(spec.audiences) && spec.audiences.length === 0)) {
+    throw badRequest("spec.audiences: audience-bound token reviews are not supported (no token this server knows is bound to an audience)");
+  }
+  const found = await reviews.reviewToken(spec.token);
+  const review: TokenReview = {
+    apiVersion, kind: TOKEN_REVIEW_KIND, metadata: { creationTimestamp: null }, spec: { token: spec.token },
+    status: found !== undefined ? { authenticated: true, user: userInfo(found) } : { authenticated: false, user: {} },
+  };
+  return sendJson(res, 201, review);
+}
+
+/** The body as an object (undefined when empty and `emptyOk`), its kind and apiVersion checked when given. */
+async function readReview(req: Incoming, apiVersion: string, kind: string, protobufOk: boolean): Promise<Record<string, unknown> | undefined> {
+  const body = await readBody(req);
+  const type = mediaType(req.headers["content-type"]);
+  if (PROTOBUF_MEDIA_TYPES.includes(type)) {
+    if (!protobufOk) throw unsupportedMediaType(["application/json", "application/yaml"]);
+    if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC)) throw badRequest("the Protobuf body does not start with the envelope's magic number");
+    return undefined;
+  }
+  if (body.length === 0) return undefined;
+  const { value } = decodeObjectBody(req.headers["content-type"], body);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest(`the body of a ${kind} must be an object`);
+  const sent = value as { kind?: unknown; apiVersion?: unknown };
+  if (sent.kind !== undefined && sent.kind !== kind) throw badRequest(`the body is a ${JSON.stringify(sent.kind)}, not a ${kind}`);
+  if (sent.apiVersion !== undefined && sent.apiVersion !== apiVersion) {
+    throw badRequest(`the body's apiVersion ${JSON.stringify(sent.apiVersion)} does not match the request's ${JSON.stringify(apiVersion)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function userInfo(user: UserInfo): UserInfoStatus {
+  return {
+    username: user.name,
+    ...(user.uid !== undefined ? { uid: user.uid } : {}),
+    groups: [...user.groups],
+    ...(user.extra !== undefined ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) } : {}),
+  };
+}
+
+function methodAction(method: string | undefined): string {
+  return ({ GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" } as Record<string, string>)[method ?? ""] ?? (method ?? "").toLowerCase();
+}
