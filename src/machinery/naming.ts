@@ -14,6 +14,8 @@ export interface Naming {
   /** PriorityClasses: "scheduling.orch.io" (upstream "scheduling.k8s.io"). */
   readonly schedulingGroup: string;
   readonly discoveryGroup: string;
+  /** Roles and bindings: "rbac.authorization.orch.io" (upstream "rbac.authorization.k8s.io"). */
+  readonly rbacGroup: string;
   readonly systemNamespace: string;
   readonly publicNamespace: string;
   readonly nodeLeaseNamespace: string;
@@ -40,6 +42,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     coordinationGroup: `coordination.${groupSuffix}`,
     schedulingGroup: `scheduling.${groupSuffix}`,
     discoveryGroup: `apidiscovery.${groupSuffix}`,
+    rbacGroup: `rbac.authorization.${groupSuffix}`,
     systemNamespace: `${product}-system`,
     publicNamespace: `${product}-public`,
     nodeLeaseNamespace: `${product}-node-lease`,
