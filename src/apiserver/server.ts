@@ -19,7 +19,8 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
-import { ADMIN, alwaysAllow, compose, filterChain, TokenAuthenticator } from "./filters/index.js";
+import { ADMIN, compose, filterChain, TokenAuthenticator, type Authenticator } from "./filters/index.js";
+import { authorizersFor } from "./authorization/modes.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -65,6 +66,10 @@ export interface ApiServerOptions {
   admission?: AdmissionOptions;
   /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
   requestMetrics?: boolean;
+  /** --authorization-mode: the authorizers asked in order (AlwaysAllow, RBAC); default ["AlwaysAllow"]. */
+  authorizationModes?: readonly string[];
+  /** Authenticators tried after the admin token (tests give their users tokens here). */
+  authenticators?: readonly Authenticator[];
 }
 
 export interface RunningApiServer {
@@ -129,8 +134,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]]))],
-    authorizers: [alwaysAllow],
+    authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(options.authenticators ?? [])],
+    authorizers: authorizersFor(options.authorizationModes ?? ["AlwaysAllow"], stores, naming),
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,

@@ -4,6 +4,7 @@
 
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
+import { AUTHORIZATION_MODES, checkAuthorizationModes } from "../apiserver/authorization/modes.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -51,6 +52,14 @@ export const apiserverFlags = {
     default: "30000-32767",
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
+  }),
+  "authorization-mode": flag.strings({
+    section: "Authorization flags",
+    default: ["AlwaysAllow"],
+    description:
+      `Ordered list of plug-ins to do authorization on secure port. Comma separated list of: ${AUTHORIZATION_MODES.join(",")}. ` +
+      "The first that allows a request lets it through; the admin (group system:masters) is allowed under RBAC too.",
+    check: checkAuthorizationModes,
   }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),

@@ -28,6 +28,7 @@ export async function startApiServerFromFlags(
     serviceNodePortRange: flags.get("service-node-port-range"),
     featureGates: context.featureGates,
     groupSuffix: flags.get("api-group-suffix"),
+    authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),
     log,
     announceReady: options.announceReady ?? true,
