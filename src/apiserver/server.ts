@@ -20,7 +20,8 @@ import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./adm
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { ADMIN, compose, filterChain, TokenAuthenticator, type Authenticator } from "./filters/index.js";
-import { authorizersFor } from "./authorization/modes.js";
+import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
+import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -66,7 +67,7 @@ export interface ApiServerOptions {
   admission?: AdmissionOptions;
   /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
   requestMetrics?: boolean;
-  /** --authorization-mode: the authorizers asked in order (AlwaysAllow, RBAC); default ["AlwaysAllow"]. */
+  /** --authorization-mode: the authorizers asked in order (AlwaysAllow, RBAC); default RBAC when its kinds are served, else AlwaysAllow. */
   authorizationModes?: readonly string[];
   /** Authenticators tried after the admin token (tests give their users tokens here). */
   authenticators?: readonly Authenticator[];
@@ -105,6 +106,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await stores.start();
   await ensureSystemNamespaces(stores.namespaces, naming);
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
+  await reconcileBootstrapPolicy(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
 
   const encoding: Encoding = {
@@ -135,7 +137,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const filters = filterChain({
     authenticators: [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(options.authenticators ?? [])],
-    authorizers: authorizersFor(options.authorizationModes ?? ["AlwaysAllow"], stores, naming),
+    authorizers: authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,

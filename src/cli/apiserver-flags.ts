@@ -55,10 +55,10 @@ export const apiserverFlags = {
   }),
   "authorization-mode": flag.strings({
     section: "Authorization flags",
-    default: ["AlwaysAllow"],
+    default: ["RBAC"],
     description:
       `Ordered list of plug-ins to do authorization on secure port. Comma separated list of: ${AUTHORIZATION_MODES.join(",")}. ` +
-      "The first that allows a request lets it through; the admin (group system:masters) is allowed under RBAC too.",
+      "The first that allows a request lets it through; under RBAC the admin (group system:masters) may do everything and the bootstrap roles are reconciled at start.",
     check: checkAuthorizationModes,
   }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),

@@ -198,6 +198,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
     Object.fromEntries(outcome.flags.list().map((e) => [e.name, e.text])),
     {
       "api-group-suffix": "orch.io",
+      "authorization-mode": "[RBAC]",
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",

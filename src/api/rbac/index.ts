@@ -10,6 +10,7 @@ import { RBAC_TYPES } from "./schemas.js";
 
 export { RBAC_TYPES, RBAC_V1 } from "./schemas.js";
 export type { ClusterRole, PolicyRule, Role, RoleBinding, RoleRef, Subject } from "./types.js";
+export { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapPolicy, type BootstrapPolicy } from "./bootstrap.js";
 
 export const rbacModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {

@@ -32,6 +32,11 @@ export function authorizersFor(modes: readonly string[], stores: Stores, naming:
   return modes.map((mode) => (mode === "RBAC" ? new RbacAuthorizer(rbacStores(stores, naming)) : alwaysAllow));
 }
 
+/** RBAC (with the bootstrap roles, the admin is in system:masters) where its kinds are served; AlwaysAllow otherwise (test servers of a few kinds). */
+export function defaultAuthorizationModes(stores: Stores, naming: Naming): AuthorizationMode[] {
+  return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? ["RBAC"] : ["AlwaysAllow"];
+}
+
 function rbacStores(stores: Stores, naming: Naming): RbacStores {
   const of = (resource: string) => {
     const store = stores.for({ group: naming.rbacGroup, resource });

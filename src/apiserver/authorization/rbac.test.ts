@@ -49,7 +49,7 @@ describe("RBAC authorizer", () => {
     const v1 = `${GROUP}/v1`;
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "pod-reader" }, rules: [rule(["get", "list", "watch"], [""], ["pods"])] });
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "one-configmap" }, rules: [rule(["get", "list", "watch"], [""], ["configmaps"], ["allowed"])] });
-    await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "system:health" }, rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz", "/apis/*"] }] });
+    await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "monitoring" }, rules: [{ verbs: ["get"], nonResourceURLs: ["/metrics", "/debug/*"] }] });
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "scaler" }, rules: [rule(["*"], ["*"], ["*/scale"])] });
     await create(`${RBAC}/namespaces/team-a/roles`, {
       apiVersion: v1, kind: "Role", metadata: { name: "dev", namespace: "team-a" },
@@ -62,10 +62,10 @@ describe("RBAC authorizer", () => {
     });
     await create(`${RBAC}/namespaces/team-b/rolebindings`, { apiVersion: v1, kind: "RoleBinding", metadata: { name: "eve-scale" }, subjects: [user("eve")], roleRef: ref("ClusterRole", "scaler") });
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "bob-reader" }, subjects: [user("bob")], roleRef: ref("ClusterRole", "pod-reader") });
-    await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "monitors" }, subjects: [group("monitors")], roleRef: ref("ClusterRole", "system:health") });
+    await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "monitors" }, subjects: [group("monitors")], roleRef: ref("ClusterRole", "monitoring") });
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "dangling" }, subjects: [user("dave")], roleRef: ref("ClusterRole", "missing") });
-    // The authorizer reads the watch caches: wait until they hold every binding and role.
-    const expected: Record<string, number> = { roles: 1, clusterroles: 4, rolebindings: 4, clusterrolebindings: 3 };
+    // The authorizer reads the watch caches: wait until they hold every binding and role (the bootstrap ones too: 7 and 4).
+    const expected: Record<string, number> = { roles: 1, clusterroles: 4 + 7, rolebindings: 4, clusterrolebindings: 3 + 4 };
     for (const [resource, n] of Object.entries(expected)) {
       const store = t.server.stores.for({ group: GROUP, resource })!;
       for (let i = 0; (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.length < n; i++) {
@@ -105,11 +105,18 @@ describe("RBAC authorizer", () => {
     ["carol", "GET", "/api/v1/namespaces/team-a/pods", false],
     ["carol", "GET", "/api/v1/pods", false],
     // Non-resource URLs: exact and trailing `*`.
-    ["carol", "GET", "/healthz", true],
-    ["carol", "GET", "/apis/apps/v1", true],
-    ["carol", "GET", "/api/v1", false],
-    ["carol", "GET", "/metrics", false],
-    ["alice", "GET", "/apis/apps/v1", false],
+    ["carol", "GET", "/metrics", true],
+    ["carol", "GET", "/debug/pprof/", true],
+    ["carol", "GET", "/debug", false],
+    ["carol", "GET", "/flagz", false],
+    ["alice", "GET", "/metrics", false],
+    // The bootstrap policy: discovery for every authenticated user, health and version for everyone.
+    ["alice", "GET", "/api", true],
+    ["alice", "GET", "/apis/apps/v1", true],
+    ["alice", "GET", "/openapi/v2", true],
+    ["anonymous", "GET", "/healthz", true],
+    ["anonymous", "GET", "/readyz/etcd", true],
+    ["anonymous", "GET", "/version", true],
     // A service account subject without a namespace is in its binding's; resourceNames.
     ["builder", "GET", "/api/v1/namespaces/team-a/configmaps/allowed", true],
     ["builder", "GET", "/api/v1/namespaces/team-a/configmaps?fieldSelector=metadata.name%3Dallowed", true],
@@ -124,7 +131,7 @@ describe("RBAC authorizer", () => {
 
   for (const [who, method, path, allowed] of MATRIX) {
     test(`${who} ${method} ${path} → ${allowed ? "allowed" : "403"}`, async () => {
-      const r = who === "admin" ? await t.request(method, path) : await as(who, method, path);
+      const r = who === "admin" ? await t.request(method, path) : who === "anonymous" ? await t.request(method, path, { headers: { authorization: "" } }) : await as(who, method, path);
       if (allowed) assert.ok(r.status !== 403 && r.status !== 401, `${r.status}: ${r.text}`);
       else assert.equal(r.status, 403, r.text);
     });
