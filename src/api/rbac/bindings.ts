@@ -7,7 +7,7 @@
 import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
-import { RBAC_V1 } from "./schemas.js";
+import { rbacKind } from "./kind.js";
 import type { RoleBinding } from "./types.js";
 import { defaultSubjects, immutableRoleRef, validateBinding } from "./validation.js";
 
@@ -34,14 +34,7 @@ const bindingTable: TableDefinition<RoleBinding> = nameAgeTable<RoleBinding>(
 function binding(naming: Naming, namespaced: boolean): ResourceDefinition {
   const kind = namespaced ? "RoleBinding" : "ClusterRoleBinding";
   return defineResource<RoleBinding>({
-    group: naming.rbacGroup,
-    versions: ["v1"],
-    resource: `${kind.toLowerCase()}s`,
-    singular: kind.toLowerCase(),
-    kind,
-    namespaced,
-    schema: `${RBAC_V1}.${kind}`,
-    nameRule: "path-segment",
+    ...rbacKind(naming, kind, namespaced),
     defaults: (b) => defaultSubjects(b, naming.rbacGroup),
     validate: (b) => validateBinding(b, naming.rbacGroup, namespaced),
     validateUpdate: (b, old) => [...validateBinding(b, naming.rbacGroup, namespaced), ...immutableRoleRef(b, old)],
