@@ -8,8 +8,9 @@ import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
 import { discoveryModule } from "./discovery/index.js";
 import { policyModule } from "./policy/index.js";
+import { rbacModule } from "./rbac/index.js";
 import { schedulingModule } from "./scheduling/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule];
 }

@@ -19,7 +19,9 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
-import { ADMIN, alwaysAllow, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authorizer } from "./filters/index.js";
+import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
+import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
+import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -70,8 +72,12 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** `--anonymous-auth` (default true). */
   anonymousAuth?: boolean;
-  /** The authorizers (default AlwaysAllow); tests put their own here. */
+  /** The authorizers, in place of --authorization-mode's; tests put their own here. */
   authorizers?: readonly Authorizer[];
+  /** --authorization-mode: the authorizers asked in order (AlwaysAllow, RBAC); default RBAC when its kinds are served, else AlwaysAllow. */
+  authorizationModes?: readonly string[];
+  /** Authenticators tried after the admin token (tests give their users tokens here). */
+  authenticators?: readonly Authenticator[];
 }
 
 export interface RunningApiServer {
@@ -109,6 +115,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await stores.start();
   await ensureSystemNamespaces(stores.namespaces, naming);
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
+  await reconcileBootstrapPolicy(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
 
   const encoding: Encoding = {
@@ -151,8 +158,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [...tokenAuthenticators, clientCertificateAuthenticator],
-    authorizers: options.authorizers ?? [alwaysAllow],
+    authenticators: [...tokenAuthenticators, ...(options.authenticators ?? []), clientCertificateAuthenticator],
+    authorizers: options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,

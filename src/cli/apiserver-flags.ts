@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
+import { AUTHORIZATION_MODES, checkAuthorizationModes } from "../apiserver/authorization/modes.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -64,6 +65,14 @@ export const apiserverFlags = {
     section: "Authentication flags",
     description: "If set, the file that will be used to secure the secure port of the API server via token authentication: CSV lines token,user,uid,\"group1,group2\".",
     check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "authorization-mode": flag.strings({
+    section: "Authorization flags",
+    default: ["RBAC"],
+    description:
+      `Ordered list of plug-ins to do authorization on secure port. Comma separated list of: ${AUTHORIZATION_MODES.join(",")}. ` +
+      "The first that allows a request lets it through; under RBAC the admin (group system:masters) may do everything and the bootstrap roles are reconciled at start.",
+    check: checkAuthorizationModes,
   }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),

@@ -30,6 +30,7 @@ export async function startApiServerFromFlags(
     groupSuffix: flags.get("api-group-suffix"),
     tokenAuthFile: flags.get("token-auth-file"),
     anonymousAuth: flags.get("anonymous-auth"),
+    authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),
     log,
     announceReady: options.announceReady ?? true,

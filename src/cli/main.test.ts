@@ -109,6 +109,8 @@ test("bad values exit 2 naming the flag and the value", async () => {
     [["apiserver", "--storage-backend=sqlite"], /invalid argument "sqlite" for "--storage-backend" flag: must be one of lmdb, etcd/],
     [["apiserver", "--storage-backend=etcd"], /--etcd-servers must be specified with --storage-backend=etcd/],
     [["apiserver", "--api-group-suffix=Not_A_Domain"], /invalid argument "Not_A_Domain" for "--api-group-suffix" flag/],
+    [["apiserver", "--authorization-mode=Node,RBAC"], /invalid argument "Node,RBAC" for "--authorization-mode" flag: authorization-mode "Node" is not a valid mode \(supported: AlwaysAllow, RBAC\)/],
+    [["apiserver", "--authorization-mode=RBAC,RBAC"], /authorization-mode "RBAC" has mode specified more than once/],
     [["apiserver", "extra"], /unexpected argument "extra": orch apiserver takes no arguments/],
     [["scheduler", "--feature-gates=Nope=true"], /unrecognized feature gate: Nope/],
     [["nodeagent", "--feature-gates=NodeAgentPSI=false"], /cannot set feature gate NodeAgentPSI to false, feature is locked to true/],
@@ -199,6 +201,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
     {
       "anonymous-auth": "true",
       "api-group-suffix": "orch.io",
+      "authorization-mode": "[RBAC]",
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",

@@ -11,6 +11,7 @@ import { parseFeatureGates } from "../../component/index.js";
 import { startApiServer, type RunningApiServer } from "../server.js";
 import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
+import type { Authenticator } from "../filters/index.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -51,6 +52,8 @@ export async function startTestServer(options: {
   cacheWindowMs?: number;
   dataDir?: string;
   admission?: AdmissionOptions;
+  authorizationModes?: readonly string[];
+  authenticators?: readonly Authenticator[];
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -65,6 +68,8 @@ export async function startTestServer(options: {
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
+    ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
+    ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
   });
   const base = {
     host: "127.0.0.1",

@@ -1,0 +1,86 @@
+// The roles and bindings every cluster starts with (upstream's
+// bootstrappolicy): cluster-admin for system:masters, the discovery and
+// public-info viewers, basic-user, and the user-facing admin, edit and view.
+// Upstream builds admin/edit/view by aggregation; aggregation is not
+// evaluated here yet, so they carry their rules flattened, for the kinds this
+// server serves. Data only; the API server reconciles it at start.
+
+import type { Naming } from "../../machinery/naming.js";
+import type { ClusterRole, PolicyRule, RoleBinding, Subject } from "./types.js";
+
+/** Upstream's marks on bootstrap objects (the keys stay upstream's, as kubectl and tools look for them). */
+export const BOOTSTRAP_LABEL = { "kubernetes.io/bootstrapping": "rbac-defaults" } as const;
+export const AUTOUPDATE_ANNOTATION = "rbac.authorization.kubernetes.io/autoupdate";
+
+const READ = ["get", "list", "watch"];
+const WRITE = ["create", "delete", "deletecollection", "patch", "update"];
+
+const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources });
+const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
+
+export interface BootstrapPolicy {
+  readonly clusterRoles: readonly ClusterRole[];
+  readonly clusterRoleBindings: readonly RoleBinding[];
+}
+
+export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
+  const rbac = naming.rbacGroup;
+  const v1 = `${rbac}/v1`;
+  const meta = (name: string) => ({ name, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: "true" } });
+  const role = (name: string, rules: PolicyRule[]): ClusterRole => ({ apiVersion: v1, kind: "ClusterRole", metadata: meta(name), rules });
+  const group = (name: string): Subject => ({ kind: "Group", apiGroup: rbac, name });
+  const binding = (name: string, subjects: Subject[]): RoleBinding => ({
+    apiVersion: v1, kind: "ClusterRoleBinding", metadata: meta(name), roleRef: { apiGroup: rbac, kind: "ClusterRole", name }, subjects,
+  });
+
+  const viewRules = [
+    rule(READ, [""], ["configmaps", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts", "services", "services/status"]),
+    rule(READ, [""], ["bindings", "events", "limitranges", "namespaces/status", "pods/log", "pods/status", "replicationcontrollers/status", "resourcequotas", "resourcequotas/status"]),
+    rule(READ, [""], ["namespaces"]),
+    rule(READ, [`discovery.${naming.groupSuffix}`], ["endpointslices"]),
+    rule(READ, ["apps"], ["controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"]),
+    rule(READ, ["autoscaling"], ["horizontalpodautoscalers", "horizontalpodautoscalers/status"]),
+    rule(READ, ["batch"], ["cronjobs", "cronjobs/status", "jobs", "jobs/status"]),
+    rule(READ, ["policy"], ["poddisruptionbudgets", "poddisruptionbudgets/status"]),
+  ];
+  const editRules = [
+    ...viewRules,
+    rule([...WRITE], [""], ["pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"]),
+    rule(["get", "list", "watch"], [""], ["pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "secrets", "services/proxy"]),
+    rule(["create"], [""], ["pods/eviction", "serviceaccounts/token"]),
+    rule([...WRITE], [""], ["configmaps", "events", "persistentvolumeclaims", "replicationcontrollers", "replicationcontrollers/scale", "secrets", "serviceaccounts", "services", "services/proxy"]),
+    rule([...WRITE], ["apps"], ["daemonsets", "deployments", "deployments/rollback", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale"]),
+    rule([...WRITE], ["autoscaling"], ["horizontalpodautoscalers"]),
+    rule([...WRITE], ["batch"], ["cronjobs", "jobs"]),
+    rule([...WRITE], ["policy"], ["poddisruptionbudgets"]),
+    rule([...WRITE], [`discovery.${naming.groupSuffix}`], ["endpointslices"]),
+    rule(["impersonate"], [""], ["serviceaccounts"]),
+  ];
+  const adminRules = [
+    ...editRules,
+    rule(["create"], [`authorization.${naming.groupSuffix}`], ["localsubjectaccessreviews"]),
+    rule([...READ, ...WRITE], [rbac], ["rolebindings", "roles"]),
+  ];
+  const discoveryURLs = ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"];
+  // Upstream lists the three health paths alone; orch's public paths (component/endpoints.ts) include their
+  // per-check subpaths (/readyz/etcd), which anonymous probes read, so they are here too.
+  const publicURLs = ["/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*", "/version", "/version/"];
+  const reviewGroups = [...new Set([`authorization.${naming.groupSuffix}`, "authorization.k8s.io"])];
+  return {
+    clusterRoles: [
+      role("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
+      role("admin", adminRules),
+      role("edit", editRules),
+      role("view", viewRules),
+      role("system:discovery", [urls(["get"], discoveryURLs)]),
+      role("system:public-info-viewer", [urls(["get"], publicURLs)]),
+      role("system:basic-user", [rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"])]),
+    ],
+    clusterRoleBindings: [
+      binding("cluster-admin", [group("system:masters")]),
+      binding("system:discovery", [group("system:authenticated")]),
+      binding("system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
+      binding("system:basic-user", [group("system:authenticated")]),
+    ],
+  };
+}

@@ -1,0 +1,72 @@
+// The bootstrap policy against the real server: created on first start,
+// completed on the next start when an administrator removed parts of it
+// (what they added stays), left alone under autoupdate "false"; and the
+// default and AlwaysAllow authorization modes.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { builtinModules } from "../../api/index.js";
+import { TokenAuthenticator } from "../filters/index.js";
+import { startTestServer } from "../testing/harness.js";
+
+const GROUP = "rbac.authorization.orch.io";
+const RBAC = `/apis/${GROUP}/v1`;
+const MERGE = { "content-type": "application/merge-patch+json" };
+const nobody = new TokenAuthenticator(new Map([["nobody-token", { name: "nobody", groups: ["system:authenticated"] }]]));
+
+test("bootstrap roles and bindings: created, completed on restart keeping additions, autoupdate=false respected", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "orch-rbac-bootstrap-"));
+  try {
+    let t = await startTestServer({ modules: builtinModules(), dataDir });
+    const admin = await t.request("GET", `${RBAC}/clusterroles/cluster-admin`);
+    assert.equal(admin.status, 200, admin.text);
+    assert.equal(admin.json.metadata.labels["kubernetes.io/bootstrapping"], "rbac-defaults");
+    assert.deepEqual(admin.json.rules, [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }]);
+    const roles = (await t.request("GET", `${RBAC}/clusterroles`)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort();
+    assert.deepEqual(roles, ["admin", "cluster-admin", "edit", "system:basic-user", "system:discovery", "system:public-info-viewer", "view"]);
+    const bindings = await t.request("GET", `${RBAC}/clusterrolebindings/cluster-admin`);
+    assert.deepEqual(bindings.json.subjects, [{ kind: "Group", apiGroup: GROUP, name: "system:masters" }]);
+    const viewRules = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;
+    const editRules = (await t.request("GET", `${RBAC}/clusterroles/edit`)).json.rules;
+
+    const extra = { verbs: ["get"], apiGroups: ["example.com"], resources: ["widgets"] };
+    assert.equal((await t.request("PATCH", `${RBAC}/clusterroles/view`, { headers: MERGE, body: { rules: [viewRules[0], extra] } })).status, 200);
+    assert.equal((await t.request("PATCH", `${RBAC}/clusterrolebindings/system:public-info-viewer`, { headers: MERGE, body: { subjects: [{ kind: "Group", name: "system:authenticated" }] } })).status, 200);
+    assert.equal((await t.request("PATCH", `${RBAC}/clusterroles/edit`, {
+      headers: MERGE, body: { metadata: { annotations: { "rbac.authorization.kubernetes.io/autoupdate": "false" } }, rules: [editRules[0]] },
+    })).status, 200);
+    await t.close();
+
+    t = await startTestServer({ modules: builtinModules(), dataDir });
+    const view = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;
+    assert.deepEqual(view, [viewRules[0], extra, ...viewRules.slice(1)], "missing rules added after the administrator's");
+    const publicInfo = (await t.request("GET", `${RBAC}/clusterrolebindings/system:public-info-viewer`)).json.subjects.map((s: { name: string }) => s.name);
+    assert.deepEqual(publicInfo, ["system:authenticated", "system:unauthenticated"]);
+    assert.deepEqual((await t.request("GET", `${RBAC}/clusterroles/edit`)).json.rules, [editRules[0]], "autoupdate=false: left alone");
+    await t.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("the default mode is RBAC where its kinds are served; AlwaysAllow lets any authenticated user through", async () => {
+  const rbac = await startTestServer({ modules: builtinModules(), authenticators: [nobody] });
+  try {
+    const r = await rbac.request("GET", "/api/v1/namespaces/default/pods", { headers: { authorization: "Bearer nobody-token" } });
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.json.message, 'pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "default"');
+    assert.equal((await rbac.request("GET", "/api/v1/namespaces/default/pods")).status, 200, "the admin is in system:masters");
+    assert.equal((await rbac.request("GET", "/apis", { headers: { authorization: "Bearer nobody-token" } })).status, 200, "system:discovery");
+  } finally {
+    await rbac.close();
+  }
+  const open = await startTestServer({ modules: builtinModules(), authenticators: [nobody], authorizationModes: ["AlwaysAllow"] });
+  try {
+    assert.equal((await open.request("GET", "/api/v1/namespaces/default/pods", { headers: { authorization: "Bearer nobody-token" } })).status, 200);
+  } finally {
+    await open.close();
+  }
+});

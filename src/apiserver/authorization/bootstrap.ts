@@ -1,0 +1,65 @@
+// Reconciling the bootstrap policy (api/rbac/bootstrap.ts) at start, as
+// upstream's rbac/bootstrap-roles post-start hook: a missing role or binding
+// is created; an existing one whose autoupdate annotation is not "false"
+// gets the rules (subjects) it lacks added, keeping whatever an
+// administrator added; with autoupdate "false" it is left alone.
+
+import { bootstrapPolicy, AUTOUPDATE_ANNOTATION, type ClusterRole, type RoleBinding } from "../../api/rbac/index.js";
+import { isApiError, type ApiObject } from "../../machinery/index.js";
+import type { Naming } from "../../machinery/naming.js";
+import type { RegistryStore } from "../registry/store.js";
+import type { Stores } from "../storage-factory.js";
+
+/** Creates or completes the bootstrap ClusterRoles and ClusterRoleBindings; a no-op when RBAC's kinds are not served. */
+export async function reconcileBootstrapPolicy(stores: Stores, naming: Naming, log: (line: string) => void): Promise<void> {
+  const roles = stores.for({ group: naming.rbacGroup, resource: "clusterroles" });
+  const bindings = stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" });
+  if (roles === undefined || bindings === undefined) return;
+  const policy = bootstrapPolicy(naming);
+  for (const role of policy.clusterRoles) {
+    await reconcile(roles, role, (current) => missing((role as ClusterRole).rules ?? [], (current as ClusterRole).rules ?? []), (current, add) => {
+      (current as ClusterRole).rules = [...((current as ClusterRole).rules ?? []), ...(add as NonNullable<ClusterRole["rules"]>)];
+    }, log);
+  }
+  for (const binding of policy.clusterRoleBindings) {
+    await reconcile(bindings, binding, (current) => missing((binding as RoleBinding).subjects ?? [], (current as RoleBinding).subjects ?? []), (current, add) => {
+      (current as RoleBinding).subjects = [...((current as RoleBinding).subjects ?? []), ...(add as NonNullable<RoleBinding["subjects"]>)];
+    }, log);
+  }
+}
+
+async function reconcile(
+  store: RegistryStore,
+  wanted: ApiObject,
+  lacking: (current: ApiObject) => unknown[],
+  complete: (current: ApiObject, add: unknown[]) => void,
+  log: (line: string) => void,
+): Promise<void> {
+  const name = wanted.metadata.name!;
+  try {
+    await store.create(undefined, structuredClone(wanted));
+    return;
+  } catch (err) {
+    if (!isApiError(err, "AlreadyExists")) throw err;
+  }
+  const current = (await store.get(undefined, name)).object;
+  if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === "false") return;
+  const add = lacking(current);
+  if (add.length === 0) return;
+  await store.modify(undefined, name, (obj) => {
+    complete(obj, lacking(obj));
+    return obj;
+  });
+  log(`rbac: added ${add.length} missing entr${add.length === 1 ? "y" : "ies"} to ${store.def.kind} ${name}`);
+}
+
+/** The entries of `wanted` that `have` lacks (compared as JSON, keys in declaration order as defaults leave them). */
+function missing<T>(wanted: readonly T[], have: readonly T[]): T[] {
+  const present = new Set(have.map(canonical));
+  return wanted.filter((w) => !present.has(canonical(w)));
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+}
