@@ -52,6 +52,30 @@ export const apiserverFlags = {
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
+  "max-requests-inflight": flag.int({
+    section: GENERIC,
+    default: 400,
+    min: 0,
+    description: "The maximum number of non-mutating requests in flight (watches and other long-running requests not counted); a zero value disables the limit completely.",
+  }),
+  "max-mutating-requests-inflight": flag.int({
+    section: GENERIC,
+    default: 200,
+    min: 0,
+    description: "The maximum number of mutating requests in flight; a zero value disables the limit completely.",
+  }),
+  "request-timeout": flag.duration({
+    section: GENERIC,
+    default: "1m",
+    check: (ms) => (ms < 0 ? "must not be negative" : undefined),
+    description: "An optional field indicating the duration a handler must keep a request open before timing it out (504). This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests; 0 disables it.",
+  }),
+  "min-request-timeout": flag.int({
+    section: GENERIC,
+    default: 1800,
+    min: 0,
+    description: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
+  }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),
 } as const;
