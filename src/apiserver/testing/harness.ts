@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApiGroupModule } from "../../api/resource.js";
 import { parseFeatureGates } from "../../component/index.js";
-import { startApiServer, type RunningApiServer } from "../server.js";
+import { startApiServer, type RequestLimits, type RunningApiServer } from "../server.js";
 import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
 
@@ -51,6 +51,7 @@ export async function startTestServer(options: {
   cacheWindowMs?: number;
   dataDir?: string;
   admission?: AdmissionOptions;
+  limits?: RequestLimits;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -65,6 +66,7 @@ export async function startTestServer(options: {
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
   const base = {
     host: "127.0.0.1",
