@@ -6,22 +6,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:http2";
-import { startTestServer, type TestResponse, type TestServer } from "../testing/harness.js";
+import { startTestServer, type TestResponse } from "../testing/harness.js";
 import { sampleApi } from "../testing/sample-api.js";
-import type { AdmissionOptions } from "../admission/index.js";
+import { holdingAdmission, SLOW_READ, widget, WIDGETS } from "../testing/held-requests.js";
+import { sleep } from "../../machinery/until.js";
 
-const WIDGETS = "/apis/samples.orch.io/v1/namespaces/default/widgets";
-/** A read the server holds for about 3 s (it waits for a resource version it has not reached), then answers 504. */
-const SLOW_READ = `${WIDGETS}?resourceVersion=999999&resourceVersionMatch=NotOlderThan`;
 const TIMED_OUT = "Timeout: request did not complete within requested timeout - context deadline exceeded";
-const widget = (name: string) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name } });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function holdingAdmission(): { admission: AdmissionOptions; release(): void } {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  return { admission: { mutating: [{ name: "TestHold", handles: (a) => a.name.startsWith("slow-"), admit: () => gate }] }, release };
-}
 
 function assertTimedOut(r: TestResponse, what: string): void {
   assert.equal(r.status, 504, `${what}: ${r.text}`);
