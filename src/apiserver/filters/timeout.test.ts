@@ -18,6 +18,7 @@ function assertTimedOut(r: TestResponse, what: string): void {
   assert.equal(r.json.kind, "Status");
   assert.equal(r.json.reason, "Timeout");
   assert.equal(r.json.message, TIMED_OUT);
+  assert.equal(r.headers["retry-after"], undefined, "no Retry-After: not worth retrying at once");
 }
 
 async function timed<T>(p: Promise<T>): Promise<[T, number]> {
