@@ -3,9 +3,9 @@
 // Upgrade (pods/exec), becomes a request context and goes to its handler
 // chain (filters/index.ts); close() ends the connections still open.
 
-import { createSecureServer, type Http2SecureServer } from "node:http2";
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
 import type { IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { requestContext, type Handler, type RequestContext, type ResponseExchange, type UpgradeExchange } from "./filters/index.js";
 import type { Credentials } from "../component/pki.js";
@@ -17,10 +17,28 @@ export interface ListenOptions {
   readonly port: number;
   readonly serve: Handler<RequestContext<ResponseExchange>>;
   readonly upgrade: Handler<RequestContext<UpgradeExchange>>;
+  /** Upstream's constants when unset (tests shorten them). */
+  readonly timeouts?: ConnectionTimeouts;
 }
+
+/**
+ * How long a connection may sit without a request. Upstream has no flags for
+ * these: its secure server sets ReadHeaderTimeout 32 s ("just shy of the
+ * request timeout's upper bound", which also bounds the TLS handshake) and
+ * IdleTimeout 90 s (HTTP/1.1 keep-alive and HTTP/2 alike); so do we.
+ */
+export interface ConnectionTimeouts {
+  /** The TLS handshake, and an HTTP/1.1 connection's first request line and headers. */
+  readonly headerMs: number;
+  /** A connection with no request in progress (HTTP/1.1 between requests, HTTP/2 with no open stream). */
+  readonly idleMs: number;
+}
+
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = { headerMs: 32_000, idleMs: 90_000 };
 
 export async function listen(o: ListenOptions): Promise<{ port: number; close(): Promise<void> }> {
   const { credentials } = o;
+  const timeouts = o.timeouts ?? CONNECTION_TIMEOUTS;
   const server: Http2SecureServer = createSecureServer(
     // The CA goes in the chain: a joining node pins it by digest (a join token) before trusting it.
     // Client certificates are asked for, not required: the TLS stack verifies one against the cluster CA
@@ -28,20 +46,42 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
     {
       cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 },
       ca: credentials.caCertPem, requestCert: true, rejectUnauthorized: false,
+      handshakeTimeout: timeouts.headerMs,
     },
-    (req, res) => void o.serve(requestContext({ kind: "response", req, res })),
+    (req, res) => {
+      if (req.httpVersionMajor === 1) idle.get(req.socket as Socket)?.busy(res);
+      void o.serve(requestContext({ kind: "response", req, res }));
+    },
   );
+  // Idle connections: an HTTP/1.1 socket (timer per socket) or an HTTP/2 session (timer per session).
+  const idle = new WeakMap<Socket, IdleTimer>();
+  server.on("session", (session: ServerHttp2Session) => {
+    const timer = new IdleTimer(timeouts.idleMs, () => session.close());
+    timer.arm();
+    session.on("stream", (stream) => timer.busy(stream));
+    session.once("close", () => timer.stop());
+  });
   server.on("sessionError", () => {});
   // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests; close() ends the ones still open.
   const upgraded = new Set<Duplex>();
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {});
+    // An upgraded connection is long-running: no idle limit.
+    idle.get(socket as Socket)?.stop();
     upgraded.add(socket);
     socket.once("close", () => upgraded.delete(socket));
     void o.upgrade(requestContext({ kind: "upgrade", req, socket, head, statusCode: 101 }));
   });
   // Watch events are small writes that must leave at once: no Nagle delay.
-  server.on("secureConnection", (socket: { setNoDelay(on: boolean): void }) => socket.setNoDelay(true));
+  server.on("secureConnection", (socket: Socket & { alpnProtocol?: string | false }) => {
+    socket.setNoDelay(true);
+    if (socket.alpnProtocol === "h2") return;
+    // HTTP/1.1: the first request's headers within headerMs, later ones within idleMs of the last answer.
+    const timer = new IdleTimer(timeouts.idleMs, () => socket.destroy());
+    idle.set(socket, timer);
+    timer.arm(timeouts.headerMs);
+    socket.once("close", () => timer.stop());
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.bindAddress, () => resolve());
@@ -56,4 +96,35 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
       setTimeout(resolve, 2000).unref();
     }),
   };
+}
+
+/** Ends a connection that has had nothing in progress for `ms`; each request or stream in progress holds it off until it closes. */
+class IdleTimer {
+  #active = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(readonly ms: number, readonly onIdle: () => void) {}
+
+  arm(ms = this.ms): void {
+    clearTimeout(this.#timer);
+    if (this.#stopped || this.#active > 0) return;
+    this.#timer = setTimeout(this.onIdle, ms);
+    this.#timer.unref();
+  }
+
+  /** Something is in progress until `until` closes. */
+  busy(until: { once(event: "close", f: () => void): unknown }): void {
+    this.#active++;
+    clearTimeout(this.#timer);
+    until.once("close", () => {
+      this.#active--;
+      this.arm();
+    });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
 }

@@ -42,7 +42,8 @@ interface SeriesHandles {
 export interface RequestRecord {
   readonly started: number;
   readonly handles: SeriesHandles;
-  readonly inflight: BoundGauge;
+  /** Undefined for long-running requests: upstream's in-flight gauge counts what the in-flight limit counts. */
+  readonly inflight: BoundGauge | undefined;
   readonly longRunning: BoundGauge | undefined;
   /** The write's fieldValidation directive ("" for reads). */
   readonly fieldValidation: string;
@@ -184,8 +185,8 @@ export class ApiServerMetrics {
     if (handles === undefined) {
       const labels = requestLabels(verb, path, dryRun);
       const { dry_run: _dryRun, ...sizeLabels } = labels;
-      // Watches, log streams and connections (exec) are long-running (upstream's check): counted while open, not timed.
-      const histograms = verb !== "WATCH" && verb !== "CONNECT" && !(path.kind === "resource" && path.subresource === "log");
+      // Long-running requests are counted while open, not timed.
+      const histograms = !longRunningVerb(verb, path);
       handles = {
         duration: histograms ? this.#duration.bind(labels) : undefined,
         size: histograms ? this.#sizes.bind(sizeLabels) : undefined,
@@ -196,8 +197,8 @@ export class ApiServerMetrics {
       // Unknown paths must not grow the cache without bound.
       if (this.#cache.size < 10_000) this.#cache.set(key, handles);
     }
-    const inflight = method === "GET" || method === "HEAD" ? this.#inflight.readOnly : this.#inflight.mutating;
-    inflight.inc();
+    const inflight = handles.longRunning !== undefined ? undefined : method === "GET" || method === "HEAD" ? this.#inflight.readOnly : this.#inflight.mutating;
+    inflight?.inc();
     handles.longRunning?.inc();
     const write = verb === "POST" || verb === "PUT" || verb === "PATCH" || verb === "APPLY";
     // No directive (or "") means Warn, as upstream (src/machinery/decode/field-validation.ts).
@@ -208,7 +209,7 @@ export class ApiServerMetrics {
   /** Call when the response has ended. */
   end(record: RequestRecord, res: Pick<Outgoing, "statusCode">, bytes: number | undefined): void {
     const { handles } = record;
-    record.inflight.dec();
+    record.inflight?.dec();
     record.longRunning?.dec();
     const code = res.statusCode;
     let counter = handles.byCode.get(code);
@@ -253,6 +254,20 @@ export function countResponseBytes(res: Outgoing): () => number {
 }
 
 const CONNECT_SUBRESOURCES = new Set(["exec", "attach", "portforward", "proxy"]);
+
+/**
+ * Watches, log streams and connections (exec, attach, port-forward, proxy)
+ * are long-running (upstream's check): the metrics count them while open
+ * without timing them, and the in-flight limit and request timeout
+ * (filters/inflight.ts, filters/timeout.ts) leave them alone.
+ */
+export function isLongRunning(req: Incoming, path: ParsedPath, query: URLSearchParams): boolean {
+  return longRunningVerb(requestVerb(req.method ?? "GET", req.headers["content-type"], path, query), path);
+}
+
+function longRunningVerb(verb: string, path: ParsedPath): boolean {
+  return verb === "WATCH" || verb === "CONNECT" || (path.kind === "resource" && path.subresource === "log");
+}
 
 function requestVerb(method: string, contentType: string | string[] | undefined, path: ParsedPath, query: URLSearchParams): string {
   if (path.kind !== "resource") return method;

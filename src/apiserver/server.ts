@@ -22,7 +22,7 @@ import { ApiRegistry } from "./api-registry.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
-import { listen } from "./listener.js";
+import { listen, type ConnectionTimeouts } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
@@ -78,6 +78,21 @@ export interface ApiServerOptions {
   authorizationModes?: readonly string[];
   /** Authenticators tried after the admin token (tests give their users tokens here). */
   authenticators?: readonly Authenticator[];
+  /** The request limits (docs/apiserver.md, "Errors and limits"); upstream's defaults where unset. */
+  limits?: RequestLimits;
+}
+
+export interface RequestLimits {
+  /** --max-requests-inflight (default 400; 0: no limit). */
+  maxRequestsInflight?: number;
+  /** --max-mutating-requests-inflight (default 200; 0: no limit). */
+  maxMutatingRequestsInflight?: number;
+  /** --request-timeout (default 60 s; 0: none). */
+  requestTimeoutMs?: number;
+  /** --min-request-timeout (default 1800 s): a watch without timeoutSeconds ends in [min, 2*min). */
+  minRequestTimeoutMs?: number;
+  /** The listener's connection timeouts (listener.ts; constants but for tests). */
+  connections?: ConnectionTimeouts;
 }
 
 export interface RunningApiServer {
@@ -154,6 +169,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       watchList: gates.enabled("WatchList"),
       sharding: gates.enabled("ShardedListAndWatch"),
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      minRequestTimeoutMs: options.limits?.minRequestTimeoutMs ?? 1_800_000,
       initialEventsEndAnnotation: naming.initialEventsEndAnnotation,
     },
   });
@@ -165,8 +181,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,
+    inflight: { maxRequestsInflight: options.limits?.maxRequestsInflight ?? 400, maxMutatingRequestsInflight: options.limits?.maxMutatingRequestsInflight ?? 200 },
+    requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
   });
   const listener = await listen({
+    ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
     serve: compose(filters, (ctx) => router.serve(ctx)),
     upgrade: compose(filters, (ctx) => router.upgrade(ctx)),

@@ -74,6 +74,30 @@ export const apiserverFlags = {
       "The first that allows a request lets it through; under RBAC the admin (group system:masters) may do everything and the bootstrap roles are reconciled at start.",
     check: checkAuthorizationModes,
   }),
+  "max-requests-inflight": flag.int({
+    section: GENERIC,
+    default: 400,
+    min: 0,
+    description: "The maximum number of non-mutating requests in flight (watches and other long-running requests not counted); a zero value disables the limit completely.",
+  }),
+  "max-mutating-requests-inflight": flag.int({
+    section: GENERIC,
+    default: 200,
+    min: 0,
+    description: "The maximum number of mutating requests in flight; a zero value disables the limit completely.",
+  }),
+  "request-timeout": flag.duration({
+    section: GENERIC,
+    default: "1m",
+    check: (ms) => (ms < 0 ? "must not be negative" : undefined),
+    description: "An optional field indicating the duration a handler must keep a request open before timing it out (504). This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests; 0 disables it.",
+  }),
+  "min-request-timeout": flag.int({
+    section: GENERIC,
+    default: 1800,
+    min: 0,
+    description: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
+  }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),
 } as const;

@@ -27,6 +27,12 @@ export async function startApiServerFromFlags(
     serviceClusterIPRange: flags.get("service-cluster-ip-range"),
     serviceNodePortRange: flags.get("service-node-port-range"),
     featureGates: context.featureGates,
+    limits: {
+      maxRequestsInflight: flags.get("max-requests-inflight"),
+      maxMutatingRequestsInflight: flags.get("max-mutating-requests-inflight"),
+      requestTimeoutMs: flags.get("request-timeout"),
+      minRequestTimeoutMs: flags.get("min-request-timeout") * 1000,
+    },
     groupSuffix: flags.get("api-group-suffix"),
     tokenAuthFile: flags.get("token-auth-file"),
     anonymousAuth: flags.get("anonymous-auth"),

@@ -26,7 +26,8 @@ export function errorsFilter(options: ErrorsOptions): Filter {
   };
 }
 
-function answerError(ctx: RequestContext, err: unknown, { encoding, log }: ErrorsOptions): void {
+/** Answers `err` as a Status on the exchange (the upgrade socket or the response). */
+export function answerError(ctx: RequestContext, err: unknown, { encoding, log }: ErrorsOptions): void {
   const x = ctx.exchange;
   const { req } = x;
   if (!isApiError(err)) log(`internal error on ${x.kind === "upgrade" ? "upgrade " : ""}${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);

@@ -2,17 +2,17 @@
 // one job, in one order (upstream's DefaultBuildHandlerChain, outermost first):
 //   1. request info      context.ts#requestContext: URL, parsed path, request attributes, once
 //   2. metrics           metrics.ts (audit, issue 14, hooks in beside it)
+//      request timeout   timeout.ts: --request-timeout, ?timeout=, 504 (outside authentication, as upstream)
 //   3. errors            errors.ts: thrown errors become Status answers (upstream's panic recovery; see there why it is not outermost)
 //   4. authentication    authentication.ts: ctx.user, or 401
 //   5. impersonation     impersonation.ts: Impersonate-* headers, if the authorizers allow
-//      (inflight limits, issue 14: --max-requests-inflight, 429)
+//      in-flight limit   inflight.ts: --max-(mutating-)requests-inflight, 429
 //   6. authorization     authorization.ts: the authorizers' decision, or 403
-//      (request timeout, issue 14: --request-timeout, 504)
 //   7. the handler       ../router.ts
 // Requests and HTTP/1.1 Upgrades (pods/exec) run the same chain; only the
 // handler and the way an answer is written (context.ts#Exchange) differ.
-// Inflight limits, timeouts and audit are not filters yet: the server has none
-// of them today, and an empty filter would cost every request a hop.
+// Audit is not a filter yet. The timeout and in-flight filters are left out
+// when their flags are 0: an empty filter would cost every request a hop.
 
 import type { ApiServerMetrics } from "../request-metrics.js";
 import type { Encoding } from "../http/respond.js";
@@ -21,7 +21,9 @@ import { authorizationFilter, type Authorizer } from "./authorization.js";
 import type { Filter } from "./context.js";
 import { errorsFilter } from "./errors.js";
 import { impersonationFilter } from "./impersonation.js";
+import { inflightFilter, type InflightOptions } from "./inflight.js";
 import { metricsFilter } from "./metrics.js";
+import { timeoutFilter } from "./timeout.js";
 
 export type { Exchange, Filter, Handler, RequestContext, ResponseExchange, UpgradeExchange, UserInfo } from "./context.js";
 export { compose, requestContext } from "./context.js";
@@ -42,15 +44,25 @@ export interface FilterChainOptions {
   readonly metrics: ApiServerMetrics | undefined;
   readonly encoding: Encoding;
   readonly log: (line: string) => void;
+  /** --max-requests-inflight and --max-mutating-requests-inflight (0: off). */
+  readonly inflight?: InflightOptions;
+  /** --request-timeout in milliseconds (0 or unset: off). */
+  readonly requestTimeoutMs?: number;
 }
 
 /** The filters in their order (stage 1, request info, is requestContext); compose them around a handler. */
 export function filterChain(options: FilterChainOptions): readonly Filter[] {
   return [
     ...(options.metrics !== undefined ? [metricsFilter(options.metrics)] : []),
+    ...present(timeoutFilter({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 0 })),
     errorsFilter(options),
     authenticationFilter(options),
     impersonationFilter(options),
+    ...present(options.inflight !== undefined ? inflightFilter(options.inflight) : undefined),
     authorizationFilter(options),
   ];
+}
+
+function present(filter: Filter | undefined): Filter[] {
+  return filter === undefined ? [] : [filter];
 }

@@ -151,7 +151,8 @@ export function sendError(res: Outgoing, err: unknown, from?: { req: Incoming; e
   }
   const headers: Record<string, string | number> = {};
   const retry = status.details?.retryAfterSeconds;
-  if (retry !== undefined) headers["retry-after"] = retry;
+  // As upstream: no header for 0 (a request timeout's 504), which clients would take as "retry now".
+  if (retry !== undefined && retry > 0) headers["retry-after"] = retry;
   const rep =
     from === undefined
       ? undefined

@@ -35,6 +35,8 @@ export interface WatchEnv {
   watchList: boolean;
   sharding: boolean;
   bookmarkIntervalMs: number;
+  /** --min-request-timeout: a watch without timeoutSeconds ends after a random time in [min, 2*min), as upstream (0: never). */
+  minRequestTimeoutMs?: number;
 }
 
 /** A slow client whose backlog passes this is cut off (it resumes from its last version). */
@@ -89,8 +91,11 @@ export class WatchStream implements AsyncIterable<WatchOut> {
       timer.unref();
       stream.#cleanup.push(() => clearInterval(timer));
     }
-    if (params.timeoutSeconds !== undefined && params.timeoutSeconds > 0) {
-      const timer = setTimeout(() => stream.close(), params.timeoutSeconds * 1000);
+    // Upstream spreads the watches' ends so that clients do not all come back at once.
+    const min = env.minRequestTimeoutMs ?? 0;
+    const timeoutMs = params.timeoutSeconds !== undefined && params.timeoutSeconds > 0 ? params.timeoutSeconds * 1000 : min > 0 ? min * (1 + Math.random()) : 0;
+    if (timeoutMs > 0) {
+      const timer = setTimeout(() => stream.close(), timeoutMs);
       timer.unref();
       stream.#cleanup.push(() => clearTimeout(timer));
     }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApiGroupModule } from "../../api/resource.js";
 import { parseFeatureGates } from "../../component/index.js";
-import { startApiServer, type RunningApiServer } from "../server.js";
+import { startApiServer, type RequestLimits, type RunningApiServer } from "../server.js";
 import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
 import type { Authenticator } from "../filters/index.js";
@@ -54,6 +54,7 @@ export async function startTestServer(options: {
   admission?: AdmissionOptions;
   authorizationModes?: readonly string[];
   authenticators?: readonly Authenticator[];
+  limits?: RequestLimits;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -70,6 +71,7 @@ export async function startTestServer(options: {
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
   });
   const base = {
     host: "127.0.0.1",

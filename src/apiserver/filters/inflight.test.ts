@@ -1,0 +1,106 @@
+// The in-flight limit on a real server: requests held in the handler fill the
+// slots (a read waiting for a future resource version, a create held by an
+// admission plugin); the next one of the same kind is answered 429 with
+// Retry-After: 1 at once, while watches and the other kind pass.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { startTestServer, type TestResponse } from "../testing/harness.js";
+import { sampleApi } from "../testing/sample-api.js";
+import { holdingAdmission, SLOW_READ, widget, WIDGETS } from "../testing/held-requests.js";
+import { sleep } from "../../machinery/until.js";
+import { parseExposition } from "../../component/metrics/testing.js";
+
+
+function assertTooMany(r: TestResponse, what: string): void {
+  assert.equal(r.status, 429, `${what}: ${r.text}`);
+  assert.equal(r.headers["retry-after"], "1", what);
+  assert.equal(r.json.kind, "Status");
+  assert.equal(r.json.reason, "TooManyRequests");
+  assert.equal(r.json.message, "Too many requests, please try again later.");
+}
+
+test("over --max-requests-inflight a read is 429 with Retry-After: 1; writes are counted apart; watches are not counted", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission, limits: { maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 } });
+  try {
+    // Two watches first: long-running, they take no slot.
+    const w1 = await t.watch(`${WIDGETS}?watch=1`);
+    const w2 = await t.watch(`${WIDGETS}?watch=1`);
+    assert.equal(w1.status, 200);
+    assert.equal(w2.status, 200);
+    const slowReads = [t.request("GET", SLOW_READ), t.request("GET", SLOW_READ)];
+    await sleep(500);
+    const started = Date.now();
+    assertTooMany(await t.request("GET", WIDGETS), "third read");
+    assert.ok(Date.now() - started < 1000, "refused at once, not queued");
+    assertTooMany(await t.request("GET", `${WIDGETS}/a`), "a get");
+    // Writes have their own slots: one passes while the reads are full.
+    assert.equal((await t.request("POST", WIDGETS, { body: widget("fast") })).status, 201);
+    // The watches still work, and a watch opened now is not refused.
+    assert.equal((await w1.next(1))[0].object.metadata.name, "fast");
+    const w3 = await t.watch(`${WIDGETS}?watch=1&resourceVersion=0`);
+    assert.equal(w3.status, 200);
+    w3.close();
+    // One write held in admission fills the one mutating slot.
+    const slowCreate = t.request("POST", WIDGETS, { body: widget("slow-1") });
+    await sleep(300);
+    assertTooMany(await t.request("POST", WIDGETS, { body: widget("other") }), "second write");
+    assertTooMany(await t.request("DELETE", `${WIDGETS}/fast`), "a delete");
+    hold.release();
+    assert.equal((await slowCreate).status, 201);
+    for (const r of await Promise.all(slowReads)) assert.equal(r.status, 504, "the held reads ended as they would have");
+    // Slots are given back.
+    assert.equal((await t.request("GET", WIDGETS)).status, 200);
+    assert.equal((await t.request("POST", WIDGETS, { body: widget("other") })).status, 201);
+    w1.close();
+    w2.close();
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+test("0 turns a limit off", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission, limits: { maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 } });
+  try {
+    const held = [1, 2, 3].map((i) => t.request("POST", WIDGETS, { body: widget(`slow-${i}`) }));
+    const reads = [1, 2, 3].map(() => t.request("GET", SLOW_READ));
+    await sleep(300);
+    assert.equal((await t.request("GET", WIDGETS)).status, 200);
+    assert.equal((await t.request("POST", WIDGETS, { body: widget("fast") })).status, 201);
+    hold.release();
+    for (const r of await Promise.all(held)) assert.equal(r.status, 201);
+    for (const r of await Promise.all(reads)) assert.equal(r.status, 504);
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+test("apiserver_current_inflight_requests counts what the limit counts: not watches", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission });
+  const gauge = async (kind: string) => {
+    const r = await t.request("GET", "/metrics");
+    const families = parseExposition(r.text);
+    return families.get("apiserver_current_inflight_requests")!.samples.find((s) => s.labels["request_kind"] === kind)!.value;
+  };
+  try {
+    const w = await t.watch(`${WIDGETS}?watch=1`);
+    assert.equal(await gauge("readOnly"), 1, "the scrape itself, not the watch");
+    assert.equal(await gauge("mutating"), 0);
+    const read = t.request("GET", SLOW_READ);
+    const create = t.request("POST", WIDGETS, { body: widget("slow-1") });
+    await sleep(300);
+    assert.equal(await gauge("readOnly"), 2);
+    assert.equal(await gauge("mutating"), 1);
+    hold.release();
+    await Promise.all([read, create]);
+    w.close();
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
