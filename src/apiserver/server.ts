@@ -19,6 +19,7 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
+import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, alwaysAllow, compose, filterChain, TokenAuthenticator } from "./filters/index.js";
 import { listen } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
@@ -65,6 +66,8 @@ export interface ApiServerOptions {
   admission?: AdmissionOptions;
   /** Record the request metrics (default true; the benchmark turns them off to measure their cost). */
   requestMetrics?: boolean;
+  /** `--audit-policy-file`, `--audit-log-*` (audit/index.ts); without a policy file and a log path nothing is audited. */
+  audit?: AuditConfig;
 }
 
 export interface RunningApiServer {
@@ -86,6 +89,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const gates = options.featureGates;
   const naming = namingFor(options.groupSuffix);
+  // Read before anything starts: a malformed audit policy stops the start with what is wrong.
+  const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
@@ -134,6 +139,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,
+    ...(audit !== undefined ? { audit } : {}),
   });
   const listener = await listen({
     credentials, bindAddress: options.bindAddress, port: options.securePort,
@@ -171,6 +177,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       compactor.stop();
       stopServiceAllocator();
       await listener.close();
+      audit?.sink.close();
       stores.stop();
       await storage.close();
     },

@@ -7,6 +7,13 @@ import type { Http2ServerRequest } from "node:http2";
 import { requestEntityTooLarge } from "../../machinery/index.js";
 import { MAX_BODY_BYTES } from "../../machinery/decode/index.js";
 
+/**
+ * Who wants a request's body once it has been read, by request: the audit
+ * filter at its Request and RequestResponse levels (filters/audit.ts), nobody
+ * otherwise.
+ */
+export const bodyObservers = new WeakMap<object, (body: Buffer) => void>();
+
 export async function readBody(req: IncomingMessage | Http2ServerRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > limit) {
@@ -23,7 +30,9 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  bodyObservers.get(req)?.(body);
+  return body;
 }
 
 function tooLarge(size: number, limit: number) {

@@ -1,0 +1,296 @@
+// Audit (upstream's WithAudit and WithFailedAuthenticationAudit): with a
+// policy (`--audit-policy-file`) and a log (`--audit-log-path`), each request
+// gets an audit ID (the Audit-ID request header's, or a new UUID; answered in
+// the Audit-ID response header) and, at the level the policy's first matching
+// rule gives it, one event per stage: RequestReceived when it arrives,
+// ResponseStarted when a long-running one (watch, log, exec, attach,
+// port-forward, proxy) sends its headers, ResponseComplete when it has been
+// answered, Panic for an internal error. Its place is right after
+// authentication (the event's user is the authenticated one; an
+// impersonated one is read back from the context once the chain has run);
+// requests that fail authentication are recorded by the filter before it.
+// Bodies cost nothing below the levels that record them: the request body is
+// handed over by http/body.ts#readBody only when the level is Request or
+// RequestResponse, the response body captured only at RequestResponse.
+
+import { randomUUID } from "node:crypto";
+import { gunzipSync } from "node:zlib";
+import { isApiError, statusFromError, type Status } from "../../machinery/index.js";
+import { parseJsonBody, parseYamlBody } from "../../machinery/decode/index.js";
+import { eventUser, microTime, withoutManagedFields, type AuditEvent, type ResponseStatus } from "../audit/event.js";
+import type { AuditSink } from "../audit/log-writer.js";
+import { evaluatePolicy, type AuditDecision, type Policy, type Stage } from "../audit/policy.js";
+import { bodyObservers } from "../http/body.js";
+import type { Incoming, Outgoing } from "../http/respond.js";
+import type { Filter, RequestContext, UserInfo } from "./context.js";
+
+export interface AuditOptions {
+  readonly policy: Policy;
+  readonly sink: AuditSink;
+  /** The events' apiVersion: audit.k8s.io/v1, or the naming table's group (audit.orch.io/v1). */
+  readonly apiVersion: string;
+}
+
+const LONG_RUNNING_SUBRESOURCES = new Set(["exec", "attach", "log", "portforward", "proxy"]);
+const NO_USER: UserInfo = Object.freeze({ name: "", groups: Object.freeze([]) });
+
+/** The filter after authentication: one event per stage at the policy's level. */
+export function auditFilter(options: AuditOptions): Filter {
+  return async (ctx, next) => {
+    const user = ctx.user ?? NO_USER;
+    const decision = evaluatePolicy(options.policy, user, ctx.attributes);
+    const id = auditId(ctx);
+    if (decision.level === "None") return next();
+    const record = new Recorder(options, decision, ctx, id, user);
+    record.emit("RequestReceived");
+    const x = ctx.exchange;
+    const a = ctx.attributes;
+    if (decision.level === "Request" || decision.level === "RequestResponse") {
+      bodyObservers.set(ctx.req, (body) => record.requestBody(body));
+    }
+    const longRunning = a.verb === "watch" || LONG_RUNNING_SUBRESOURCES.has(a.subresource);
+    let responseBody: (() => Buffer) | undefined;
+    if (x.kind === "response") {
+      if (longRunning) onHeaders(x.res, () => record.started(x.res.statusCode));
+      else if (decision.level === "RequestResponse") responseBody = captureBody(x.res);
+    }
+    try {
+      await next();
+    } catch (err) {
+      record.failed(err, ctx.user);
+      throw err;
+    }
+    record.impersonated(ctx.user);
+    if (x.kind === "upgrade") {
+      // Carried to the node agent (101): started now, complete when the connection closes.
+      if (x.statusCode === 101) record.started(101);
+      if (x.socket.destroyed) record.completed(x.statusCode);
+      else x.socket.once("close", () => record.completed(x.statusCode));
+      return;
+    }
+    if (responseBody !== undefined) record.responseBody(x.res, responseBody());
+    record.completed(x.res.statusCode);
+  };
+}
+
+/**
+ * The filter before authentication (upstream's WithFailedAuthenticationAudit):
+ * a request answered 401 there is recorded once, at stage ResponseStarted,
+ * with no user, if the policy records such requests.
+ */
+export function failedAuthenticationAuditFilter(options: AuditOptions): Filter {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (ctx.user === undefined && isApiError(err) && err.status.code === 401) {
+        const decision = evaluatePolicy(options.policy, NO_USER, ctx.attributes);
+        if (decision.level !== "None") {
+          const record = new Recorder(options, decision, ctx, auditId(ctx), NO_USER);
+          record.status = { metadata: {}, code: 401, message: "Authentication failed, attempted: bearer" };
+          record.emit("ResponseStarted");
+        }
+      }
+      throw err;
+    }
+  };
+}
+
+/** The Audit-ID request header's value, or a new UUID; answered in the Audit-ID response header (upstream's WithAuditInit). */
+function auditId(ctx: RequestContext): string {
+  const given = ctx.req.headers["audit-id"];
+  const id = typeof given === "string" && given.trim() !== "" ? given.trim() : randomUUID();
+  const x = ctx.exchange;
+  if (x.kind === "response" && !x.res.headersSent) x.res.setHeader("Audit-ID", id);
+  return id;
+}
+
+/** One request's event, written once per stage it reaches (minus the policy's omitted stages). */
+class Recorder {
+  readonly #sink: AuditSink;
+  readonly #decision: AuditDecision;
+  readonly #event: AuditEvent;
+  readonly #authenticated: UserInfo;
+  #startedDone = false;
+  #completeDone = false;
+  status: ResponseStatus | undefined;
+  requestObject: unknown;
+  responseObject: unknown;
+
+  constructor(options: AuditOptions, decision: AuditDecision, ctx: RequestContext, id: string, user: UserInfo) {
+    this.#sink = options.sink;
+    this.#decision = decision;
+    this.#authenticated = user;
+    const a = ctx.attributes;
+    const userAgent = ctx.req.headers["user-agent"];
+    this.#event = {
+      kind: "Event",
+      apiVersion: options.apiVersion,
+      level: decision.level,
+      auditID: id,
+      stage: "RequestReceived",
+      requestURI: ctx.req.url ?? "/",
+      verb: a.verb,
+      user: eventUser(user),
+      sourceIPs: sourceIPs(ctx.req),
+      ...(typeof userAgent === "string" && userAgent !== "" ? { userAgent } : {}),
+      ...(a.resourceRequest ? {
+        objectRef: {
+          ...(a.resource !== "" ? { resource: a.resource } : {}),
+          ...(a.namespace !== "" ? { namespace: a.namespace } : {}),
+          ...(a.name !== "" ? { name: a.name } : {}),
+          ...(a.apiGroup !== "" ? { apiGroup: a.apiGroup } : {}),
+          ...(a.apiVersion !== "" ? { apiVersion: a.apiVersion } : {}),
+          ...(a.subresource !== "" ? { subresource: a.subresource } : {}),
+        },
+      } : {}),
+      requestReceivedTimestamp: microTime(),
+      stageTimestamp: "",
+    };
+  }
+
+  emit(stage: Stage): void {
+    if (this.#decision.omitStages.includes(stage)) return;
+    const e = this.#event;
+    const out: AuditEvent = {
+      ...e,
+      stage,
+      ...(this.status !== undefined ? { responseStatus: this.status } : {}),
+      ...(this.requestObject !== undefined ? { requestObject: this.requestObject } : {}),
+      ...(this.responseObject !== undefined && stage !== "ResponseStarted" ? { responseObject: this.responseObject } : {}),
+    };
+    // Field order as upstream writes them: the timestamps after the bodies.
+    const { requestReceivedTimestamp, stageTimestamp: _s, annotations, ...rest } = out;
+    this.#sink.write(JSON.stringify({ ...rest, requestReceivedTimestamp, stageTimestamp: microTime(), ...(annotations ? { annotations } : {}) }) + "\n");
+  }
+
+  requestBody(body: Buffer): void {
+    const value = decodeBody(body);
+    if (value === undefined) return;
+    this.requestObject = this.#decision.omitManagedFields ? withoutManagedFields(value) : value;
+    // A create names its object in the body (upstream's LogRequestObject fills the reference from it).
+    const meta = (value as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
+    const ref = this.#event.objectRef;
+    if (ref !== undefined && meta !== null && typeof meta === "object") {
+      if (ref.name === undefined && typeof meta.name === "string" && meta.name !== "") ref.name = meta.name;
+      if (ref.namespace === undefined && typeof meta.namespace === "string" && meta.namespace !== "") ref.namespace = meta.namespace;
+    }
+  }
+
+  responseBody(res: Outgoing, body: Buffer): void {
+    const type = res.getHeader("content-type");
+    if (typeof type !== "string" || !type.startsWith("application/json")) return;
+    let bytes = body;
+    try {
+      if (res.getHeader("content-encoding") === "gzip") bytes = gunzipSync(body);
+      const value = JSON.parse(bytes.toString("utf8")) as unknown;
+      this.responseObject = this.#decision.omitManagedFields ? withoutManagedFields(value) : value;
+    } catch {
+      // Not JSON after all: the event goes without it.
+    }
+  }
+
+  impersonated(current: UserInfo | undefined): void {
+    if (current !== undefined && current !== this.#authenticated) this.#event.impersonatedUser = eventUser(current);
+  }
+
+  started(code: number): void {
+    if (this.#startedDone) return;
+    this.#startedDone = true;
+    this.status = { metadata: {}, code };
+    this.emit("ResponseStarted");
+  }
+
+  completed(code: number): void {
+    if (this.#completeDone) return;
+    this.#completeDone = true;
+    this.status = { ...this.status, metadata: {}, code };
+    this.emit("ResponseComplete");
+  }
+
+  /** A thrown error: an API error completes the request with its Status, anything else is upstream's Panic stage. */
+  failed(err: unknown, current: UserInfo | undefined): void {
+    this.impersonated(current);
+    const status: Status = isApiError(err) ? statusFromError(err) : { ...statusFromError(err), reason: "InternalError", message: "Internal Server Error" } as Status;
+    this.status = {
+      metadata: {},
+      code: status.code,
+      status: status.status,
+      ...(status.reason ? { reason: status.reason } : {}),
+      ...(status.message ? { message: status.message } : {}),
+    };
+    if (this.#decision.level === "RequestResponse") this.responseObject = status;
+    this.#completeDone = true;
+    this.emit(isApiError(err) ? "ResponseComplete" : "Panic");
+  }
+}
+
+/** The request body as JSON, or YAML (apply patches); undefined for binary encodings (Protobuf, CBOR). */
+function decodeBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  let value: unknown;
+  try {
+    value = parseJsonBody(body).value;
+  } catch {
+    try {
+      value = parseYamlBody(body).value;
+    } catch {
+      return undefined;
+    }
+  }
+  return value !== null && typeof value === "object" ? value : undefined;
+}
+
+/** Calls `f` once, when the response's headers go out (writeHead, or the first write). */
+function onHeaders(res: Outgoing, f: () => void): void {
+  const out = res as unknown as Record<"writeHead" | "write" | "end" | "flushHeaders", (...a: unknown[]) => unknown>;
+  let done = false;
+  for (const method of ["writeHead", "write", "end", "flushHeaders"] as const) {
+    const original = out[method];
+    if (typeof original !== "function") continue;
+    out[method] = function (this: unknown, ...args: unknown[]) {
+      const result = original.apply(this, args);
+      if (!done) {
+        done = true;
+        f();
+      }
+      return result;
+    };
+  }
+}
+
+/** Keeps a copy of what the response writes (RequestResponse only); call the result once it has ended. */
+function captureBody(res: Outgoing): () => Buffer {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (typeof chunk === "string") chunks.push(Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
+    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  const out = res as unknown as { write: (...a: unknown[]) => boolean; end: (...a: unknown[]) => unknown };
+  const write = out.write;
+  const end = out.end;
+  out.write = function (this: unknown, ...args: unknown[]) {
+    keep(args[0], args[1]);
+    return write.apply(this, args);
+  };
+  out.end = function (this: unknown, ...args: unknown[]) {
+    if (typeof args[0] !== "function") keep(args[0], args[1]);
+    return end.apply(this, args);
+  };
+  return () => Buffer.concat(chunks);
+}
+
+/** upstream's SourceIPs: X-Forwarded-For's addresses, X-Real-Ip, then the peer's address, each once. */
+function sourceIPs(req: Incoming): string[] {
+  const ips: string[] = [];
+  const add = (ip: string | undefined) => {
+    const v = ip?.trim().replace(/^::ffff:/, "");
+    if (v && !ips.includes(v)) ips.push(v);
+  };
+  const xff = req.headers["x-forwarded-for"];
+  if (typeof xff === "string") for (const ip of xff.split(",")) add(ip);
+  const real = req.headers["x-real-ip"];
+  if (typeof real === "string") add(real);
+  add(req.socket?.remoteAddress);
+  return ips;
+}
