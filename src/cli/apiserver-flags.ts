@@ -52,6 +52,29 @@ export const apiserverFlags = {
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
+  "audit-policy-file": flag.string({
+    section: "Audit flags",
+    description: "Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy, YAML or JSON).",
+  }),
+  "audit-log-path": flag.string({
+    section: "Audit flags",
+    description: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
+  }),
+  "audit-log-maxsize": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum size in megabytes of the audit log file before it gets rotated (0: 100).",
+  }),
+  "audit-log-maxage": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.",
+  }),
+  "audit-log-maxbackup": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
+  }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),
 } as const;

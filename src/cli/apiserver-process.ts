@@ -29,6 +29,13 @@ export async function startApiServerFromFlags(
     featureGates: context.featureGates,
     groupSuffix: flags.get("api-group-suffix"),
     modules: builtinModules(),
+    audit: {
+      policyFile: flags.get("audit-policy-file"),
+      logPath: flags.get("audit-log-path"),
+      maxSizeMB: flags.get("audit-log-maxsize"),
+      maxAgeDays: flags.get("audit-log-maxage"),
+      maxBackups: flags.get("audit-log-maxbackup"),
+    },
     log,
     announceReady: options.announceReady ?? true,
     flags,

@@ -11,6 +11,7 @@ import { parseFeatureGates } from "../../component/index.js";
 import { startApiServer, type RunningApiServer } from "../server.js";
 import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
+import type { AuditConfig } from "../audit/index.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -51,6 +52,7 @@ export async function startTestServer(options: {
   cacheWindowMs?: number;
   dataDir?: string;
   admission?: AdmissionOptions;
+  audit?: AuditConfig;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -65,6 +67,7 @@ export async function startTestServer(options: {
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
+    ...(options.audit !== undefined ? { audit: options.audit } : {}),
   });
   const base = {
     host: "127.0.0.1",
