@@ -21,7 +21,9 @@ import { eventUser, microTime, withoutManagedFields, type AuditEvent, type Respo
 import type { AuditSink } from "../audit/log-writer.js";
 import { evaluatePolicy, type AuditDecision, type Policy, type Stage } from "../audit/policy.js";
 import { bodyObservers } from "../http/body.js";
-import type { Incoming, Outgoing } from "../http/respond.js";
+import type { Encoding, Incoming, Outgoing } from "../http/respond.js";
+import { decodeEnvelope } from "../../machinery/codec/protobuf/index.js";
+import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
 import type { Filter, RequestContext, UserInfo } from "./context.js";
 
 export interface AuditOptions {
@@ -31,11 +33,16 @@ export interface AuditOptions {
   readonly apiVersion: string;
 }
 
+export interface AuditFilterOptions extends AuditOptions {
+  /** The schemas that decode a Protobuf response for its event. */
+  readonly encoding: Encoding;
+}
+
 const LONG_RUNNING_SUBRESOURCES = new Set(["exec", "attach", "log", "portforward", "proxy"]);
 const NO_USER: UserInfo = Object.freeze({ name: "", groups: Object.freeze([]) });
 
 /** The filter after authentication: one event per stage at the policy's level. */
-export function auditFilter(options: AuditOptions): Filter {
+export function auditFilter(options: AuditFilterOptions): Filter {
   return async (ctx, next) => {
     const user = ctx.user ?? NO_USER;
     const decision = evaluatePolicy(options.policy, user, ctx.attributes);
@@ -46,10 +53,10 @@ export function auditFilter(options: AuditOptions): Filter {
     const x = ctx.exchange;
     const a = ctx.attributes;
     if (decision.level === "Request" || decision.level === "RequestResponse") {
-      bodyObservers.set(ctx.req, (body) => record.requestBody(body));
+      bodyObservers.set(ctx.req, { bytes: (body) => record.requestBody(body), object: (value) => record.requestObjectDecoded(value) });
     }
     const longRunning = a.verb === "watch" || LONG_RUNNING_SUBRESOURCES.has(a.subresource);
-    let responseBody: (() => Buffer) | undefined;
+    let responseBody: (() => Written) | undefined;
     if (x.kind === "response") {
       if (longRunning) onHeaders(x.res, () => record.started(x.res.statusCode));
       else if (decision.level === "RequestResponse") responseBody = captureBody(x.res);
@@ -68,7 +75,7 @@ export function auditFilter(options: AuditOptions): Filter {
       else x.socket.once("close", () => record.completed(x.statusCode));
       return;
     }
-    if (responseBody !== undefined) record.responseBody(x.res, responseBody());
+    if (responseBody !== undefined) record.responseBody(responseBody(), options.encoding);
     record.completed(x.res.statusCode);
   };
 }
@@ -164,8 +171,17 @@ class Recorder {
     this.#sink.write(JSON.stringify({ ...rest, requestReceivedTimestamp, stageTimestamp: microTime(), ...(annotations ? { annotations } : {}) }) + "\n");
   }
 
+  /** The raw body: JSON or YAML (patches); an object body's decoded form (any encoding) replaces it, see requestObjectDecoded. */
   requestBody(body: Buffer): void {
-    const value = decodeBody(body);
+    this.#setRequestObject(decodeBody(body));
+  }
+
+  /** An object body as the handler decoded it (Protobuf and CBOR included), copied before the handler changes it. */
+  requestObjectDecoded(value: unknown): void {
+    this.#setRequestObject(structuredClone(value));
+  }
+
+  #setRequestObject(value: unknown): void {
     if (value === undefined) return;
     this.requestObject = this.#decision.omitManagedFields ? withoutManagedFields(value) : value;
     // A create names its object in the body (upstream's LogRequestObject fills the reference from it).
@@ -177,13 +193,15 @@ class Recorder {
     }
   }
 
-  responseBody(res: Outgoing, body: Buffer): void {
-    const type = res.getHeader("content-type");
-    if (typeof type !== "string" || !type.startsWith("application/json")) return;
+  /** The response body as JSON: JSON as sent, Protobuf decoded (the object, as upstream logs it whatever the encoding). */
+  responseBody({ body, contentType: type, contentEncoding }: Written, encoding: Encoding): void {
+    if (type === undefined) return;
+    const json = type.startsWith("application/json");
+    if (!json && !PROTOBUF_MEDIA_TYPES.some((t) => type.startsWith(t))) return;
     let bytes = body;
     try {
-      if (res.getHeader("content-encoding") === "gzip") bytes = gunzipSync(body);
-      const value = JSON.parse(bytes.toString("utf8")) as unknown;
+      if (contentEncoding === "gzip") bytes = gunzipSync(body);
+      const value = json ? (JSON.parse(bytes.toString("utf8")) as unknown) : decodeEnvelope(bytes, encoding.schemas, encoding.lookupType);
       this.responseObject = this.#decision.omitManagedFields ? withoutManagedFields(value) : value;
     } catch {
       // Not JSON after all: the event goes without it.
@@ -259,25 +277,52 @@ function onHeaders(res: Outgoing, f: () => void): void {
   }
 }
 
-/** Keeps a copy of what the response writes (RequestResponse only); call the result once it has ended. */
-function captureBody(res: Outgoing): () => Buffer {
+/** What a response wrote, for its event: the body and the headers that say how to read it. */
+interface Written {
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
+  readonly contentEncoding: string | undefined;
+}
+
+/**
+ * Keeps a copy of what the response writes (RequestResponse only); call the
+ * result once it has ended. Headers given to writeHead are read there: HTTP/2's
+ * compatibility response does not keep them for getHeader.
+ */
+function captureBody(res: Outgoing): () => Written {
   const chunks: Buffer[] = [];
+  const given: Record<string, unknown> = {};
   const keep = (chunk: unknown, encoding: unknown) => {
     if (typeof chunk === "string") chunks.push(Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
     else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
   };
-  const out = res as unknown as { write: (...a: unknown[]) => boolean; end: (...a: unknown[]) => unknown };
-  const write = out.write;
-  const end = out.end;
+  const out = res as unknown as Record<"write" | "end" | "writeHead", (...a: unknown[]) => unknown>;
+  const { write, end, writeHead } = out;
+  out.writeHead = function (this: unknown, ...args: unknown[]) {
+    const headers = args.find((a, i) => i > 0 && a !== null && typeof a === "object" && !Array.isArray(a)) as Record<string, unknown> | undefined;
+    if (headers !== undefined) for (const [k, v] of Object.entries(headers)) given[k.toLowerCase()] = v;
+    return writeHead!.apply(this, args);
+  };
+  // HTTP/2's compatibility end(chunk) writes the chunk through write(): kept once, by end.
+  let ending = false;
   out.write = function (this: unknown, ...args: unknown[]) {
-    keep(args[0], args[1]);
-    return write.apply(this, args);
+    if (!ending) keep(args[0], args[1]);
+    return write!.apply(this, args);
   };
   out.end = function (this: unknown, ...args: unknown[]) {
     if (typeof args[0] !== "function") keep(args[0], args[1]);
-    return end.apply(this, args);
+    ending = true;
+    try {
+      return end!.apply(this, args);
+    } finally {
+      ending = false;
+    }
   };
-  return () => Buffer.concat(chunks);
+  const header = (name: string) => {
+    const v = given[name] ?? res.getHeader(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  return () => ({ body: Buffer.concat(chunks), contentType: header("content-type"), contentEncoding: header("content-encoding") });
 }
 
 /** upstream's SourceIPs: X-Forwarded-For's addresses, X-Real-Ip, then the peer's address, each once. */

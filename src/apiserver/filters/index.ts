@@ -50,7 +50,7 @@ export function filterChain(options: FilterChainOptions): readonly Filter[] {
     errorsFilter(options),
     ...(options.audit !== undefined ? [failedAuthenticationAuditFilter(options.audit)] : []),
     authenticationFilter(options),
-    ...(options.audit !== undefined ? [auditFilter(options.audit)] : []),
+    ...(options.audit !== undefined ? [auditFilter({ ...options.audit, encoding: options.encoding })] : []),
     impersonationFilter,
     authorizationFilter(options),
   ];
