@@ -229,7 +229,8 @@ class Recorder {
   /** A thrown error: an API error completes the request with its Status, anything else is upstream's Panic stage. */
   failed(err: unknown, current: UserInfo | undefined): void {
     this.impersonated(current);
-    const status: Status = isApiError(err) ? statusFromError(err) : { ...statusFromError(err), reason: "InternalError", message: "Internal Server Error" } as Status;
+    // Upstream's wording of a panic; the client gets the errors filter's 500.
+    const status: Status = isApiError(err) ? statusFromError(err) : { ...statusFromError(err), reason: "InternalError", message: `APIServer panic'd: ${(err as Error)?.message ?? String(err)}` };
     this.status = {
       metadata: {},
       code: status.code,
