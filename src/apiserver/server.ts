@@ -19,6 +19,7 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
+import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
@@ -78,6 +79,8 @@ export interface ApiServerOptions {
   authorizationModes?: readonly string[];
   /** Authenticators tried after the admin token (tests give their users tokens here). */
   authenticators?: readonly Authenticator[];
+  /** `--audit-policy-file`, `--audit-log-*` (audit/index.ts); without a policy file and a log path nothing is audited. */
+  audit?: AuditConfig;
   /** The request limits (docs/apiserver.md, "Errors and limits"); upstream's defaults where unset. */
   limits?: RequestLimits;
 }
@@ -116,6 +119,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const naming = namingFor(options.groupSuffix);
   // Read before anything starts: a malformed token file stops the start with its line.
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
+  // Read before anything starts: a malformed audit policy stops the start with what is wrong.
+  const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
@@ -183,6 +188,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     log,
     inflight: { maxRequestsInflight: options.limits?.maxRequestsInflight ?? 400, maxMutatingRequestsInflight: options.limits?.maxMutatingRequestsInflight ?? 200 },
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
+    ...(audit !== undefined ? { audit } : {}),
   });
   const listener = await listen({
     ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
@@ -221,6 +227,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       compactor.stop();
       stopServiceAllocator();
       await listener.close();
+      audit?.sink.close();
       stores.stop();
       await storage.close();
     },

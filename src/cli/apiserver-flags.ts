@@ -98,6 +98,29 @@ export const apiserverFlags = {
     min: 0,
     description: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
   }),
+  "audit-policy-file": flag.string({
+    section: "Audit flags",
+    description: "Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy, YAML or JSON).",
+  }),
+  "audit-log-path": flag.string({
+    section: "Audit flags",
+    description: "If set, all requests coming to the apiserver will be logged to this file. '-' means standard out.",
+  }),
+  "audit-log-maxsize": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum size in megabytes of the audit log file before it gets rotated (0: 100).",
+  }),
+  "audit-log-maxage": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.",
+  }),
+  "audit-log-maxbackup": flag.int({
+    section: "Audit flags",
+    min: 0,
+    description: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
+  }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),
 } as const;

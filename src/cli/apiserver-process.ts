@@ -38,6 +38,13 @@ export async function startApiServerFromFlags(
     anonymousAuth: flags.get("anonymous-auth"),
     authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),
+    audit: {
+      policyFile: flags.get("audit-policy-file"),
+      logPath: flags.get("audit-log-path"),
+      maxSizeMB: flags.get("audit-log-maxsize"),
+      maxAgeDays: flags.get("audit-log-maxage"),
+      maxBackups: flags.get("audit-log-maxbackup"),
+    },
     log,
     announceReady: options.announceReady ?? true,
     flags,

@@ -26,6 +26,8 @@ export interface Naming {
   readonly agentName: string;
   /** Annotation on the bookmark that ends a streaming list's initial events. */
   readonly initialEventsEndAnnotation: string;
+  /** Audit policies and events: "audit.orch.io" (upstream "audit.k8s.io"). */
+  readonly auditGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -53,6 +55,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     metricPrefix: upstream ? "kubernetes_" : `${product}_`,
     agentName: upstream ? "kubelet" : "nodeagent",
     initialEventsEndAnnotation: `${groupSuffix}/initial-events-end`,
+    auditGroup: `audit.${groupSuffix}`,
   });
 }
 

@@ -9,7 +9,7 @@ import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../api
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { badRequest, type ApiObject } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
-import { readBody } from "../http/body.js";
+import { observeRequestObject, readBody } from "../http/body.js";
 import { decodeObjectBody, type DecodedBody, type PatchType } from "../http/decode-body.js";
 import type { Encoding, Incoming, Outgoing, ResponseScope } from "../http/respond.js";
 import type { NodeAgentClient } from "../node-agents.js";
@@ -112,6 +112,7 @@ export function storeOptions(r: ResourceRequest, opts: WriteOptions, gv: string,
 export async function readObject(r: ResourceRequest, gv: string, opts: WriteOptions): Promise<{ obj: ApiObject; warnings: string[] }> {
   const decoded = decodeObjectBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
   if (typeof decoded.value !== "object" || decoded.value === null || Array.isArray(decoded.value)) throw badRequest("the body of the request must be a JSON object");
+  observeRequestObject(r.req, decoded.value);
   checkAgainstPath(r, decoded.value as ApiObject, gv);
   const { value, warnings } = validateFields(r, opts, gv, decoded);
   const obj = value as ApiObject;

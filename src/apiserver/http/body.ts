@@ -7,6 +7,22 @@ import type { Http2ServerRequest } from "node:http2";
 import { requestEntityTooLarge } from "../../machinery/index.js";
 import { MAX_BODY_BYTES } from "../../machinery/decode/index.js";
 
+/**
+ * Who wants a request's body once it has been read (its bytes), and decoded
+ * when it is an object (in any encoding), by request: the audit filter at its
+ * Request and RequestResponse levels (filters/audit.ts), nobody otherwise.
+ */
+export interface BodyObserver {
+  bytes(body: Buffer): void;
+  object(value: unknown): void;
+}
+export const bodyObservers = new WeakMap<object, BodyObserver>();
+
+/** Hands a request's decoded object to its observer, if it has one (handlers/request.ts#readObject). */
+export function observeRequestObject(req: object, value: unknown): void {
+  bodyObservers.get(req)?.object(value);
+}
+
 export async function readBody(req: IncomingMessage | Http2ServerRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > limit) {
@@ -23,7 +39,9 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  bodyObservers.get(req)?.bytes(body);
+  return body;
 }
 
 function tooLarge(size: number, limit: number) {

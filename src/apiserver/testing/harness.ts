@@ -12,6 +12,7 @@ import { startApiServer, type RequestLimits, type RunningApiServer } from "../se
 import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
 import type { Authenticator } from "../filters/index.js";
+import type { AuditConfig } from "../audit/index.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -55,6 +56,7 @@ export async function startTestServer(options: {
   authorizationModes?: readonly string[];
   authenticators?: readonly Authenticator[];
   limits?: RequestLimits;
+  audit?: AuditConfig;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -72,6 +74,7 @@ export async function startTestServer(options: {
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
+    ...(options.audit !== undefined ? { audit: options.audit } : {}),
   });
   const base = {
     host: "127.0.0.1",
