@@ -205,6 +205,11 @@ test("the apiserver flags the storage work needs have their defaults", () => {
     {
       "anonymous-auth": "true",
       "api-group-suffix": "orch.io",
+      "audit-log-maxage": "0",
+      "audit-log-maxbackup": "0",
+      "audit-log-maxsize": "0",
+      "audit-log-path": "",
+      "audit-policy-file": "",
       "authorization-mode": "[RBAC]",
       "bind-address": "127.0.0.1",
       "compaction-interval": "5m0s",
