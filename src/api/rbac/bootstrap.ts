@@ -65,7 +65,9 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
   // Upstream lists the three health paths alone; orch's public paths (component/endpoints.ts) include their
   // per-check subpaths (/readyz/etcd), which anonymous probes read, so they are here too.
   const publicURLs = ["/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*", "/version", "/version/"];
+  // The review kinds answer under the product's group and upstream's (kubectl has upstream's compiled in).
   const reviewGroups = [...new Set([`authorization.${naming.groupSuffix}`, "authorization.k8s.io"])];
+  const whoamiGroups = [...new Set([naming.authenticationGroup, "authentication.k8s.io"])];
   return {
     clusterRoles: [
       role("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
@@ -74,7 +76,10 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       role("view", viewRules),
       role("system:discovery", [urls(["get"], discoveryURLs)]),
       role("system:public-info-viewer", [urls(["get"], publicURLs)]),
-      role("system:basic-user", [rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"])]),
+      role("system:basic-user", [
+        rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
+        rule(["create"], whoamiGroups, ["selfsubjectreviews"]),
+      ]),
     ],
     clusterRoleBindings: [
       binding("cluster-admin", [group("system:masters")]),
