@@ -130,7 +130,8 @@ test("repair: a reservation no service holds is freed after its grace; a held va
       listServices: async () => services,
       decode: (v) => JSON.parse(new TextDecoder().decode(v)),
     });
-    const kept: Service = { apiVersion: "v1", kind: "Service", metadata: { name: "kept", namespace: "ns" }, spec: { type: "NodePort", ports: [{ port: 80 }] } };
+    // A fixed address: a random one would be 10.0.0.50 or .60 once in ~127 runs, and the test's own choices would clash.
+    const kept: Service = { apiVersion: "v1", kind: "Service", metadata: { name: "kept", namespace: "ns" }, spec: { type: "NodePort", clusterIP: "10.0.0.10", ports: [{ port: 80 }] } };
     await allocator.assign(kept, undefined, false);
     services.push(kept);
     const orphan: Service = { apiVersion: "v1", kind: "Service", metadata: { name: "orphan", namespace: "ns" }, spec: { clusterIP: "10.0.0.50", ports: [{ port: 80 }] } };
