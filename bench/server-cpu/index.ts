@@ -8,9 +8,10 @@
 // Usage: node dist/bench/server-cpu/index.js [--json] [--runs=N] [--only=lmdb,etcd] [--requests=N]
 
 import { readFileSync } from "node:fs";
-import { startOrchOn, type Backend } from "../../test/support/orch-backend.js";
+import type { Backend } from "../../test/support/orch-backend.js";
 import type { OrchProcess } from "../../test/support/orch-process.js";
-import { benchClient, benchPod, ensureNamespace, type BenchClient } from "../support/http2-client.js";
+import { sampleOnBackends } from "../support/backend-runs.js";
+import { benchClient, benchPod, ensureNamespace, expectStatus, type BenchClient } from "../support/http2-client.js";
 import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 
 const CONCURRENCY = 16;
@@ -31,11 +32,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-function expect(r: { status: number; body: Buffer }, want: number, what: string): Buffer {
-  if (r.status !== want) throw new Error(`${what}: ${r.status} ${r.body.toString().slice(0, 300)}`);
-  return r.body;
-}
-
 /** `count` operations from CONCURRENCY workers; the server's CPU µs per operation. */
 async function phase(pid: number, count: number, op: (i: number, worker: number) => Promise<void>): Promise<number> {
   let next = 0;
@@ -52,19 +48,19 @@ async function measure(orch: OrchProcess, requests: number): Promise<Record<stri
   const c: BenchClient = benchClient(orch);
   try {
     await ensureNamespace(c, "cpu");
-    const create = (prefix: string) => async (i: number) => void expect(await c.request("POST", NS, benchPod(`${prefix}-${i}`, i)), 201, "create");
+    const create = (prefix: string) => async (i: number) => void expectStatus(await c.request("POST", NS, benchPod(`${prefix}-${i}`, i)), 201, "create");
     await phase(orch.pid, Math.min(500, requests), create("warm")); // JIT and first writes, not measured
     const out: Record<string, number> = {};
     out[METRICS[1]!.name] = await phase(orch.pid, requests, create("p"));
-    out[METRICS[0]!.name] = await phase(orch.pid, requests * 3, async (i) => void expect(await c.request("GET", `${NS}/p-${i % requests}`), 200, "get"));
+    out[METRICS[0]!.name] = await phase(orch.pid, requests * 3, async (i) => void expectStatus(await c.request("GET", `${NS}/p-${i % requests}`), 200, "get"));
     // One pod per worker, so updates do not conflict.
     out[METRICS[2]!.name] = await phase(orch.pid, requests, async (i, worker) => {
-      const pod = JSON.parse(expect(await c.request("GET", `${NS}/p-${worker}`), 200, "get").toString());
+      const pod = JSON.parse(expectStatus(await c.request("GET", `${NS}/p-${worker}`), 200, "get").toString());
       pod.metadata.annotations.n = String(i);
-      expect(await c.request("PUT", `${NS}/p-${worker}`, pod), 200, "put");
+      expectStatus(await c.request("PUT", `${NS}/p-${worker}`, pod), 200, "put");
     });
     out[METRICS[3]!.name] = await phase(orch.pid, requests, async (i, worker) =>
-      void expect(await c.request("PATCH", `${NS}/p-${worker}`, { metadata: { annotations: { m: String(i) } } }, "application/merge-patch+json"), 200, "patch"),
+      void expectStatus(await c.request("PATCH", `${NS}/p-${worker}`, { metadata: { annotations: { m: String(i) } } }, "application/merge-patch+json"), 200, "patch"),
     );
     return out;
   } finally {
@@ -84,19 +80,11 @@ async function main(): Promise<void> {
     metrics: METRICS,
     samples: {},
   };
-  for (const backend of (["lmdb", "etcd"] as Backend[]).filter((b) => args.only.length === 0 || args.only.includes(b))) {
-    const samples: Record<string, number[]> = {};
-    for (let run = 0; run < args.runs; run++) {
-      const orch = await startOrchOn(backend);
-      try {
-        for (const [k, v] of Object.entries(await measure(orch, requests))) (samples[k] ??= []).push(v);
-      } finally {
-        await orch.stop();
-      }
-      if (!args.json) process.stderr.write(`${backend}: run ${run + 1}/${args.runs} done\n`);
-    }
-    report.samples[backend] = samples;
-  }
+  report.samples = await sampleOnBackends(
+    (["lmdb", "etcd"] as Backend[]).filter((b) => args.only.length === 0 || args.only.includes(b)),
+    args,
+    (orch) => measure(orch, requests),
+  );
   printReport(report, args.json);
 }
 

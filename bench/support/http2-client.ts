@@ -61,6 +61,12 @@ export async function closedLoop(concurrency: number, ms: number, op: (i: number
   return n / ((performance.now() - start) / 1000);
 }
 
+/** The body of an answer with the `want` status; otherwise throws naming `what`, the status and the body's start. */
+export function expectStatus(r: { status: number; body: Buffer }, want: number, what: string): Buffer {
+  if (r.status !== want) throw new Error(`${what}: ${r.status} ${r.body.toString().slice(0, 300)}`);
+  return r.body;
+}
+
 export async function ensureNamespace(c: BenchClient, name: string): Promise<void> {
   await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
 }

@@ -6,9 +6,10 @@
 // written by apply and by update. Compared with each other; update is the baseline.
 // Usage: node dist/bench/writes/index.js [--json] [--runs=N] [--only=lmdb,etcd]
 
-import { startOrchOn, type Backend } from "../../test/support/orch-backend.js";
+import type { Backend } from "../../test/support/orch-backend.js";
+import { sampleOnBackends } from "../support/backend-runs.js";
 import type { OrchProcess } from "../../test/support/orch-process.js";
-import { benchClient, benchPod, closedLoop, ensureNamespace, type BenchClient } from "../support/http2-client.js";
+import { benchClient, benchPod, closedLoop, ensureNamespace, expectStatus, type BenchClient } from "../support/http2-client.js";
 import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 
 const WORKERS = 16;
@@ -28,18 +29,13 @@ const METRICS: Metric[] = [
   { name: "managedFields after one apply", unit: "bytes", better: "lower" },
 ];
 
-function check(r: { status: number; body: Buffer }, want: number, what: string): Buffer {
-  if (r.status !== want) throw new Error(`${what}: ${r.status} ${r.body.toString().slice(0, 300)}`);
-  return r.body;
-}
-
 type Pod = ReturnType<typeof benchPod>;
 
 /** One pod per worker (so PUTs do not conflict), created with `prefix`; returns them as stored. */
 async function seed(c: BenchClient, prefix: string): Promise<Pod[]> {
   const pods: Pod[] = [];
   for (let w = 0; w < WORKERS; w++) {
-    const body = check(await c.request("POST", `${NS}?fieldManager=seed`, benchPod(`${prefix}-${w}`, w)), 201, "seed");
+    const body = expectStatus(await c.request("POST", `${NS}?fieldManager=seed`, benchPod(`${prefix}-${w}`, w)), 201, "seed");
     pods.push(JSON.parse(body.toString()) as Pod);
   }
   return pods;
@@ -65,18 +61,18 @@ async function measure(orch: OrchProcess): Promise<Record<string, number>> {
     out[METRICS[0]!.name] = await phase(async (i, w) => {
       const pod = pods[w]!;
       pod.metadata.annotations["counter"] = String(i);
-      const body = check(await c.request("PUT", `${NS}/u-${w}?fieldManager=bench`, pod), 200, "PUT");
+      const body = expectStatus(await c.request("PUT", `${NS}/u-${w}?fieldManager=bench`, pod), 200, "PUT");
       pods[w] = JSON.parse(body.toString()) as Pod;
     });
 
     await seed(c, "m");
     out[METRICS[1]!.name] = await phase(async (i, w) => {
-      check(await c.request("PATCH", `${NS}/m-${w}?fieldManager=bench`, annotate(i), "application/merge-patch+json"), 200, "merge patch");
+      expectStatus(await c.request("PATCH", `${NS}/m-${w}?fieldManager=bench`, annotate(i), "application/merge-patch+json"), 200, "merge patch");
     });
 
     await seed(c, "s");
     out[METRICS[2]!.name] = await phase(async (i, w) => {
-      check(await c.request("PATCH", `${NS}/s-${w}?fieldManager=bench`, annotate(i), "application/strategic-merge-patch+json"), 200, "strategic patch");
+      expectStatus(await c.request("PATCH", `${NS}/s-${w}?fieldManager=bench`, annotate(i), "application/strategic-merge-patch+json"), 200, "strategic patch");
     });
 
     for (const [metric, query] of [
@@ -88,13 +84,13 @@ async function measure(orch: OrchProcess): Promise<Record<string, number>> {
         const pod = benchPod(`${prefix}-${w}`, w);
         pod.metadata.annotations["counter"] = String(i);
         const r = await c.request("PATCH", `${NS}/${prefix}-${w}?${query}`, JSON.stringify(pod), "application/apply-patch+yaml");
-        if (r.status !== 200 && r.status !== 201) check(r, 200, "apply");
+        if (r.status !== 200 && r.status !== 201) expectStatus(r, 200, "apply");
       });
     }
 
     // managedFields' share of a stored pod.
-    const updated = JSON.parse(check(await c.request("GET", `${NS}/m-0`), 200, "GET").toString());
-    const applied = JSON.parse(check(await c.request("GET", `${NS}/a-0`), 200, "GET").toString());
+    const updated = JSON.parse(expectStatus(await c.request("GET", `${NS}/m-0`), 200, "GET").toString());
+    const applied = JSON.parse(expectStatus(await c.request("GET", `${NS}/a-0`), 200, "GET").toString());
     const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
     const { managedFields: updateFields, ...bare } = updated.metadata;
     out[METRICS[5]!.name] = size({ ...updated, metadata: bare });
@@ -117,19 +113,7 @@ async function main(): Promise<void> {
     samples: {},
   };
   const backends = (["lmdb", "etcd"] as const).filter((b: Backend) => (args.only.length === 0 ? b === "lmdb" : args.only.includes(b)));
-  for (const backend of backends) {
-    const samples: Record<string, number[]> = {};
-    for (let run = 0; run < args.runs; run++) {
-      const orch = await startOrchOn(backend);
-      try {
-        for (const [k, v] of Object.entries(await measure(orch))) (samples[k] ??= []).push(v);
-      } finally {
-        await orch.stop();
-      }
-      if (!args.json) process.stderr.write(`${backend}: run ${run + 1}/${args.runs} done\n`);
-    }
-    report.samples[backend] = samples;
-  }
+  report.samples = await sampleOnBackends(backends, args, measure);
   printReport(report, args.json);
 }
 
