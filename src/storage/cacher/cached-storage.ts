@@ -19,17 +19,10 @@ import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUp
 import { decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
 import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
 import { historyEvents } from "./history.js";
+import type { ReadMode } from "../../machinery/resource-version.js";
 
-/**
- * Which version a read asks for (seed 000). The same shape as machinery's
- * ReadMode, which the registry passes straight in; declared here because
- * storage sits below machinery and imports nothing from it.
- */
-export type ReadAt =
-  | { mode: "MostRecent" }
-  | { mode: "Any" }
-  | { mode: "NotOlderThan"; rv: number }
-  | { mode: "Exact"; rv: number };
+/** Which version a read asks for (seed 000, "Resource version semantics"): machinery's ReadMode. */
+export type ReadAt = ReadMode;
 
 export interface CorruptKey {
   key: string;
