@@ -330,7 +330,14 @@ describe("embedded runtime: restart", { skip }, () => {
   }
 
   const record = (root: string, id: string) => JSON.parse(readFileSync(join(root, "state", "containers", `${id}.json`), "utf8")) as { pid: number; pidStart: string; shimPid: number };
-  const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  // Alive: it exists and is not a zombie; a process that ends between the two reads is not alive.
+  const alive = (pid: number) => {
+    try {
+      return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
 
   test("containers outlive a killed runtime: the next one re-adopts the running ones, logs go on, an exit while it was down keeps its code", async () => {
     const dir = mkdtempSync(join(tmpdir(), "orch-embedded-restart-"));
