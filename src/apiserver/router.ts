@@ -49,11 +49,7 @@ export class Router {
     const { res } = ctx.exchange;
     const path = url.pathname;
     if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
-    if (path === "/openapi/v3" || path.startsWith("/openapi/v3/") || path === "/openapi/v2") {
-      const doc = openapi.answer(path);
-      if (doc === undefined) throw pathNotFound();
-      return sendJson(res, 200, doc);
-    }
+    if (openapi.handles(path)) return openapi.serve(req, res, path, { gzip: encoding.compression });
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw pathNotFound();
