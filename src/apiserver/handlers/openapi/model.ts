@@ -90,9 +90,17 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
     const listName = listSchemaName(def.schema);
     if (registry.schemas.get(listName) !== undefined) addKind(listName, { ...gvk, kind: `${def.kind}List` });
   }
+  const paths = defs.flatMap((def) => resourcePaths(def, version));
   const schemas = new Map<string, Json>();
   const wellKnown = new Set<string>();
+  // The kinds and whatever the operations take or answer (Status of deletecollection).
   const pending = [...kinds.keys()];
+  for (const item of paths) {
+    for (const op of item.operations) {
+      pending.push(...Object.values(op.responses));
+      if (op.body !== undefined && "schema" in op.body) pending.push(op.body.schema);
+    }
+  }
   while (pending.length > 0) {
     const name = pending.pop()!;
     if (schemas.has(name) || wellKnown.has(name)) continue;
@@ -115,7 +123,6 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
       ...(required.length > 0 ? { required } : {}),
     });
   }
-  const paths = defs.flatMap((def) => resourcePaths(def, version));
   return { group, version, key: group === "" ? `api/${version}` : `apis/${group}/${version}`, schemas, wellKnown, kinds, paths };
 }
 
