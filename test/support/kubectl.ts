@@ -37,9 +37,10 @@ export class Kubectl {
     this.#base = ["--kubeconfig", kubeconfig, "--cache-dir", mkdtempSync(join(tmpdir(), "orch-kubectl-cache-"))];
   }
 
-  run(args: string[], options: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+  run(args: string[], options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile(this.#binary, [...this.#base, ...args], { timeout: options.timeoutMs ?? 30_000 }, (err, stdout, stderr) => {
+      const env = options.env === undefined ? undefined : { ...process.env, ...options.env };
+      const child = execFile(this.#binary, [...this.#base, ...args], { timeout: options.timeoutMs ?? 30_000, ...(env ? { env } : {}) }, (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : 1;
         resolve({ code, stdout, stderr });
       });
