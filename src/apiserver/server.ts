@@ -9,7 +9,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { namingFor, type Naming } from "../machinery/naming.js";
+import { namingFor, providerName, type Naming } from "../machinery/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck } from "../component/index.js";
@@ -198,7 +198,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const port = listener.port;
   if (allocator) {
-    await ensureKubernetesService({ services: stores.services!, endpoints: stores.endpoints }, { allocator, address: advertiseAddress(options.bindAddress), port, log });
+    await ensureKubernetesService({ services: stores.services!, endpoints: stores.endpoints }, { allocator, address: advertiseAddress(options.bindAddress), port, log, provider: providerName(naming) });
   }
   const host = options.bindAddress === "0.0.0.0" || options.bindAddress === "::" ? "127.0.0.1" : options.bindAddress;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;

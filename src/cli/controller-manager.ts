@@ -4,7 +4,7 @@
 // serving the component base (health, metrics, z-pages) on --secure-port.
 
 import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
-import { RestClient, loadKubeconfig } from "../client/index.js";
+import { componentClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
 import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
@@ -52,7 +52,7 @@ export const command = defineCommand({
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
     const server = await serveComponent({ name: "orch-controller-manager", flags, context });
-    const client = new RestClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-controller-manager", metrics: server.metrics });
+    const client = await componentClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), "controller-manager", { metrics: server.metrics });
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);
       await runControllerManager({

@@ -4,7 +4,7 @@
 // on --metrics-bind-address.
 
 import { baseFlags, conditionCheck, flag, tlsServingFlags } from "../component/index.js";
-import { RestClient, namingOfServer } from "../client/index.js";
+import { componentClient, namingOfServer, type RestClient } from "../client/index.js";
 import { Iptables } from "../proxy/iptables.js";
 import { startProxier, type Proxier } from "../proxy/proxier.js";
 import { chainNames } from "../proxy/rules.js";
@@ -72,7 +72,7 @@ export const command = defineCommand({
       listen: splitHostPort(flags.get("metrics-bind-address")),
       readyChecks: [conditionCheck("informer-sync", () => informersOnly || (proxier?.synced() ?? false), "services and endpoint slices have not synced, or the first rules are not written")],
     });
-    const client = server.apiServer === undefined ? undefined : new RestClient(server.apiServer, { userAgent: "orch-proxy", metrics: server.metrics });
+    const client = server.apiServer === undefined ? undefined : await componentClient(server.apiServer, "proxy", { metrics: server.metrics });
     try {
       if (client === undefined) {
         informersOnly = true;

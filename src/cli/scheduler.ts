@@ -2,7 +2,7 @@
 // API server through --kubeconfig like any client, behind the leader lease.
 
 import { baseFlags, conditionCheck, flag, secureServingFlags, tlsServingFlags } from "../component/index.js";
-import { RestClient, loadKubeconfig } from "../client/index.js";
+import { componentClient, loadKubeconfig } from "../client/index.js";
 import { startScheduler } from "../scheduler/index.js";
 import { defineCommand } from "./command.js";
 import { serveComponent } from "./serve-component.js";
@@ -51,7 +51,7 @@ export const command = defineCommand({
       context,
       readyChecks: [conditionCheck("sched-handler-sync", () => synced, "the scheduler's caches have not synced")],
     });
-    const client = new RestClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), { userAgent: "orch-scheduler", metrics: server.metrics });
+    const client = await componentClient(server.apiServer ?? loadKubeconfig(flags.get("kubeconfig")), "scheduler", { metrics: server.metrics });
     log(`${context.command}: serving health and metrics on ${server.url}`);
     try {
       log(`${context.command}: running against ${client.config.server}${flags.get("leader-elect") ? " (leader election on)" : " (leader election off)"}`);

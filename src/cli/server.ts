@@ -11,13 +11,13 @@ import { readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { RestClient, apiServerCheck, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
+import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { startProxier } from "../proxy/proxier.js";
 import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
-import { namingFor } from "../machinery/naming.js";
+import { componentName, namingFor, type ComponentName } from "../machinery/naming.js";
 import { startScheduler } from "../scheduler/index.js";
 import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
@@ -214,7 +214,9 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const server = await startApiServerFromFlags(flags, context, { announceReady: false });
   // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
   const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
-  const client = (agent: string, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: `orch-server/${agent}`, ...(registry ? { metrics: registry } : {}) });
+  // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.
+  const naming = namingFor(flags.get("api-group-suffix"));
+  const client = (agent: ComponentName, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: componentName(naming, agent), ...(registry ? { metrics: registry } : {}) });
   const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: client("nodeagent", metrics.agent), proxy: client("proxy") };
   // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
   const cluster = loadKubeconfig(server.kubeconfigPath);
@@ -297,8 +299,8 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const config: ClientConfig = flags.get("kubeconfig") ? loadKubeconfig(flags.get("kubeconfig")) : await joinConfig(flags);
   const agentMetrics = registryOf(context);
-  const client = new RestClient(config, { userAgent: "orch-server/nodeagent", metrics: agentMetrics });
-  const proxyClient = new RestClient(config, { userAgent: "orch-server/proxy" });
+  const client = await componentClient(config, "nodeagent", { metrics: agentMetrics });
+  const proxyClient = await componentClient(config, "proxy");
   void startProxy(flags, proxyClient, context, log);
   try {
     const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));

@@ -42,6 +42,6 @@ export {
   type Lease,
   type LeaseSpec,
 } from "./leader-election.js";
-export { namingOfServer } from "./server-naming.js";
+export { componentClient, namingOfServer } from "./server-naming.js";
 export { EventRecorder, type EventRecorderOptions } from "./event-recorder.js";
 export { ApiError, isApiError } from "../machinery/index.js";

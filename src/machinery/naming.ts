@@ -118,3 +118,22 @@ export function workloadKeys(naming: Naming): WorkloadKeys {
     taintNetworkUnavailable: `node.${d}/network-unavailable`,
   };
 }
+
+/** The programs that talk to the API server under a name of their own. */
+export type ComponentName = "controller-manager" | "scheduler" | "nodeagent" | "proxy";
+
+/**
+ * The name a program goes by toward the API server: its user agent, and so
+ * the field manager of its writes. Upstream's table: kube-controller-manager,
+ * kube-scheduler, kubelet, kube-proxy; orch's: orch-controller-manager, ...
+ */
+export function componentName(naming: Naming, component: ComponentName): string {
+  if (component === "nodeagent" && naming.agentName === "kubelet") return "kubelet";
+  const product = naming.systemNamespace.slice(0, -"-system".length);
+  return `${product}-${component === "nodeagent" ? naming.agentName : component}`;
+}
+
+/** The `provider` label of the `kubernetes` service: "orch" (upstream "kubernetes"). */
+export function providerName(naming: Naming): string {
+  return naming.keyDomain.split(".")[0]!;
+}

@@ -11,8 +11,8 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { join, resolve } from "node:path";
 import type { Pod, PodStatus } from "../api/core/types.js";
-import { configAnnotations, namingFor, type Naming } from "../machinery/naming.js";
-import { RestClient, loadKubeconfig } from "../client/index.js";
+import { componentName, configAnnotations, namingFor, type Naming } from "../machinery/naming.js";
+import { RestClient, loadKubeconfig, namingOfServer } from "../client/index.js";
 import { defaultFeatureGates, type FeatureGates } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { Request, Response } from "../component/endpoints.js";
@@ -122,9 +122,22 @@ export function localDirectories(rootDir: string, certDir: string, podLogsDir: s
   ];
 }
 
+/** The naming table of the server the agent joins (asked once at start), or the default one standing alone. */
+async function namingOfCluster(options: NodeAgentOptions): Promise<Naming> {
+  if (options.client) return namingOfServer(options.client);
+  if (!options.kubeconfig) return namingFor();
+  const probe = new RestClient(loadKubeconfig(options.kubeconfig));
+  try {
+    return await namingOfServer(probe);
+  } finally {
+    probe.close();
+  }
+}
+
 export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<NodeAgent> {
   const config = options.config ?? defaultConfig();
-  const naming = options.naming ?? namingFor();
+  // The table of the API server it joins (kube-node-lease, kubernetes.io/hostname on a k8s.io server), unless given.
+  const naming = options.naming ?? (await namingOfCluster(options));
   const log = options.log ?? (() => {});
   const tuning = options.tuning ?? {};
   // Absolute: the runtime's socket URI and the containers' scripts must not depend on the working directory.
@@ -162,7 +175,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     // Joined mode: a client from the options or the kubeconfig.
     let client = options.client;
     if (!client && options.kubeconfig) {
-      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `orch-${naming.agentName}/${nodeName}`, ...(options.metrics ? { metrics: options.metrics } : {}) });
+      const own = new RestClient(loadKubeconfig(options.kubeconfig), { userAgent: `${componentName(naming, "nodeagent")}/${nodeName}`, ...(options.metrics ? { metrics: options.metrics } : {}) });
       shutdown.defer(() => own.close());
       client = own;
     }

@@ -39,13 +39,13 @@ export function advertiseAddress(bindAddress: string): string {
 /** Creates (or corrects) the `kubernetes` service and its endpoints in `default`. */
 export async function ensureKubernetesService(
   stores: { services: RegistryStore; endpoints: RegistryStore | undefined },
-  o: { allocator: ServiceAllocator; address: string; port: number; log: (line: string) => void },
+  o: { allocator: ServiceAllocator; address: string; port: number; log: (line: string) => void; provider: string },
 ): Promise<void> {
   const ip = bigToIp(o.allocator.ipRange.first, o.allocator.ipRange.family);
   const service: Service = {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name: "kubernetes", namespace: "default", labels: { component: "apiserver", provider: "orch" } },
+    metadata: { name: "kubernetes", namespace: "default", labels: { component: "apiserver", provider: o.provider } },
     spec: { type: "ClusterIP", clusterIP: ip, clusterIPs: [ip], sessionAffinity: "None", ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: o.port }] },
   };
   await createIfAbsent(stores.services, service as ApiObject, o.log);
