@@ -15,32 +15,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RestClient, loadKubeconfig } from "../src/client/index.js";
-import { markAllReady } from "../src/controllers/workload/testing.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
+import { deploymentYaml } from "./support/manifests.js";
+import { playNodeAgent, type PlayedAgent } from "./support/play-node-agent.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const VERSIONS = ["1.27", "1.28", "1.29", "1.30", "1.31", "1.32", "1.33"];
 
-const deployment = (name: string, replicas: number, image: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-  labels: {app: ${name}}
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels: {app: ${name}}
-  template:
-    metadata:
-      labels: {app: ${name}}
-    spec:
-      containers:
-      - name: main
-        image: ${image}
-        ports:
-        - containerPort: 80
-`;
+const deployment = (name: string, replicas: number, image: string) => deploymentYaml(name, replicas, image, "        ports:\n        - containerPort: 80\n");
 
 const configMap = (name: string, value: string) => `apiVersion: v1
 kind: ConfigMap
@@ -53,9 +35,7 @@ data:
 for (const profile of [{ name: "default", args: [] as string[] }, { name: "k8s.io", args: ["--api-group-suffix=k8s.io"] }]) {
   describe(`kubectl 1.27–1.33 against orch server (${profile.name} names)`, { skip: kubectlSkipReason() ?? false }, () => {
     let orch: OrchProcess;
-    let client: RestClient;
-    let agent: Promise<void>;
-    let stopAgent = false;
+    let agent: PlayedAgent;
     const dir = mkdtempSync(join(tmpdir(), "orch-e2e-kubectl-versions-"));
     const file = (name: string, content: string) => {
       writeFileSync(join(dir, name), content);
@@ -63,18 +43,10 @@ for (const profile of [{ name: "default", args: [] as string[] }, { name: "k8s.i
     };
     before(async () => {
       orch = await startOrch("server", ["--disable-agent", "--disable-scheduler", ...profile.args]);
-      client = new RestClient(loadKubeconfig(orch.kubeconfig));
-      agent = (async () => {
-        while (!stopAgent) {
-          await markAllReady(client, "default").catch(() => 0);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      })();
+      agent = playNodeAgent(orch.kubeconfig);
     });
     after(async () => {
-      stopAgent = true;
-      await agent;
-      client?.close();
+      await agent?.stop();
       await orch?.stop();
     });
 

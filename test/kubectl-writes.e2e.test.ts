@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { etcdSkipReason } from "../src/storage/etcd/testing/etcd-server.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { deploymentYaml } from "./support/manifests.js";
 import { startOrchOn, type Backend } from "./support/orch-backend.js";
 import type { OrchProcess } from "./support/orch-process.js";
 
@@ -21,22 +22,7 @@ function file(name: string, content: string): string {
   return path;
 }
 
-const deployment = (name: string, replicas: number, image: string, extra = "") => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: ${name}
-spec:
-  replicas: ${replicas}
-  selector:
-    matchLabels: {app: ${name}}
-  template:
-    metadata:
-      labels: {app: ${name}}
-    spec:
-      containers:
-      - name: main
-        image: ${image}
-${extra}`;
+const deployment = deploymentYaml;
 
 interface Entry {
   manager: string;

@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RestClient, loadKubeconfig } from "../src/client/index.js";
-import { markAllReady } from "../src/controllers/workload/testing.js";
+import type { RestClient } from "../src/client/index.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { playNodeAgent, type PlayedAgent } from "./support/play-node-agent.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -83,25 +83,16 @@ describe("kubectl 1.33 drives workloads on orch server", { skip: kubectlSkipReas
   let orch: OrchProcess;
   let k: Kubectl;
   let client: RestClient;
-  let agent: Promise<void>;
-  let stopAgent = false;
+  let agent: PlayedAgent;
   before(async () => {
     // The test plays the node agent (and binds nothing): the controllers under test, without a real node.
     orch = await startOrch("server", ["--disable-agent", "--disable-scheduler"]);
     k = new Kubectl(orch.kubeconfig);
-    client = new RestClient(loadKubeconfig(orch.kubeconfig));
-    // The node agent's part: every pod that appears is reported Running and Ready.
-    agent = (async () => {
-      while (!stopAgent) {
-        await markAllReady(client, "default").catch(() => 0);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    })();
+    agent = playNodeAgent(orch.kubeconfig);
+    client = agent.client;
   });
   after(async () => {
-    stopAgent = true;
-    await agent;
-    client?.close();
+    await agent?.stop();
     await orch?.stop();
   });
 
