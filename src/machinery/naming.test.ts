@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isValidGroupSuffix, namingFor, workloadKeys } from "./naming.js";
+import { componentName, isValidGroupSuffix, namingFor, providerName, workloadKeys } from "./naming.js";
 
 test("orch names by default, upstream names for k8s.io", () => {
   const orch = namingFor();
@@ -40,4 +40,14 @@ test("workload keys: orch.io by default, upstream's with k8s.io", () => {
   assert.equal(k8s.podDeletionCost, "controller.kubernetes.io/pod-deletion-cost");
   assert.equal(k8s.revisionHash, "controller.kubernetes.io/hash");
   assert.equal(k8s.taintUnschedulable, "node.kubernetes.io/unschedulable");
+});
+
+test("component names (user agents, field managers) and the kubernetes service's provider follow the table", () => {
+  const orch = namingFor();
+  assert.deepEqual(["controller-manager", "scheduler", "nodeagent", "proxy"].map((c) => componentName(orch, c as "proxy")), ["orch-controller-manager", "orch-scheduler", "orch-nodeagent", "orch-proxy"]);
+  assert.equal(providerName(orch), "orch");
+  const k8s = namingFor("k8s.io");
+  assert.deepEqual(["controller-manager", "scheduler", "nodeagent", "proxy"].map((c) => componentName(k8s, c as "proxy")), ["kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"]);
+  assert.equal(providerName(k8s), "kubernetes");
+  assert.equal(componentName(namingFor("example.com"), "scheduler"), "example-scheduler");
 });
