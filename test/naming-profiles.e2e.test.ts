@@ -4,13 +4,16 @@
 // for the node Ready and a Deployment's pod Running, then dumps every stored
 // object of every listable kind (from discovery) and looks at every key and
 // string for the other profile's names. None is allowed but the exceptions
-// listed below, each with its reason. Root only (the embedded runtime makes
+// listed below, each with its reason. A node agent joining with --join takes
+// the server's names too. Root only (the embedded runtime makes
 // namespaces and mounts).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startJoinedAgent, startOrch, type OrchProcess } from "./support/orch-process.js";
 
 interface Exception {
   readonly match: RegExp;
@@ -110,6 +113,22 @@ for (const profile of PROFILES) {
       assert.deepEqual(offences, [], `names of the other profile in stored objects:\n${offences.join("\n")}`);
       for (const m of profile.expect.managers) assert.ok(managers.has(m), `field manager ${m} among ${[...managers].join(", ")}`);
       for (const [reason, n] of excused) console.log(`# allowed ${n}×: ${reason}`);
+    });
+
+    test("a node agent joining this server (orch server --join) takes the server's names", async () => {
+      const token = readFileSync(join(orch.dataDir, "join.token"), "utf8").trim();
+      const joined = await startJoinedAgent(["--join", orch.url, "--token", token, "--certificate-authority", join(orch.dataDir, "ca.crt")], "joined", { readyTimeoutMs: 60_000 });
+      try {
+        const node = JSON.parse(await k.ok("get", "node", "joined", "-o", "json"));
+        const foreign = Object.keys(node.metadata.labels).filter((key) => profile.foreign.test(key));
+        assert.deepEqual(foreign, [], `labels: ${JSON.stringify(node.metadata.labels)}`);
+        assert.ok(node.metadata.labels[profile.expect.hostnameLabel]);
+        const lease = JSON.parse(await k.ok("get", "lease", "joined", "-n", profile.expect.leaseNamespace, "-o", "json"));
+        assert.equal(lease.spec.holderIdentity, "joined");
+        assert.doesNotMatch(joined.output(), /could not find the requested resource/);
+      } finally {
+        await joined.stop();
+      }
     });
   });
 }
