@@ -15,7 +15,7 @@ import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfSe
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { startProxier } from "../proxy/proxier.js";
-import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
+import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
 import { componentName, namingFor, type ComponentName } from "../machinery/naming.js";
 import { startScheduler } from "../scheduler/index.js";
@@ -162,7 +162,7 @@ async function startDns(flags: ServerFlags, client: RestClient, context: RunCont
 /** The address of the cluster's orch-dns service, for a joining agent (undefined when the cluster runs none). */
 async function clusterDnsAddress(client: RestClient): Promise<string | undefined> {
   const naming = await namingOfServer(client);
-  const svc = await client.get<Service>(SERVICES, { namespace: naming.systemNamespace, name: DNS_SERVICE }).catch(() => undefined);
+  const svc = await client.get<Service>(SERVICES, { namespace: naming.systemNamespace, name: dnsServiceName(naming) }).catch(() => undefined);
   return svc?.spec?.clusterIP || undefined;
 }
 

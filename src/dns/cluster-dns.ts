@@ -15,7 +15,10 @@ import { endpointSliceLabels } from "../api/discovery/labels.js";
 import { startDnsServer, type DnsServer } from "./server.js";
 import { ENDPOINTS, NAMESPACES, SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 
-export const DNS_SERVICE = "orch-dns";
+/** The cluster DNS Service in the system namespace: `orch-dns` (upstream `kube-dns`). */
+export function dnsServiceName(naming: Naming): string {
+  return `${naming.systemNamespace.slice(0, -"-system".length)}-dns`;
+}
 
 export interface ClusterDnsOptions {
   client: RestClient;
@@ -80,31 +83,32 @@ export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: D
   return { server, serviceIP };
 }
 
-/** The orch-dns Service (ports 53/UDP and 53/TCP, no selector) and its Endpoints at this server. */
+/** The cluster DNS Service (orch-dns or kube-dns; ports 53/UDP and 53/TCP, no selector) and its Endpoints at this server. */
 async function ensureDnsService(o: ClusterDnsOptions, port: number): Promise<string> {
   const namespace = o.naming.systemNamespace;
+  const name = dnsServiceName(o.naming);
   const ports = [{ name: "dns", port: 53, protocol: "UDP" }, { name: "dns-tcp", port: 53, protocol: "TCP" }];
   let svc: Service;
   try {
-    svc = await o.client.get<Service>(SERVICES, { namespace, name: DNS_SERVICE });
+    svc = await o.client.get<Service>(SERVICES, { namespace, name });
   } catch (err) {
     if (!isApiError(err, "NotFound")) throw err;
     // The tenth address of the range, as upstream's kube-dns (10.96.0.10 for the default range), if free.
     const ip = await tenthAddress(o.client);
     const body = (clusterIP?: string): Service => ({
       apiVersion: "v1", kind: "Service",
-      metadata: { name: DNS_SERVICE, namespace, labels: { [`${o.naming.keyDomain}/cluster-service`]: "true", [`${o.naming.keyDomain}/name`]: "DNS" } },
+      metadata: { name, namespace, labels: { [`${o.naming.keyDomain}/cluster-service`]: "true", [`${o.naming.keyDomain}/name`]: "DNS" } },
       spec: { ...(clusterIP ? { clusterIP } : {}), ports: ports.map((p) => ({ ...p, targetPort: 53 })) },
     });
     svc = await o.client.create<Service>(SERVICES, body(ip)).catch(() => o.client.create<Service>(SERVICES, body()));
   }
   const endpoints: Endpoints = {
     apiVersion: "v1", kind: "Endpoints",
-    metadata: { name: DNS_SERVICE, namespace },
+    metadata: { name, namespace },
     subsets: [{ addresses: [{ ip: o.address }], ports: ports.map((p) => ({ ...p, port })) }],
   };
   try {
-    const current = await o.client.get<Endpoints>(ENDPOINTS, { namespace, name: DNS_SERVICE });
+    const current = await o.client.get<Endpoints>(ENDPOINTS, { namespace, name });
     await o.client.update(ENDPOINTS, { ...current, subsets: endpoints.subsets });
   } catch (err) {
     if (!isApiError(err, "NotFound")) throw err;

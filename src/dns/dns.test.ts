@@ -14,7 +14,8 @@ import type { EndpointSlice } from "../api/discovery/types.js";
 import { lookup, type ClusterView } from "./records.js";
 import { startDnsServer, type DnsServer } from "./server.js";
 import { Indexer } from "../client/index.js";
-import { SERVICE_SLICES_INDEX, privateOrLocal, serviceSlicesIndex } from "./cluster-dns.js";
+import { SERVICE_SLICES_INDEX, dnsServiceName, privateOrLocal, serviceSlicesIndex } from "./cluster-dns.js";
+import { namingFor } from "../machinery/naming.js";
 
 const services: Record<string, Service> = {
   "default/web": { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { clusterIP: "10.96.0.20", ports: [{ name: "http", port: 80, protocol: "TCP" }] } },
@@ -132,4 +133,9 @@ test("names outside the cluster domain are forwarded to the upstream resolver as
     await fwd.close();
     await none.close();
   }
+});
+
+test("the cluster DNS Service is named by the table: orch-dns, upstream's kube-dns", () => {
+  assert.equal(dnsServiceName(namingFor()), "orch-dns");
+  assert.equal(dnsServiceName(namingFor("k8s.io")), "kube-dns");
 });
