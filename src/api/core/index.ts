@@ -26,6 +26,7 @@ export { NAMESPACE_FINALIZER } from "./namespaces.js";
 export type * from "./types.js";
 export type * from "./persistent-volume-types.js";
 export { ACCESS_MODES, accessModesString, claimRequest, localVolumePath, volumeReachableFrom, validateClaimSpec } from "./persistent-volumes.js";
+export { findMatchingVolume, volumeFits, volumeRefersTo, describeClaim } from "./persistent-volume-matching.js";
 export { PERSISTENT_VOLUME_TYPES, registerPersistentVolumeSchemas } from "./persistent-volume-schemas.js";
 
 export const coreModule: ApiGroupModule = {

@@ -10,7 +10,7 @@
 
 import { keyOf, WorkQueue, type Informer } from "../../client/index.js";
 import type { Node } from "../../api/core/types.js";
-import type { PersistentVolume, PersistentVolumeClaim } from "../../api/core/index.js";
+import { findMatchingVolume, volumeRefersTo, type PersistentVolume, type PersistentVolumeClaim } from "../../api/core/index.js";
 import type { StorageClass } from "../../api/storage/index.js";
 import { NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, storageClassResource } from "../../api/resource-refs.js";
 import { formatTimestamp } from "../../machinery/index.js";
@@ -19,7 +19,6 @@ import { nowMs, type ControllerContext, type ControllerDescriptor } from "../con
 import { EventRecorder } from "../events.js";
 import { getIfExists } from "../resources.js";
 import { runQueue } from "../run-queue.js";
-import { findMatchingVolume, volumeRefersTo } from "./matching.js";
 
 export const persistentVolumeBinderController: ControllerDescriptor = {
   name: "persistentvolume-binder-controller",

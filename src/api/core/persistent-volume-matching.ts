@@ -2,11 +2,13 @@
 // the same class ("" matches ""), the same volume mode, every access mode the
 // claim asks for, at least its size, its label selector, reachable from the
 // selected node when one is given, and either free or pre-bound to this claim.
-// Of those that fit, the smallest wins.
+// Of those that fit, the smallest wins. The binder controller binds by it; the
+// scheduler's VolumeBinding filter asks it whether a node has a volume to offer.
 
-import { accessModesString, claimRequest, volumeReachableFrom, type PersistentVolume, type PersistentVolumeClaim } from "../../api/core/index.js";
-import { parseQuantity } from "../../api/core/quantity.js";
 import { selectorFromLabelSelector } from "../../machinery/index.js";
+import type { PersistentVolume, PersistentVolumeClaim } from "./persistent-volume-types.js";
+import { accessModesString, claimRequest, volumeReachableFrom } from "./persistent-volumes.js";
+import { parseQuantity } from "./quantity.js";
 
 /** Whether `pv` is bound, or pre-bound, to exactly this claim. */
 export function volumeRefersTo(pv: PersistentVolume, pvc: PersistentVolumeClaim): boolean {
