@@ -3,17 +3,7 @@
 
 import type { ApiObject, LabelSelector } from "../../machinery/index.js";
 import type { NodeSelectorTerm } from "./node-matching.js";
-import type { Quantities } from "./types.js";
-
-export interface ObjectRef {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
+import type { ObjectReference, Quantities } from "./types.js";
 
 export interface PersistentVolumeSpec {
   capacity?: Quantities | null;
@@ -22,7 +12,7 @@ export interface PersistentVolumeSpec {
   local?: { path?: string; fsType?: string } | null;
   csi?: { driver?: string; volumeHandle?: string; readOnly?: boolean; fsType?: string; volumeAttributes?: Record<string, string> } | null;
   accessModes?: string[] | null;
-  claimRef?: ObjectRef | null;
+  claimRef?: ObjectReference | null;
   persistentVolumeReclaimPolicy?: string;
   storageClassName?: string;
   mountOptions?: string[] | null;
