@@ -84,3 +84,13 @@ test("persistentvolumeclaims: table columns; capacity and modes once bound", () 
   obj["status"] = { phase: "Bound", capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"] };
   assert.deepEqual(pvcs.table!.cells(obj, NOW).slice(1, 5), ["Bound", "pv1", "1Gi", "RWO"]);
 });
+
+test("persistentvolumes: Protobuf puts the source inside PersistentVolumeSource (spec field 2), as upstream's generated code", async () => {
+  const { ProtobufCodec } = await import("../../machinery/codec/protobuf/message.js");
+  const { builtinRegistry, toHex } = await import("../../machinery/codec/protobuf/testing.js");
+  const codec = new ProtobufCodec(builtinRegistry());
+  const spec = { hostPath: { path: "/x" }, storageClassName: "s" };
+  // spec: 0x12 len [ persistentVolumeSource (2): 0x12 len [ hostPath (3): 0x1a len [ path (1): 0x0a 02 "/x" ] ], storageClassName (6): 0x32 01 "s" ]
+  assert.equal(toHex(codec.encode(spec, "io.k8s.api.core.v1.PersistentVolumeSpec")), "12061a040a022f783201" + "73");
+  assert.deepEqual(codec.decode(codec.encode(spec, "io.k8s.api.core.v1.PersistentVolumeSpec"), "io.k8s.api.core.v1.PersistentVolumeSpec"), spec);
+});
