@@ -108,13 +108,18 @@ describe("persistent volumes on orch server", { skip: kubectlSkipReason() ?? roo
     await eventually("volume and directory removed", async () => (await k.run(["get", "pv", pvName])).code !== 0 && !existsSync(join(orch.dataDir, "volumes", pvName)), 30_000);
   });
 
-  test("a pod whose claim does not exist stays Pending with upstream's message", async () => {
+  const unschedulable = (name: string) => eventually(`${name} unschedulable`, async () => {
+    const p = await json("pod", name);
+    const c = (p.status?.conditions ?? []).find((x: { type: string }) => x.type === "PodScheduled");
+    return c?.status === "False" ? (c.message as string) : undefined;
+  }, 30_000);
+
+  test("a pod whose claim does not exist, or is unbound with no class, stays Pending with upstream's message", async () => {
     await apply(pod("orphan", "true", "nope"));
-    const message = await eventually("unschedulable", async () => {
-      const p = await json("pod", "orphan");
-      const c = (p.status?.conditions ?? []).find((x: { type: string }) => x.type === "PodScheduled");
-      return c?.status === "False" ? (c.message as string) : undefined;
-    }, 30_000);
-    assert.match(message, /^0\/1 nodes are available: persistentvolumeclaim "nope" not found\./);
+    assert.match(await unschedulable("orphan"), /^0\/1 nodes are available: persistentvolumeclaim "nope" not found\./);
+    // storageClassName "" is no class: nothing provisions it, and no volume matches.
+    await apply(claim.replace("name: data", "name: lonely").replace("accessModes", 'storageClassName: ""\n  accessModes'));
+    await apply(pod("waiting", "true", "lonely"));
+    assert.match(await unschedulable("waiting"), /^0\/1 nodes are available: pod has unbound immediate PersistentVolumeClaims\./);
   });
 });
