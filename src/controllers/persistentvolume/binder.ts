@@ -62,8 +62,9 @@ export class PersistentVolumeBinder {
     };
     this.#claims.addEventHandler({ onAdd: claim, onUpdate: (_o, n) => claim(n), onDelete: (pvc) => {
       for (const k of this.#told) if (k.startsWith(`${pvc.metadata.uid}/`)) this.#told.delete(k);
-      // Its volume is released.
+      // Its volume is released: the one it names, and any bound to it (deleted before the bind's second half).
       if (pvc.spec?.volumeName) this.#queue.add(VOLUME + pvc.spec.volumeName);
+      for (const pv of this.#volumes.list()) if (pv.spec?.claimRef?.uid === pvc.metadata.uid) this.#queue.add(VOLUME + keyOf(pv));
     } });
     this.#volumes.addEventHandler({ onAdd: volume, onUpdate: (_o, n) => volume(n), onDelete: (pv) => {
       const ref = pv.spec?.claimRef;

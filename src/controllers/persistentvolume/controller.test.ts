@@ -96,6 +96,13 @@ describe("persistent volumes: admission, binder, protection, local-path provisio
     const res = await grow("manual-claim");
     assert.equal(res.status, 403);
     assert.equal(res.json.message, 'persistentvolumeclaims "manual-claim" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+    await ctx.client.create<StorageClass>(SC(), { apiVersion: "storage.orch.io/v1", kind: "StorageClass", metadata: { name: "expandable" }, provisioner: "x.io/none", allowVolumeExpansion: true });
+    await volume("roomy", { storageClassName: "expandable" });
+    await claim("growing", { storageClassName: "expandable" });
+    await eventually("growing bound", async () => (await getClaim("growing"))?.status?.phase === "Bound");
+    const grown = await grow("growing");
+    assert.equal(grown.status, 200, grown.text);
+    assert.equal(grown.json.spec.resources.requests.storage, "5Gi");
   });
 
   test("Retain: a deleted claim's volume is Released and kept", async () => {
