@@ -29,6 +29,8 @@ export const persistentVolumeBinderController: ControllerDescriptor = {
 
 const CLAIM = "pvc:";
 const VOLUME = "pv:";
+/** upstream's --pvclaimbinder-sync-period default. */
+const RESYNC_MS = 15_000;
 
 export class PersistentVolumeBinder {
   readonly #ctx: ControllerContext;
@@ -60,16 +62,17 @@ export class PersistentVolumeBinder {
       const ref = pv.spec?.claimRef;
       if (ref?.name) this.#queue.add(`${CLAIM}${ref.namespace ?? ""}/${ref.name}`);
     };
+    // Every 15 s all claims and volumes are looked at again, as upstream's PV controller does.
     this.#claims.addEventHandler({ onAdd: claim, onUpdate: (_o, n) => claim(n), onDelete: (pvc) => {
       for (const k of this.#told) if (k.startsWith(`${pvc.metadata.uid}/`)) this.#told.delete(k);
       // Its volume is released: the one it names, and any bound to it (deleted before the bind's second half).
       if (pvc.spec?.volumeName) this.#queue.add(VOLUME + pvc.spec.volumeName);
       for (const pv of this.#volumes.list()) if (pv.spec?.claimRef?.uid === pvc.metadata.uid) this.#queue.add(VOLUME + keyOf(pv));
-    } });
+    } }, { resyncPeriodMs: RESYNC_MS });
     this.#volumes.addEventHandler({ onAdd: volume, onUpdate: (_o, n) => volume(n), onDelete: (pv) => {
       const ref = pv.spec?.claimRef;
       if (ref?.name) this.#queue.add(`${CLAIM}${ref.namespace ?? ""}/${ref.name}`);
-    } });
+    } }, { resyncPeriodMs: RESYNC_MS });
     await runQueue(this.#ctx, {
       name: "persistentvolume-binder-controller",
       queue: this.#queue,
