@@ -71,6 +71,44 @@ export function configAnnotations(keyDomain: string) {
   return { source: `${keyDomain}/config.source`, hash: `${keyDomain}/config.hash`, mirror: `${keyDomain}/config.mirror` };
 }
 
+/**
+ * The annotation and finalizer keys of persistent storage (upstream's
+ * kubernetes.io/pvc-protection, volume.kubernetes.io/selected-node, ...), which
+ * the admission plugins, the binder, the provisioner and the scheduler share.
+ */
+export interface StorageKeys {
+  /** On a StorageClass: "true" makes it the class of claims that name none. */
+  defaultClass: string;
+  /** Kept on a claim while a pod uses it. */
+  pvcProtection: string;
+  /** Kept on a volume while a claim is bound to it. */
+  pvProtection: string;
+  /** On a claim of a WaitForFirstConsumer class: the node the scheduler picked. */
+  selectedNode: string;
+  /** On a claim: the provisioner asked to make its volume. */
+  storageProvisioner: string;
+  /** On a claim: the binder has finished binding it. */
+  bindCompleted: string;
+  /** On a claim or volume: the binder (not a user) made the bind. */
+  boundByController: string;
+  /** On a volume: the provisioner that made it (upstream's pv.kubernetes.io/provisioned-by). */
+  provisionedBy: string;
+}
+
+export function storageKeys(naming: Naming): StorageKeys {
+  const d = naming.keyDomain;
+  return {
+    defaultClass: `storageclass.${d}/is-default-class`,
+    pvcProtection: `${d}/pvc-protection`,
+    pvProtection: `${d}/pv-protection`,
+    selectedNode: `volume.${d}/selected-node`,
+    storageProvisioner: `volume.${d}/storage-provisioner`,
+    bindCompleted: `pv.${d}/bind-completed`,
+    boundByController: `pv.${d}/bound-by-controller`,
+    provisionedBy: `pv.${d}/provisioned-by`,
+  };
+}
+
 /** Names accepted by --api-group-suffix: a DNS subdomain with at least two labels. */
 export function isValidGroupSuffix(suffix: string): boolean {
   return /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(suffix) && suffix.length <= 253;
@@ -119,43 +157,5 @@ export function workloadKeys(naming: Naming): WorkloadKeys {
     taintPidPressure: `node.${d}/pid-pressure`,
     taintUnschedulable: `node.${d}/unschedulable`,
     taintNetworkUnavailable: `node.${d}/network-unavailable`,
-  };
-}
-
-/**
- * The annotation and finalizer keys of persistent storage (upstream's
- * kubernetes.io/pvc-protection, volume.kubernetes.io/selected-node, ...), which
- * the admission plugins, the binder, the provisioner and the scheduler share.
- */
-export interface StorageKeys {
-  /** On a StorageClass: "true" makes it the class of claims that name none. */
-  defaultClass: string;
-  /** Kept on a claim while a pod uses it. */
-  pvcProtection: string;
-  /** Kept on a volume while a claim is bound to it. */
-  pvProtection: string;
-  /** On a claim of a WaitForFirstConsumer class: the node the scheduler picked. */
-  selectedNode: string;
-  /** On a claim: the provisioner asked to make its volume. */
-  storageProvisioner: string;
-  /** On a claim: the binder has finished binding it. */
-  bindCompleted: string;
-  /** On a claim or volume: the binder (not a user) made the bind. */
-  boundByController: string;
-  /** On a volume: the provisioner that made it (upstream's pv.kubernetes.io/provisioned-by). */
-  provisionedBy: string;
-}
-
-export function storageKeys(naming: Naming): StorageKeys {
-  const d = naming.keyDomain;
-  return {
-    defaultClass: `storageclass.${d}/is-default-class`,
-    pvcProtection: `${d}/pvc-protection`,
-    pvProtection: `${d}/pv-protection`,
-    selectedNode: `volume.${d}/selected-node`,
-    storageProvisioner: `volume.${d}/storage-provisioner`,
-    bindCompleted: `pv.${d}/bind-completed`,
-    boundByController: `pv.${d}/bound-by-controller`,
-    provisionedBy: `pv.${d}/provisioned-by`,
   };
 }
