@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, apiServerCheck, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
-import { localPathStorageClass, runControllerManager } from "../controllers/index.js";
+import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { startProxier } from "../proxy/proxier.js";
 import { DNS_SERVICE, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
@@ -28,6 +28,7 @@ import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
 import { NODES, SERVICES, storageClassResource } from "../api/resource-refs.js";
+import { localPathStorageClass } from "../controllers/index.js";
 import { isApiError } from "../machinery/index.js";
 import { sleep } from "../machinery/until.js";
 
