@@ -10,7 +10,8 @@ import { discoveryModule } from "./discovery/index.js";
 import { policyModule } from "./policy/index.js";
 import { rbacModule } from "./rbac/index.js";
 import { schedulingModule } from "./scheduling/index.js";
+import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule];
 }

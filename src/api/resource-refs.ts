@@ -27,6 +27,8 @@ export const SERVICE_ACCOUNTS = ref("", "serviceaccounts");
 export const CONFIGMAPS = ref("", "configmaps");
 export const SECRETS = ref("", "secrets");
 export const EVENTS = ref("", "events");
+export const PERSISTENT_VOLUMES = ref("", "persistentvolumes", false);
+export const PERSISTENT_VOLUME_CLAIMS = ref("", "persistentvolumeclaims");
 
 // apps/v1
 export const REPLICASETS = ref("apps", "replicasets");
@@ -48,4 +50,9 @@ export function leaseResource(naming: Naming = namingFor()): GroupVersionResourc
 /** discovery.<suffix>/v1 endpointslices. */
 export function endpointSliceResource(naming: Naming = namingFor()): GroupVersionResource {
   return ref(`discovery.${naming.groupSuffix}`, "endpointslices");
+}
+
+/** storage.<suffix>/v1 storageclasses. */
+export function storageClassResource(naming: Naming = namingFor()): GroupVersionResource {
+  return ref(naming.storageGroup, "storageclasses", false);
 }

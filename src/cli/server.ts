@@ -27,7 +27,9 @@ import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.j
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
-import { NODES, SERVICES } from "../api/resource-refs.js";
+import { NODES, SERVICES, storageClassResource } from "../api/resource-refs.js";
+import { localPathStorageClass } from "../controllers/index.js";
+import { isApiError } from "../machinery/index.js";
 import { sleep } from "../machinery/until.js";
 
 /** The components `orch server` runs, in start order. */
@@ -242,6 +244,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await server.close();
     return 1;
   }
+  await ensureDefaultStorageClass(clients.controllers, log);
   // Leases as the separate components take them, so other replicas wait their turn. The identity is
   // stable per host and data folder: a server restarted after a crash takes its leases back at once
   // instead of waiting out their duration (its data folder is its own: lmdb locks it).
@@ -249,7 +252,9 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
   const loops = [
     runControllerManager({
-      client: clients.controllers, leaderElect, leaderElection, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
+      client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
+      // The local-path provisioner makes volumes here: this host is the node's.
+      config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes") },
       metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
@@ -323,6 +328,16 @@ async function joinConfig(flags: ServerFlags): Promise<ClientConfig> {
   const pinned = parseJoinToken(flags.get("token"));
   if (flags.get("certificate-authority")) return { server, token: pinned?.token ?? flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
   return { server, token: pinned!.token, ca: await fetchPinnedCa(server, pinned!.caSha256) };
+}
+
+/** The `local-path` StorageClass, marked default, from the first start (a class a user deleted comes back). */
+async function ensureDefaultStorageClass(client: RestClient, log: (line: string) => void): Promise<void> {
+  const naming = await namingOfServer(client);
+  try {
+    await client.create(storageClassResource(naming), localPathStorageClass(naming));
+  } catch (err) {
+    if (!isApiError(err, "AlreadyExists")) log(`default storage class not created: ${(err as Error).message}`);
+  }
 }
 
 /** The leader-election identity of this server: the host name and a digest of its data folder's real path. */

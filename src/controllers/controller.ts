@@ -43,6 +43,8 @@ export interface ControllerConfig {
   maxEndpointsPerSlice?: number;
   /** How often pod GC runs (upstream: 20 s). */
   podGcPeriodMs?: number;
+  /** Where the local-path provisioner makes volumes (`orch server`: DATA_DIR/volumes); unset: it does not run. */
+  localPathDir?: string;
 }
 
 export interface ControllerDescriptor {

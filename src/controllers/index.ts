@@ -20,3 +20,6 @@ export { endpointsController, EndpointsController } from "./endpoint/controller.
 export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export type { ControllerConfig } from "./controller.js";
+export { persistentVolumeBinderController, PersistentVolumeBinder } from "./persistentvolume/binder.js";
+export { pvcProtectionController, pvProtectionController, PvcProtectionController, PvProtectionController } from "./persistentvolume/protection.js";
+export { localPathProvisionerController, LocalPathProvisioner, localPathStorageClass, localPathProvisioner } from "./local-path-provisioner/controller.js";

@@ -22,6 +22,9 @@ import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
+import { persistentVolumeBinderController } from "./persistentvolume/binder.js";
+import { pvcProtectionController, pvProtectionController } from "./persistentvolume/protection.js";
+import { localPathProvisionerController } from "./local-path-provisioner/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -41,6 +44,10 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
+  persistentVolumeBinderController,
+  pvcProtectionController,
+  pvProtectionController,
+  localPathProvisionerController,
 ];
 
 export interface LeaderElectionSettings {

@@ -13,6 +13,8 @@ export interface Naming {
   readonly coordinationGroup: string;
   /** PriorityClasses: "scheduling.orch.io" (upstream "scheduling.k8s.io"). */
   readonly schedulingGroup: string;
+  /** StorageClasses, CSI kinds, VolumeAttachments: "storage.orch.io" (upstream "storage.k8s.io"). */
+  readonly storageGroup: string;
   readonly discoveryGroup: string;
   /** SelfSubjectReview, and impersonation's uids/userextras attributes: "authentication.orch.io" (upstream "authentication.k8s.io"). */
   readonly authenticationGroup: string;
@@ -45,6 +47,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     metaGroup: `meta.${groupSuffix}`,
     coordinationGroup: `coordination.${groupSuffix}`,
     schedulingGroup: `scheduling.${groupSuffix}`,
+    storageGroup: `storage.${groupSuffix}`,
     discoveryGroup: `apidiscovery.${groupSuffix}`,
     authenticationGroup: `authentication.${groupSuffix}`,
     rbacGroup: `rbac.authorization.${groupSuffix}`,
@@ -66,6 +69,44 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
  */
 export function configAnnotations(keyDomain: string) {
   return { source: `${keyDomain}/config.source`, hash: `${keyDomain}/config.hash`, mirror: `${keyDomain}/config.mirror` };
+}
+
+/**
+ * The annotation and finalizer keys of persistent storage (upstream's
+ * kubernetes.io/pvc-protection, volume.kubernetes.io/selected-node, ...), which
+ * the admission plugins, the binder, the provisioner and the scheduler share.
+ */
+export interface StorageKeys {
+  /** On a StorageClass: "true" makes it the class of claims that name none. */
+  defaultClass: string;
+  /** Kept on a claim while a pod uses it. */
+  pvcProtection: string;
+  /** Kept on a volume while a claim is bound to it. */
+  pvProtection: string;
+  /** On a claim of a WaitForFirstConsumer class: the node the scheduler picked. */
+  selectedNode: string;
+  /** On a claim: the provisioner asked to make its volume. */
+  storageProvisioner: string;
+  /** On a claim: the binder has finished binding it. */
+  bindCompleted: string;
+  /** On a claim or volume: the binder (not a user) made the bind. */
+  boundByController: string;
+  /** On a volume: the provisioner that made it (upstream's pv.kubernetes.io/provisioned-by). */
+  provisionedBy: string;
+}
+
+export function storageKeys(naming: Naming): StorageKeys {
+  const d = naming.keyDomain;
+  return {
+    defaultClass: `storageclass.${d}/is-default-class`,
+    pvcProtection: `${d}/pvc-protection`,
+    pvProtection: `${d}/pv-protection`,
+    selectedNode: `volume.${d}/selected-node`,
+    storageProvisioner: `volume.${d}/storage-provisioner`,
+    bindCompleted: `pv.${d}/bind-completed`,
+    boundByController: `pv.${d}/bound-by-controller`,
+    provisionedBy: `pv.${d}/provisioned-by`,
+  };
 }
 
 /** Names accepted by --api-group-suffix: a DNS subdomain with at least two labels. */

@@ -7,6 +7,8 @@
 
 import type { Naming } from "../machinery/naming.js";
 import type { Node, Pod } from "../api/core/types.js";
+import type { PersistentVolume, PersistentVolumeClaim } from "../api/core/persistent-volume-types.js";
+import type { StorageClass } from "../api/storage/types.js";
 import type { PodDisruptionBudget } from "../api/policy/types.js";
 import { EventRecorder, InformerFactory, isApiError, keyOf, type Informer, type RestClient } from "../client/index.js";
 import { formatTimestamp } from "../machinery/index.js";
@@ -19,11 +21,11 @@ import { PodInfo } from "./framework/pod-info.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { SchedulerMetrics } from "./metrics.js";
 import { Nominator } from "./nominator.js";
-import { defaultPlugins } from "./plugins/index.js";
+import { defaultPlugins, type VolumeLister } from "./plugins/index.js";
 import { preempt } from "./plugins/default-preemption/index.js";
 import { SchedulingQueue, type Clock, type QueuedPodInfo } from "./queue/scheduling-queue.js";
 import { isPodTerminal } from "../api/core/pod-phase.js";
-import { NODES, PODDISRUPTIONBUDGETS, PODS } from "../api/resource-refs.js";
+import { NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODDISRUPTIONBUDGETS, PODS, storageClassResource } from "../api/resource-refs.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 /** Upstream's minFeasibleNodesToFind, minFeasibleNodesPercentageToFind and basePercentageOfNodesToScore. */
@@ -63,6 +65,10 @@ export class Scheduler {
   readonly #events: EventRecorder;
   #pods: Informer<Pod> | undefined;
   #pdbs: Informer<PodDisruptionBudget> | undefined;
+  /** Claims, volumes and classes for VolumeBinding; filled in by run(). */
+  #claims: Informer<PersistentVolumeClaim> | undefined;
+  #volumes: Informer<PersistentVolume> | undefined;
+  #classes: Informer<StorageClass> | undefined;
   #nextStartNode = 0;
   #bindsInFlight = 0;
   #bindWaiters: (() => void)[] = [];
@@ -82,7 +88,7 @@ export class Scheduler {
     this.metrics = new SchedulerMetrics({ registry: options.metrics, profile: this.#name, metricPrefix: options.naming.metricPrefix, pods: () => this.#pods?.list() ?? [] });
     this.framework = new Framework({
       profile: this.#name,
-      plugins: options.plugins ?? defaultPlugins(options.naming),
+      plugins: options.plugins ?? defaultPlugins(options.naming, this.#volumeLister()),
       observe: (point, status, seconds) => this.metrics.extensionPoint(point, status, seconds),
     });
     const byEvent = new Map<ClusterEvent, ReadonlySet<string>>();
@@ -110,6 +116,13 @@ export class Scheduler {
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
     this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PODDISRUPTIONBUDGETS });
+    // Not waited for: a pod with claims meets "not found" until they arrive, and their events retry it.
+    this.#claims = informers.informerFor<PersistentVolumeClaim>({ resource: PERSISTENT_VOLUME_CLAIMS });
+    this.#volumes = informers.informerFor<PersistentVolume>({ resource: PERSISTENT_VOLUMES });
+    this.#classes = informers.informerFor<StorageClass>({ resource: storageClassResource(this.#o.naming) });
+    this.#claims.addEventHandler({ onAdd: () => this.queue.moveOnEvent("PersistentVolumeClaimAdd"), onUpdate: () => this.queue.moveOnEvent("PersistentVolumeClaimUpdate") });
+    this.#volumes.addEventHandler({ onAdd: () => this.queue.moveOnEvent("PersistentVolumeAdd"), onUpdate: () => this.queue.moveOnEvent("PersistentVolumeUpdate") });
+    this.#classes.addEventHandler({ onAdd: () => this.queue.moveOnEvent("StorageClassAdd") });
     nodes.addEventHandler({
       onAdd: (n) => this.onNode(n),
       onUpdate: (_o, n) => this.onNode(n),
@@ -217,7 +230,7 @@ export class Scheduler {
       this.cache.assume(pi, nodeName);
       this.nominator.delete(pi.key);
       await this.#bindSlot();
-      this.#track(this.#bind(q, nodeName, started));
+      this.#track(this.#bind(q, nodeName, started, state));
       return;
     }
     // No node: preemption may make room (upstream's PostFilter), then the pod waits for an event.
@@ -303,10 +316,11 @@ export class Scheduler {
 
   // ---- API writes ----
 
-  async #bind(q: QueuedPodInfo, nodeName: string, started: number): Promise<void> {
+  async #bind(q: QueuedPodInfo, nodeName: string, started: number, state: CycleState): Promise<void> {
     const pod = q.podInfo.pod;
     const t = performance.now();
     try {
+      await this.framework.runPreBind(state, q.podInfo, nodeName);
       await this.#o.client.create(
         PODS,
         {
@@ -336,6 +350,23 @@ export class Scheduler {
       this.#bindsInFlight--;
       this.#bindWaiters.shift()?.();
     }
+  }
+
+  /** VolumeBinding's view of the informers run() starts (empty until then). */
+  #volumeLister(): VolumeLister {
+    return {
+      claim: (namespace, name) => this.#claims?.get(`${namespace}/${name}`),
+      volume: (name) => this.#volumes?.get(name),
+      volumes: () => this.#volumes?.list() ?? [],
+      storageClass: (name) => this.#classes?.get(name),
+      selectNode: async (claim, annotation, nodeName) => {
+        await this.#o.client.patch(PERSISTENT_VOLUME_CLAIMS, {
+          namespace: claim.metadata.namespace!,
+          name: claim.metadata.name!,
+          patch: { metadata: { annotations: { [annotation]: nodeName } } },
+        });
+      },
+    };
   }
 
   async #bindSlot(): Promise<void> {

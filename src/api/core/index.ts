@@ -11,6 +11,8 @@ import { namespacesResource } from "./namespaces.js";
 import { nodesResource } from "./nodes.js";
 import { podsResource } from "./pods.js";
 import { registerCoreSchemas } from "./schemas.js";
+import { registerPersistentVolumeSchemas } from "./persistent-volume-schemas.js";
+import { persistentVolumeClaimsResource, persistentVolumesResource } from "./persistent-volumes.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./serviceaccounts.js";
 import { servicesResource } from "./services.js";
@@ -22,10 +24,15 @@ export { podQOSClass, bindPod } from "./pods.js";
 export { podStatusCells } from "./pod-table.js";
 export { NAMESPACE_FINALIZER } from "./namespaces.js";
 export type * from "./types.js";
+export type * from "./persistent-volume-types.js";
+export { ACCESS_MODES, accessModesString, claimRequest, localVolumePath, volumeReachableFrom, validateClaimSpec } from "./persistent-volumes.js";
+export { findMatchingVolume, volumeFits, volumeRefersTo, describeClaim } from "./persistent-volume-matching.js";
+export { PERSISTENT_VOLUME_TYPES, registerPersistentVolumeSchemas } from "./persistent-volume-schemas.js";
 
 export const coreModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registerCoreSchemas(registry);
+    registerPersistentVolumeSchemas(registry);
   },
   resources(naming: Naming): ResourceDefinition[] {
     return [
@@ -38,6 +45,8 @@ export const coreModule: ApiGroupModule = {
       secretsResource(naming),
       serviceAccountsResource(),
       eventsResource(naming),
+      persistentVolumesResource(),
+      persistentVolumeClaimsResource(),
     ];
   },
 };

@@ -21,6 +21,8 @@ test("core: module declares its resources with upstream's names and scopes", () 
       ["secrets", "Secret", true, [], [], false, "subdomain"],
       ["serviceaccounts", "ServiceAccount", true, ["sa"], [], true, "subdomain"],
       ["events", "Event", true, ["ev"], [], true, "subdomain"],
+      ["persistentvolumes", "PersistentVolume", false, ["pv"], [], false, "subdomain"],
+      ["persistentvolumeclaims", "PersistentVolumeClaim", true, ["pvc"], [], false, "subdomain"],
     ],
   );
   for (const d of defs) assert.equal(d.group, "");

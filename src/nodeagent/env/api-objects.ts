@@ -1,9 +1,10 @@
 // ConfigMaps and Secrets read from the API, for containers' environment and
-// volumes (a joined agent; a standalone one has NO_OBJECTS). A missing object
+// volumes (and claims and volumes, for persistentVolumeClaim volumes) (a joined agent; a standalone one has NO_OBJECTS). A missing object
 // is undefined, so an optional reference can be skipped; other errors throw.
 
 import type { ConfigMap, Secret } from "../../api/core/types.js";
-import { CONFIGMAPS, SECRETS } from "../../api/resource-refs.js";
+import type { PersistentVolume, PersistentVolumeClaim } from "../../api/core/persistent-volume-types.js";
+import { CONFIGMAPS, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, SECRETS } from "../../api/resource-refs.js";
 import type { RestClient, ResourceRef } from "../../client/index.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ObjectSource } from "./env.js";
@@ -20,6 +21,8 @@ export function apiObjects(client: RestClient): ObjectSource {
   };
   return {
     configMap: (ns, name) => get<ConfigMap>(CONFIGMAPS, ns, name),
+    persistentVolumeClaim: (ns, name) => get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name),
+    persistentVolume: (name) => get<PersistentVolume>(PERSISTENT_VOLUMES, "", name),
     secret: async (ns, name) => {
       const s = await get<Secret>(SECRETS, ns, name);
       if (!s) return undefined;

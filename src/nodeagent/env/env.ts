@@ -3,15 +3,21 @@
 // fields, resources, ConfigMap and Secret keys. A missing required source is a
 // ConfigError (the container waits with reason CreateContainerConfigError).
 
+import type { PersistentVolume, PersistentVolumeClaim } from "../../api/core/persistent-volume-types.js";
 import type { Container, EnvVar, Pod } from "../../api/core/types.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { KeyValue } from "../cri/index.js";
 
 /** Where ConfigMaps and Secrets come from; undefined means "not found". Standalone agents have none. */
+export type { PersistentVolume, PersistentVolumeClaim };
+
 export interface ObjectSource {
   configMap(namespace: string, name: string): Promise<{ data?: Record<string, string> | null; binaryData?: Record<string, string> | null } | undefined>;
   /** Secret data decoded to text. */
   secret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  /** A claim and a volume, for persistentVolumeClaim volumes (absent: such volumes are not supported). */
+  persistentVolumeClaim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
+  persistentVolume?(name: string): Promise<PersistentVolume | undefined>;
 }
 
 export const NO_OBJECTS: ObjectSource = { configMap: async () => undefined, secret: async () => undefined };

@@ -113,6 +113,8 @@ export class PodSyncer {
       volumePaths = await setupVolumes(pod, { hostIP, podIP: rp.sandboxes[0]?.network?.ip ?? hostIP, nodeAllocatable, rootDir: this.#o.rootDir, keyDomain: this.#o.keyDomain, objects: this.#o.objects });
     } catch (err) {
       waitAll(pod, waiting, { reason: "ContainerCreating", message: (err as Error).message });
+      // As upstream's kubelet tells of a volume it cannot mount yet (a missing config map, an unbound claim).
+      this.#events.record(pod, undefined, "Warning", "FailedMount", `Unable to attach or mount volumes: ${(err as Error).message}`);
       return { runtime: rp, requeueAfterMs: RETRY_MS };
     }
 

@@ -65,3 +65,36 @@ test("volumes: a missing ConfigMap fails unless optional; a hostPath of the wron
   await setupVolumes(pod([{ name: "v", configMap: { name: "absent", optional: true } }]), ctx);
   await assert.rejects(setupVolumes(pod([{ name: "v", hostPath: { path: "/proc/self/status", type: "Directory" } }]), ctx), /is not a directory/);
 });
+
+test("volumes: a persistentVolumeClaim mounts its bound volume's directory; a missing or unbound claim waits with upstream's message", async () => {
+  const pvDir = join(rootDir, "volumes", "pvc-1");
+  const claims: Record<string, object> = {
+    data: { metadata: { name: "data" }, spec: { volumeName: "pvc-1" }, status: { phase: "Bound" } },
+    pending: { metadata: { name: "pending" }, spec: {}, status: { phase: "Pending" } },
+    nfs: { metadata: { name: "nfs" }, spec: { volumeName: "nfs-pv" }, status: { phase: "Bound" } },
+  };
+  const volumes: Record<string, object> = {
+    "pvc-1": { metadata: { name: "pvc-1" }, spec: { hostPath: { path: pvDir, type: "DirectoryOrCreate" } } },
+    "nfs-pv": { metadata: { name: "nfs-pv" }, spec: { nfs: { server: "s", path: "/x" } } },
+  };
+  const withClaims = {
+    ...ctx,
+    objects: { ...ctx.objects, persistentVolumeClaim: async (_ns: string, name: string) => claims[name] as never, persistentVolume: async (name: string) => volumes[name] as never },
+  };
+  const pod = (claimName: string, readOnly = false): Pod => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: `uid-${claimName}` },
+    spec: { volumes: [{ name: "d", persistentVolumeClaim: { claimName, readOnly } }], containers: [{ name: "c", volumeMounts: [{ name: "d", mountPath: "/data" }] }] },
+  });
+  const paths = await setupVolumes(pod("data"), withClaims);
+  assert.equal(paths.get("d"), pvDir);
+  assert.ok(statSync(pvDir).isDirectory());
+  const [mount] = containerMounts(pod("data", true), pod("data").spec!.containers![0]!, paths);
+  assert.deepEqual([mount!.hostPath, mount!.containerPath, mount!.readonly], [pvDir, "/data", true]);
+  await assert.rejects(setupVolumes(pod("gone"), withClaims), new VolumeError('persistentvolumeclaim "gone" not found'));
+  await assert.rejects(setupVolumes(pod("pending"), withClaims), new VolumeError('PVC ns/pending has non-bound phase ("Pending") or empty pvc.Spec.VolumeName ("")'));
+  await assert.rejects(setupVolumes(pod("nfs"), withClaims), /persistent volume "nfs-pv" has an unsupported source/);
+  // Without an API server (a standalone agent), such volumes are refused.
+  await assert.rejects(setupVolumes(pod("data"), ctx), /persistentVolumeClaim volumes need the API server/);
+});

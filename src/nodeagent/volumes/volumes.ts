@@ -1,6 +1,8 @@
 // Pod volumes on the node: emptyDir, configMap, secret, hostPath, downwardAPI
 // and projected, materialized under <root>/pods/<uid>/volumes/<plugin>/<name>
-// and handed to the runtime as bind mounts. Files are rewritten only when
+// and handed to the runtime as bind mounts. A persistentVolumeClaim volume
+// mounts the directory of its bound volume (hostPath or local source); a
+// claim that is missing or not yet bound keeps the pod waiting. Files are rewritten only when
 // their content changes, so a resync is cheap.
 
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
@@ -59,8 +61,10 @@ export async function setupVolumes(pod: Pod, ctx: VolumeContext): Promise<Map<st
 async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<string> {
   const hostPath = v["hostPath"] as { path?: string; type?: string } | undefined;
   if (hostPath) return setupHostPath(hostPath, v.name!);
+  const claim = v["persistentVolumeClaim"] as { claimName?: string } | undefined;
+  if (claim) return setupClaim(pod.metadata.namespace ?? "default", claim.claimName ?? "", v.name!, ctx);
   const kind = Object.keys(PLUGINS).find((k) => v[k] !== undefined && v[k] !== null);
-  if (kind === undefined) throw new VolumeError(`volume "${v.name}": unsupported volume type (supported: emptyDir, configMap, secret, hostPath, downwardAPI, projected)`);
+  if (kind === undefined) throw new VolumeError(`volume "${v.name}": unsupported volume type (supported: emptyDir, configMap, secret, hostPath, downwardAPI, projected, persistentVolumeClaim)`);
   const dir = join(podDir(ctx.rootDir, pod.metadata.uid!), "volumes", `${ctx.keyDomain}~${PLUGINS[kind]}`, v.name!);
   mkdirSync(dir, { recursive: true, mode: 0o750 });
   const ns = pod.metadata.namespace ?? "default";
@@ -156,6 +160,23 @@ function downwardFiles(pod: Pod, src: Record<string, unknown>, ctx: VolumeContex
   }
 }
 
+/** The host directory of a claim's bound volume (upstream's messages for a claim that is missing or unbound). */
+async function setupClaim(ns: string, claimName: string, name: string, ctx: VolumeContext): Promise<string> {
+  const { persistentVolumeClaim, persistentVolume } = ctx.objects;
+  if (!persistentVolumeClaim || !persistentVolume) throw new VolumeError(`volume "${name}": persistentVolumeClaim volumes need the API server`);
+  const pvc = await persistentVolumeClaim(ns, claimName);
+  if (!pvc) throw new VolumeError(`persistentvolumeclaim "${claimName}" not found`);
+  if (pvc.metadata.deletionTimestamp) throw new VolumeError(`error processing PVC ${ns}/${claimName}: PVC is being deleted`);
+  const volumeName = pvc.spec?.volumeName ?? "";
+  const phase = pvc.status?.phase ?? "";
+  if (phase !== "Bound" || !volumeName) throw new VolumeError(`PVC ${ns}/${claimName} has non-bound phase (${JSON.stringify(phase)}) or empty pvc.Spec.VolumeName (${JSON.stringify(volumeName)})`);
+  const pv = await persistentVolume(volumeName);
+  if (!pv) throw new VolumeError(`persistentvolume "${volumeName}" not found`);
+  if (pv.spec?.hostPath) return setupHostPath(pv.spec.hostPath, name);
+  if (pv.spec?.local?.path) return setupHostPath({ path: pv.spec.local.path, type: "Directory" }, name);
+  throw new VolumeError(`volume "${name}": persistent volume "${volumeName}" has an unsupported source (supported on this node: hostPath, local)`);
+}
+
 function setupHostPath(src: { path?: string; type?: string }, name: string): string {
   const path = src.path ?? "";
   const type = src.type ?? "";
@@ -205,7 +226,8 @@ export function containerMounts(pod: Pod, container: Container, volumePaths: Rea
       hostPath = join(base, safePath(m.subPath, m.name!));
       if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
     }
-    const readonly = m.readOnly === true || readOnlyKinds.some((k) => volume[k] != null);
+    const claimReadOnly = (volume["persistentVolumeClaim"] as { readOnly?: boolean } | undefined)?.readOnly === true;
+    const readonly = m.readOnly === true || claimReadOnly || readOnlyKinds.some((k) => volume[k] != null);
     return { containerPath: m.mountPath ?? "", hostPath, readonly, selinuxRelabel: false, propagation: "PROPAGATION_PRIVATE", uidMappings: [], gidMappings: [], recursiveReadOnly: false, image: null };
   });
 }

@@ -3,8 +3,8 @@
 // failure, Score over the feasible nodes (normalized, weighted, summed). It
 // times each extension point for scheduler_framework_extension_point_duration_seconds.
 
-import type { ClusterEvent, ClusterView, CycleState, FilterPlugin, Plugin, PreFilterPlugin, ScorePlugin, Status } from "./interface.js";
-import { isFilter, isPreFilter, isScore } from "./interface.js";
+import type { ClusterEvent, ClusterView, CycleState, FilterPlugin, Plugin, PreBindPlugin, PreFilterPlugin, ScorePlugin, Status } from "./interface.js";
+import { isFilter, isPreBind, isPreFilter, isScore } from "./interface.js";
 import type { NodeInfo } from "./node-info.js";
 import type { PodInfo } from "./pod-info.js";
 
@@ -24,6 +24,7 @@ export class Framework {
   readonly #preFilters: readonly PreFilterPlugin[];
   readonly #filters: readonly FilterPlugin[];
   readonly #scores: readonly ScorePlugin[];
+  readonly #preBinds: readonly PreBindPlugin[];
   readonly #observe: ExtensionPointObserver;
 
   constructor(options: { profile?: string; plugins: readonly Plugin[]; observe?: ExtensionPointObserver }) {
@@ -32,6 +33,7 @@ export class Framework {
     this.#preFilters = options.plugins.filter(isPreFilter);
     this.#filters = options.plugins.filter(isFilter);
     this.#scores = options.plugins.filter(isScore);
+    this.#preBinds = options.plugins.filter(isPreBind);
     this.#observe = options.observe ?? (() => {});
   }
 
@@ -76,6 +78,19 @@ export class Framework {
     }
     this.#observe("Score", "Success", (performance.now() - started) / 1000);
     return totals;
+  }
+
+  /** Runs every PreBind plugin in order; the first that throws fails the binding (the pod is retried). */
+  async runPreBind(state: CycleState, pod: PodInfo, nodeName: string): Promise<void> {
+    if (this.#preBinds.length === 0) return;
+    const started = performance.now();
+    try {
+      for (const p of this.#preBinds) await p.preBind(state, pod, nodeName);
+    } catch (err) {
+      this.#observe("PreBind", "Error", (performance.now() - started) / 1000);
+      throw err;
+    }
+    this.#observe("PreBind", "Success", (performance.now() - started) / 1000);
   }
 
   observe(extensionPoint: string, status: string, seconds: number): void {

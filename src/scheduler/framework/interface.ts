@@ -33,7 +33,12 @@ export type ClusterEvent =
   | "NodeSpecUnschedulableChange"
   | "AssignedPodAdd"
   | "AssignedPodUpdate"
-  | "AssignedPodDelete";
+  | "AssignedPodDelete"
+  | "PersistentVolumeClaimAdd"
+  | "PersistentVolumeClaimUpdate"
+  | "PersistentVolumeAdd"
+  | "PersistentVolumeUpdate"
+  | "StorageClassAdd";
 
 /** The nodes of one scheduling cycle. */
 export interface ClusterView {
@@ -67,6 +72,15 @@ export interface ScorePlugin extends Plugin {
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number;
   /** Maps raw scores onto 0–100 in place, when score() does not already. */
   normalize?(scores: number[]): void;
+}
+
+export interface PreBindPlugin extends Plugin {
+  /** Work before the pod's binding is posted (VolumeBinding: tell delayed claims the chosen node); throw to retry the pod. */
+  preBind(state: CycleState, pod: PodInfo, nodeName: string): Promise<void>;
+}
+
+export function isPreBind(p: Plugin): p is PreBindPlugin {
+  return typeof (p as PreBindPlugin).preBind === "function";
 }
 
 export function isPreFilter(p: Plugin): p is PreFilterPlugin {

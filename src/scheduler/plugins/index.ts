@@ -12,7 +12,15 @@ import { nodeResourcesFit } from "./node-resources-fit/index.js";
 import { nodeUnschedulable } from "./node-unschedulable/index.js";
 import { podTopologySpread } from "./pod-topology-spread/index.js";
 import { taintToleration } from "./taint-toleration/index.js";
+import { volumeBinding, type VolumeLister } from "./volume-binding/index.js";
 
-export function defaultPlugins(naming: Naming): Plugin[] {
-  return [nodeUnschedulable(naming), nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit, podTopologySpread, interPodAffinity, balancedAllocation];
+export type { VolumeLister } from "./volume-binding/index.js";
+
+/** `volumes`: where VolumeBinding reads claims and volumes (without it, the plugin is left out). */
+export function defaultPlugins(naming: Naming, volumes?: VolumeLister): Plugin[] {
+  return [
+    nodeUnschedulable(naming), nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit,
+    ...(volumes !== undefined ? [volumeBinding(naming, volumes)] : []),
+    podTopologySpread, interPodAffinity, balancedAllocation,
+  ];
 }
