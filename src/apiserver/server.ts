@@ -20,7 +20,7 @@ import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./adm
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
-import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
+import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen, type ConnectionTimeouts } from "./listener.js";
@@ -155,7 +155,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
-  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
+  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), ...bootstrapTokens(stores, naming)];
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
@@ -262,6 +262,13 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** Bootstrap tokens (`<id>.<secret>`) against the system namespace's Secrets, where Secrets are served. */
+function bootstrapTokens(stores: Stores, naming: Naming): Authenticator[] {
+  const secrets = stores.for({ group: "", resource: "secrets" });
+  if (secrets === undefined) return [];
+  return [bootstrapTokenAuthenticator(naming, async (name) => (await secrets.cacher.get(secrets.keyFor(naming.systemNamespace, name), { mode: "Any" }))?.object as never)];
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

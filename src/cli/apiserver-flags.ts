@@ -54,6 +54,13 @@ export const apiserverFlags = {
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
+  "join-token-ttl": flag.duration({
+    section: "Authentication flags",
+    default: "24h",
+    description:
+      "Lifetime of the bootstrap token written at every start into DATA_DIR/join.token (a Secret bootstrap-token-<id> in the system namespace): " +
+      "joining nodes present it only to request their node certificate. Expired tokens are deleted by the controller manager; 0 never expires.",
+  }),
   "anonymous-auth": flag.bool({
     section: "Authentication flags",
     default: true,

@@ -23,7 +23,7 @@ import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
-import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
@@ -38,6 +38,7 @@ const NODE = "Node flags";
 const serverFlags = {
   ...apiserverFlags,
   ...controllerFlags,
+  ...signingFlags,
   "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
   "container-runtime-endpoint": flag.string({
     section: NODE,
@@ -247,7 +248,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
   const loops = [
     runControllerManager({
-      client: clients.controllers, leaderElect, leaderElection, config: controllerConfigFromFlags(flags.values), signal: context.signal, log,
+      client: clients.controllers, leaderElect, leaderElection, config: { ...controllerConfigFromFlags(flags.values), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) }, signal: context.signal, log,
       metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);

@@ -43,6 +43,8 @@ export interface ControllerConfig {
   maxEndpointsPerSlice?: number;
   /** How often pod GC runs (upstream: 20 s). */
   podGcPeriodMs?: number;
+  /** The CSR signer's CA and certificate lifetime (`--cluster-signing-cert-file`, `-key-file`, `-duration`); unset: nothing is signed. */
+  signing?: { certFile: string; keyFile: string; durationMs?: number };
 }
 
 export interface ControllerDescriptor {

@@ -22,6 +22,7 @@ import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
+import { csrApprovingController, csrSigningController, tokenCleanerController } from "./certificates/index.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -41,6 +42,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
+  csrApprovingController,
+  csrSigningController,
+  tokenCleanerController,
 ];
 
 export interface LeaderElectionSettings {

@@ -23,3 +23,7 @@ export const certificatesModule: ApiGroupModule = {
 };
 
 export default certificatesModule;
+export {
+  authenticateBootstrapToken, BOOTSTRAP_KEYS, BOOTSTRAP_SECRET_PREFIX, BOOTSTRAP_TOKEN_PATTERN, bootstrapTokenExpiry, bootstrapTokenSecret,
+  bootstrapTokenType, bootstrapUser, generateBootstrapToken,
+} from "./bootstrap-tokens.js";
