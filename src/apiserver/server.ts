@@ -18,6 +18,7 @@ import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
+import { nodeRestriction } from "./admission/node-restriction.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -129,7 +130,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
+  const { admission, allocator } = serverAdmission({ options, naming, registry, storage, stores: () => stores, timing: admissionMetrics, log });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -236,6 +237,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
 interface AdmissionWiring {
   readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission">;
+  readonly naming: Naming;
   readonly registry: ApiRegistry;
   readonly storage: Storage;
   readonly stores: () => Stores;
@@ -244,7 +246,7 @@ interface AdmissionWiring {
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, naming, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -259,6 +261,8 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
     ],
+    // NodeRestriction: node agents write only their own Node, lease and pods (authorization/node.ts lets them in).
+    validating: [nodeRestriction(naming)],
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };

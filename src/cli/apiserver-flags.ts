@@ -75,9 +75,10 @@ export const apiserverFlags = {
   }),
   "authorization-mode": flag.strings({
     section: "Authorization flags",
-    default: ["RBAC"],
+    default: ["Node", "RBAC"],
     description:
       `Ordered list of plug-ins to do authorization on secure port. Comma separated list of: ${AUTHORIZATION_MODES.join(",")}. ` +
+      "Node lets a node agent (user system:node:NAME, group system:nodes) read what the pods bound to it use and write its own objects (with NodeRestriction admission); " +
       "The first that allows a request lets it through; under RBAC the admin (group system:masters) may do everything and the bootstrap roles are reconciled at start.",
     check: checkAuthorizationModes,
   }),
