@@ -172,7 +172,10 @@ export async function rotateNodeCertificate(options: RotationOptions): Promise<v
   let current = options.certificate;
   const file = clientCertificateFile(options.dir, options.naming);
   while (!options.signal?.aborted) {
-    await sleep(Math.max(0, rotationTime(current) - now()), options.signal);
+    // setTimeout takes at most 2^31-1 ms (about 24 days): a year-long certificate is waited for in steps.
+    for (let left = rotationTime(current) - now(); left > 0 && !options.signal?.aborted; left = rotationTime(current) - now()) {
+      await sleep(Math.min(left, 2 ** 30), options.signal);
+    }
     if (options.signal?.aborted) return;
     const client = new RestClient({ ...options.config, cert: current.cert, key: current.key }, { userAgent: `orch-${options.naming.agentName}/certificate-rotation` });
     try {
