@@ -3,7 +3,7 @@
 // (--cluster-signing-cert-file / --cluster-signing-key-file; orch server
 // uses its data folder's ca.crt and ca.key) for
 // min(--cluster-signing-duration, spec.expirationSeconds), backdated five
-// minutes for clock skew, never past the CA's own end. A request its signer
+// minutes for clock skew (a tenth of a shorter lifetime), never past the CA's own end. A request its signer
 // would not sign (a node agent client request whose subject is not a node,
 // a client signer asked for server auth) gets a Failed condition instead.
 
@@ -17,8 +17,14 @@ import { errorMessage, nowMs, type ControllerContext, type ControllerDescriptor 
 import { runQueue } from "../run-queue.js";
 import { awaitsSigning, csrResource, nodeClientProblem } from "./common.js";
 
-/** Upstream's backdate of notBefore. */
+/** Upstream's backdate of notBefore (clock skew), at most a tenth of a short lifetime so its renewal point stays ahead. */
 const BACKDATE_MS = 5 * 60_000;
+
+/** When a certificate signed at `now` starts and ends: min(--cluster-signing-duration, spec.expirationSeconds), within the CA's life. */
+export function certificateLifetime(now: number, durationMs: number, expirationSeconds: number | null | undefined, caNotAfter: number): { notBefore: number; notAfter: number } {
+  const ttl = Math.min(durationMs, expirationSeconds != null ? expirationSeconds * 1000 : Infinity);
+  return { notBefore: now - Math.min(BACKDATE_MS, ttl / 10), notAfter: Math.min(now + ttl, caNotAfter) };
+}
 /** Upstream's --cluster-signing-duration default: one year. */
 export const DEFAULT_SIGNING_DURATION_MS = 365 * 24 * 3600_000;
 
@@ -76,8 +82,8 @@ export class CsrSigner {
         type: CONDITION.failed, status: "True", reason: "SignerValidationFailure", message: problem, lastUpdateTime: formatTimestamp(new Date(now)),
       }];
     } else {
-      const ttl = Math.min(this.#ctx.config?.signing?.durationMs ?? DEFAULT_SIGNING_DURATION_MS, csr.spec?.expirationSeconds != null ? csr.spec.expirationSeconds * 1000 : Infinity);
       const caEnd = new Date(new X509Certificate(this.#ca.cert).validTo).getTime();
+      const life = certificateLifetime(now, this.#ctx.config?.signing?.durationMs ?? DEFAULT_SIGNING_DURATION_MS, csr.spec?.expirationSeconds, caEnd);
       const cert = await signCertificate(this.#ca, {
         publicKeyDer: request.publicKeyDer,
         commonName: request.commonName,
@@ -85,8 +91,8 @@ export class CsrSigner {
         dnsNames: request.dnsNames,
         ipAddresses: request.ipAddresses,
         usages,
-        notBefore: new Date(now - BACKDATE_MS),
-        notAfter: new Date(Math.min(now + ttl, caEnd)),
+        notBefore: new Date(life.notBefore),
+        notAfter: new Date(life.notAfter),
       });
       (updated.status ??= {}).certificate = Buffer.from(cert).toString("base64");
     }
