@@ -1,7 +1,8 @@
 // certificates.<suffix>/v1 as schema data (definition names keep upstream's
 // `io.k8s.api.certificates.v1`). Protobuf field numbers from
 // k8s.io/api/certificates/v1/generated.proto. `extra` is a map of string
-// lists in JSON (upstream's ExtraValue).
+// lists in JSON (upstream's ExtraValue messages); it is left out of the
+// Protobuf form (tag 0), which has no nested lists.
 
 import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { META_V1, listOf } from "../apps/schemas.js";
@@ -24,7 +25,8 @@ export const CERTIFICATES_TYPES: readonly TypeDef[] = [
     username: f(2, s.string(), "The user who created the request (set by the server)."),
     uid: f(3, s.string(), "The uid of the user who created the request (set by the server)."),
     groups: f(4, strings(), "The groups of the user who created the request (set by the server)."),
-    extra: f(6, s.map(strings()), "Further attributes of the user who created the request (set by the server)."),
+    // Upstream's field 6 is map<string, ExtraValue>, a message the schema language has no form for: JSON only here.
+    extra: f(0, s.map(strings()), "Further attributes of the user who created the request (set by the server; JSON only, not in the Protobuf form)."),
   }),
   type(`${CERTIFICATES_V1}.CertificateSigningRequestStatus`, "Where the request stands.", {
     conditions: f(1, s.array(s.ref(`${CERTIFICATES_V1}.CertificateSigningRequestCondition`), { listType: "map", listMapKeys: ["type"] }), "Approved, Denied, Failed."),
