@@ -11,7 +11,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { X509Certificate } from "node:crypto";
+import { X509Certificate, webcrypto } from "node:crypto";
+
+type CryptoKeyPairOf = webcrypto.CryptoKeyPair;
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../../api/index.js";
@@ -29,6 +31,19 @@ import { TokenCleaner } from "./token-cleaner.js";
 import { csrResource } from "./common.js";
 
 const naming = namingFor();
+
+/** A node's serving request with DNS and IP names (what a node agent would send the serving signer). */
+async function makeServingRequest(): Promise<{ csr: string }> {
+  const x509 = await import("@peculiar/x509");
+  x509.cryptoProvider.set(webcrypto as never);
+  const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPairOf;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: "CN=system:node:n1, O=system:nodes", keys, signingAlgorithm: alg,
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: "dns", value: "n1.example.com" }, { type: "ip", value: "10.0.0.7" }])],
+  });
+  return { csr: csr.toString("pem") };
+}
 const CSRS = "/apis/certificates.orch.io/v1/certificatesigningrequests";
 const WHOAMI = "/apis/authentication.orch.io/v1/selfsubjectreviews";
 
@@ -157,6 +172,25 @@ describe("certificate controllers and node TLS bootstrap", () => {
     const failed = await eventually("failed", async () => (await ctx.client.get<CertificateSigningRequest>(csrResource(naming), { name: "sneaky" })).status?.conditions?.find((c) => c.type === "Failed"));
     assert.equal(failed.reason, "SignerValidationFailure");
     assert.equal(failed.message, "subject organization is not system:nodes");
+  });
+
+  test("the serving signer keeps the request's names and refuses client usages", async () => {
+    const { csr: pem } = await makeServingRequest();
+    const create = async (name: string, usages: string[]) => {
+      await ctx.client.create(csrResource(naming), { apiVersion: "certificates.orch.io/v1", kind: "CertificateSigningRequest", metadata: { name }, spec: { request: Buffer.from(pem).toString("base64"), signerName: "orch.io/nodeagent-serving", usages } } as never);
+      const current = await ctx.client.get<CertificateSigningRequest>(csrResource(naming), { name });
+      current.status = { conditions: [{ type: "Approved", status: "True", reason: "ByHand" }] };
+      await ctx.client.update(csrResource(naming), current, { subresource: "approval" });
+    };
+    await create("serving", ["digital signature", "server auth"]);
+    const signed = await eventually("serving signed", async () => (await ctx.client.get<CertificateSigningRequest>(csrResource(naming), { name: "serving" })).status?.certificate);
+    const cert = new X509Certificate(Buffer.from(signed!, "base64"));
+    assert.match(cert.subjectAltName ?? "", /DNS:n1\.example\.com/);
+    assert.match(cert.subjectAltName ?? "", /IP Address:10\.0\.0\.7/);
+    assert.ok(cert.checkHost("n1.example.com"));
+    await create("serving-client", ["client auth"]);
+    const failed = await eventually("failed", async () => (await ctx.client.get<CertificateSigningRequest>(csrResource(naming), { name: "serving-client" })).status?.conditions?.find((c) => c.type === "Failed"));
+    assert.match(failed.message ?? "", /usages did not match/);
   });
 
   test("an expired bootstrap token is refused, then deleted by the cleaner", async () => {
