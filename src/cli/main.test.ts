@@ -113,7 +113,7 @@ test("bad values exit 2 naming the flag and the value", async () => {
     [["apiserver", "--storage-backend=sqlite"], /invalid argument "sqlite" for "--storage-backend" flag: must be one of lmdb, etcd/],
     [["apiserver", "--storage-backend=etcd"], /--etcd-servers must be specified with --storage-backend=etcd/],
     [["apiserver", "--api-group-suffix=Not_A_Domain"], /invalid argument "Not_A_Domain" for "--api-group-suffix" flag/],
-    [["apiserver", "--authorization-mode=Node,RBAC"], /invalid argument "Node,RBAC" for "--authorization-mode" flag: authorization-mode "Node" is not a valid mode \(supported: AlwaysAllow, RBAC\)/],
+    [["apiserver", "--authorization-mode=Webhook,RBAC"], /invalid argument "Webhook,RBAC" for "--authorization-mode" flag: authorization-mode "Webhook" is not a valid mode \(supported: AlwaysAllow, Node, RBAC\)/],
     [["apiserver", "--authorization-mode=RBAC,RBAC"], /authorization-mode "RBAC" has mode specified more than once/],
     [["apiserver", "extra"], /unexpected argument "extra": orch apiserver takes no arguments/],
     [["scheduler", "--feature-gates=Nope=true"], /unrecognized feature gate: Nope/],
