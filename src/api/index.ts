@@ -4,6 +4,7 @@ import type { ApiGroupModule } from "./resource.js";
 import { appsModule } from "./apps/index.js";
 import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
+import { certificatesModule } from "./certificates/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
 import { discoveryModule } from "./discovery/index.js";
@@ -13,5 +14,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule];
 }

@@ -19,9 +19,10 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
+import { nodeRestriction } from "./admission/node-restriction.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
-import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
+import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen, type ConnectionTimeouts } from "./listener.js";
@@ -156,7 +157,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
-  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
+  const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), ...bootstrapTokens(stores, naming)];
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
@@ -237,12 +238,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
 interface AdmissionWiring {
   readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission">;
+  readonly naming: Naming;
   readonly registry: ApiRegistry;
   readonly storage: Storage;
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
-  readonly naming: Naming;
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
@@ -263,10 +264,21 @@ function serverAdmission({ options, registry, storage, stores, timing, log, nami
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
     ],
-    validating: registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : [],
+    validating: [
+      ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
+      // NodeRestriction: node agents write only their own Node, lease and pods (authorization/node.ts lets them in).
+      nodeRestriction(naming),
+    ],
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** Bootstrap tokens (`<id>.<secret>`) against the system namespace's Secrets, where Secrets are served. */
+function bootstrapTokens(stores: Stores, naming: Naming): Authenticator[] {
+  const secrets = stores.for({ group: "", resource: "secrets" });
+  if (secrets === undefined) return [];
+  return [bootstrapTokenAuthenticator(naming, async (name) => (await secrets.cacher.get(secrets.keyFor(naming.systemNamespace, name), { mode: "Any" }))?.object as never)];
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

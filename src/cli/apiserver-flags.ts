@@ -54,6 +54,13 @@ export const apiserverFlags = {
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
+  "join-token-ttl": flag.duration({
+    section: "Authentication flags",
+    default: "24h",
+    description:
+      "Lifetime of the bootstrap token written at every start into DATA_DIR/join.token (a Secret bootstrap-token-<id> in the system namespace): " +
+      "joining nodes present it only to request their node certificate. Expired tokens are deleted by the controller manager; 0 never expires.",
+  }),
   "anonymous-auth": flag.bool({
     section: "Authentication flags",
     default: true,
@@ -68,9 +75,10 @@ export const apiserverFlags = {
   }),
   "authorization-mode": flag.strings({
     section: "Authorization flags",
-    default: ["RBAC"],
+    default: ["Node", "RBAC"],
     description:
       `Ordered list of plug-ins to do authorization on secure port. Comma separated list of: ${AUTHORIZATION_MODES.join(",")}. ` +
+      "Node lets a node agent (user system:node:NAME, group system:nodes) read what the pods bound to it use and write its own objects (with NodeRestriction admission); " +
       "The first that allows a request lets it through; under RBAC the admin (group system:masters) may do everything and the bootstrap roles are reconciled at start.",
     check: checkAuthorizationModes,
   }),

@@ -10,6 +10,8 @@ import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import type { apiserverFlags } from "./apiserver-flags.js";
 import type { RunContext } from "./command.js";
 import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
+import { bootstrapTokenSecret, generateBootstrapToken } from "../api/certificates/index.js";
+import { namingFor, type Naming } from "../machinery/naming.js";
 
 /** `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready). */
 export async function startApiServerFromFlags(
@@ -54,9 +56,19 @@ export async function startApiServerFromFlags(
       disabledMetrics: flags.get("disabled-metrics"),
     }),
   });
-  // What `orch server --join URL --token "$(cat DATA_DIR/join.token)"` needs: the admin token and the CA's digest.
-  writeFileSync(join(flags.get("data-dir"), JOIN_TOKEN_FILE), formatJoinToken(server.credentials.caCertPem, server.credentials.adminToken) + "\n", { mode: 0o600 });
+  // What `orch server --join URL --token "$(cat DATA_DIR/join.token)"` needs: a fresh bootstrap token and the CA's digest.
+  const token = await createJoinBootstrapToken(server, namingFor(flags.get("api-group-suffix")), flags.get("join-token-ttl"));
+  if (token !== undefined) writeFileSync(join(flags.get("data-dir"), JOIN_TOKEN_FILE), formatJoinToken(server.credentials.caCertPem, token) + "\n", { mode: 0o600 });
   return server;
+}
+
+/** A new bootstrap token Secret for joining nodes (none when Secrets are not served); the token, or undefined. */
+async function createJoinBootstrapToken(server: RunningApiServer, naming: Naming, ttlMs: number): Promise<string | undefined> {
+  const secrets = server.stores.for({ group: "", resource: "secrets" });
+  if (secrets === undefined) return undefined;
+  const token = generateBootstrapToken();
+  await secrets.create(naming.systemNamespace, bootstrapTokenSecret(naming, token, { now: new Date(), ttlMs, description: "orch server join token (DATA_DIR/join.token)" }));
+  return token;
 }
 
 /** Wait for SIGINT/SIGTERM (the context's signal). */

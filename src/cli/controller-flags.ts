@@ -53,3 +53,18 @@ export function controllerConfigFromFlags(values: ControllerFlagValues): Control
     concurrentStatefulSetSyncs: values["concurrent-statefulset-syncs"],
   };
 }
+
+/** The CSR signer's flags (upstream's names); orch server defaults the files to its data folder's CA. */
+export const signingFlags = {
+  "cluster-signing-cert-file": flag.string({ section: SECTION, description: "PEM CA certificate the CSR signer signs with (orch server: DATA_DIR/ca.crt when empty)." }),
+  "cluster-signing-key-file": flag.string({ section: SECTION, description: "PEM private key of --cluster-signing-cert-file (orch server: DATA_DIR/ca.key when empty)." }),
+  "cluster-signing-duration": flag.duration({ section: SECTION, default: "8760h", description: "The longest lifetime of a certificate the CSR signer issues; a request's spec.expirationSeconds may shorten it." }),
+};
+
+/** ControllerConfig.signing from the signing flags; `dataDir` supplies the CA files when the flags leave them empty. */
+export function signingConfigFromFlags(get: (name: keyof typeof signingFlags) => string | number, dataDir?: string): ControllerConfig["signing"] {
+  const certFile = String(get("cluster-signing-cert-file")) || (dataDir ? `${dataDir}/ca.crt` : "");
+  const keyFile = String(get("cluster-signing-key-file")) || (dataDir ? `${dataDir}/ca.key` : "");
+  if (!certFile || !keyFile) return undefined;
+  return { certFile, keyFile, durationMs: Number(get("cluster-signing-duration")) };
+}

@@ -7,7 +7,7 @@ import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../compone
 import { componentClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
-import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { serveComponent } from "./serve-component.js";
 
 const GENERIC = "Generic flags";
@@ -36,6 +36,7 @@ export const command = defineCommand({
       description: "Take a leader lease before running the controllers, so only one replica acts at a time.",
     }),
     ...controllerFlags,
+    ...signingFlags,
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...tlsServingFlags(),
     ...baseFlags(),
@@ -59,7 +60,7 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
-        config: controllerConfigFromFlags(flags.values),
+        config: { ...controllerConfigFromFlags(flags.values), signing: signingConfigFromFlags((name) => flags.get(name)) },
         signal: context.signal,
         log,
         metrics: server.metrics,

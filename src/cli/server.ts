@@ -14,6 +14,8 @@ import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
+import { BOOTSTRAP_TOKEN_PATTERN } from "../api/certificates/index.js";
 import { startProxier } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
@@ -23,7 +25,7 @@ import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
-import { controllerConfigFromFlags, controllerFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
@@ -40,6 +42,7 @@ const NODE = "Node flags";
 const serverFlags = {
   ...apiserverFlags,
   ...controllerFlags,
+  ...signingFlags,
   "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
   "container-runtime-endpoint": flag.string({
     section: NODE,
@@ -254,7 +257,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     runControllerManager({
       client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
       // The local-path provisioner makes volumes here: this host is the node's.
-      config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes") },
+      config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
       metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);
@@ -302,10 +305,20 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
 
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const config: ClientConfig = flags.get("kubeconfig") ? loadKubeconfig(flags.get("kubeconfig")) : await joinConfig(flags);
+  let config: ClientConfig;
+  let rotation: Omit<RotationOptions, "onRotated"> | undefined;
+  try {
+    if (flags.get("kubeconfig")) config = loadKubeconfig(flags.get("kubeconfig"));
+    else ({ config, rotation } = await joinConfig(flags, context, log));
+  } catch (err) {
+    log(`${context.command}: ${(err as Error).message}`);
+    return 1;
+  }
   const agentMetrics = registryOf(context);
   const client = await componentClient(config, "nodeagent", { metrics: agentMetrics });
   const proxyClient = await componentClient(config, "proxy");
+  // A node certificate is renewed at 80 % of its life; the clients reconnect with the new one.
+  const rotating = rotation === undefined ? Promise.resolve() : rotateNodeCertificate({ ...rotation, onRotated: () => [client, proxyClient].forEach((c) => c.reconnect()) });
   void startProxy(flags, proxyClient, context, log);
   try {
     const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
@@ -318,16 +331,34 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     client.close();
     proxyClient.close();
   }
+  await rotating;
   log(`${context.command}: stopped`);
   return 0;
 }
 
-/** Where and how a --join agent reaches the cluster: the CA from its file, or fetched and checked against the join token's digest. */
-async function joinConfig(flags: ServerFlags): Promise<ClientConfig> {
+/**
+ * Where and how a --join agent reaches the cluster: the CA from its file, or
+ * fetched and checked against the join token's digest. A bootstrap token
+ * (`<id>.<secret>`) only buys the node its client certificate
+ * (system:node:NAME), kept in DATA_DIR/nodeagent/pki and rotated; any other
+ * token (the admin's, a --token-auth-file one) is used as it is.
+ */
+async function joinConfig(flags: ServerFlags, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
   const server = flags.get("join");
   const pinned = parseJoinToken(flags.get("token"));
-  if (flags.get("certificate-authority")) return { server, token: pinned?.token ?? flags.get("token"), ca: readFileSync(flags.get("certificate-authority"), "utf8") };
-  return { server, token: pinned!.token, ca: await fetchPinnedCa(server, pinned!.caSha256) };
+  const token = pinned?.token ?? flags.get("token");
+  const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256);
+  const cluster: ClientConfig = { server, token, ca };
+  if (!BOOTSTRAP_TOKEN_PATTERN.test(token)) return { config: cluster };
+  const dir = join(flags.get("data-dir"), "nodeagent", "pki");
+  const nodeName = nodeNameOf(flags);
+  // The naming table decides the certificate file's name: ask the server with the stored certificate if there is one, else the token.
+  const stored = [namingFor(), namingFor("k8s.io")].map((n) => loadNodeCertificate(clientCertificateFile(dir, n), nodeName)).find((c) => c !== undefined);
+  const probe = new RestClient(stored === undefined ? cluster : { server, ca, cert: stored.cert, key: stored.key });
+  const naming = await namingOfServer(probe).finally(() => probe.close());
+  const options = { cluster, dir, nodeName, naming, signal: context.signal, log };
+  const { config, certificate } = await nodeClientConfig(options);
+  return { config, rotation: { ...options, config, certificate } };
 }
 
 /** The `local-path` StorageClass, marked default, from the first start (a class a user deleted comes back). */

@@ -73,6 +73,11 @@ export class RestClient {
     });
   }
 
+  /** Reconnects with `config` as it is now (the node agent replaces its rotated certificate in place); open watches end and are resumed by their informers. */
+  reconnect(): void {
+    this.#transport.reconnect();
+  }
+
   // ---- verbs ----
 
   async get<T extends ApiObject = ApiObject>(ref: ResourceRef, options: GetOptions): Promise<T> {

@@ -220,3 +220,76 @@ function stillServes(certPem: string, caPem: string, names: { dns: string[]; ips
     return false;
   }
 }
+
+/** A fresh ECDSA key and a PKCS#10 request for CN = user, O = groups (a node agent's client certificate request). */
+export async function makeCertificateRequest(user: string, groups: readonly string[] = []): Promise<{ csr: string; key: string }> {
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ["sign", "verify"])) as CryptoKeyPair;
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: [`CN=${user}`, ...groups.map((g) => `O=${g}`)].join(", "),
+    keys,
+    signingAlgorithm: ALG,
+  });
+  return { csr: csr.toString("pem") + "\n", key: await exportKey(keys.privateKey) };
+}
+
+/** What a signer puts in a certificate for a request it approved. */
+export interface CertificateTemplate {
+  /** SubjectPublicKeyInfo DER of the request's key. */
+  publicKeyDer: Uint8Array;
+  commonName: string;
+  organizations: readonly string[];
+  dnsNames?: readonly string[];
+  ipAddresses?: readonly string[];
+  /** Upstream's key usage names ("digital signature", "key encipherment", "client auth", "server auth", ...). */
+  usages: readonly string[];
+  notBefore: Date;
+  notAfter: Date;
+}
+
+const KEY_USAGE_FLAGS: Readonly<Record<string, number>> = {
+  "signing": x509.KeyUsageFlags.digitalSignature,
+  "digital signature": x509.KeyUsageFlags.digitalSignature,
+  "content commitment": x509.KeyUsageFlags.nonRepudiation,
+  "key encipherment": x509.KeyUsageFlags.keyEncipherment,
+  "key agreement": x509.KeyUsageFlags.keyAgreement,
+  "data encipherment": x509.KeyUsageFlags.dataEncipherment,
+  "cert sign": x509.KeyUsageFlags.keyCertSign,
+  "crl sign": x509.KeyUsageFlags.cRLSign,
+  "encipher only": x509.KeyUsageFlags.encipherOnly,
+  "decipher only": x509.KeyUsageFlags.decipherOnly,
+};
+const EXTENDED_USAGES: Readonly<Record<string, string>> = {
+  "server auth": x509.ExtendedKeyUsage.serverAuth,
+  "client auth": x509.ExtendedKeyUsage.clientAuth,
+  "code signing": x509.ExtendedKeyUsage.codeSigning,
+  "email protection": x509.ExtendedKeyUsage.emailProtection,
+  "timestamping": x509.ExtendedKeyUsage.timeStamping,
+  "ocsp signing": x509.ExtendedKeyUsage.ocspSigning,
+};
+
+/** A leaf certificate for `template`, signed by the cluster CA (upstream's local signer); PEM. */
+export async function signCertificate(ca: { cert: string; key: string }, template: CertificateTemplate): Promise<string> {
+  const caCert = new x509.X509Certificate(ca.cert);
+  const publicKey = new x509.PublicKey(template.publicKeyDer);
+  const keyUsages = template.usages.reduce((flags, u) => flags | (KEY_USAGE_FLAGS[u] ?? 0), 0);
+  const extended = template.usages.flatMap((u) => (EXTENDED_USAGES[u] !== undefined ? [EXTENDED_USAGES[u]] : []));
+  const names = [...(template.dnsNames ?? []).map((value) => ({ type: "dns" as const, value })), ...(template.ipAddresses ?? []).map((value) => ({ type: "ip" as const, value }))];
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: [`CN=${template.commonName}`, ...template.organizations.map((o) => `O=${o}`)].join(", "),
+    issuer: caCert.subject,
+    notBefore: template.notBefore,
+    notAfter: template.notAfter,
+    signingAlgorithm: ALG,
+    publicKey: await publicKey.export(),
+    signingKey: await importKey(ca.key),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      ...(keyUsages !== 0 ? [new x509.KeyUsagesExtension(keyUsages, true)] : []),
+      ...(extended.length > 0 ? [new x509.ExtendedKeyUsageExtension(extended)] : []),
+      ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  return cert.toString("pem") + "\n";
+}

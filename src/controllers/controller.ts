@@ -45,6 +45,8 @@ export interface ControllerConfig {
   podGcPeriodMs?: number;
   /** Where the local-path provisioner makes volumes (`orch server`: DATA_DIR/volumes); unset: it does not run. */
   localPathDir?: string;
+  /** The CSR signer's CA and certificate lifetime (`--cluster-signing-cert-file`, `-key-file`, `-duration`); unset: nothing is signed. */
+  signing?: { certFile: string; keyFile: string; durationMs?: number };
 }
 
 export interface ControllerDescriptor {

@@ -25,6 +25,7 @@ import { endpointSliceMirroringController } from "./endpointslicemirroring/contr
 import { persistentVolumeBinderController } from "./persistentvolume/binder.js";
 import { pvcProtectionController, pvProtectionController } from "./persistentvolume/protection.js";
 import { localPathProvisionerController } from "./local-path-provisioner/controller.js";
+import { csrApprovingController, csrSigningController, tokenCleanerController } from "./certificates/index.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -48,6 +49,9 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   pvcProtectionController,
   pvProtectionController,
   localPathProvisionerController,
+  csrApprovingController,
+  csrSigningController,
+  tokenCleanerController,
 ];
 
 export interface LeaderElectionSettings {

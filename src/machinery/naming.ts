@@ -30,6 +30,8 @@ export interface Naming {
   readonly initialEventsEndAnnotation: string;
   /** Audit policies and events: "audit.orch.io" (upstream "audit.k8s.io"). */
   readonly auditGroup: string;
+  /** CertificateSigningRequests: "certificates.orch.io" (upstream "certificates.k8s.io"). */
+  readonly certificatesGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -59,6 +61,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     agentName: upstream ? "kubelet" : "nodeagent",
     initialEventsEndAnnotation: `${groupSuffix}/initial-events-end`,
     auditGroup: `audit.${groupSuffix}`,
+    certificatesGroup: `certificates.${groupSuffix}`,
   });
 }
 

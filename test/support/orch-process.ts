@@ -121,6 +121,8 @@ export async function startComponent(subcommand: string, args: string[], options
 
 export interface JoinedAgentProcess extends ComponentProcess {
   readonly pid: number;
+  /** Its --data-dir (removed when it stops). */
+  readonly dataDir: string;
   /** SIGKILL, as a crashed machine would: no clean shutdown, no last status. */
   kill(): Promise<void>;
 }
@@ -140,6 +142,7 @@ export async function startJoinedAgent(join_: string[], nodeName: string, option
   return {
     url: p.url,
     pid: p.child.pid!,
+    dataDir,
     output: p.output,
     async stop() {
       await p.stop();

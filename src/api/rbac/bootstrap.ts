@@ -23,6 +23,34 @@ export interface BootstrapPolicy {
   readonly clusterRoleBindings: readonly RoleBinding[];
 }
 
+/**
+ * Upstream's NodeRules: what a node agent may do besides what the Node
+ * authorizer grants from its graph (secrets, config maps, claims and service
+ * accounts of its pods, its lease). The Node authorizer asks these for a
+ * system:node:NAME user; the NodeRestriction admission step narrows the writes
+ * to the node's own objects. Also the rules of the (unbound) system:node role.
+ */
+export function nodeRules(naming: Naming): PolicyRule[] {
+  const suffix = naming.groupSuffix;
+  return [
+    rule(["create"], [naming.authenticationGroup], ["tokenreviews"]),
+    rule(["create"], [`authorization.${suffix}`], ["localsubjectaccessreviews", "subjectaccessreviews"]),
+    rule(READ, [""], ["services"]),
+    rule(["create", "get", "list", "watch"], [""], ["nodes"]),
+    rule(["patch", "update"], [""], ["nodes/status"]),
+    rule(["delete", "patch", "update"], [""], ["nodes"]),
+    rule(["create", "patch", "update"], [""], ["events"]),
+    rule(READ, [""], ["pods"]),
+    rule(["create", "delete"], [""], ["pods"]),
+    rule(["patch", "update"], [""], ["pods/status"]),
+    rule(["create"], [""], ["pods/eviction"]),
+    rule(["get"], [""], ["endpoints"]),
+    rule(["create", "get", "list", "watch"], [naming.certificatesGroup], ["certificatesigningrequests"]),
+    // The service proxy of a joined orch server runs with the node's credentials (upstream's kube-proxy has system:node-proxier).
+    rule(READ, [`discovery.${suffix}`], ["endpointslices"]),
+  ];
+}
+
 export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
   const rbac = naming.rbacGroup;
   const v1 = `${rbac}/v1`;
@@ -76,6 +104,11 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       role("view", viewRules),
       role("system:discovery", [urls(["get"], discoveryURLs)]),
       role("system:public-info-viewer", [urls(["get"], publicURLs)]),
+      role("system:node", nodeRules(naming)),
+      // Joining nodes (orch server --join): bootstrap tokens create and read CSRs; the approver signs node client ones.
+      role("system:node-bootstrapper", [rule(["create", "get", "list", "watch"], [naming.certificatesGroup], ["certificatesigningrequests"])]),
+      role(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [rule(["create"], [naming.certificatesGroup], ["certificatesigningrequests/nodeclient"])]),
+      role(`system:${naming.certificatesGroup}:certificatesigningrequests:selfnodeclient`, [rule(["create"], [naming.certificatesGroup], ["certificatesigningrequests/selfnodeclient"])]),
       role("system:basic-user", [
         rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
         rule(["create"], whoamiGroups, ["selfsubjectreviews"]),
@@ -86,6 +119,10 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding("system:discovery", [group("system:authenticated")]),
       binding("system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
       binding("system:basic-user", [group("system:authenticated")]),
+      // kubeadm's kubelet-bootstrap, node-autoapprove-bootstrap and node-autoapprove-certificate-rotation bindings.
+      binding("system:node-bootstrapper", [group("system:bootstrappers")]),
+      binding(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [group("system:bootstrappers")]),
+      binding(`system:${naming.certificatesGroup}:certificatesigningrequests:selfnodeclient`, [group("system:nodes")]),
     ],
   };
 }

@@ -10,7 +10,7 @@ import { RBAC_TYPES } from "./schemas.js";
 
 export { RBAC_TYPES, RBAC_V1 } from "./schemas.js";
 export type { ClusterRole, PolicyRule, Role, RoleBinding, RoleRef, Subject } from "./types.js";
-export { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapPolicy, type BootstrapPolicy } from "./bootstrap.js";
+export { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapPolicy, nodeRules, type BootstrapPolicy } from "./bootstrap.js";
 
 export const rbacModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
@@ -22,3 +22,4 @@ export const rbacModule: ApiGroupModule = {
 };
 
 export default rbacModule;
+export { appliesTo, ruleAllows, type RuleRequest, type RuleUser } from "./evaluate.js";

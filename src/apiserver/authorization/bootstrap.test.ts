@@ -26,7 +26,7 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
     assert.equal(admin.json.metadata.labels["kubernetes.io/bootstrapping"], "rbac-defaults");
     assert.deepEqual(admin.json.rules, [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }]);
     const roles = (await t.request("GET", `${RBAC}/clusterroles`)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort();
-    assert.deepEqual(roles, ["admin", "cluster-admin", "edit", "system:basic-user", "system:discovery", "system:public-info-viewer", "view"]);
+    assert.deepEqual(roles, ["admin", "cluster-admin", "edit", "system:basic-user", "system:certificates.orch.io:certificatesigningrequests:nodeclient", "system:certificates.orch.io:certificatesigningrequests:selfnodeclient", "system:discovery", "system:node", "system:node-bootstrapper", "system:public-info-viewer", "view"]);
     const bindings = await t.request("GET", `${RBAC}/clusterrolebindings/cluster-admin`);
     assert.deepEqual(bindings.json.subjects, [{ kind: "Group", apiGroup: GROUP, name: "system:masters" }]);
     const viewRules = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;

@@ -1,14 +1,15 @@
 // --authorization-mode: the ordered list of authorizers the chain asks
 // (upstream's union authorizer). AlwaysAllow lets every authenticated request
-// through; RBAC asks the roles and bindings (rbac.ts). Checked once, at
+// through; Node lets node agents (system:node:NAME) reach what their pods use (node.ts); RBAC asks the roles and bindings (rbac.ts). Checked once, at
 // flag parsing and again at server start, with upstream's wording.
 
 import type { Naming } from "../../machinery/naming.js";
 import { alwaysAllow, type Authorizer } from "../filters/index.js";
 import type { Stores } from "../storage-factory.js";
 import { RbacAuthorizer, type RbacStores } from "./rbac.js";
+import { NodeAuthorizer } from "./node.js";
 
-export const AUTHORIZATION_MODES = ["AlwaysAllow", "RBAC"] as const;
+export const AUTHORIZATION_MODES = ["AlwaysAllow", "Node", "RBAC"] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 /** What is wrong with a mode list, or undefined when it is valid. */
@@ -29,12 +30,20 @@ export function checkAuthorizationModes(modes: readonly string[]): string | unde
 export function authorizersFor(modes: readonly string[], stores: Stores, naming: Naming): Authorizer[] {
   const problem = checkAuthorizationModes(modes);
   if (problem !== undefined) throw new Error(problem);
-  return modes.map((mode) => (mode === "RBAC" ? new RbacAuthorizer(rbacStores(stores, naming)) : alwaysAllow));
+  return modes.map((mode) => (mode === "RBAC" ? new RbacAuthorizer(rbacStores(stores, naming)) : mode === "Node" ? nodeAuthorizer(stores, naming) : alwaysAllow));
 }
 
 /** RBAC (with the bootstrap roles, the admin is in system:masters) where its kinds are served; AlwaysAllow otherwise (test servers of a few kinds). */
 export function defaultAuthorizationModes(stores: Stores, naming: Naming): AuthorizationMode[] {
-  return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? ["RBAC"] : ["AlwaysAllow"];
+  if (stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) === undefined) return ["AlwaysAllow"];
+  return stores.for({ group: "", resource: "pods" }) !== undefined ? ["Node", "RBAC"] : ["RBAC"];
+}
+
+/** The Node authorizer reads the pods' watch cache for its graph. */
+function nodeAuthorizer(stores: Stores, naming: Naming): Authorizer {
+  const pods = stores.for({ group: "", resource: "pods" });
+  if (pods === undefined) throw new Error("authorization mode Node needs pods, which this server does not serve");
+  return new NodeAuthorizer(pods, naming);
 }
 
 function rbacStores(stores: Stores, naming: Naming): RbacStores {

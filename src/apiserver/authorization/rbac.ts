@@ -7,7 +7,8 @@
 // A request no rule covers gets no opinion (the chain's 403 follows);
 // bindings whose role is missing are named in the reason, as upstream.
 
-import type { PolicyRule, Role, RoleBinding, Subject } from "../../api/rbac/index.js";
+import type { PolicyRule, Role, RoleBinding } from "../../api/rbac/index.js";
+import { appliesTo, ruleAllows } from "../../api/rbac/evaluate.js";
 import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filters/index.js";
 import type { RegistryStore } from "../registry/store.js";
 
@@ -66,54 +67,6 @@ export class RbacAuthorizer implements Authorizer {
   }
 }
 
-/** Whether a binding's subject names the user; a ServiceAccount without a namespace is in the binding's. */
-export function appliesTo(subject: Subject, user: UserInfo, bindingNamespace: string): boolean {
-  switch (subject.kind) {
-    case "User":
-      return user.name === subject.name;
-    case "Group":
-      return user.groups.includes(subject.name ?? "");
-    case "ServiceAccount": {
-      const namespace = subject.namespace || bindingNamespace;
-      return namespace !== "" && user.name === serviceAccountUser(namespace, subject.name ?? "");
-    }
-    default:
-      return false;
-  }
-}
-
-/** The user name a service account authenticates as. */
-export function serviceAccountUser(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-/** The groups a service account's user is in (for the authenticators that make them). */
-export function serviceAccountGroups(namespace: string): string[] {
-  return ["system:serviceaccounts", `system:serviceaccounts:${namespace}`];
-}
-
-/** Upstream's RuleAllows: verbs, then groups, resources (with subresources) and names, or non-resource URLs. */
-export function ruleAllows(rule: PolicyRule, request: RequestAttributes): boolean {
-  if (!matches(rule.verbs, request.verb)) return false;
-  if (!request.resourceRequest) return nonResourceURLMatches(rule.nonResourceURLs ?? [], request.path);
-  return (
-    matches(rule.apiGroups, request.apiGroup) &&
-    resourceMatches(rule.resources ?? [], request.resource, request.subresource) &&
-    ((rule.resourceNames ?? []).length === 0 || (rule.resourceNames ?? []).includes(request.name))
-  );
-}
-
-function matches(values: readonly string[] | undefined, wanted: string): boolean {
-  return (values ?? []).some((v) => v === "*" || v === wanted);
-}
-
-// `*`, the resource (`pods`), the resource with its subresource (`pods/log`), or `*/log` for that subresource of any resource.
-function resourceMatches(rules: readonly string[], resource: string, subresource: string): boolean {
-  const combined = subresource === "" ? resource : `${resource}/${subresource}`;
-  return rules.some((r) => r === "*" || r === combined || (subresource !== "" && r === `*/${subresource}`));
-}
-
-/** Exact paths, `*`, or a prefix ending in `*` (`/apis/*`). */
-function nonResourceURLMatches(urls: readonly string[], path: string): boolean {
-  return urls.some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.slice(0, -1))));
-}
+// The rule and subject matching is pure and lives with the RBAC kinds (api/rbac/evaluate.ts), so the
+// certificate approver (controllers) evaluates the same rules.
+export { appliesTo, ruleAllows, serviceAccountGroups, serviceAccountUser } from "../../api/rbac/evaluate.js";

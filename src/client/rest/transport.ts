@@ -65,6 +65,11 @@ export class Http2Transport {
     }
   }
 
+  /** Drops the session (its streams end); the next request opens a new one with the config as it is then (rotated client certificates). */
+  reconnect(): void {
+    this.#drop();
+  }
+
   /** Ends the session and whatever still runs on it; later requests open a new one. */
   close(): void {
     this.#closed = true;
