@@ -23,7 +23,7 @@ import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
-import { listen, type ConnectionTimeouts } from "./listener.js";
+import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
@@ -96,6 +96,8 @@ export interface RequestLimits {
   minRequestTimeoutMs?: number;
   /** The listener's connection timeouts (listener.ts; constants but for tests). */
   connections?: ConnectionTimeouts;
+  /** The HTTP/2 rapid-reset limit (listener.ts; a constant but for tests). */
+  resets?: ResetLimit;
 }
 
 export interface RunningApiServer {
@@ -192,6 +194,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const listener = await listen({
     ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
+    ...(options.limits?.resets !== undefined ? { resets: options.limits.resets } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
     serve: compose(filters, (ctx) => router.serve(ctx)),
     upgrade: compose(filters, (ctx) => router.upgrade(ctx)),
