@@ -30,7 +30,8 @@ import { OpenApi } from "./handlers/openapi.js";
 import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
-import type { RegistryStore } from "./registry/store.js";
+import { storagePrefix, type RegistryStore } from "./registry/store.js";
+import { EncryptedStorage, loadEncryptionConfig, prefixLookup, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
@@ -71,6 +72,10 @@ export interface ApiServerOptions {
   requestMetrics?: boolean;
   /** `--token-auth-file`: a CSV of bearer tokens (filters/token-file.ts); read once at start, a malformed line stops the start. */
   tokenAuthFile?: string;
+  /** `--encryption-provider-config`: EncryptionConfiguration (storage/encryption/); read once at start, anything malformed stops the start. */
+  encryptionProviderConfig?: string;
+  /** `--admission-control-config-file`: AdmissionConfiguration (the PodSecurity plugin's defaults and exemptions). */
+  admissionControlConfigFile?: string;
   /** `--anonymous-auth` (default true). */
   anonymousAuth?: boolean;
   /** The authorizers, in place of --authorization-mode's; tests put their own here. */
@@ -108,6 +113,8 @@ export interface RunningApiServer {
   kubeconfigPath: string;
   credentials: Credentials;
   storage: Storage;
+  /** The backend under encryption at rest (the same as `storage` without --encryption-provider-config): values as stored. */
+  backend: Storage;
   stores: Stores;
   metrics: MetricsRegistry;
   /** The admission chain's timing (the stable admission histograms). */
@@ -124,12 +131,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
   const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
+  // Read before anything starts: a malformed encryption config stops the start with what is wrong.
+  const encryption = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, naming.groupSuffix) : undefined;
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
-  const storage = opened.store;
 
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
+  const storage = encryptedAtRest(opened.store, encryption, registry);
   // The plugins look their stores up when they run: the stores are built with the chain.
   const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
@@ -216,6 +225,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     kubeconfigPath,
     credentials,
     storage,
+    backend: opened.store,
     stores,
     metrics,
     admissionMetrics,
@@ -265,6 +275,17 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** The store with each resource's encryption rule applied (storage/encryption/), or the store itself without a config. */
+function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined, registry: ApiRegistry): Storage {
+  if (config === undefined) return store;
+  const prefixes = new Map<string, PrefixTransformers>();
+  for (const def of registry.resources) {
+    const t = config.transformersFor(def.group, def.resource);
+    if (t !== undefined) prefixes.set(storagePrefix(def), t);
+  }
+  return new EncryptedStorage(store, prefixLookup(prefixes));
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */
