@@ -20,6 +20,17 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;
   readonly dryRun: boolean;
+  /** Who asked and the request's ways back to them; absent on writes the server makes itself. */
+  readonly request?: AdmissionRequest;
+}
+
+/** What a plugin may know of the request beyond the object: the user, and the Warning headers and audit annotations it may add. */
+export interface AdmissionRequest {
+  readonly user: { readonly name: string; readonly groups: readonly string[] } | undefined;
+  /** A `Warning:` header on the response (kubectl prints it). */
+  warn(text: string): void;
+  /** An annotation on the request's audit event. */
+  annotate(key: string, value: string): void;
 }
 
 /**

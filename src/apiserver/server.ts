@@ -18,6 +18,7 @@ import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
+import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -133,6 +134,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
   // Read before anything starts: a malformed encryption config stops the start with what is wrong.
   const encryption = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, naming.groupSuffix) : undefined;
+  // Likewise the admission configuration (PodSecurity's defaults and exemptions).
+  const podSecurityConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile, naming.groupSuffix) : DEFAULT_POD_SECURITY;
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
 
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
@@ -140,7 +143,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const registry = new ApiRegistry(options.modules, naming);
   const storage = encryptedAtRest(opened.store, encryption, registry);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, podSecurity: podSecurityConfig, naming });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -254,10 +257,12 @@ interface AdmissionWiring {
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
+  readonly podSecurity: PodSecurityConfig;
+  readonly naming: Naming;
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, registry, storage, stores, timing, log, podSecurity: podSecurityConfig, naming }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -271,6 +276,14 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
+    ],
+    validating: registry.find("", "namespaces") === undefined || registry.find("", "pods") === undefined ? [] : [
+      podSecurity({
+        config: podSecurityConfig,
+        keyDomain: naming.keyDomain,
+        namespace: async (name) => (await stores().namespaces!.get(undefined, name)).object,
+        pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
+      }),
     ],
     timing,
   }).with(options.admission ?? {});

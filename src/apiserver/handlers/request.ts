@@ -17,7 +17,9 @@ import { recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { WatchEnv } from "../registry/watch.js";
 import type { ResourcePath } from "../routing.js";
-import { checkBody, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
+import { checkBody, setWarnings, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
+import type { AdmissionRequest } from "../../api/admission.js";
+import { addAuditAnnotation } from "../audit/index.js";
 
 /** What handlers reach beyond the resource's own store: node agents, for pods/log, exec and attach. */
 export interface HandlerDeps {
@@ -38,6 +40,8 @@ export interface ResourceRequest extends HandlerDeps {
   schemas: SchemaRegistry;
   /** Formats on offer for bodies and responses (gates, Protobuf types). */
   encoding: Encoding;
+  /** Who asked (the authentication filter's user), for admission. */
+  user?: { readonly name: string; readonly groups: readonly string[] } | undefined;
 }
 
 /** A request routed to one object's subresource (./subresources/). */
@@ -105,6 +109,16 @@ export function storeOptions(r: ResourceRequest, opts: WriteOptions, gv: string,
   return {
     dryRun: opts.dryRun,
     manageFields: recordUpdate({ schemas: r.schemas, def: r.store.def, manager: opts.fieldManager, apiVersion: gv, subresource: recordedAs }),
+    admission: admissionRequest(r),
+  };
+}
+
+/** The request as admission plugins see it: the user, Warning headers, audit annotations. */
+export function admissionRequest(r: ResourceRequest): AdmissionRequest {
+  return {
+    user: r.user,
+    warn: (text) => setWarnings(r.res, [text]),
+    annotate: (key, value) => addAuditAnnotation(r.req, key, value),
   };
 }
 

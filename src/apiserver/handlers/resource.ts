@@ -20,7 +20,7 @@ import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendW
 import type { DeleteOptions } from "../registry/store.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
 import { WatchStream } from "../registry/watch.js";
-import { checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
+import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
 
 export type { HandlerDeps, ResourceRequest } from "./request.js";
 
@@ -241,14 +241,14 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
           if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
           return applyConfiguration(config, current, now);
         },
-        { dryRun: opts.dryRun, now, subresource },
+        { dryRun: opts.dryRun, now, subresource, admission: admissionRequest(r) },
       );
       return send(200, out);
     } catch (err) {
       if (!isApiError(err, "NotFound") || subresource !== undefined) throw err;
     }
     try {
-      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now }));
+      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, admission: admissionRequest(r) }));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists") || attempt > 0) throw err;
     }
