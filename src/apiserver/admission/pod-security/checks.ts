@@ -3,7 +3,8 @@
 // belongs to a level and has versions: the newest one whose minimum is at or
 // below the evaluated version applies. Baseline checks apply at baseline and
 // restricted; a restricted check may take the place of a baseline one
-// (`overrides`). Results are aggregated in check-id order, as upstream's.
+// (`overrides`). Results list baseline checks, then restricted ones, each
+// group in check-id order, as upstream's.
 
 import { levelRank, type LevelVersion, type Level } from "./levels.js";
 
@@ -336,7 +337,8 @@ const CHECKS: readonly Check[] = [
 /** The checks that apply at a level and version, each at its version. */
 function checksFor(lv: LevelVersion): CheckFn[] {
   if (lv.level === "privileged") return [];
-  const inLevel = CHECKS.filter((c) => levelRank(c.level) <= levelRank(lv.level));
+  // Baseline checks first, then restricted ones, each group by id (upstream's order of evaluation and of the message).
+  const inLevel = CHECKS.filter((c) => levelRank(c.level) <= levelRank(lv.level)).sort((a, b) => levelRank(a.level) - levelRank(b.level));
   const versioned = inLevel
     .map((c) => ({ c, v: c.versions.filter((v) => v.min <= lv.minor).at(-1) }))
     .filter((x): x is { c: Check; v: { min: number; check: CheckFn } } => x.v !== undefined);
