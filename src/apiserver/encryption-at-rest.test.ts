@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { coreModule } from "../api/core/index.js";
+import { sampleApi } from "./testing/sample-api.js";
 import { startTestServer, type TestServer } from "./testing/harness.js";
 import { etcdSkipReason, startEtcd } from "../storage/etcd/testing/etcd-server.js";
 import type { StorageConfig } from "../storage/index.js";
@@ -211,6 +212,28 @@ test("an invalid encryption config stops the start with what is wrong", async ()
         assert.match(err.message, /encryption provider config .*bad\.json/);
         return true;
       });
+    }
+  });
+});
+
+test("wildcards: *. seals every core resource, *.<group> every resource of a group; the rest stays plain", async () => {
+  await withDir(async (dir) => {
+    const file = join(dir, "wild.json");
+    writeFileSync(file, JSON.stringify({
+      apiVersion: "apiserver.config.k8s.io/v1",
+      kind: "EncryptionConfiguration",
+      resources: [{ resources: ["*."], providers: [{ aesgcm: { keys: [key("core", 32)] } }] }, { resources: ["*.samples.orch.io"], providers: [{ secretbox: { keys: [key("samples")] } }] }],
+    }));
+    const t = await startTestServer({ modules: [coreModule, sampleApi], encryptionProviderConfig: file });
+    try {
+      assert.equal((await t.request("POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { k: PLAIN } } })).status, 201);
+      assert.ok((await raw(t, "/registry/core/configmaps/default/c")).startsWith("k8s:enc:aesgcm:v1:core:"));
+      assert.equal((await t.request("POST", "/apis/samples.orch.io/v1/namespaces/default/widgets", { body: { apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name: "w" } } })).status, 201);
+      assert.ok((await raw(t, "/registry/samples.orch.io/widgets/default/w")).startsWith("k8s:enc:secretbox:v1:samples:"));
+      assert.equal((await t.request("GET", "/apis/samples.orch.io/v1/namespaces/default/widgets/w")).json.metadata.name, "w");
+      assert.ok((await raw(t, "/registry/core/namespaces/default")).startsWith("k8s:enc:aesgcm:v1:core:"), "namespaces are core resources too");
+    } finally {
+      await t.close();
     }
   });
 });

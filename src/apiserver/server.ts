@@ -31,8 +31,8 @@ import { OpenApi } from "./handlers/openapi.js";
 import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
-import { storagePrefix, type RegistryStore } from "./registry/store.js";
-import { EncryptedStorage, loadEncryptionConfig, prefixLookup, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
+import { resourceOfKey, type RegistryStore } from "./registry/store.js";
+import { EncryptedStorage, loadEncryptionConfig, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
@@ -141,7 +141,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
-  const storage = encryptedAtRest(opened.store, encryption, registry);
+  const storage = encryptedAtRest(opened.store, encryption);
   // The plugins look their stores up when they run: the stores are built with the chain.
   const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, podSecurity: podSecurityConfig, naming });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
@@ -290,15 +290,21 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
   return { admission, allocator };
 }
 
-/** The store with each resource's encryption rule applied (storage/encryption/), or the store itself without a config. */
-function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined, registry: ApiRegistry): Storage {
+/**
+ * The store with each resource's encryption rule applied (storage/encryption/), or the store itself without a
+ * config. Rules are looked up by the key's group and resource, so resources served later (custom resources) are
+ * covered by wildcards too.
+ */
+function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined): Storage {
   if (config === undefined) return store;
-  const prefixes = new Map<string, PrefixTransformers>();
-  for (const def of registry.resources) {
-    const t = config.transformersFor(def.group, def.resource);
-    if (t !== undefined) prefixes.set(storagePrefix(def), t);
-  }
-  return new EncryptedStorage(store, prefixLookup(prefixes));
+  const byResource = new Map<string, PrefixTransformers | undefined>();
+  return new EncryptedStorage(store, (key) => {
+    const gr = resourceOfKey(key);
+    if (gr === undefined) return undefined;
+    const id = `${gr.group}/${gr.resource}`;
+    if (!byResource.has(id)) byResource.set(id, config.transformersFor(gr.group, gr.resource));
+    return byResource.get(id);
+  });
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

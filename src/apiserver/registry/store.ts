@@ -484,6 +484,12 @@ export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
 }
 
+/** The group and resource a storage key belongs to (storagePrefix read backwards); undefined for a key outside that shape. */
+export function resourceOfKey(key: string): GroupResource | undefined {
+  const m = /^\/registry\/([^/]+)\/([^/]+)\//.exec(key);
+  return m === null ? undefined : { group: m[1] === "core" ? "" : m[1]!, resource: m[2]! };
+}
+
 function isReadable(decode: () => unknown): boolean {
   try {
     decode();

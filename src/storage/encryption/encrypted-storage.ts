@@ -29,12 +29,6 @@ export function transformFailure(value: Uint8Array): string | undefined {
   return dec.decode(value.subarray(FAILURE.length));
 }
 
-/** Transformers by key prefix: the longest prefix that starts the key wins. */
-export function prefixLookup(prefixes: ReadonlyMap<string, PrefixTransformers>): TransformerLookup {
-  const sorted = [...prefixes.entries()].sort((a, b) => b[0].length - a[0].length);
-  return (key) => sorted.find(([p]) => key.startsWith(p))?.[1];
-}
-
 export class EncryptedStorage implements Storage {
   readonly backend: string;
   /** Plain bytes of the values this wrapper sealed, so reading back its own writes costs no decryption. */
