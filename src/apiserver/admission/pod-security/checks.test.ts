@@ -83,3 +83,12 @@ test("versions: a check applies from its minimum version; newer sysctls are safe
   assert.equal(parseVersion("v1.99")!.minor, LATEST_MINOR, "versions past the newest evaluate as the newest");
   for (const bad of ["v1.01", "1.25", "v2.0", "v1.", "Latest"]) assert.equal(parseVersion(bad), undefined, bad);
 });
+
+test("Windows pods: from 1.25 the Linux-only restricted checks (privilege escalation, capabilities, seccomp) do not apply", () => {
+  const spec: PodSpecLike = { os: { name: "windows" }, securityContext: { runAsNonRoot: true }, containers: [{ name: "w" }] };
+  assert.equal(forbiddenDetail(evaluatePod(latest("restricted"), {}, spec)), "");
+  assert.equal(
+    forbiddenDetail(evaluatePod({ level: "restricted", ...parseVersion("v1.24")! }, {}, spec)),
+    'allowPrivilegeEscalation != false (container "w" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "w" must set securityContext.capabilities.drop=["ALL"]), seccompProfile (pod or container "w" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")',
+  );
+});

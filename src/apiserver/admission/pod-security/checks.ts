@@ -38,6 +38,7 @@ export interface PodSpecLike {
   containers?: ContainerLike[] | null;
   ephemeralContainers?: ContainerLike[] | null;
   runtimeClassName?: string | null;
+  os?: { name?: string } | null;
 }
 
 export interface PodMetaLike {
@@ -314,11 +315,14 @@ const capabilitiesRestricted: CheckFn = (_m, spec) => {
   return details.length > 0 ? { reason: "unrestricted capabilities", detail: details.join("; ") } : undefined;
 };
 
+/** From 1.25, pods for Windows (spec.os.name) are exempt from the Linux-only restricted checks. */
+const exceptWindows = (check: CheckFn): CheckFn => (meta, spec) => (spec.os?.name === "windows" ? undefined : check(meta, spec));
+
 const CHECKS: readonly Check[] = [
-  { id: "allowPrivilegeEscalation", level: "restricted", versions: [{ min: 8, check: allowPrivilegeEscalation }] },
+  { id: "allowPrivilegeEscalation", level: "restricted", versions: [{ min: 8, check: allowPrivilegeEscalation }, { min: 25, check: exceptWindows(allowPrivilegeEscalation) }] },
   { id: "appArmorProfile", level: "baseline", versions: [{ min: 0, check: appArmorAnnotations }, { min: 30, check: appArmorProfile }] },
   { id: "capabilities_baseline", level: "baseline", versions: [{ min: 0, check: capabilitiesBaseline }] },
-  { id: "capabilities_restricted", level: "restricted", versions: [{ min: 22, check: capabilitiesRestricted }], overrides: ["capabilities_baseline"] },
+  { id: "capabilities_restricted", level: "restricted", versions: [{ min: 22, check: capabilitiesRestricted }, { min: 25, check: exceptWindows(capabilitiesRestricted) }], overrides: ["capabilities_baseline"] },
   { id: "hostNamespaces", level: "baseline", versions: [{ min: 0, check: hostNamespaces }] },
   { id: "hostPathVolumes", level: "baseline", versions: [{ min: 0, check: hostPathVolumes }] },
   { id: "hostPorts", level: "baseline", versions: [{ min: 0, check: hostPorts }] },
@@ -329,7 +333,7 @@ const CHECKS: readonly Check[] = [
   { id: "runAsUser", level: "restricted", versions: [{ min: 23, check: runAsUser }] },
   { id: "seLinuxOptions", level: "baseline", versions: [{ min: 0, check: seLinuxOptions }] },
   { id: "seccompProfile_baseline", level: "baseline", versions: [{ min: 0, check: seccompAnnotations }, { min: 19, check: seccompFields(false) }] },
-  { id: "seccompProfile_restricted", level: "restricted", versions: [{ min: 19, check: seccompFields(true) }], overrides: ["seccompProfile_baseline"] },
+  { id: "seccompProfile_restricted", level: "restricted", versions: [{ min: 19, check: seccompFields(true) }, { min: 25, check: exceptWindows(seccompFields(true)) }], overrides: ["seccompProfile_baseline"] },
   { id: "sysctls", level: "baseline", versions: [{ min: 0, check: sysctls(0) }, { min: 27, check: sysctls(27) }, { min: 29, check: sysctls(29) }] },
   { id: "windowsHostProcess", level: "baseline", versions: [{ min: 0, check: windowsHostProcess }] },
 ];
