@@ -20,7 +20,9 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;
   readonly dryRun: boolean;
-  /** Who asked (the authenticated user, after impersonation); undefined for the server's own writes. */
+  /** Who asked and the request's ways back to them; absent on writes the server makes itself. */
+  readonly request?: AdmissionRequest;
+  /** Who asked (the authenticated user, after impersonation): `request.user`, kept at hand for plugins. */
   readonly userInfo?: AdmissionUser;
 }
 
@@ -30,6 +32,15 @@ export interface AdmissionUser {
   readonly groups: readonly string[];
   readonly uid?: string;
   readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** What a plugin may know of the request beyond the object: the user, and the Warning headers and audit annotations it may add. */
+export interface AdmissionRequest {
+  readonly user: AdmissionUser | undefined;
+  /** A `Warning:` header on the response (kubectl prints it). */
+  warn(text: string): void;
+  /** An annotation on the request's audit event. */
+  annotate(key: string, value: string): void;
 }
 
 /**

@@ -3,7 +3,7 @@
 // Upgrade (pods/exec), becomes a request context and goes to its handler
 // chain (filters/index.ts); close() ends the connections still open.
 
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
+import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
@@ -19,6 +19,8 @@ export interface ListenOptions {
   readonly upgrade: Handler<RequestContext<UpgradeExchange>>;
   /** Upstream's constants when unset (tests shorten them). */
   readonly timeouts?: ConnectionTimeouts;
+  /** The HTTP/2 rapid-reset limit (RESET_LIMIT when unset; tests lower it). */
+  readonly resets?: ResetLimit;
 }
 
 /**
@@ -47,6 +49,8 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
       cert: credentials.serverCertPem + credentials.caCertPem, key: credentials.serverKeyPem, allowHTTP1: true, settings: { maxConcurrentStreams: 1000 },
       ca: credentials.caCertPem, requestCert: true, rejectUnauthorized: false,
       handshakeTimeout: timeouts.headerMs,
+      // HTTP/2 abuse (CVE-2023-44487 and kin): refused streams and malformed frames end the session early.
+      maxSessionRejectedStreams: 100, maxSessionInvalidFrames: 100,
     },
     (req, res) => {
       if (req.httpVersionMajor === 1) idle.get(req.socket as Socket)?.busy(res);
@@ -60,6 +64,7 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
     timer.arm();
     session.on("stream", (stream) => timer.busy(stream));
     session.once("close", () => timer.stop());
+    limitResets(session, o.resets ?? RESET_LIMIT);
   });
   server.on("sessionError", () => {});
   // Connect sub-resources (pods/exec) arrive as HTTP/1.1 Upgrade requests; close() ends the ones still open.
@@ -96,6 +101,41 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
       setTimeout(resolve, 2000).unref();
     }),
   };
+}
+
+/**
+ * HTTP/2 rapid reset (CVE-2023-44487): a client that opens streams and resets
+ * them at once makes the server start work for each while its concurrent-stream
+ * limit never binds. Each session holds a token bucket of client resets: `burst`
+ * at first, refilled at `perSecond`; a reset that finds it empty ends the session
+ * with GOAWAY ENHANCE_YOUR_CALM. A normal client (kubectl cancelling a watch now
+ * and then) never comes near it.
+ */
+export interface ResetLimit {
+  readonly burst: number;
+  readonly perSecond: number;
+}
+
+export const RESET_LIMIT: ResetLimit = { burst: 200, perSecond: 50 };
+
+function limitResets(session: ServerHttp2Session, limit: ResetLimit): void {
+  let tokens = limit.burst;
+  let last = Date.now();
+  session.on("stream", (stream) => {
+    stream.once("close", () => {
+      // A stream reset before it completed (a client's CANCEL, mostly); a stream the server ends normally has NO_ERROR.
+      if (stream.rstCode === undefined || stream.rstCode === constants.NGHTTP2_NO_ERROR) return;
+      const now = Date.now();
+      tokens = Math.min(limit.burst, tokens + ((now - last) / 1000) * limit.perSecond);
+      last = now;
+      if (--tokens >= 0 || session.closed || session.destroyed) return;
+      // close() first: the GOAWAY it sends is followed by ours with the reason, and the client ends the
+      // session (a destroy() alone left a flooding client writing into a session it still thought open).
+      session.close();
+      session.goaway(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      setTimeout(() => session.destroy(), 1000).unref();
+    });
+  });
 }
 
 /** Ends a connection that has had nothing in progress for `ms`; each request or stream in progress holds it off until it closes. */

@@ -20,19 +20,21 @@ import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./adm
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
+import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
-import { listen, type ConnectionTimeouts } from "./listener.js";
+import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
 import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
-import type { RegistryStore } from "./registry/store.js";
+import { resourceOfKey, type RegistryStore } from "./registry/store.js";
+import { EncryptedStorage, loadEncryptionConfig, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
@@ -73,6 +75,10 @@ export interface ApiServerOptions {
   requestMetrics?: boolean;
   /** `--token-auth-file`: a CSV of bearer tokens (filters/token-file.ts); read once at start, a malformed line stops the start. */
   tokenAuthFile?: string;
+  /** `--encryption-provider-config`: EncryptionConfiguration (storage/encryption/); read once at start, anything malformed stops the start. */
+  encryptionProviderConfig?: string;
+  /** `--admission-control-config-file`: AdmissionConfiguration (the PodSecurity plugin's defaults and exemptions). */
+  admissionControlConfigFile?: string;
   /** `--anonymous-auth` (default true). */
   anonymousAuth?: boolean;
   /** The authorizers, in place of --authorization-mode's; tests put their own here. */
@@ -98,6 +104,8 @@ export interface RequestLimits {
   minRequestTimeoutMs?: number;
   /** The listener's connection timeouts (listener.ts; constants but for tests). */
   connections?: ConnectionTimeouts;
+  /** The HTTP/2 rapid-reset limit (listener.ts; a constant but for tests). */
+  resets?: ResetLimit;
 }
 
 export interface RunningApiServer {
@@ -108,6 +116,8 @@ export interface RunningApiServer {
   kubeconfigPath: string;
   credentials: Credentials;
   storage: Storage;
+  /** The backend under encryption at rest (the same as `storage` without --encryption-provider-config): values as stored. */
+  backend: Storage;
   stores: Stores;
   metrics: MetricsRegistry;
   /** The admission chain's timing (the stable admission histograms). */
@@ -124,14 +134,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
   const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
+  // Read before anything starts: a malformed encryption config stops the start with what is wrong.
+  const encryption = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, naming.groupSuffix) : undefined;
+  // Likewise the admission configuration (PodSecurity's defaults and exemptions).
+  const podSecurityConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile, naming.groupSuffix) : DEFAULT_POD_SECURITY;
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
-  const storage = opened.store;
 
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
+  const storage = encryptedAtRest(opened.store, encryption);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, naming });
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, podSecurity: podSecurityConfig, naming });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -194,6 +208,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const listener = await listen({
     ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
+    ...(options.limits?.resets !== undefined ? { resets: options.limits.resets } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
     serve: compose(filters, (ctx) => router.serve(ctx)),
     upgrade: compose(filters, (ctx) => router.upgrade(ctx)),
@@ -215,6 +230,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     kubeconfigPath,
     credentials,
     storage,
+    backend: opened.store,
     stores,
     metrics,
     admissionMetrics,
@@ -244,10 +260,11 @@ interface AdmissionWiring {
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
+  readonly podSecurity: PodSecurityConfig;
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log, naming }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, registry, storage, stores, timing, log, podSecurity: podSecurityConfig, naming }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -268,6 +285,14 @@ function serverAdmission({ options, registry, storage, stores, timing, log, nami
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
       // NodeRestriction: node agents write only their own Node, lease and pods (authorization/node.ts lets them in).
       nodeRestriction(naming),
+      ...(registry.find("", "namespaces") === undefined || registry.find("", "pods") === undefined ? [] : [
+        podSecurity({
+          config: podSecurityConfig,
+          keyDomain: naming.keyDomain,
+          namespace: async (name) => (await stores().namespaces!.get(undefined, name)).object,
+          pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
+        }),
+      ]),
     ],
     timing,
   }).with(options.admission ?? {});
@@ -279,6 +304,23 @@ function bootstrapTokens(stores: Stores, naming: Naming): Authenticator[] {
   const secrets = stores.for({ group: "", resource: "secrets" });
   if (secrets === undefined) return [];
   return [bootstrapTokenAuthenticator(naming, async (name) => (await secrets.cacher.get(secrets.keyFor(naming.systemNamespace, name), { mode: "Any" }))?.object as never)];
+}
+
+/**
+ * The store with each resource's encryption rule applied (storage/encryption/), or the store itself without a
+ * config. Rules are looked up by the key's group and resource, so resources served later (custom resources) are
+ * covered by wildcards too.
+ */
+function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined): Storage {
+  if (config === undefined) return store;
+  const byResource = new Map<string, PrefixTransformers | undefined>();
+  return new EncryptedStorage(store, (key) => {
+    const gr = resourceOfKey(key);
+    if (gr === undefined) return undefined;
+    const id = `${gr.group}/${gr.resource}`;
+    if (!byResource.has(id)) byResource.set(id, config.transformersFor(gr.group, gr.resource));
+    return byResource.get(id);
+  });
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

@@ -106,6 +106,16 @@ export const apiserverFlags = {
     min: 0,
     description: "An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.",
   }),
+  "encryption-provider-config": flag.string({
+    section: STORAGE,
+    description: "The file containing configuration for encryption providers to be used for storing secrets in etcd (EncryptionConfiguration, apiserver.config.k8s.io/v1 or apiserver.config.<suffix>/v1).",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "admission-control-config-file": flag.string({
+    section: GENERIC,
+    description: "File with admission control configuration (AdmissionConfiguration; its PodSecurity plugin's PodSecurityConfiguration sets the cluster default levels and exemptions).",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
   "audit-policy-file": flag.string({
     section: "Audit flags",
     description: "Path to the file that defines the audit policy configuration (audit.k8s.io/v1 Policy, YAML or JSON).",

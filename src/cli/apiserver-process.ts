@@ -37,6 +37,8 @@ export async function startApiServerFromFlags(
     },
     groupSuffix: flags.get("api-group-suffix"),
     tokenAuthFile: flags.get("token-auth-file"),
+    encryptionProviderConfig: flags.get("encryption-provider-config"),
+    admissionControlConfigFile: flags.get("admission-control-config-file"),
     anonymousAuth: flags.get("anonymous-auth"),
     authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),

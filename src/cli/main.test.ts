@@ -203,6 +203,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
   assert.deepEqual(
     Object.fromEntries(outcome.flags.list().map((e) => [e.name, e.text])),
     {
+      "admission-control-config-file": "",
       "anonymous-auth": "true",
       "api-group-suffix": "orch.io",
       "audit-log-maxage": "0",
@@ -215,6 +216,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "compaction-interval": "5m0s",
       "data-dir": "./.orch",
       "disabled-metrics": "[]",
+      "encryption-provider-config": "",
       "etcd-servers": "[]",
       "feature-gates": "",
       "join-token-ttl": "24h0m0s",

@@ -20,6 +20,7 @@ import { parseJsonBody, parseYamlBody } from "../../machinery/decode/index.js";
 import { eventUser, microTime, withoutManagedFields, type AuditEvent, type ResponseStatus } from "../audit/event.js";
 import type { AuditSink } from "../audit/log-writer.js";
 import { evaluatePolicy, type AuditDecision, type Policy, type Stage } from "../audit/policy.js";
+import { auditAnnotationsOf } from "../audit/annotations.js";
 import { bodyObservers } from "../http/body.js";
 import type { Encoding, Incoming, Outgoing } from "../http/respond.js";
 import { decodeEnvelope } from "../../machinery/codec/protobuf/index.js";
@@ -118,6 +119,7 @@ class Recorder {
   readonly #decision: AuditDecision;
   readonly #event: AuditEvent;
   readonly #authenticated: UserInfo;
+  readonly #req: object;
   #startedDone = false;
   #completeDone = false;
   status: ResponseStatus | undefined;
@@ -128,6 +130,7 @@ class Recorder {
     this.#sink = options.sink;
     this.#decision = decision;
     this.#authenticated = user;
+    this.#req = ctx.req;
     const a = ctx.attributes;
     const userAgent = ctx.req.headers["user-agent"];
     this.#event = {
@@ -167,7 +170,9 @@ class Recorder {
       ...(this.responseObject !== undefined && stage !== "ResponseStarted" ? { responseObject: this.responseObject } : {}),
     };
     // Field order as upstream writes them: the timestamps after the bodies.
-    const { requestReceivedTimestamp, stageTimestamp: _s, annotations, ...rest } = out;
+    const { requestReceivedTimestamp, stageTimestamp: _s, annotations: own, ...rest } = out;
+    const added = auditAnnotationsOf(this.#req);
+    const annotations = added !== undefined ? { ...own, ...added } : own;
     this.#sink.write(JSON.stringify({ ...rest, requestReceivedTimestamp, stageTimestamp: microTime(), ...(annotations ? { annotations } : {}) }) + "\n");
   }
 

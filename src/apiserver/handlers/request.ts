@@ -17,8 +17,9 @@ import { recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { WatchEnv } from "../registry/watch.js";
 import type { ResourcePath } from "../routing.js";
-import { checkBody, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
-import type { AdmissionUser } from "../../api/admission.js";
+import { checkBody, setWarnings, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
+import type { AdmissionRequest, AdmissionUser } from "../../api/admission.js";
+import { addAuditAnnotation } from "../audit/index.js";
 
 /** What handlers reach beyond the resource's own store: node agents, for pods/log, exec and attach. */
 export interface HandlerDeps {
@@ -107,8 +108,17 @@ function bodyName(value: unknown): string {
 export function storeOptions(r: ResourceRequest, opts: WriteOptions, gv: string, recordedAs: string | undefined) {
   return {
     dryRun: opts.dryRun,
-    ...(r.user !== undefined ? { user: r.user } : {}),
     manageFields: recordUpdate({ schemas: r.schemas, def: r.store.def, manager: opts.fieldManager, apiVersion: gv, subresource: recordedAs }),
+    admission: admissionRequest(r),
+  };
+}
+
+/** The request as admission plugins see it: the user, Warning headers, audit annotations. */
+export function admissionRequest(r: ResourceRequest): AdmissionRequest {
+  return {
+    user: r.user,
+    warn: (text) => setWarnings(r.res, [text]),
+    annotate: (key, value) => addAuditAnnotation(r.req, key, value),
   };
 }
 

@@ -20,7 +20,7 @@ import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendW
 import type { DeleteOptions } from "../registry/store.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
 import { WatchStream } from "../registry/watch.js";
-import { checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
+import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
 
 export type { HandlerDeps, ResourceRequest } from "./request.js";
 
@@ -241,14 +241,14 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
           if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
           return applyConfiguration(config, current, now);
         },
-        { dryRun: opts.dryRun, now, subresource, ...(r.user !== undefined ? { user: r.user } : {}) },
+        { dryRun: opts.dryRun, now, subresource, admission: admissionRequest(r) },
       );
       return send(200, out);
     } catch (err) {
       if (!isApiError(err, "NotFound") || subresource !== undefined) throw err;
     }
     try {
-      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, ...(r.user !== undefined ? { user: r.user } : {}) }));
+      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, admission: admissionRequest(r) }));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists") || attempt > 0) throw err;
     }
@@ -286,7 +286,7 @@ async function remove(r: ResourceRequest, gv: string): Promise<void> {
     // Nothing readable was removed, so the answer is a Status, as upstream's for a nil object.
     return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
   }
-  const result = await r.store.delete(r.path.namespace, r.path.name!, options, r.user !== undefined ? { user: r.user } : {});
+  const result = await r.store.delete(r.path.namespace, r.path.name!, options, { admission: admissionRequest(r) });
   return sendObject(scope(r, gv), result.deleted ? 200 : 202, cachedRecord({ key: "", object: result.object, revision: 0 }));
 }
 
@@ -296,6 +296,6 @@ async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
   const result = await r.store.deleteCollection(r.path.namespace, {
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
-  }, options, r.user !== undefined ? { user: r.user } : {});
+  }, options, { admission: admissionRequest(r) });
   return sendList(scope(r, gv), result);
 }

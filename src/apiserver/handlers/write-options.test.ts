@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isApiError } from "../../machinery/index.js";
-import { managerFromUserAgent, parseDryRun, writeOptions } from "./write-options.js";
+import { managerFromUserAgent, parseDryRun, setWarnings, writeOptions } from "./write-options.js";
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -35,4 +35,13 @@ test("fieldValidation: default Warn, the three levels, anything else a 400 namin
   assert.equal(writeOptions(q(""), undefined, "CreateOptions", "meta.k8s.io").fieldValidation, "Warn");
   assert.equal(writeOptions(q("fieldValidation=Strict"), undefined, "CreateOptions", "meta.k8s.io").fieldValidation, "Strict");
   assert.throws(() => writeOptions(q("fieldValidation=strict"), undefined, "PatchOptions", "meta.k8s.io"), (e: unknown) => isApiError(e, "BadRequest") && /^PatchOptions.meta.k8s.io/.test(e.message));
+});
+
+test("setWarnings adds to the warnings already set, each text once", () => {
+  const headers = new Map<string, unknown>();
+  const res = { getHeader: (k: string) => headers.get(k), setHeader: (k: string, v: unknown) => void headers.set(k, v) } as unknown as Parameters<typeof setWarnings>[0];
+  setWarnings(res, ['unknown field "x"']);
+  setWarnings(res, ["would violate PodSecurity", 'unknown field "x"']);
+  setWarnings(res, ["would violate PodSecurity"]);
+  assert.deepEqual(headers.get("warning"), ['299 - "unknown field \\"x\\""', '299 - "would violate PodSecurity"']);
 });

@@ -144,5 +144,8 @@ export function checkBody(
 export function setWarnings(res: Outgoing, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
   const quote = (w: string) => w.replace(/[\\"]/g, (c) => "\\" + c).replace(/[\x00-\x1f\x7f]/g, " ");
-  res.setHeader("warning", warnings.map((w) => Buffer.from(`299 - "${quote(w)}"`, "utf8").toString("latin1")));
+  const earlier = res.getHeader("warning");
+  const before = earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)];
+  // Added to what earlier steps warned; the same text once (admission may run again on a retried write), as upstream's recorder.
+  res.setHeader("warning", [...new Set([...before, ...warnings.map((w) => Buffer.from(`299 - "${quote(w)}"`, "utf8").toString("latin1"))])]);
 }

@@ -4,6 +4,7 @@
 
 import { corruptObject, requestEntityTooLarge, type ApiObject } from "../../machinery/index.js";
 import type { KeyValue } from "../../storage/index.js";
+import { transformFailure } from "../../storage/encryption/index.js";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
@@ -25,6 +26,9 @@ export function encodeObject(obj: ApiObject, name: string): Uint8Array {
 
 /** Stored bytes to an object carrying its resourceVersion; a 500 naming the key when they are not an object (seed 000, the corrupt state). */
 export function decodeObject(kv: KeyValue): ApiObject {
+  // A value encryption at rest could not open (a wrong key): corrupt, like any value that does not decode.
+  const failure = transformFailure(kv.value);
+  if (failure !== undefined) throw corruptObject(kv.key, kv.modRevision, failure);
   let obj: ApiObject;
   try {
     obj = JSON.parse(dec.decode(kv.value)) as ApiObject;

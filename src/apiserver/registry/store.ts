@@ -49,8 +49,7 @@ import { omitEmptyMetadata, sameObject, specChanged } from "./object-rules.js";
 import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
-import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
-import type { AdmissionUser } from "../../api/admission.js";
+import { AdmissionChain, type AdmissionOperation, type AdmissionRequest } from "../admission/index.js";
 import type { Subresource } from "../../api/resource.js";
 
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
@@ -69,8 +68,8 @@ export interface RequestOptions {
    * itself and passes none.
    */
   manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
-  /** The requester, for admission (CSR's requester fields, NodeRestriction). */
-  user?: AdmissionUser;
+  /** The request as admission plugins see it (user, warnings, audit annotations). */
+  admission?: AdmissionRequest;
 }
 
 /** Hooks the store needs from the rest of the server. */
@@ -357,7 +356,7 @@ export class RegistryStore {
       if (kv === undefined) throw notFound(this.groupResource, name);
       const current = decodeObject(kv);
       checkPreconditions(options, current, this.groupResource, name);
-      await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun, ...(request.user !== undefined ? { user: request.user } : {}) });
+      await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun, ...(request.admission ? { admission: request.admission } : {}) });
       const next = markForDeletion(current, {
         policy,
         grace: this.def.gracePeriodSeconds?.(current, options.gracePeriodSeconds) ?? 0,
@@ -458,7 +457,8 @@ export class RegistryStore {
   #attributes(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions) {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(options.user !== undefined ? { userInfo: options.user } : {}) };
+    const request = options.admission;
+    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}) };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {
@@ -483,6 +483,12 @@ export { MAX_OBJECT_BYTES } from "./codec.js";
 
 export function storagePrefix(def: ResourceDefinition): string {
   return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+}
+
+/** The group and resource a storage key belongs to (storagePrefix read backwards); undefined for a key outside that shape. */
+export function resourceOfKey(key: string): GroupResource | undefined {
+  const m = /^\/registry\/([^/]+)\/([^/]+)\//.exec(key);
+  return m === null ? undefined : { group: m[1] === "core" ? "" : m[1]!, resource: m[2]! };
 }
 
 function isReadable(decode: () => unknown): boolean {

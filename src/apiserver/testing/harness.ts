@@ -57,6 +57,8 @@ export async function startTestServer(options: {
   authenticators?: readonly Authenticator[];
   limits?: RequestLimits;
   audit?: AuditConfig;
+  encryptionProviderConfig?: string;
+  admissionControlConfigFile?: string;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -75,6 +77,8 @@ export async function startTestServer(options: {
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
     ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    ...(options.encryptionProviderConfig !== undefined ? { encryptionProviderConfig: options.encryptionProviderConfig } : {}),
+    ...(options.admissionControlConfigFile !== undefined ? { admissionControlConfigFile: options.admissionControlConfigFile } : {}),
   });
   const base = {
     host: "127.0.0.1",

@@ -1,0 +1,153 @@
+// Encryption at rest as a storage wrapper: every value under a prefix that
+// has transformers is sealed on its way into the backend and opened on its
+// way out, in reads, lists, watch events and conflicts alike. Above it (the
+// watch cache, the registry, responses that reuse stored bytes) everything
+// sees plain values, so lmdb and etcd work the same.
+//
+// A value that does not open (a wrong or missing key) is not an error of the
+// whole read: it comes back as a transform-failure value that names why, and
+// the decoder above turns it into the corrupt-object error of that one key
+// (seed 000, "States and transitions", rule 4).
+
+import { guaranteedUpdate } from "../guaranteed-update.js";
+import { ConflictError } from "../errors.js";
+import type { DeleteOptions, DeleteResult, GetOptions, GetResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, ListOptions, ListResult, Storage, StorageStats, UpdateDecision, Watch, WatchEvent, WatchOptions } from "../storage.js";
+import type { PrefixTransformers } from "./providers.js";
+
+/** Which transformers apply to a key (undefined: stored as is). */
+export type TransformerLookup = (key: string) => PrefixTransformers | undefined;
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+/** A transform failure's value: NUL (never the start of a stored object), a marker, the reason. */
+const FAILURE = enc.encode("\u0000transform-failure:");
+
+/** Why a value read through EncryptedStorage could not be opened, or undefined when it is a plain value. */
+export function transformFailure(value: Uint8Array): string | undefined {
+  if (value.length < FAILURE.length || value[0] !== 0) return undefined;
+  for (let i = 0; i < FAILURE.length; i++) if (value[i] !== FAILURE[i]) return undefined;
+  return dec.decode(value.subarray(FAILURE.length));
+}
+
+export class EncryptedStorage implements Storage {
+  readonly backend: string;
+  /** Plain bytes of the values this wrapper sealed, so reading back its own writes costs no decryption. */
+  readonly #sealed = new WeakMap<Uint8Array, Uint8Array>();
+  /** Plain values read from bytes another than the first key sealed: an update that changes nothing still rewrites them (rotation). */
+  readonly #stale = new WeakSet<Uint8Array>();
+
+  constructor(readonly inner: Storage, readonly lookup: TransformerLookup) {
+    this.backend = inner.backend;
+  }
+
+  #seal(key: string, plain: Uint8Array): Uint8Array {
+    const t = this.lookup(key);
+    if (t === undefined) return plain;
+    const sealed = t.seal(plain, key);
+    this.#sealed.set(sealed, plain);
+    return sealed;
+  }
+
+  #open(kv: KeyValue): KeyValue;
+  #open(kv: KeyValue | undefined): KeyValue | undefined;
+  #open(kv: KeyValue | undefined): KeyValue | undefined {
+    if (kv === undefined) return undefined;
+    const t = this.lookup(kv.key);
+    if (t === undefined) return kv;
+    let value = this.#sealed.get(kv.value);
+    if (value === undefined) {
+      try {
+        const opened = t.open(kv.value, kv.key);
+        value = opened.value;
+        if (opened.stale) this.#stale.add(value);
+      } catch (err) {
+        value = Buffer.concat([FAILURE, enc.encode(`unable to transform key ${JSON.stringify(kv.key)}: ${(err as Error).message}`)]);
+      }
+    }
+    return { ...kv, value };
+  }
+
+  async get(key: string, options?: GetOptions): Promise<GetResult> {
+    const r = await this.inner.get(key, options);
+    return { ...r, kv: this.#open(r.kv) };
+  }
+
+  async list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    const r = await this.inner.list(prefix, options);
+    return { ...r, items: r.items.map((kv) => this.#open(kv)) };
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.inner.count(prefix);
+  }
+
+  async create(key: string, value: Uint8Array): Promise<KeyValue> {
+    const kv = await this.inner.create(key, this.#seal(key, value));
+    return { ...kv, value };
+  }
+
+  async update(key: string, value: Uint8Array, expectedModRevision: number): Promise<KeyValue> {
+    try {
+      const kv = await this.inner.update(key, this.#seal(key, value), expectedModRevision);
+      return { ...kv, value };
+    } catch (err) {
+      if (err instanceof ConflictError && err.current !== undefined) throw new ConflictError(key, expectedModRevision, this.#open(err.current));
+      throw err;
+    }
+  }
+
+  async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
+    const r = await this.inner.delete(key, options);
+    return { ...r, prevKv: this.#open(r.prevKv) };
+  }
+
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: (current: KeyValue | undefined) => UpdateDecision | Promise<UpdateDecision>,
+    options?: GuaranteedUpdateOptions,
+  ): Promise<GuaranteedUpdateResult> {
+    // The shared retry loop over this wrapper's own reads and writes: the suggestion is a plain value, like everything above.
+    // As upstream, a value read with an older key is written back even when nothing changed, so rewriting migrates it.
+    return guaranteedUpdate(this, key, async (current) => {
+      const decision = await tryUpdate(current);
+      return decision === undefined && current !== undefined && this.#stale.has(current.value) ? current.value : decision;
+    }, options);
+  }
+
+  watch(prefix: string, options: WatchOptions): Watch {
+    const inner = this.inner.watch(prefix, options);
+    const open = (e: WatchEvent): WatchEvent => {
+      switch (e.type) {
+        case "put":
+          return { ...e, kv: this.#open(e.kv), prevKv: this.#open(e.prevKv) };
+        case "delete":
+          return { ...e, prevKv: this.#open(e.prevKv) };
+        default:
+          return e;
+      }
+    };
+    return {
+      requestProgress: () => inner.requestProgress(),
+      close: () => inner.close(),
+      async *[Symbol.asyncIterator]() {
+        for await (const e of inner) yield open(e);
+      },
+    };
+  }
+
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+
+  stats(): Promise<StorageStats> {
+    return this.inner.stats();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
