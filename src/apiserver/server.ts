@@ -18,6 +18,9 @@ import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
+import { serviceAccountAdmission } from "./admission/service-account.js";
+import { accountLookup, storeObjects } from "./authentication/account-objects.js";
+import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -83,6 +86,8 @@ export interface ApiServerOptions {
   audit?: AuditConfig;
   /** The request limits (docs/apiserver.md, "Errors and limits"); upstream's defaults where unset. */
   limits?: RequestLimits;
+  /** Service-account tokens (--service-account-*, --api-audiences) and the ServiceAccount admission step (authentication/service-account-options.ts). */
+  serviceAccounts?: ServiceAccountOptions;
 }
 
 export interface RequestLimits {
@@ -122,6 +127,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
   const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
+  // The keys are read (or made) before the store opens: a bad key file stops the start.
+  const saTokens = serviceAccountTokens(options.serviceAccounts ?? {}, { dataDir: options.dataDir, naming, objects: storeObjects(() => stores) });
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
   const storage = opened.store;
 
@@ -129,7 +136,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
+  const { admission, allocator } = serverAdmission({ options, naming, registry, storage, stores: () => stores, timing: admissionMetrics, log });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -168,7 +175,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         }
         return undefined;
       },
+      reviewServiceAccountToken: (token, audiences) => saTokens.check(token, audiences),
+      apiAudiences: saTokens.apiAudiences,
     },
+    serviceAccountTokens: saTokens,
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -179,7 +189,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [...tokenAuthenticators, ...(options.authenticators ?? []), clientCertificateAuthenticator],
+    authenticators: [...tokenAuthenticators, saTokens.authenticator(), ...(options.authenticators ?? []), clientCertificateAuthenticator],
     authorizers: options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
@@ -235,7 +245,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 }
 
 interface AdmissionWiring {
-  readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission">;
+  readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission" | "serviceAccounts">;
+  readonly naming: Naming;
   readonly registry: ApiRegistry;
   readonly storage: Storage;
   readonly stores: () => Stores;
@@ -244,7 +255,7 @@ interface AdmissionWiring {
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, naming, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -256,6 +267,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      ...(options.serviceAccounts?.admission === true ? [serviceAccountAdmission({ naming, lookup: accountLookup(() => stores()) })] : []),
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
     ],

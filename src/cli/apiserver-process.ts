@@ -36,6 +36,14 @@ export async function startApiServerFromFlags(
     groupSuffix: flags.get("api-group-suffix"),
     tokenAuthFile: flags.get("token-auth-file"),
     anonymousAuth: flags.get("anonymous-auth"),
+    serviceAccounts: {
+      signingKeyFile: flags.get("service-account-signing-key-file"),
+      keyFiles: flags.get("service-account-key-file"),
+      issuers: flags.get("service-account-issuer"),
+      apiAudiences: flags.get("api-audiences"),
+      maxExpirationSeconds: Math.floor(flags.get("service-account-max-token-expiration") / 1000),
+      admission: true,
+    },
     authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),
     audit: {

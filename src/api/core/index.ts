@@ -14,6 +14,7 @@ import { registerCoreSchemas } from "./schemas.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./serviceaccounts.js";
 import { servicesResource } from "./services.js";
+import { TOKEN_REQUEST_TYPES } from "../authentication/token-request.js";
 
 export { CORE_V1, registerCoreSchemas, listOf } from "./schemas.js";
 export { defaultPodSpec, defaultPullPolicy } from "./pod-defaults.js";
@@ -26,6 +27,7 @@ export type * from "./types.js";
 export const coreModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registerCoreSchemas(registry);
+    registry.add(...TOKEN_REQUEST_TYPES);
   },
   resources(naming: Naming): ResourceDefinition[] {
     return [
@@ -36,7 +38,7 @@ export const coreModule: ApiGroupModule = {
       endpointsResource(),
       configMapsResource(),
       secretsResource(naming),
-      serviceAccountsResource(),
+      serviceAccountsResource(naming),
       eventsResource(naming),
     ];
   },
