@@ -13,6 +13,7 @@ import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
 import type { Authenticator } from "../filters/index.js";
 import type { AuditConfig } from "../audit/index.js";
+import type { ServiceAccountOptions } from "../authentication/service-account-options.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -57,6 +58,7 @@ export async function startTestServer(options: {
   authenticators?: readonly Authenticator[];
   limits?: RequestLimits;
   audit?: AuditConfig;
+  serviceAccounts?: ServiceAccountOptions;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -75,6 +77,7 @@ export async function startTestServer(options: {
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
     ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    ...(options.serviceAccounts !== undefined ? { serviceAccounts: options.serviceAccounts } : {}),
   });
   const base = {
     host: "127.0.0.1",
