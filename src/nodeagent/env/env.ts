@@ -6,12 +6,15 @@
 import type { Container, EnvVar, Pod } from "../../api/core/types.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { KeyValue } from "../cri/index.js";
+import type { TokenRequestSpec } from "../volumes/token-manager.js";
 
 /** Where ConfigMaps and Secrets come from; undefined means "not found". Standalone agents have none. */
 export interface ObjectSource {
   configMap(namespace: string, name: string): Promise<{ data?: Record<string, string> | null; binaryData?: Record<string, string> | null } | undefined>;
   /** Secret data decoded to text. */
   secret(namespace: string, name: string): Promise<Record<string, string> | undefined>;
+  /** A token of the service account bound to the pod (projected volumes); absent on an agent without an API server. */
+  serviceAccountToken?(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<string>;
 }
 
 export const NO_OBJECTS: ObjectSource = { configMap: async () => undefined, secret: async () => undefined };
