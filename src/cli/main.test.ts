@@ -204,6 +204,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
     Object.fromEntries(outcome.flags.list().map((e) => [e.name, e.text])),
     {
       "anonymous-auth": "true",
+      "api-audiences": "[]",
       "api-group-suffix": "orch.io",
       "audit-log-maxage": "0",
       "audit-log-maxbackup": "0",
@@ -222,6 +223,10 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "min-request-timeout": "1800",
       "request-timeout": "1m0s",
       "secure-port": "6443",
+      "service-account-issuer": "[https://kubernetes.default.svc.cluster.local]",
+      "service-account-key-file": "[]",
+      "service-account-max-token-expiration": "0s",
+      "service-account-signing-key-file": "",
       "service-cluster-ip-range": "10.96.0.0/12",
       "service-node-port-range": "30000-32767",
       "show-hidden-metrics-for-version": "",
