@@ -14,12 +14,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeJwt } from "jose";
+import { spawnSync } from "node:child_process";
+import { packageRoot } from "../src/component/index.js";
 import { eventually } from "../src/controllers/testing.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-satoken-"));
 const NS = "sa-e2e";
+const CHAINS = "ORCHSAT";
 const CLIENT = fileURLToPath(new URL("../src/client/index.js", import.meta.url));
 
 function skipReason(): string | false {
@@ -48,7 +51,8 @@ describe("service-account tokens on orch server", { skip: skipReason() }, () => 
   let k: Kubectl;
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=satoken-main"], { readyTimeoutMs: 90_000 });
+    // The proxy programs the kubernetes service's cluster IP, which in-cluster clients reach the API server at.
+    orch = await startOrch("server", ["--node-name=satoken-main", `--iptables-chain-prefix=${CHAINS}`, "--iptables-min-sync-period=0"], { readyTimeoutMs: 90_000 });
     k = new Kubectl(orch.kubeconfig);
     await k.ok("create", "namespace", NS);
     await k.ok("create", "serviceaccount", "reader", "-n", NS);
@@ -70,6 +74,7 @@ describe("service-account tokens on orch server", { skip: skipReason() }, () => 
   });
   after(async () => {
     await orch?.stop();
+    spawnSync(process.execPath, [join(packageRoot(), "bin", "orch.js"), "proxy", "--cleanup", `--iptables-chain-prefix=${CHAINS}`]);
     rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
@@ -151,6 +156,45 @@ describe("service-account tokens on orch server", { skip: skipReason() }, () => 
     const claims = decodeJwt(result.token);
     assert.deepEqual((claims["orch.io"] as { pod?: unknown }).pod, { name: "in-cluster", uid });
     assert.equal(claims.exp! - claims.iat!, 3607);
+  });
+
+  test("without env of its own, a pod finds the API server by the kubernetes service's environment and cluster IP", async () => {
+    const script = `
+const { inClusterConfig, RestClient } = await import(${JSON.stringify(CLIENT)});
+const config = inClusterConfig();
+const client = new RestClient(config);
+const out = { server: config.server };
+try { out.configmaps = (await client.list({ group: "", version: "v1", resource: "configmaps", namespaced: true }, { namespace: config.namespace })).items.length; } catch (e) { out.error = e.code ?? e.message; }
+client.close();
+console.log("RESULT " + JSON.stringify(out));
+`;
+    writeFileSync(join(files, "by-service.yaml"), [
+      "apiVersion: v1",
+      "kind: Pod",
+      `metadata: {name: by-service, namespace: ${NS}}`,
+      "spec:",
+      "  serviceAccountName: reader",
+      "  restartPolicy: Never",
+      "  hostNetwork: true",
+      "  terminationGracePeriodSeconds: 1",
+      "  containers:",
+      "  - name: script",
+      "    image: busybox",
+      `    command: [${JSON.stringify(process.execPath)}, --input-type=module, -e, ${JSON.stringify(script)}]`,
+      "",
+    ].join("\n"));
+    await k.ok("create", "-f", join(files, "by-service.yaml"));
+    await eventually("the script finished", async () => {
+      const phase = (await k.ok("get", "pod", "by-service", "-n", NS, "-o", "jsonpath={.status.phase}")).trim();
+      return phase === "Succeeded" || phase === "Failed" ? phase : undefined;
+    }, 90_000);
+    const logs = await k.ok("logs", "by-service", "-n", NS);
+    const line = logs.split("\n").find((l) => l.startsWith("RESULT "));
+    assert.ok(line, logs);
+    const result = JSON.parse(line.slice(7));
+    const ip = (await k.ok("get", "service", "kubernetes", "-n", "default", "-o", "jsonpath={.spec.clusterIP}")).trim();
+    assert.equal(result.server, `https://${ip}:443`);
+    assert.ok(typeof result.configmaps === "number" && result.configmaps >= 1, JSON.stringify(result));
   });
 
   test("kubectl create token --bound-object-kind Pod binds to the pod; the token dies with it", async () => {

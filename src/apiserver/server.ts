@@ -38,7 +38,7 @@ import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
 import { ServiceAllocator } from "./services/allocator.js";
-import { parseIpRange, parsePortRange } from "./services/ranges.js";
+import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
 import type { Service } from "../api/core/types.js";
@@ -126,7 +126,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
   const audit = setUpAudit(options.audit, naming);
-  const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
+  const credentials = await ensureCredentials(options.dataDir, [
+    ...(options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []),
+    // Pods reach the server as the `kubernetes` service (in-cluster clients): its names and cluster IP, as upstream's serving certificate.
+    ...inClusterNames(options.serviceClusterIPRange ?? "10.96.0.0/12"),
+  ]);
   // The keys are read (or made) before the store opens: a bad key file stops the start.
   const saTokens = serviceAccountTokens(options.serviceAccounts ?? {}, { dataDir: options.dataDir, naming, objects: storeObjects(() => stores) });
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
@@ -274,6 +278,12 @@ function serverAdmission({ options, naming, registry, storage, stores, timing, l
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** The `kubernetes` service's DNS names and cluster IP (the range's first address), which in-cluster clients connect to. */
+function inClusterNames(serviceClusterIPRange: string): string[] {
+  const range = parseIpRange(serviceClusterIPRange);
+  return [bigToIp(range.first, range.family), "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

@@ -4,8 +4,8 @@
 // by the token manager). A missing object is undefined, so an optional
 // reference can be skipped; other errors throw.
 
-import type { ConfigMap, Secret } from "../../api/core/types.js";
-import { CONFIGMAPS, SECRETS, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
+import type { ConfigMap, Secret, Service } from "../../api/core/types.js";
+import { CONFIGMAPS, SECRETS, SERVICES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
 import type { RestClient, ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ObjectSource } from "./env.js";
@@ -32,8 +32,17 @@ export function apiObjects(client: RestClient, authenticationGroup: string): Obj
     }, { namespace, subresource: "token" });
     return { token: answer.status.token, expiresAtMs: Date.parse(answer.status.expirationTimestamp ?? ""), expirationSeconds: answer.spec.expirationSeconds };
   });
+  // The API server's service changes seldom (its cluster IP never): one read a minute serves every container start.
+  let kubernetes: { at: number; service: Promise<Service | undefined> } | undefined;
   return {
     serviceAccountToken: (namespace, serviceAccount, spec) => tokens.token(namespace, serviceAccount, spec),
+    apiServerService: () => {
+      if (kubernetes === undefined || Date.now() - kubernetes.at > 60_000) {
+        const service = get<Service>(SERVICES, "default", "kubernetes").catch(() => undefined);
+        kubernetes = { at: Date.now(), service };
+      }
+      return kubernetes.service;
+    },
     configMap: (ns, name) => get<ConfigMap>(CONFIGMAPS, ns, name),
     secret: async (ns, name) => {
       const s = await get<Secret>(SECRETS, ns, name);
