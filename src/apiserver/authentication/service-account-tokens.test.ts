@@ -255,3 +255,25 @@ describe("the ServiceAccount admission step", () => {
     assert.deepEqual(p.spec.containers[0].volumeMounts, [{ name: "mine", mountPath: "/var/run/secrets/orch.io/serviceaccount" }]);
   });
 });
+
+describe("service-account names per profile", () => {
+  test("the orch.io profile's and upstream's (--api-group-suffix=k8s.io)", async () => {
+    const { serviceAccountNames } = await import("../../api/authentication/token-request.js");
+    assert.deepEqual(serviceAccountNames(namingFor()), {
+      claim: "orch.io",
+      mountPath: "/var/run/secrets/orch.io/serviceaccount",
+      volumePrefix: "orch-api-access-",
+      rootCaConfigMap: "orch-root-ca.crt",
+      podNameExtra: "authentication.orch.io/pod-name",
+      podUidExtra: "authentication.orch.io/pod-uid",
+    });
+    assert.deepEqual(serviceAccountNames(namingFor("k8s.io")), {
+      claim: "kubernetes.io",
+      mountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
+      volumePrefix: "kube-api-access-",
+      rootCaConfigMap: "kube-root-ca.crt",
+      podNameExtra: "authentication.kubernetes.io/pod-name",
+      podUidExtra: "authentication.kubernetes.io/pod-uid",
+    });
+  });
+});

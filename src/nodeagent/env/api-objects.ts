@@ -9,7 +9,7 @@ import { CONFIGMAPS, SECRETS, SERVICES, SERVICE_ACCOUNTS } from "../../api/resou
 import type { RestClient, ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ObjectSource } from "./env.js";
-import { TokenManager } from "../volumes/token-manager.js";
+import { TokenManager } from "../tokens/token-manager.js";
 import type { TokenRequest } from "../../api/authentication/token-request.js";
 
 /** `authenticationGroup`: the group the TokenRequests are written in (the naming table's). */

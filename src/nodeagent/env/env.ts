@@ -6,7 +6,7 @@
 import type { Container, EnvVar, Pod, Service } from "../../api/core/types.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { KeyValue } from "../cri/index.js";
-import type { TokenRequestSpec } from "../volumes/token-manager.js";
+import type { TokenRequestSpec } from "../tokens/token-manager.js";
 
 /** Where ConfigMaps and Secrets come from; undefined means "not found". Standalone agents have none. */
 export interface ObjectSource {

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../api/core/types.js";
-import { needsRenewal, TokenManager, type TokenRequestSpec } from "./token-manager.js";
+import { needsRenewal, TokenManager, type TokenRequestSpec } from "../tokens/token-manager.js";
 import { setupVolumes } from "./volumes.js";
 
 const HOUR = 3_600_000;
