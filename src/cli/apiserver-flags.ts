@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
 import { AUTHORIZATION_MODES, checkAuthorizationModes } from "../apiserver/authorization/modes.js";
-import { checkIssuers, DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/authentication/service-account-options.js";
+import { checkIssuers, checkOptionalAdmissionPlugins, DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/authentication/service-account-options.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -103,6 +103,18 @@ export const apiserverFlags = {
     description:
       "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration " +
       "larger than this value is requested, a token will be issued with a validity duration of this value (0: no maximum).",
+  }),
+  "enable-admission-plugins": flag.strings({
+    section: "Admission flags",
+    description:
+      "Admission plugins to turn on beside the default ones (NamespaceLifecycle, Priority, ServiceAllocation). Of the optional ones orch has ServiceAccount, " +
+      "which `orch server` turns on by default; `orch apiserver` alone needs the controller manager's default ServiceAccounts and CA configmaps before it can.",
+    check: checkOptionalAdmissionPlugins,
+  }),
+  "disable-admission-plugins": flag.strings({
+    section: "Admission flags",
+    description: "Admission plugins to turn off (ServiceAccount).",
+    check: checkOptionalAdmissionPlugins,
   }),
   "authorization-mode": flag.strings({
     section: "Authorization flags",

@@ -11,11 +11,14 @@ import type { apiserverFlags } from "./apiserver-flags.js";
 import type { RunContext } from "./command.js";
 import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
 
-/** `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready). */
+/**
+ * `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready).
+ * `serviceAccountAdmission`: the ServiceAccount admission step's default (`orch server`, which runs the controllers it relies on, turns it on).
+ */
 export async function startApiServerFromFlags(
   flags: ParsedFlags<typeof apiserverFlags>,
   context: RunContext,
-  options: { announceReady?: boolean } = {},
+  options: { announceReady?: boolean; serviceAccountAdmission?: boolean } = {},
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServer({
@@ -42,7 +45,7 @@ export async function startApiServerFromFlags(
       issuers: flags.get("service-account-issuer"),
       apiAudiences: flags.get("api-audiences"),
       maxExpirationSeconds: Math.floor(flags.get("service-account-max-token-expiration") / 1000),
-      admission: true,
+      admission: ((options.serviceAccountAdmission ?? false) || flags.get("enable-admission-plugins").includes("ServiceAccount")) && !flags.get("disable-admission-plugins").includes("ServiceAccount"),
     },
     authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),

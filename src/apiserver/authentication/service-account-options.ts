@@ -63,3 +63,11 @@ export function serviceAccountTokens(options: ServiceAccountOptions, o: { dataDi
     objects: o.objects,
   });
 }
+
+/** The admission plugins `--enable-admission-plugins` and `--disable-admission-plugins` may name (the others always run). */
+export const OPTIONAL_ADMISSION_PLUGINS: readonly string[] = ["ServiceAccount"];
+
+export function checkOptionalAdmissionPlugins(names: readonly string[]): string | undefined {
+  const unknown = names.filter((n) => !OPTIONAL_ADMISSION_PLUGINS.includes(n));
+  return unknown.length === 0 ? undefined : `unknown admission plugins: ${unknown.join(", ")} (orch can turn on or off: ${OPTIONAL_ADMISSION_PLUGINS.join(", ")})`;
+}
