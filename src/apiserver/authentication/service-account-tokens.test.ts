@@ -181,7 +181,7 @@ describe("serviceaccounts/token and service-account bearer tokens", () => {
     assert.equal(forVault.json.status.user.username, "system:serviceaccount:default:robot");
     const forApi = await review();
     assert.equal(forApi.json.status.authenticated, false);
-    assert.match(forApi.json.status.error, /audiences/);
+    assert.equal(forApi.json.status.error, 'token audiences ["vault"] is invalid for the target audiences ["https://kubernetes.default.svc.cluster.local"]');
     // A static token is good for the API audiences only.
     const admin = await t.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { body: { spec: { token: t.server.credentials.adminToken, audiences: ["vault"] } } });
     assert.equal(admin.json.status.authenticated, false);

@@ -10,7 +10,7 @@
 // object still exist with the uids it names (read from the watch caches,
 // with one fresh read on a miss). Signing and verifying are jose's.
 
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import { serviceAccountUser, type ServiceAccountNames } from "../../api/authentication/token-request.js";
 import type { ApiObject } from "../../machinery/index.js";
 import type { UserInfo } from "../filters/index.js";
@@ -119,7 +119,7 @@ export class ServiceAccountTokens {
       payload = await this.#verify(token, audiences);
     } catch (err) {
       if (err instanceof NotOurs) return undefined;
-      return { error: jwtError(err, audiences) };
+      return { error: jwtError(err, audiences, token) };
     }
     const accepted = audiences.filter((a) => audienceOf(payload).includes(a));
     const claim = payload[this.#o.names.claim] as PrivateClaim | undefined;
@@ -171,7 +171,7 @@ export class ServiceAccountTokens {
     }
     let claims: JWTPayload;
     try {
-      claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as JWTPayload;
+      claims = decodeJwt(token);
     } catch {
       throw new NotOurs();
     }
@@ -220,11 +220,11 @@ function deletedForAMinute(obj: ApiObject, nowMs: number): boolean {
 }
 
 /** Upstream's wording where it has one (claims.go, jwt.go). */
-function jwtError(err: unknown, audiences: readonly string[]): string {
+function jwtError(err: unknown, audiences: readonly string[], token: string): string {
   if (err instanceof joseErrors.JWTExpired) return "service account token has expired";
   if (err instanceof joseErrors.JWTClaimValidationFailed) {
     if (err.claim === "nbf") return "service account token is not valid yet";
-    if (err.claim === "aud") return `token audiences is invalid for the target audiences ${JSON.stringify(audiences)}`;
+    if (err.claim === "aud") return `token audiences ${JSON.stringify(audienceOf(decodeJwt(token)))} is invalid for the target audiences ${JSON.stringify(audiences)}`;
     return `service account token claims could not be validated: ${err.message}`;
   }
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return "invalid signature";
