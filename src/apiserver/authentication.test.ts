@@ -237,7 +237,8 @@ describe("TokenReview", () => {
   test("a token the server knows (token file, admin) is authenticated with its user; another is not", async () => {
     const bob = await review({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: "tok-bob" } });
     assert.equal(bob.status, 201, bob.text);
-    assert.deepEqual(bob.json.status, { authenticated: true, user: { username: "bob", uid: "uid-42", groups: ["team-a", "system:authenticated"] } });
+    // Static tokens are good for the API audiences (the issuer, by default) only.
+    assert.deepEqual(bob.json.status, { authenticated: true, user: { username: "bob", uid: "uid-42", groups: ["team-a", "system:authenticated"] }, audiences: ["https://kubernetes.default.svc.cluster.local"] });
     assert.equal(bob.json.spec.token, "tok-bob");
     const admin = await review({ spec: { token: server.credentials.adminToken } });
     assert.equal(admin.json.status.user.username, "admin");
@@ -249,12 +250,16 @@ describe("TokenReview", () => {
     assert.equal(orch.json.status.authenticated, true);
   });
 
-  test("bad input: no token 400, audiences 400, wrong kind 400, Protobuf 415, GET 405", async () => {
+  test("bad input: no token 400, audiences not a list of strings 400, wrong kind 400, Protobuf 415, GET 405", async () => {
     const none = await review({ spec: {} });
     assert.equal(none.status, 400);
     assert.equal(none.json.message, "token is required for TokenReview in authentication");
     assert.equal((await review("")).status, 400);
-    assert.equal((await review({ spec: { token: "tok-bob", audiences: ["api"] } })).status, 400);
+    assert.equal((await review({ spec: { token: "tok-bob", audiences: "api" } })).status, 400);
+    assert.equal((await review({ spec: { token: "tok-bob", audiences: [1] } })).status, 400);
+    const elsewhere = await review({ spec: { token: "tok-bob", audiences: ["api"] } });
+    assert.equal(elsewhere.status, 201);
+    assert.equal(elsewhere.json.status.authenticated, false, "a static token is not good for another audience");
     assert.equal((await review({ kind: "SelfSubjectReview", spec: { token: "tok-bob" } })).status, 400);
     assert.equal((await review("k8s\u0000", "application/vnd.kubernetes.protobuf")).status, 415);
     assert.equal((await call(server, "/apis/authentication.k8s.io/v1/tokenreviews", { headers: { authorization: `Bearer ${server.credentials.adminToken}` } })).status, 405);

@@ -17,6 +17,7 @@ import type { NodeAgentClient } from "./node-agents.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
 import type { Stores } from "./storage-factory.js";
+import type { ServiceAccountTokens } from "./authentication/service-account-tokens.js";
 
 export interface RouterOptions {
   readonly endpoints: ComponentEndpoints;
@@ -32,6 +33,8 @@ export interface RouterOptions {
   readonly agents: NodeAgentClient;
   /** SelfSubjectReview and TokenReview (api/authentication): answered, not stored. */
   readonly authentication: AuthenticationReviews;
+  /** Issues service-account tokens (serviceaccounts/NAME/token). */
+  readonly serviceAccountTokens?: ServiceAccountTokens;
 }
 
 export class Router {
@@ -40,7 +43,7 @@ export class Router {
 
   constructor(options: RouterOptions) {
     this.#o = options;
-    this.#deps = { agents: options.agents, nodes: options.stores.nodes };
+    this.#deps = { agents: options.agents, nodes: options.stores.nodes, ...(options.serviceAccountTokens ? { serviceAccountTokens: options.serviceAccountTokens } : {}) };
   }
 
   async serve(ctx: RequestContext<ResponseExchange>): Promise<void> {

@@ -21,6 +21,9 @@ import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/prio
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
+import { serviceAccountAdmission } from "./admission/service-account.js";
+import { accountLookup, storeObjects } from "./authentication/account-objects.js";
+import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -39,7 +42,7 @@ import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
 import { ServiceAllocator } from "./services/allocator.js";
-import { parseIpRange, parsePortRange } from "./services/ranges.js";
+import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
 import type { Service } from "../api/core/types.js";
@@ -91,6 +94,8 @@ export interface ApiServerOptions {
   audit?: AuditConfig;
   /** The request limits (docs/apiserver.md, "Errors and limits"); upstream's defaults where unset. */
   limits?: RequestLimits;
+  /** Service-account tokens (--service-account-*, --api-audiences) and the ServiceAccount admission step (authentication/service-account-options.ts). */
+  serviceAccounts?: ServiceAccountOptions;
 }
 
 export interface RequestLimits {
@@ -133,11 +138,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
   const audit = setUpAudit(options.audit, naming);
-  const credentials = await ensureCredentials(options.dataDir, options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []);
+  const credentials = await ensureCredentials(options.dataDir, [
+    ...(options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []),
+    // Pods reach the server as the `kubernetes` service (in-cluster clients): its names and cluster IP, as upstream's serving certificate.
+    ...inClusterNames(options.serviceClusterIPRange ?? "10.96.0.0/12"),
+  ]);
   // Read before anything starts: a malformed encryption config stops the start with what is wrong.
   const encryption = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, naming.groupSuffix) : undefined;
   // Likewise the admission configuration (PodSecurity's defaults and exemptions).
   const podSecurityConfig = options.admissionControlConfigFile ? loadAdmissionConfig(options.admissionControlConfigFile, naming.groupSuffix) : DEFAULT_POD_SECURITY;
+  // The keys are read (or made) before the store opens: a bad key file stops the start.
+  const saTokens = serviceAccountTokens(options.serviceAccounts ?? {}, { dataDir: options.dataDir, naming, objects: storeObjects(() => stores) });
   const opened = await openStorage({ ...options.storage, dataDir: options.dataDir, log });
 
   const metrics = options.metrics ?? componentRegistry({ featureGates: gates });
@@ -184,7 +195,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         }
         return undefined;
       },
+      reviewServiceAccountToken: (token, audiences) => saTokens.check(token, audiences),
+      apiAudiences: saTokens.apiAudiences,
     },
+    serviceAccountTokens: saTokens,
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -195,7 +209,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
   const filters = filterChain({
-    authenticators: [...tokenAuthenticators, ...(options.authenticators ?? []), clientCertificateAuthenticator],
+    authenticators: [...tokenAuthenticators, saTokens.authenticator(), ...(options.authenticators ?? []), clientCertificateAuthenticator],
     authorizers: options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
@@ -253,7 +267,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 }
 
 interface AdmissionWiring {
-  readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission">;
+  readonly options: Pick<ApiServerOptions, "serviceClusterIPRange" | "serviceNodePortRange" | "admission" | "serviceAccounts">;
   readonly naming: Naming;
   readonly registry: ApiRegistry;
   readonly storage: Storage;
@@ -277,6 +291,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      ...(options.serviceAccounts?.admission === true ? [serviceAccountAdmission({ naming, lookup: accountLookup(() => stores()) })] : []),
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
@@ -321,6 +336,12 @@ function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined): 
     if (!byResource.has(id)) byResource.set(id, config.transformersFor(gr.group, gr.resource));
     return byResource.get(id);
   });
+}
+
+/** The `kubernetes` service's DNS names and cluster IP (the range's first address), which in-cluster clients connect to. */
+function inClusterNames(serviceClusterIPRange: string): string[] {
+  const range = parseIpRange(serviceClusterIPRange);
+  return [bigToIp(range.first, range.family), "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
 }
 
 /** default, <product>-system, <product>-public and <product>-node-lease exist from the first start. */

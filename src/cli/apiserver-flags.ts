@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
 import { AUTHORIZATION_MODES, checkAuthorizationModes } from "../apiserver/authorization/modes.js";
+import { checkIssuers, checkOptionalAdmissionPlugins, DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/authentication/service-account-options.js";
 
 const GENERIC = "Generic flags";
 const STORAGE = "Storage flags";
@@ -72,6 +73,55 @@ export const apiserverFlags = {
     section: "Authentication flags",
     description: "If set, the file that will be used to secure the secure port of the API server via token authentication: CSV lines token,user,uid,\"group1,group2\".",
     check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "service-account-signing-key-file": flag.string({
+    section: "Authentication flags",
+    description:
+      "Path to the file that contains the current private key of the service account token issuer (PEM, RSA or ECDSA). " +
+      "Default: sa.key in --data-dir, an ECDSA P-256 key made at first start.",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "service-account-key-file": flag.strings({
+    section: "Authentication flags",
+    description:
+      "File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. " +
+      "The specified file can contain multiple keys, and the flag can be specified multiple times with different files. " +
+      "The signing key's public half always verifies.",
+    check: (v) => v.find((f) => !existsSync(f)) === undefined ? undefined : `${v.find((f) => !existsSync(f))}: no such file`,
+  }),
+  "service-account-issuer": flag.strings({
+    section: "Authentication flags",
+    default: [DEFAULT_SERVICE_ACCOUNT_ISSUER],
+    description:
+      "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. " +
+      "When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.",
+    check: checkIssuers,
+  }),
+  "api-audiences": flag.strings({
+    section: "Authentication flags",
+    description:
+      "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. " +
+      "If not set, the --service-account-issuer values are used.",
+  }),
+  "service-account-max-token-expiration": flag.duration({
+    section: "Authentication flags",
+    default: 0,
+    check: (ms) => (ms !== 0 && (ms < 3_600_000 || ms > 2 ** 32 * 1000) ? "the service-account-max-token-expiration must be between 1 hour and 2^32 seconds" : undefined),
+    description:
+      "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration " +
+      "larger than this value is requested, a token will be issued with a validity duration of this value (0: no maximum).",
+  }),
+  "enable-admission-plugins": flag.strings({
+    section: "Admission flags",
+    description:
+      "Admission plugins to turn on beside the default ones (NamespaceLifecycle, Priority, ServiceAllocation). Of the optional ones orch has ServiceAccount, " +
+      "which `orch server` turns on by default; `orch apiserver` alone needs the controller manager's default ServiceAccounts and CA configmaps before it can.",
+    check: checkOptionalAdmissionPlugins,
+  }),
+  "disable-admission-plugins": flag.strings({
+    section: "Admission flags",
+    description: "Admission plugins to turn off (ServiceAccount).",
+    check: checkOptionalAdmissionPlugins,
   }),
   "authorization-mode": flag.strings({
     section: "Authorization flags",

@@ -13,11 +13,14 @@ import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
 import { bootstrapTokenSecret, generateBootstrapToken } from "../api/certificates/index.js";
 import { namingFor, type Naming } from "../machinery/naming.js";
 
-/** `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready). */
+/**
+ * `announceReady: false` leaves the ready line to the caller (`orch server` prints its own once its node is Ready).
+ * `serviceAccountAdmission`: the ServiceAccount admission step's default (`orch server`, which runs the controllers it relies on, turns it on).
+ */
 export async function startApiServerFromFlags(
   flags: ParsedFlags<typeof apiserverFlags>,
   context: RunContext,
-  options: { announceReady?: boolean } = {},
+  options: { announceReady?: boolean; serviceAccountAdmission?: boolean } = {},
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServer({
@@ -40,6 +43,14 @@ export async function startApiServerFromFlags(
     encryptionProviderConfig: flags.get("encryption-provider-config"),
     admissionControlConfigFile: flags.get("admission-control-config-file"),
     anonymousAuth: flags.get("anonymous-auth"),
+    serviceAccounts: {
+      signingKeyFile: flags.get("service-account-signing-key-file"),
+      keyFiles: flags.get("service-account-key-file"),
+      issuers: flags.get("service-account-issuer"),
+      apiAudiences: flags.get("api-audiences"),
+      maxExpirationSeconds: Math.floor(flags.get("service-account-max-token-expiration") / 1000),
+      admission: ((options.serviceAccountAdmission ?? false) || flags.get("enable-admission-plugins").includes("ServiceAccount")) && !flags.get("disable-admission-plugins").includes("ServiceAccount"),
+    },
     authorizationModes: flags.get("authorization-mode"),
     modules: builtinModules(),
     audit: {

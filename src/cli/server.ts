@@ -216,7 +216,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
 
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const server = await startApiServerFromFlags(flags, context, { announceReady: false });
+  const server = await startApiServerFromFlags(flags, context, { announceReady: false, serviceAccountAdmission: true });
   // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
   const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
   // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.

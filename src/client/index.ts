@@ -4,6 +4,7 @@
 
 export { loadKubeconfig, parseKubeconfig, type ClientConfig, type LoadKubeconfigOptions, type ParseKubeconfigOptions } from "./kubeconfig.js";
 export { apiServerCheck } from "./api-server-check.js";
+export { inClusterConfig, tokenSource, NOT_IN_CLUSTER, type InClusterOptions } from "./in-cluster.js";
 export {
   RestClient,
   errorFromResponse,

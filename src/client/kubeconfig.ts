@@ -18,6 +18,8 @@ export interface ClientConfig {
   key?: string;
   /** Bearer token. */
   token?: string;
+  /** A file holding the bearer token, read again when it is replaced (in-cluster.ts#tokenSource); `token` is its first content. */
+  tokenFile?: string;
   /** Accept any server certificate (kubeconfig `insecure-skip-tls-verify`). */
   insecureSkipTlsVerify?: boolean;
   /** Name to verify the server's certificate against instead of the URL's host. */
@@ -123,6 +125,7 @@ export function parseKubeconfig(text: string, options: ParseKubeconfigOptions = 
   if (key !== undefined) config.key = key;
   const token = user.token ?? (user.tokenFile ? file(user.tokenFile).trim() : undefined);
   if (token) config.token = token;
+  if (user.token === undefined && user.tokenFile) config.tokenFile = isAbsolute(user.tokenFile) ? user.tokenFile : resolve(baseDir, user.tokenFile);
   return config;
 }
 

@@ -16,6 +16,7 @@ export { cronJobController, CronJobController } from "./cronjob/controller.js";
 export { ttlAfterFinishedController, TtlAfterFinishedController } from "./ttl-after-finished/controller.js";
 export { podGcController, PodGcController, type PodGcOptions } from "./podgc/controller.js";
 export { serviceAccountController, ServiceAccountController } from "./serviceaccount/controller.js";
+export { rootCaPublisherController, RootCaPublisher } from "./root-ca-publisher/controller.js";
 export { endpointsController, EndpointsController } from "./endpoint/controller.js";
 export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";

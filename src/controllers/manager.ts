@@ -19,6 +19,7 @@ import { cronJobController } from "./cronjob/controller.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
 import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
+import { rootCaPublisherController } from "./root-ca-publisher/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
@@ -42,6 +43,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   ttlAfterFinishedController,
   podGcController,
   serviceAccountController,
+  rootCaPublisherController,
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,

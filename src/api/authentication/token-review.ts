@@ -12,6 +12,6 @@ export interface TokenReview {
   apiVersion: string;
   kind: typeof TOKEN_REVIEW_KIND;
   metadata: { creationTimestamp: string | null };
-  spec: { token: string };
-  status: { authenticated: boolean; user: UserInfoStatus | Record<string, never>; error?: string };
+  spec: { token: string; audiences?: string[] };
+  status: { authenticated: boolean; user: UserInfoStatus | Record<string, never>; audiences?: string[]; error?: string };
 }

@@ -16,6 +16,7 @@ import { persistentVolumeClaimsResource, persistentVolumesResource } from "./per
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./serviceaccounts.js";
 import { servicesResource } from "./services.js";
+import { TOKEN_REQUEST_TYPES } from "../authentication/token-request.js";
 
 export { CORE_V1, registerCoreSchemas, listOf } from "./schemas.js";
 export { defaultPodSpec, defaultPullPolicy } from "./pod-defaults.js";
@@ -33,6 +34,7 @@ export const coreModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registerCoreSchemas(registry);
     registerPersistentVolumeSchemas(registry);
+    registry.add(...TOKEN_REQUEST_TYPES);
   },
   resources(naming: Naming): ResourceDefinition[] {
     return [
@@ -43,7 +45,7 @@ export const coreModule: ApiGroupModule = {
       endpointsResource(),
       configMapsResource(),
       secretsResource(naming),
-      serviceAccountsResource(),
+      serviceAccountsResource(naming),
       eventsResource(naming),
       persistentVolumesResource(),
       persistentVolumeClaimsResource(),

@@ -1,12 +1,15 @@
 // serviceaccounts: identities for pods. PUT may create (as upstream); the
-// table counts the listed secrets. Token issuing lives elsewhere.
+// table counts the listed secrets. `serviceaccounts/NAME/token` issues the
+// account's tokens (TokenRequest: ../subresources/token.ts).
 
+import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
+import { token } from "../subresources/token.js";
 import { nameAgeTable } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import type { ServiceAccount } from "./types.js";
 
-export function serviceAccountsResource(): ResourceDefinition {
+export function serviceAccountsResource(naming: Naming): ResourceDefinition {
   return defineResource<ServiceAccount>({
     group: "",
     versions: ["v1"],
@@ -17,6 +20,7 @@ export function serviceAccountsResource(): ResourceDefinition {
     shortNames: ["sa"],
     schema: `${CORE_V1}.ServiceAccount`,
     allowCreateOnUpdate: true,
+    subresources: [token(naming)],
 
     table: nameAgeTable<ServiceAccount>({
       columns: [{ name: "Secrets", type: "string", description: "Number of secrets listed.", priority: 0 }],

@@ -1,8 +1,11 @@
 // The authentication group's two reviews, create-only and never stored
 // (api/authentication): POST selfsubjectreviews answers the caller's user as
 // authentication and impersonation left it; POST tokenreviews answers the
-// user of spec.token, if the server knows it (the admin token and
-// --token-auth-file). Any other method is a 405; a body of another kind or
+// user of spec.token, if the server knows it (the admin token,
+// --token-auth-file, service-account tokens), for spec.audiences (default the
+// API audiences: a service-account token must be meant for one of them, a
+// static token is good for the API audiences only, as upstream's
+// audience-agnostic wrapper). Any other method is a 405; a body of another kind or
 // version is a 400. SelfSubjectReview bodies may be kubectl's Protobuf (its
 // spec is empty, only the envelope is checked); TokenReview bodies are JSON
 // or YAML (415 otherwise).
@@ -15,6 +18,7 @@ import { readBody } from "../http/body.js";
 import { decodeObjectBody, mediaType } from "../http/decode-body.js";
 import { sendJson, type Incoming, type Outgoing } from "../http/respond.js";
 import type { UserInfo } from "../filters/index.js";
+import type { TokenCheck } from "../authentication/service-account-tokens.js";
 
 const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -23,6 +27,10 @@ export interface AuthenticationReviews {
   readonly groups: readonly string[];
   /** The user a bearer token proves, or undefined. */
   reviewToken(token: string): Promise<UserInfo | undefined>;
+  /** Service-account tokens: undefined when `token` is not one (then reviewToken is asked). */
+  reviewServiceAccountToken?(token: string, audiences: readonly string[] | undefined): Promise<TokenCheck | undefined>;
+  /** --api-audiences (what tokens without audiences of their own are good for). */
+  readonly apiAudiences?: readonly string[];
 }
 
 /** Whether `resource` in `group` is one of the reviews (the router asks before looking up stored kinds). */
@@ -44,15 +52,30 @@ export async function handleAuthenticationReview(
   const body = await readReview(req, apiVersion, TOKEN_REVIEW_KIND, false);
   const spec = (body?.spec ?? {}) as { token?: unknown; audiences?: unknown };
   if (typeof spec.token !== "string" || spec.token === "") throw badRequest("token is required for TokenReview in authentication");
-  if (spec.audiences !== undefined && !(Array.isArray(spec.audiences) && spec.audiences.length === 0)) {
-    throw badRequest("spec.audiences: audience-bound token reviews are not supported (no token this server knows is bound to an audience)");
+  if (spec.audiences != null && (!Array.isArray(spec.audiences) || !spec.audiences.every((a) => typeof a === "string"))) {
+    throw badRequest("spec.audiences: must be a list of strings");
   }
-  const found = await reviews.reviewToken(spec.token);
+  const asked = (spec.audiences ?? []) as string[];
   const review: TokenReview = {
-    apiVersion, kind: TOKEN_REVIEW_KIND, metadata: { creationTimestamp: null }, spec: { token: spec.token },
-    status: found !== undefined ? { authenticated: true, user: userInfo(found) } : { authenticated: false, user: {} },
+    apiVersion, kind: TOKEN_REVIEW_KIND, metadata: { creationTimestamp: null },
+    spec: { token: spec.token, ...(asked.length > 0 ? { audiences: asked } : {}) },
+    status: await reviewStatus(reviews, spec.token, asked),
   };
   return sendJson(res, 201, review);
+}
+
+async function reviewStatus(reviews: AuthenticationReviews, token: string, asked: readonly string[]): Promise<TokenReview["status"]> {
+  const refused = (error?: string): TokenReview["status"] => ({ authenticated: false, user: {}, ...(error !== undefined ? { error } : {}) });
+  const serviceAccount = await reviews.reviewServiceAccountToken?.(token, asked.length > 0 ? asked : undefined);
+  if (serviceAccount !== undefined) {
+    return "user" in serviceAccount ? { authenticated: true, user: userInfo(serviceAccount.user), audiences: [...serviceAccount.audiences] } : refused(serviceAccount.error);
+  }
+  const found = await reviews.reviewToken(token);
+  if (found === undefined) return refused();
+  const api = reviews.apiAudiences ?? [];
+  const audiences = asked.length > 0 ? asked.filter((a) => api.includes(a)) : api;
+  if (asked.length > 0 && audiences.length === 0) return refused(`token audiences ${JSON.stringify(api)} is invalid for the target audiences ${JSON.stringify(asked)}`);
+  return { authenticated: true, user: userInfo(found), ...(audiences.length > 0 ? { audiences: [...audiences] } : {}) };
 }
 
 /** The body as an object (undefined when empty and `emptyOk`), its kind and apiVersion checked when given. */

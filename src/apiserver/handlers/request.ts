@@ -13,6 +13,7 @@ import { observeRequestObject, readBody } from "../http/body.js";
 import { decodeObjectBody, type DecodedBody, type PatchType } from "../http/decode-body.js";
 import type { Encoding, Incoming, Outgoing, ResponseScope } from "../http/respond.js";
 import type { NodeAgentClient } from "../node-agents.js";
+import type { ServiceAccountTokens } from "../authentication/service-account-tokens.js";
 import { recordUpdate, SCALE_SCHEMA } from "../registry/field-manager.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { WatchEnv } from "../registry/watch.js";
@@ -27,6 +28,8 @@ export interface HandlerDeps {
   agents: NodeAgentClient;
   /** The nodes' store (where a pod's agent is found); absent when nodes are not served. */
   nodes: RegistryStore | undefined;
+  /** Issues service-account tokens (serviceaccounts/token). */
+  serviceAccountTokens?: ServiceAccountTokens;
 }
 
 export interface ResourceRequest extends HandlerDeps {

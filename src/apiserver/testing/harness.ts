@@ -13,6 +13,7 @@ import type { StorageConfig } from "../../storage/index.js";
 import type { AdmissionOptions } from "../admission/index.js";
 import type { Authenticator } from "../filters/index.js";
 import type { AuditConfig } from "../audit/index.js";
+import type { ServiceAccountOptions } from "../authentication/service-account-options.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -59,6 +60,7 @@ export async function startTestServer(options: {
   audit?: AuditConfig;
   encryptionProviderConfig?: string;
   admissionControlConfigFile?: string;
+  serviceAccounts?: ServiceAccountOptions;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -79,6 +81,7 @@ export async function startTestServer(options: {
     ...(options.audit !== undefined ? { audit: options.audit } : {}),
     ...(options.encryptionProviderConfig !== undefined ? { encryptionProviderConfig: options.encryptionProviderConfig } : {}),
     ...(options.admissionControlConfigFile !== undefined ? { admissionControlConfigFile: options.admissionControlConfigFile } : {}),
+    ...(options.serviceAccounts !== undefined ? { serviceAccounts: options.serviceAccounts } : {}),
   });
   const base = {
     host: "127.0.0.1",

@@ -5,6 +5,7 @@
 
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import type { ClientConfig } from "../kubeconfig.js";
+import { tokenSource } from "../in-cluster.js";
 import type { RestClientMetrics } from "../metrics.js";
 import type { RawRequest } from "./types.js";
 
@@ -37,11 +38,13 @@ export class Http2Transport {
   /** host:port, the `host` label of the metrics. */
   readonly host: string;
   #session: ClientHttp2Session | undefined;
+  readonly #token: () => string | undefined;
   #open = 0;
   #closed = false;
 
   constructor(config: ClientConfig, server: URL, options: TransportOptions) {
     this.#config = config;
+    this.#token = tokenSource(config);
     this.#options = options;
     this.#origin = server.origin;
     this.host = server.host;
@@ -85,7 +88,8 @@ export class Http2Transport {
       "user-agent": this.#options.userAgent ?? "orch-client",
       ...request.headers,
     };
-    if (this.#config.token) headers["authorization"] = `Bearer ${this.#config.token}`;
+    const token = this.#token();
+    if (token) headers["authorization"] = `Bearer ${token}`;
     const signals: AbortSignal[] = [];
     if (request.signal) signals.push(request.signal);
     const timeout = mode.watch ? undefined : AbortSignal.timeout(this.#options.requestTimeoutMs);

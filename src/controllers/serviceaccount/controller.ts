@@ -8,8 +8,9 @@ import type { Namespace, ServiceAccount } from "../../api/core/types.js";
 import { type ControllerContext, type ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import { NAMESPACES, SERVICE_ACCOUNTS } from "../../api/resource-refs.js";
+import { DEFAULT_SERVICE_ACCOUNT } from "../../api/authentication/token-request.js";
 
-export const DEFAULT_SERVICE_ACCOUNT = "default";
+export { DEFAULT_SERVICE_ACCOUNT };
 
 export const serviceAccountController: ControllerDescriptor = {
   name: "serviceaccount-controller",

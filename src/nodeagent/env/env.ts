@@ -4,9 +4,10 @@
 // ConfigError (the container waits with reason CreateContainerConfigError).
 
 import type { PersistentVolume, PersistentVolumeClaim } from "../../api/core/persistent-volume-types.js";
-import type { Container, EnvVar, Pod } from "../../api/core/types.js";
+import type { Container, EnvVar, Pod, Service } from "../../api/core/types.js";
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { KeyValue } from "../cri/index.js";
+import type { TokenRequestSpec } from "../tokens/token-manager.js";
 
 /** Where ConfigMaps and Secrets come from; undefined means "not found". Standalone agents have none. */
 export type { PersistentVolume, PersistentVolumeClaim };
@@ -18,6 +19,10 @@ export interface ObjectSource {
   /** A claim and a volume, for persistentVolumeClaim volumes (absent: such volumes are not supported). */
   persistentVolumeClaim?(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>;
   persistentVolume?(name: string): Promise<PersistentVolume | undefined>;
+  /** A token of the service account bound to the pod (projected volumes); absent on an agent without an API server. */
+  serviceAccountToken?(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<string>;
+  /** The `kubernetes` service in `default` (in-cluster clients find the API server by its environment); absent on an agent without an API server. */
+  apiServerService?(): Promise<Service | undefined>;
 }
 
 export const NO_OBJECTS: ObjectSource = { configMap: async () => undefined, secret: async () => undefined };
@@ -82,7 +87,8 @@ export function resourceField(container: Container, ref: { resource?: string; di
 
 export async function containerEnv(pod: Pod, container: Container, ctx: EnvContext): Promise<KeyValue[]> {
   const namespace = pod.metadata.namespace ?? "default";
-  const vars = new Map<string, string>();
+  // The API server's service environment comes first, so envFrom and env override it and $(KUBERNETES_SERVICE_HOST) expands.
+  const vars = new Map<string, string>(serviceEnv("kubernetes", await ctx.objects.apiServerService?.()));
   for (const from of container.envFrom ?? []) {
     const prefix = typeof from["prefix"] === "string" ? from["prefix"] : "";
     const cmRef = from["configMapRef"] as { name?: string; optional?: boolean } | undefined;
@@ -101,6 +107,30 @@ export async function containerEnv(pod: Pod, container: Container, ctx: EnvConte
     vars.set(e.name, e.valueFrom ? await valueFrom(pod, container, e, ctx, namespace) : expand(e.value ?? "", vars));
   }
   return [...vars].map(([key, value]) => ({ key, value }));
+}
+
+/**
+ * Upstream's docker-links style variables of a service with a cluster IP
+ * (the kubelet always sets them for the API server's `kubernetes` service):
+ * NAME_SERVICE_HOST, NAME_SERVICE_PORT, NAME_SERVICE_PORT_<PORT NAME>,
+ * NAME_PORT, NAME_PORT_<port>_<PROTO>{,_PROTO,_PORT,_ADDR}.
+ */
+export function serviceEnv(name: string, service: Service | undefined): [string, string][] {
+  const ip = service?.spec?.clusterIP;
+  const ports = service?.spec?.ports ?? [];
+  if (ip === undefined || ip === "" || ip === "None" || ports.length === 0) return [];
+  const prefix = name.toUpperCase().replace(/-/g, "_");
+  const host = ip.includes(":") ? `[${ip}]` : ip;
+  const out: [string, string][] = [[`${prefix}_SERVICE_HOST`, ip], [`${prefix}_SERVICE_PORT`, String(ports[0]!.port)]];
+  for (const p of ports) if (p.name) out.push([`${prefix}_SERVICE_PORT_${p.name.toUpperCase().replace(/-/g, "_")}`, String(p.port)]);
+  const first = ports[0]!;
+  out.push([`${prefix}_PORT`, `${(first.protocol ?? "TCP").toLowerCase()}://${host}:${first.port}`]);
+  for (const p of ports) {
+    const proto = (p.protocol ?? "TCP").toUpperCase();
+    const base = `${prefix}_PORT_${p.port}_${proto}`;
+    out.push([base, `${proto.toLowerCase()}://${host}:${p.port}`], [`${base}_PROTO`, proto.toLowerCase()], [`${base}_PORT`, String(p.port)], [`${base}_ADDR`, ip]);
+  }
+  return out;
 }
 
 async function valueFrom(pod: Pod, container: Container, e: EnvVar, ctx: EnvContext, namespace: string): Promise<string> {

@@ -70,7 +70,7 @@ export class SyncPipeline {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       keyDomain: naming.keyDomain,
-      objects: client ? apiObjects(client) : NO_OBJECTS,
+      objects: client ? apiObjects(client, naming.authenticationGroup) : NO_OBJECTS,
       prober: this.#prober,
       hostIP: () => options.hostIP,
       clusterDNS: config.clusterDNS,

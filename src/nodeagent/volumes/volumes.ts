@@ -2,13 +2,18 @@
 // and projected, materialized under <root>/pods/<uid>/volumes/<plugin>/<name>
 // and handed to the runtime as bind mounts. A persistentVolumeClaim volume
 // mounts the directory of its bound volume (hostPath or local source); a
-// claim that is missing or not yet bound keeps the pod waiting. Files are rewritten only when
-// their content changes, so a resync is cheap.
+// claim that is missing or not yet bound keeps the pod waiting. Files are
+// rewritten only when their content changes, so a resync is cheap, and
+// atomically (a new file renamed over the old), so a container never reads
+// half a token or CA; a projected serviceAccountToken is the pod's bound token
+// from the token manager (./token-manager.ts), renewed on the resync after 80 %
+// of its life.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
-import { dirname, join, normalize } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
+import { basename, dirname, join, normalize } from "node:path";
 import type { Container, Pod, Volume } from "../../api/core/types.js";
 import type { Mount } from "../cri/index.js";
+import { DEFAULT_TOKEN_SECONDS } from "../../api/authentication/token-request.js";
 import { podField, resourceField, type ObjectSource } from "../env/env.js";
 
 export class VolumeError extends Error {}
@@ -89,7 +94,7 @@ async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<str
         if (s["configMap"]) await configMapFiles(ns, s["configMap"], ctx, files, mode);
         else if (s["secret"]) await secretFiles(ns, s["secret"], ctx, files, mode);
         else if (s["downwardAPI"]) downwardFiles(pod, s["downwardAPI"], ctx, files, mode);
-        // serviceAccountToken needs the TokenRequest API, which orch does not serve yet: no file.
+        else if (s["serviceAccountToken"]) await tokenFile(pod, s["serviceAccountToken"], ctx, files, mode);
       }
       break;
     }
@@ -107,8 +112,10 @@ function safePath(path: string, volume: string): string {
 function writeIfChanged(file: string, data: Buffer, mode: number): void {
   mkdirSync(dirname(file), { recursive: true });
   if (existsSync(file) && readFileSync(file).equals(data)) return;
-  writeFileSync(file, data, { mode });
-  chmodSync(file, mode);
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  writeFileSync(temp, data, { mode });
+  chmodSync(temp, mode);
+  renameSync(temp, file);
 }
 
 function pickItems(data: Record<string, Buffer>, items: KeyToPath[] | undefined, mode: number, out: Map<string, { data: Buffer; mode: number }>, what: string): void {
@@ -145,6 +152,20 @@ async function secretFiles(ns: string, src: Record<string, unknown>, ctx: Volume
   }
   const data = Object.fromEntries(Object.entries(secret).map(([k, v]) => [k, Buffer.from(v)]));
   pickItems(data, src["items"] as KeyToPath[] | undefined, mode, out, `secret ${ns}/${name}`);
+}
+
+/** The pod's bound token for a serviceAccountToken projection (audience: the API server's when empty; lifetime default 1 h). */
+async function tokenFile(pod: Pod, src: Record<string, unknown>, ctx: VolumeContext, out: Map<string, { data: Buffer; mode: number }>, mode: number): Promise<void> {
+  const path = String(src["path"] ?? "");
+  if (path === "") throw new VolumeError("serviceAccountToken projection: path is required");
+  if (ctx.objects.serviceAccountToken === undefined) throw new VolumeError("cannot project a service account token: the agent has no API server");
+  const audience = typeof src["audience"] === "string" ? src["audience"] : "";
+  const token = await ctx.objects.serviceAccountToken(pod.metadata.namespace ?? "default", pod.spec?.serviceAccountName || "default", {
+    audiences: audience === "" ? [] : [audience],
+    expirationSeconds: typeof src["expirationSeconds"] === "number" ? src["expirationSeconds"] : DEFAULT_TOKEN_SECONDS,
+    boundPod: { name: pod.metadata.name ?? "", uid: pod.metadata.uid ?? "" },
+  });
+  out.set(path, { data: Buffer.from(token), mode });
 }
 
 function downwardFiles(pod: Pod, src: Record<string, unknown>, ctx: VolumeContext, out: Map<string, { data: Buffer; mode: number }>, mode: number): void {

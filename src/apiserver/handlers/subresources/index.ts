@@ -12,12 +12,14 @@ import { handlePodLog } from "../pod-log.js";
 import type { SubresourceHandlers, UpgradeRequest } from "../request.js";
 import { bind } from "./binding.js";
 import { scaleHandlers } from "./scale.js";
+import { requestToken } from "./token.js";
 
 /** Subresources with code of their own, by name; the verbs not here are served generically (handlers/resource.ts). */
 export const SUBRESOURCE_HANDLERS: Readonly<Record<string, SubresourceHandlers>> = {
   scale: scaleHandlers,
   binding: { create: bind },
   log: { get: handlePodLog },
+  token: { create: requestToken },
 };
 
 /** Connect subresources (declared `connect: true`), served on an HTTP/1.1 Upgrade (./upgrade.ts). */

@@ -15,6 +15,7 @@ import type { Readable } from "node:stream";
 import { PERL } from "./shim.js";
 import { syscallNumber } from "./seccomp/bpf.js";
 import { isLoader, loaderArgv } from "./seccomp/loader.js";
+import { resolveInRoot } from "./container-paths.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
@@ -197,7 +198,8 @@ export function setupScript(spec: LaunchSpec): string {
     lines.push(`[ -e "$R/etc/${name}" ] || : > "$R/etc/${name}"; mount --bind ${shQuote(file)} "$R/etc/${name}"`);
   }
   for (const m of spec.mounts) {
-    const target = `"$R"${shQuote(m.containerPath)}`;
+    // Host-root containers see the host's top-level folders (and its top-level links, copied).
+    const target = `"$R"${shQuote(resolveInRoot(spec.imageRoot ?? "/", m.containerPath))}`;
     lines.push(
       `if [ -d ${shQuote(m.hostPath)} ]; then mkdir -p ${target}; else mkdir -p "$(dirname ${target})"; [ -e ${target} ] || : > ${target}; fi`,
       `mount --rbind ${shQuote(m.hostPath)} ${target} || fail ${shQuote(`mounting ${m.hostPath} at ${m.containerPath} failed`)}`,
