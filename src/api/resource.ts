@@ -146,6 +146,15 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /** Upstream's columns for `kubectl get`; default Name and Created At. */
   readonly table?: TableDefinition<T>;
+  /**
+   * Unknown-field detection for a kind without a registered schema (custom
+   * resources: their schema is data): drop the fields it does not know, in
+   * place, and name them (field validation then ignores, warns or refuses).
+   */
+  pruneUnknown?(value: Record<string, unknown>): string[];
+  /** The kind's OpenAPI v3 schema as JSON, for a kind without a registered schema (custom resources). */
+  openApiSchema?(version: string): Record<string, unknown> | undefined;
+
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
   /**

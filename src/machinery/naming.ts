@@ -28,6 +28,8 @@ export interface Naming {
   readonly initialEventsEndAnnotation: string;
   /** Audit policies and events: "audit.orch.io" (upstream "audit.k8s.io"). */
   readonly auditGroup: string;
+  /** CustomResourceDefinitions: "apiextensions.orch.io" (upstream "apiextensions.k8s.io"). */
+  readonly apiextensionsGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -56,6 +58,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     agentName: upstream ? "kubelet" : "nodeagent",
     initialEventsEndAnnotation: `${groupSuffix}/initial-events-end`,
     auditGroup: `audit.${groupSuffix}`,
+    apiextensionsGroup: `apiextensions.${groupSuffix}`,
   });
 }
 

@@ -104,6 +104,8 @@ export interface BodyCheck {
   readonly version: string;
   readonly name: string;
   readonly optionsKind: OptionsKind;
+  /** The kind's own unknown-field detection (custom resources), in place of the schema registry's. */
+  readonly pruneUnknown?: ((value: Record<string, unknown>) => string[]) | undefined;
 }
 
 /**
@@ -121,7 +123,9 @@ export function checkBody(
 ): { value: unknown; warnings: string[] } {
   // A type without a schema (a test API's) gets its duplicate keys checked only.
   const { value: cleaned, unknown, typeErrors } =
-    check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
+    check.pruneUnknown !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)
+      ? prunedCopy(value as Record<string, unknown>, check.pruneUnknown)
+      : check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
   // A fatal decoding error: 400 with only that error, whatever the level (seed 000, "Field validation" 4),
   // worded as upstream's decoder failure; the fields are the causes.
   if (typeErrors.length > 0) {
@@ -135,6 +139,11 @@ export function checkBody(
     optionsKind: check.optionsKind === "DeleteOptions" ? undefined : check.optionsKind,
   });
   return { value: cleaned, warnings };
+}
+
+function prunedCopy(value: Record<string, unknown>, prune: (value: Record<string, unknown>) => string[]) {
+  const copy = structuredClone(value);
+  return { value: copy, unknown: prune(copy), typeErrors: [] };
 }
 
 /**

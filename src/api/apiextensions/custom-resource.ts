@@ -1,0 +1,142 @@
+// A custom kind as a declaration: the ResourceDefinition the API server
+// serves for an established CustomResourceDefinition. Its schema is data
+// (the storage version's openAPIV3Schema): objects are pruned at decoding,
+// defaulted and validated on every write; the Table has the definition's
+// printer columns (default Age); status and scale subresources when asked;
+// selectable fields as field selectors; JSON only, no strategic merge.
+
+import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
+import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
+import { scale, status } from "../subresources/index.js";
+import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
+import { applyDefaults, isObject, prune, validateValue } from "./json-schema.js";
+import { statusEnabled } from "./validation.js";
+import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps } from "./types.js";
+
+/** Served versions, the storage version first (the registry stores in the first). */
+export function servedVersions(crd: CustomResourceDefinition): string[] {
+  const versions = crd.spec?.versions ?? [];
+  const served = versions.filter((v) => v.served).map((v) => v.name!);
+  const storage = versions.find((v) => v.storage)?.name;
+  return storage !== undefined && served.includes(storage) ? [storage, ...served.filter((v) => v !== storage)] : served;
+}
+
+export interface CustomResourceOptions {
+  /** The definition is terminating: creates are refused (405, as upstream). */
+  readonly terminating: () => boolean;
+}
+
+const AGE: CustomResourceColumnDefinition = {
+  name: "Age",
+  type: "date",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  jsonPath: ".metadata.creationTimestamp",
+};
+
+/** The declaration of the kind `crd` defines (its accepted names), or undefined when no version is served. */
+export function customResource(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition | undefined {
+  const spec = crd.spec ?? {};
+  const names = crd.status?.acceptedNames ?? spec.names ?? {};
+  const versions = servedVersions(crd);
+  if (versions.length === 0 || !names.plural || !names.kind) return undefined;
+  const byName = new Map((spec.versions ?? []).map((v) => [v.name!, v]));
+  const storage: CustomResourceDefinitionVersion = byName.get(versions[0]!)!;
+  const schema: JSONSchemaProps = storage.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const group = spec.group!;
+  const gr = { group, resource: names.plural };
+  const subresources: Subresource[] = [];
+  if (statusEnabled(storage.subresources)) subresources.push(status());
+  const scaleSpec = storage.subresources?.scale;
+  if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
+  const columns = (storage.additionalPrinterColumns?.length ? storage.additionalPrinterColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  const selectable = Object.fromEntries(
+    (storage.selectableFields ?? []).flatMap((f) => {
+      const path = parseJsonPath(f.jsonPath ?? "");
+      return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
+    }),
+  );
+  const validate = (obj: ApiObject) => validateValue(schema, obj);
+  return defineResource<ApiObject>({
+    group,
+    versions,
+    resource: names.plural,
+    singular: names.singular || names.kind.toLowerCase(),
+    kind: names.kind,
+    namespaced: spec.scope === "Namespaced",
+    ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
+    ...(names.categories?.length ? { categories: names.categories } : {}),
+    schema: `custom:${group}/${names.kind}`,
+    protobuf: false,
+    strategicMerge: false,
+    subresources,
+    pruneUnknown: (value) => prune(schema, value),
+    openApiSchema: (version) => openApiSchema(byName.get(version)?.schema?.openAPIV3Schema ?? schema),
+    defaults: (obj) => applyDefaults(schema, obj),
+    prepareForCreate() {
+      if (options.terminating()) {
+        const err = methodNotSupported(gr, "create");
+        throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
+      }
+    },
+    validate,
+    validateUpdate: validate,
+    table: {
+      columns: [
+        { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+        ...columns.map(({ column }): TableColumn => ({
+          name: column.name!,
+          type: column.type as TableColumn["type"],
+          ...(column.format ? { format: column.format } : {}),
+          description: column.description ?? "",
+          priority: column.priority ?? 0,
+        })),
+      ],
+      cells: (obj) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj)))],
+    },
+    ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
+  });
+}
+
+/** A column's cell as upstream's table convertor makes it: null when nothing matches, values joined by commas when several do. */
+function cell(column: CustomResourceColumnDefinition, values: unknown[]): unknown {
+  if (values.length === 0) return null;
+  if (values.length === 1) {
+    const v = values[0];
+    if (column.type === "string" && typeof v !== "string") return isObject(v) || Array.isArray(v) ? JSON.stringify(v) : String(v);
+    return v;
+  }
+  return values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(",");
+}
+
+function selectorValue(v: unknown): string {
+  if (v === undefined || v === null) return "";
+  return typeof v === "string" ? v : String(v);
+}
+
+function scaleAccess(specPath: string, statusPath: string, selectorPath: string | undefined): ScaleAccess<ApiObject> {
+  const spec = parseJsonPath(specPath) ?? [];
+  const statusSteps = parseJsonPath(statusPath) ?? [];
+  const selector: Step[] | undefined = selectorPath ? parseJsonPath(selectorPath) : undefined;
+  const num = (v: unknown) => (typeof v === "number" ? v : 0);
+  return {
+    specReplicas: (obj) => num(evaluate(spec, obj)[0]),
+    setSpecReplicas: (obj, replicas) => setAt(spec, obj as unknown as Record<string, unknown>, replicas),
+    statusReplicas: (obj) => num(evaluate(statusSteps, obj)[0]),
+    selector: (obj) => {
+      const v = selector === undefined ? undefined : evaluate(selector, obj)[0];
+      return typeof v === "string" ? v : "";
+    },
+  };
+}
+
+/** The version's schema as OpenAPI publishes it: apiVersion, kind and metadata always described. */
+function openApiSchema(schema: JSONSchemaProps): Record<string, unknown> {
+  const out = structuredClone(schema) as Record<string, unknown>;
+  const properties = { ...((out["properties"] as Record<string, unknown> | undefined) ?? {}) };
+  properties["apiVersion"] ??= { type: "string", description: "APIVersion defines the versioned schema of this representation of an object." };
+  properties["kind"] ??= { type: "string", description: "Kind is a string value representing the REST resource this object represents." };
+  properties["metadata"] = { allOf: [{ $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" }], description: "Standard object's metadata." };
+  out["properties"] = properties;
+  out["type"] ??= "object";
+  return out;
+}
