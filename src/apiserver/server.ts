@@ -38,6 +38,7 @@ import { ServiceAllocator } from "./services/allocator.js";
 import { parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
+import { startCrdController } from "./crd/index.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
@@ -156,8 +157,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
+  const openapi = new OpenApi(registry);
+  const discovery = new Discovery(registry);
+  // Custom resources: every stored definition is served before the server reports ready.
+  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log });
   const router = new Router({
-    endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
+    endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
       groups: authenticationGroups(naming),
       reviewToken: async (token) => {
@@ -222,6 +227,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
     async close() {
       ready = false;
+      crds?.stop();
       apiMetrics.stop();
       agents.close();
       compactor.stop();

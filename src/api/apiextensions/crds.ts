@@ -65,8 +65,8 @@ export function customResourceDefinitions(naming: Naming): ResourceDefinition {
       if (obj.status.storedVersions!.length === 0) delete obj.status.storedVersions;
     },
     prepareForUpdate(obj, old) {
-      // Status is the status subresource's; a new storage version joins storedVersions.
-      obj.status = structuredClone(old.status ?? {});
+      // Status is the status subresource's (its declaration keeps it on main writes); a new storage version joins storedVersions.
+      obj.status ??= structuredClone(old.status ?? {});
       const storage = obj.spec?.versions?.find((v) => v.storage)?.name;
       const stored = (obj.status.storedVersions ??= []);
       if (storage !== undefined && !stored.includes(storage)) stored.push(storage);

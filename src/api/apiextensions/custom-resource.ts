@@ -6,10 +6,12 @@
 // selectable fields as field selectors; JSON only, no strategic merge.
 
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
+import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
+import { META_V1 } from "../meta/schemas.js";
 import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
-import { applyDefaults, isObject, prune, validateValue } from "./json-schema.js";
+import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
 import { statusEnabled } from "./validation.js";
 import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps } from "./types.js";
 
@@ -65,7 +67,8 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     namespaced: spec.scope === "Namespaced",
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
-    schema: `custom:${group}/${names.kind}`,
+    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab); not in the schema registry.
+    schema: `${group.split(".").reverse().join(".")}.${versions[0]}.${names.kind}`,
     protobuf: false,
     strategicMerge: false,
     subresources,
@@ -138,5 +141,59 @@ function openApiSchema(schema: JSONSchemaProps): Record<string, unknown> {
   properties["metadata"] = { allOf: [{ $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" }], description: "Standard object's metadata." };
   out["properties"] = properties;
   out["type"] ??= "object";
+  return out;
+}
+
+/**
+ * The storage version's schema as types of the schema language, named under
+ * the kind's schema name (`com.example.stable.v1.CronTab.spec`), for what
+ * walks objects by type: managed fields and server-side apply (list types
+ * and map keys as the schema gives them). Defaults stay in the JSON schema.
+ */
+export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition): TypeDef[] {
+  const version = (crd.spec?.versions ?? []).find((v) => v.name === def.versions[0]);
+  const root = version?.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const out: TypeDef[] = [];
+  const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {
+    if (!isObject(schema as unknown)) return s.any();
+    if (schema.type === "array") {
+      const items = Array.isArray(schema.items) || schema.items === undefined ? s.any() : typeOf(schema.items, `${name}.items`, false);
+      const listType = schema[LIST_TYPE] as "atomic" | "set" | "map" | undefined;
+      return s.array(items, { listType: listType ?? "atomic", ...(schema[LIST_MAP_KEYS] ? { listMapKeys: schema[LIST_MAP_KEYS] } : {}) });
+    }
+    if (schema.type === "object" && schema[MAP_TYPE] !== "atomic") {
+      if (schema.properties !== undefined && Object.keys(schema.properties).length > 0) {
+        const fields: Record<string, Field> = {};
+        let tag = 1;
+        for (const [key, prop] of Object.entries(schema.properties)) {
+          if (isRoot && key === "metadata") continue;
+          fields[key] = f(tag++, typeOf(prop, `${name}.${key}`, false), prop.description ?? "");
+        }
+        if (isRoot || schema["x-kubernetes-embedded-resource"] === true) {
+          fields["apiVersion"] ??= f(tag++, s.string(), "");
+          fields["kind"] ??= f(tag++, s.string(), "");
+          fields["metadata"] = f(tag++, s.ref(`${META_V1}.ObjectMeta`), "Standard object's metadata.");
+        }
+        out.push({ name, description: schema.description ?? "", fields });
+        return s.ref(name);
+      }
+      if (isObject(schema.additionalProperties)) return s.map(typeOf(schema.additionalProperties as JSONSchemaProps, `${name}.values`, false));
+      return s.any();
+    }
+    switch (schema.type) {
+      case "string":
+        return s.string();
+      case "integer":
+        return s.int64();
+      case "number":
+        return s.double();
+      case "boolean":
+        return s.bool();
+      default:
+        return s.any();
+    }
+  };
+  const top = typeOf({ ...root, type: "object", properties: { ...(root.properties ?? {}), apiVersion: { type: "string" } } }, def.schema, true);
+  if (top.type !== "ref") out.push({ name: def.schema, description: "", fields: {} });
   return out;
 }

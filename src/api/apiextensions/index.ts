@@ -9,7 +9,7 @@ import { APIEXTENSIONS_TYPES } from "./schemas.js";
 
 export { APIEXTENSIONS_V1 } from "./schemas.js";
 export { cleanupFinalizer, conditionOf, customResourceDefinitions, setCondition } from "./crds.js";
-export { customResource, servedVersions } from "./custom-resource.js";
+export { customResource, customResourceTypes, servedVersions } from "./custom-resource.js";
 export type * from "./types.js";
 
 export const apiextensionsModule: ApiGroupModule = {

@@ -36,6 +36,12 @@ export class OpenApi {
     this.#registry = registry;
   }
 
+  /** The served resources changed (a custom resource came or went): documents are built anew. */
+  invalidate(): void {
+    this.#index = undefined;
+    this.#documents.clear();
+  }
+
   /** The document for a request path, or undefined (404). */
   answer(path: string): Json | undefined {
     this.#build();
@@ -71,7 +77,25 @@ export class OpenApi {
         gvk.set(listName, [...(gvk.get(listName) ?? []), { ...entry, kind: `${def.kind}List` }]);
       }
     }
-    const pending = [...gvk.keys()];
+    // Kinds whose schema is data (custom resources) publish it as given, with the meta types it refers to.
+    for (const def of defs) {
+      const own = def.openApiSchema?.(version);
+      if (own === undefined) continue;
+      schemas[def.schema] = { ...own, "x-kubernetes-group-version-kind": gvk.get(def.schema) };
+      schemas[listSchemaName(def.schema)] = {
+        description: `${def.kind}List is a list of ${def.kind}`,
+        type: "object",
+        required: ["items"],
+        properties: {
+          apiVersion: { type: "string" },
+          kind: { type: "string" },
+          items: { type: "array", items: { $ref: REF_PREFIX + def.schema } },
+          metadata: { allOf: [{ $ref: `${REF_PREFIX}io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta` }] },
+        },
+        "x-kubernetes-group-version-kind": [{ group: def.group, version, kind: `${def.kind}List` }],
+      };
+    }
+    const pending = [...gvk.keys(), ...(Object.keys(schemas).length > 0 ? ["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"] : [])];
     while (pending.length > 0) {
       const name = pending.pop()!;
       if (name in schemas) continue;
