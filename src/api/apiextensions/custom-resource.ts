@@ -10,6 +10,7 @@ import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/sch
 import { META_V1 } from "../meta/schemas.js";
 import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
+import { humanDuration } from "../table-format.js";
 import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
 import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
 import { statusEnabled } from "./validation.js";
@@ -90,25 +91,41 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
           name: column.name!,
           type: column.type as TableColumn["type"],
           ...(column.format ? { format: column.format } : {}),
-          description: column.description ?? "",
+          description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
           priority: column.priority ?? 0,
         })),
       ],
-      cells: (obj) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj)))],
+      cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
     },
     ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
   });
 }
 
-/** A column's cell as upstream's table convertor makes it: null when nothing matches, values joined by commas when several do. */
-function cell(column: CustomResourceColumnDefinition, values: unknown[]): unknown {
-  if (values.length === 0) return null;
-  if (values.length === 1) {
-    const v = values[0];
-    if (column.type === "string" && typeof v !== "string") return isObject(v) || Array.isArray(v) ? JSON.stringify(v) : String(v);
-    return v;
+/**
+ * A column's cell as upstream's table convertor makes it: the first match
+ * only; strings as printed, dates as ages ("5m"), numbers and booleans when
+ * the value has the column's type, otherwise null.
+ */
+function cell(column: CustomResourceColumnDefinition, values: unknown[], now: Date): unknown {
+  const v = values[0];
+  if (v === undefined || v === null) return null;
+  switch (column.type) {
+    case "string":
+      return typeof v === "string" ? v : JSON.stringify(v);
+    case "integer":
+      return typeof v === "number" ? Math.trunc(v) : null;
+    case "number":
+      return typeof v === "number" ? v : null;
+    case "boolean":
+      return typeof v === "boolean" ? v : null;
+    case "date": {
+      if (typeof v !== "string") return null;
+      const at = Date.parse(v);
+      return Number.isNaN(at) ? "<invalid>" : humanDuration(now.getTime() - at);
+    }
+    default:
+      return null;
   }
-  return values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(",");
 }
 
 function selectorValue(v: unknown): string {
