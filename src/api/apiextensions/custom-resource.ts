@@ -11,6 +11,7 @@ import { META_V1 } from "../meta/schemas.js";
 import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";
+import { evaluateRules, hasRules } from "./cel.js";
 import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
 import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
 import { statusEnabled } from "./validation.js";
@@ -58,7 +59,11 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
       return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
     }),
   );
-  const validate = (obj: ApiObject) => validateValue(schema, obj);
+  const rules = hasRules(schema);
+  const validate = (obj: ApiObject, old?: ApiObject) => {
+    const errs = validateValue(schema, obj);
+    return rules ? [...errs, ...evaluateRules(schema, obj, old)] : errs;
+  };
   return defineResource<ApiObject>({
     group,
     versions,
@@ -82,8 +87,8 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
         throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
       }
     },
-    validate,
-    validateUpdate: validate,
+    validate: (obj) => validate(obj),
+    validateUpdate: (obj, old) => validate(obj, old),
     table: {
       columns: [
         { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },

@@ -10,6 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from "../../machinery/validation/n
 import { parseJsonPath } from "./jsonpath.js";
 import { hasDefaults, isObject } from "./json-schema.js";
 import { validateSchema } from "./structural.js";
+import { checkRules } from "./cel.js";
 import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionSpec, CustomResourceSubresources } from "./types.js";
 
 const COLUMN_TYPES = ["boolean", "date", "integer", "number", "string"];
@@ -79,7 +80,10 @@ function validateSpec(spec: CustomResourceDefinitionSpec): FieldError[] {
     const schema = v.schema?.openAPIV3Schema;
     const statusEnabled = v.subresources?.status !== undefined && v.subresources.status !== null;
     if (schema === undefined) errs.push(field.required(`${path}.schema.openAPIV3Schema`, "schemas are required"));
-    else errs.push(...validateSchema(schema, `${path}.schema.openAPIV3Schema`, { statusEnabled }));
+    else {
+      const schemaErrs = validateSchema(schema, `${path}.schema.openAPIV3Schema`, { statusEnabled });
+      errs.push(...schemaErrs, ...(schemaErrs.length === 0 ? checkRules(schema, `${path}.schema.openAPIV3Schema`) : []));
+    }
     errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
     (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
     (v.selectableFields ?? []).forEach((f, j) => {

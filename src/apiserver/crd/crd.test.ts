@@ -245,3 +245,87 @@ describe("custom resources across a restart", () => {
     }
   });
 });
+
+describe("custom resources: versions, selectable fields and validation rules", () => {
+  let t: TestServer;
+  const G = "/apis/rules.example.com";
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const schema = {
+      openAPIV3Schema: {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            "x-kubernetes-validations": [{ rule: "self.min <= self.max", message: "min must not exceed max" }],
+            properties: {
+              color: { type: "string" },
+              min: { type: "integer" },
+              max: { type: "integer" },
+              size: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf", message: "size is immutable" }] },
+            },
+          },
+        },
+      },
+    };
+    const crd = {
+      apiVersion: "apiextensions.orch.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "gizmos.rules.example.com" },
+      spec: {
+        group: "rules.example.com",
+        scope: "Cluster",
+        names: { plural: "gizmos", kind: "Gizmo" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema, selectableFields: [{ jsonPath: ".spec.color" }] },
+          { name: "v1beta1", served: true, storage: false, schema, deprecated: true },
+        ],
+      },
+    };
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201);
+    await until("gizmos served", async () => ((await t.request("GET", `${G}/v1/gizmos`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  const gizmo = (name: string, spec: Record<string, unknown>, version = "v1") => ({ apiVersion: `rules.example.com/${version}`, kind: "Gizmo", metadata: { name }, spec });
+
+  test("every served version shares the storage version's objects", async () => {
+    assert.equal((await t.request("POST", `${G}/v1beta1/gizmos`, { body: gizmo("old", { color: "red", min: 1, max: 2, size: "s" }, "v1beta1") })).status, 201);
+    const v1 = await t.request("GET", `${G}/v1/gizmos/old`);
+    assert.equal(v1.json.apiVersion, "rules.example.com/v1");
+    const beta = await t.request("GET", `${G}/v1beta1/gizmos/old`);
+    assert.equal(beta.json.apiVersion, "rules.example.com/v1beta1");
+    const group = (await t.request("GET", "/apis/rules.example.com")).json;
+    assert.deepEqual(group.versions.map((v: any) => v.version), ["v1", "v1beta1"]);
+    assert.equal(group.preferredVersion.version, "v1");
+  });
+
+  test("selectableFields are field selectors", async () => {
+    assert.equal((await t.request("POST", `${G}/v1/gizmos`, { body: gizmo("blue", { color: "blue", min: 1, max: 1, size: "m" }) })).status, 201);
+    const blue = await t.request("GET", `${G}/v1/gizmos?fieldSelector=spec.color%3Dblue`);
+    assert.equal(blue.status, 200, blue.text);
+    assert.deepEqual(blue.json.items.map((i: any) => i.metadata.name), ["blue"]);
+    const unknown = await t.request("GET", `${G}/v1/gizmos?fieldSelector=spec.min%3D1`);
+    assert.equal(unknown.status, 400, unknown.text);
+  });
+
+  test("CEL rules: self and transition rules", async () => {
+    const bad = await t.request("POST", `${G}/v1/gizmos`, { body: gizmo("bad", { min: 3, max: 1 }) });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.message, 'Gizmo.rules.example.com "bad" is invalid: spec: Invalid value: "object": min must not exceed max');
+    const cur = (await t.request("GET", `${G}/v1/gizmos/blue`)).json;
+    const changed = await t.request("PUT", `${G}/v1/gizmos/blue`, { body: { ...cur, spec: { ...cur.spec, size: "xl" } } });
+    assert.equal(changed.status, 422, changed.text);
+    assert.match(changed.json.message, /spec.size: Invalid value: "string": size is immutable/);
+    const badRule = await t.request("POST", CRDS, {
+      body: {
+        apiVersion: "apiextensions.orch.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "things.rules.example.com" },
+        spec: { group: "rules.example.com", scope: "Cluster", names: { plural: "things", kind: "Thing" }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-validations": [{ rule: "self.a +" }] } } }] },
+      },
+    });
+    assert.equal(badRule.status, 422, badRule.text);
+    assert.match(badRule.json.message, /spec.versions\[0\].schema.openAPIV3Schema.x-kubernetes-validations\[0\].rule: Invalid value: .*compilation failed/);
+  });
+});
