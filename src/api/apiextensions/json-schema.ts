@@ -154,7 +154,7 @@ function walk(schema: JSONSchemaProps, value: unknown, path: string, errs: Field
     errs.push(field.invalid(path, jsonType(value), `${name(path)} in body must be of type ${schema.type}: "${jsonType(value)}"`));
     return;
   }
-  if (schema.enum !== undefined && !schema.enum.some((e) => deepEqual(e, value))) {
+  if (Array.isArray(schema.enum) && !schema.enum.some((e) => deepEqual(e, value))) {
     errs.push(field.notSupported(path, value, schema.enum.map((e) => (typeof e === "string" ? e : JSON.stringify(e)))));
   }
   if (typeof value === "string") stringChecks(schema, value, path, errs);
@@ -226,7 +226,7 @@ function arrayChecks(schema: JSONSchemaProps, value: unknown[], path: string, er
 }
 
 function objectChecks(schema: JSONSchemaProps, value: Json, path: string, errs: FieldError[]): void {
-  for (const req of schema.required ?? []) {
+  for (const req of Array.isArray(schema.required) ? schema.required : []) {
     if (!(req in value)) errs.push(field.required(childPath(path, req), ""));
   }
   const count = Object.keys(value).length;

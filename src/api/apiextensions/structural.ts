@@ -53,6 +53,16 @@ function node(s: JSONSchemaProps, path: string, where: Where, insideMeta: boolea
     errs.push(field.invalid(path, s, "must be a schema object"));
     return;
   }
+  // Free-form fields of the decoder (schemas.ts) get their JSON shapes checked here.
+  if (s.enum !== undefined && !Array.isArray(s.enum)) errs.push(field.invalid(`${path}.enum`, s.enum, "must be an array"));
+  if (s.items !== undefined && !isObject(s.items) && !Array.isArray(s.items)) errs.push(field.invalid(`${path}.items`, s.items, "must be a schema object"));
+  if (s.additionalProperties !== undefined && typeof s.additionalProperties !== "boolean" && !isObject(s.additionalProperties)) {
+    errs.push(field.invalid(`${path}.additionalProperties`, s.additionalProperties, "must be a boolean or a schema object"));
+  }
+  if (typeof s.type !== "string" && s.type !== undefined) {
+    errs.push(field.invalid(`${path}.type`, s.type, "must be a string"));
+    return;
+  }
   if (s.type !== undefined && !TYPES.includes(s.type)) {
     if (s.type === "null") errs.push(field.forbidden(`${path}.type`, "type cannot be set to null, use nullable as an alternative"));
     else errs.push(field.notSupported(`${path}.type`, s.type, TYPES));

@@ -329,3 +329,38 @@ describe("custom resources: versions, selectable fields and validation rules", (
     assert.match(badRule.json.message, /spec.versions\[0\].schema.openAPIV3Schema.x-kubernetes-validations\[0\].rule: Invalid value: .*compilation failed/);
   });
 });
+
+describe("custom resources: hostile definitions", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+  });
+  after(async () => t.close());
+
+  test("malformed CRDs are refused (4xx) and the server stays up", async () => {
+    const base = () => JSON.parse(JSON.stringify(cronTabCrd()));
+    const mutations: [string, (crd: any) => void][] = [
+      ["versions not a list", (c) => (c.spec.versions = "v1")],
+      ["names not an object", (c) => (c.spec.names = 3)],
+      ["schema a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema = "object")],
+      ["enum not a list", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.mode.enum = "fast")],
+      ["items a number", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list = { type: "array", items: 5 })],
+      ["additionalProperties a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.m = { type: "object", additionalProperties: "x" })],
+      ["type a number", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.image.type = 5)],
+      ["required a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.required = "cronSpec")],
+      ["no spec", (c) => delete c.spec],
+      ["a printer column without a path", (c) => delete c.spec.versions[0].additionalPrinterColumns[0].jsonPath],
+      ["a bad printer column path", (c) => (c.spec.versions[0].additionalPrinterColumns[0].jsonPath = "spec.x")],
+      ["scale path outside spec", (c) => (c.spec.versions[0].subresources.scale.specReplicasPath = ".status.replicas")],
+      ["a scope that does not exist", (c) => (c.spec.scope = "Galaxy")],
+    ];
+    for (const [name, mutate] of mutations) {
+      const crd = base();
+      mutate(crd);
+      const r = await t.request("POST", CRDS, { body: crd });
+      assert.ok(r.status === 400 || r.status === 422, `${name}: ${r.status} ${r.text}`);
+    }
+    assert.equal((await t.request("GET", "/readyz")).status, 200);
+    assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+  });
+});
