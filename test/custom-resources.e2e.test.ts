@@ -134,6 +134,20 @@ describe("kubectl 1.33 and custom resources (orch apiserver, upstream names)", {
     assert.match(explain.stdout, /cronSpec\s+<string> -required-/);
   });
 
+  test("re-applying a changed CRD changes what is served", async () => {
+    const changed = CRD.replace("    - name: Age\n", "    - name: Image\n      type: string\n      jsonPath: .spec.image\n    - name: Age\n");
+    assert.match(await k.ok("apply", "-f", file("crd2.yaml", changed)), /customresourcedefinition.apiextensions.k8s.io\/crontabs.stable.example.com configured/);
+    let out = "";
+    for (let i = 0; i < 50 && !/IMAGE/.test(out); i++) {
+      out = await k.ok("get", "crontabs");
+      if (!/IMAGE/.test(out)) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(out, /^NAME\s+SPEC\s+REPLICAS\s+IMAGE\s+AGE\n/);
+    assert.match(out, /\na\s+\* \* \* \* \*\/5\s+1\s+my-cron-image\s+\d+s\n/);
+    const conditions = await k.ok("get", "crd", "crontabs.stable.example.com", "-o", "jsonpath={range .status.conditions[*]}{.type}={.status} {end}");
+    assert.equal(conditions.trim(), "NamesAccepted=True Established=True");
+  });
+
   test("scale, patch and server-side apply", async () => {
     assert.match(await k.ok("scale", "crontab", "a", "--replicas=4"), /crontab.stable.example.com\/a scaled/);
     assert.equal(JSON.parse(await k.ok("get", "crontab", "a", "-o", "json")).spec.replicas, 4);
