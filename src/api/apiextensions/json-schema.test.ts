@@ -39,7 +39,7 @@ describe("validateValue", () => {
     ["embedded resources need apiVersion and kind", obj({ r: { type: "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true } }), { r: {} }, ["r.apiVersion: Required value: must not be empty", "r.kind: Required value: must not be empty"]],
     ["anyOf", obj({ v: { type: "string", anyOf: [{ pattern: "^a" }, { pattern: "^b" }] } }), { v: "c" }, ['v: Invalid value: "": "v" must validate at least one schema (anyOf)']],
     ["not", obj({ v: { type: "string", not: { enum: ["x"] } } }), { v: "x" }, ['v: Invalid value: "": "v" must not validate the schema (not)']],
-    ["the root's metadata is not the schema's", obj({ metadata: { type: "object", properties: { name: { type: "string", maxLength: 2 } } } }), { metadata: { name: "long", labels: {} } }, []],
+    ["the root's metadata: only name restrictions apply", obj({ metadata: { type: "object", properties: { name: { type: "string", maxLength: 2 } } } }), { metadata: { name: "long", labels: {} } }, ['metadata.name: Invalid value: "long": metadata.name in body should be at most 2 chars long']],
   ];
   for (const [name, schema, value, want] of cases) {
     test(name, () => assert.deepEqual(validateValue(schema, value).map(formatFieldError), want));

@@ -238,8 +238,17 @@ function objectChecks(schema: JSONSchemaProps, value: Json, path: string, errs: 
   }
   const additional = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchemaProps) : undefined;
   for (const [key, v] of Object.entries(value)) {
-    // The root's and an embedded object's metadata is ObjectMeta, checked as metadata (not by the schema).
-    if (key === "metadata" && (path === "" || schema[EMBEDDED] === true)) continue;
+    // The root's and an embedded object's metadata is ObjectMeta, checked as metadata; the schema may only restrict name and generateName.
+    if (key === "metadata" && (path === "" || schema[EMBEDDED] === true)) {
+      const meta = schema.properties?.["metadata"];
+      if (isObject(v) && meta !== undefined) {
+        for (const sub of ["name", "generateName"]) {
+          const restriction = meta.properties?.[sub];
+          if (restriction !== undefined && sub in v) walk(restriction, v[sub], childPath(childPath(path, key), sub), errs);
+        }
+      }
+      continue;
+    }
     const prop = schema.properties?.[key];
     if (prop !== undefined) walk(prop, v, childPath(path, key), errs);
     else if (additional !== undefined) walk(additional, v, childPath(path, key), errs);

@@ -69,6 +69,15 @@ describe("custom resources", () => {
     assert.equal(strict.status, 400, strict.text);
     assert.match(strict.json.message, /unknown field "spec.unknown"/);
 
+    const meta = await t.request("POST", W, { body: { ...tab("meta"), metadata: { name: "meta", labels: { a: "b" }, junk: 1 } } });
+    assert.equal(meta.status, 201, meta.text);
+    assert.equal(meta.json.metadata.junk, undefined, "unknown metadata fields pruned");
+    assert.match(String(meta.headers["warning"]), /unknown field \\"metadata.junk\\"/);
+    const badMeta = await t.request("POST", W, { body: { ...tab("badmeta"), metadata: { name: "badmeta", labels: "x" } } });
+    assert.equal(badMeta.status, 400, badMeta.text);
+    const badName = await t.request("POST", W, { body: { ...tab("x"), metadata: { name: 5 } } });
+    assert.equal(badName.status, 400, badName.text);
+
     const bad = await t.request("POST", W, { body: tab("b", { replicas: "three" }) });
     assert.equal(bad.status, 422, bad.text);
     assert.equal(bad.json.message, 'CronTab.stable.example.com "b" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"');

@@ -124,7 +124,7 @@ export function checkBody(
   // A type without a schema (a test API's) gets its duplicate keys checked only.
   const { value: cleaned, unknown, typeErrors } =
     check.pruneUnknown !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)
-      ? prunedCopy(value as Record<string, unknown>, check.pruneUnknown)
+      ? prunedCopy(value as Record<string, unknown>, check)
       : check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
   // A fatal decoding error: 400 with only that error, whatever the level (seed 000, "Field validation" 4),
   // worded as upstream's decoder failure; the fields are the causes.
@@ -141,9 +141,18 @@ export function checkBody(
   return { value: cleaned, warnings };
 }
 
-function prunedCopy(value: Record<string, unknown>, prune: (value: Record<string, unknown>) => string[]) {
+/**
+ * A custom resource's body: the kind prunes what its schema does not name;
+ * its metadata is ObjectMeta, checked (types, unknown fields) as built-in
+ * kinds' is, through the root type the kind registered.
+ */
+function prunedCopy(value: Record<string, unknown>, check: BodyCheck) {
   const copy = structuredClone(value);
-  return { value: copy, unknown: prune(copy), typeErrors: [] };
+  const unknown = check.pruneUnknown!(copy);
+  if (!("metadata" in copy) || check.schemas.get(check.type) === undefined) return { value: copy, unknown, typeErrors: [] };
+  const meta = checkFields({ metadata: copy["metadata"] }, check.type, check.schemas);
+  copy["metadata"] = (meta.value as Record<string, unknown>)["metadata"];
+  return { value: copy, unknown: [...meta.unknown, ...unknown], typeErrors: meta.typeErrors };
 }
 
 /**
