@@ -17,12 +17,32 @@ import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, val
 import { statusEnabled } from "./validation.js";
 import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps } from "./types.js";
 
-/** Served versions, the storage version first (the registry stores in the first). */
+/** Served versions, most preferred first (upstream's kube-aware order: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > others by name). */
 export function servedVersions(crd: CustomResourceDefinition): string[] {
-  const versions = crd.spec?.versions ?? [];
-  const served = versions.filter((v) => v.served).map((v) => v.name!);
-  const storage = versions.find((v) => v.storage)?.name;
-  return storage !== undefined && served.includes(storage) ? [storage, ...served.filter((v) => v !== storage)] : served;
+  return (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name!).sort(compareVersions);
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/** Negative when `a` is preferred over `b` (upstream's CompareKubeAwareVersionStrings, reversed for sorting). */
+export function compareVersions(a: string, b: string): number {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (ma === null || mb === null) return ma !== null ? -1 : mb !== null ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  const stability = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === "beta" ? 1 : 0);
+  if (stability(ma) !== stability(mb)) return stability(mb) - stability(ma);
+  if (Number(ma[1]) !== Number(mb[1])) return Number(mb[1]) - Number(ma[1]);
+  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+
+/** Upstream's deprecation warning of a version (deprecationWarning, else the default naming the best served version). */
+function deprecationWarning(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion): string | undefined {
+  if (!version.deprecated) return undefined;
+  if (version.deprecationWarning !== undefined) return version.deprecationWarning;
+  const { group } = crd.spec!;
+  const kind = crd.status?.acceptedNames?.kind || crd.spec?.names?.kind;
+  const better = (crd.spec?.versions ?? []).filter((v) => v.served && !v.deprecated && compareVersions(v.name!, version.name!) < 0).map((v) => v.name!).sort(compareVersions);
+  return `${group}/${version.name} ${kind} is deprecated` + (better.length > 0 ? `; use ${group}/${better[0]} ${kind}` : "");
 }
 
 export interface CustomResourceOptions {
@@ -44,7 +64,8 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const versions = servedVersions(crd);
   if (versions.length === 0 || !names.plural || !names.kind) return undefined;
   const byName = new Map((spec.versions ?? []).map((v) => [v.name!, v]));
-  const storage: CustomResourceDefinitionVersion = byName.get(versions[0]!)!;
+  const storage: CustomResourceDefinitionVersion | undefined = (spec.versions ?? []).find((v) => v.storage);
+  if (storage === undefined) return undefined;
   const schema: JSONSchemaProps = storage.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const group = spec.group!;
   const gr = { group, resource: names.plural };
@@ -67,6 +88,11 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   return defineResource<ApiObject>({
     group,
     versions,
+    storageVersion: storage.name!,
+    versionWarning: (version) => {
+      const v = byName.get(version);
+      return v === undefined ? undefined : deprecationWarning(crd, v);
+    },
     resource: names.plural,
     singular: names.singular || names.kind.toLowerCase(),
     kind: names.kind,
@@ -74,7 +100,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
     // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab); not in the schema registry.
-    schema: `${group.split(".").reverse().join(".")}.${versions[0]}.${names.kind}`,
+    schema: `${group.split(".").reverse().join(".")}.${storage.name}.${names.kind}`,
     protobuf: false,
     strategicMerge: false,
     subresources,
@@ -173,7 +199,7 @@ function openApiSchema(schema: JSONSchemaProps): Record<string, unknown> {
  * and map keys as the schema gives them). Defaults stay in the JSON schema.
  */
 export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition): TypeDef[] {
-  const version = (crd.spec?.versions ?? []).find((v) => v.name === def.versions[0]);
+  const version = (crd.spec?.versions ?? []).find((v) => v.name === (def.storageVersion ?? def.versions[0]));
   const root = version?.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const out: TypeDef[] = [];
   const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {

@@ -304,6 +304,8 @@ describe("custom resources: versions, selectable fields and validation rules", (
     assert.equal(v1.json.apiVersion, "rules.example.com/v1");
     const beta = await t.request("GET", `${G}/v1beta1/gizmos/old`);
     assert.equal(beta.json.apiVersion, "rules.example.com/v1beta1");
+    assert.equal(beta.headers["warning"], '299 - "rules.example.com/v1beta1 Gizmo is deprecated; use rules.example.com/v1 Gizmo"');
+    assert.equal(v1.headers["warning"], undefined);
     const group = (await t.request("GET", "/apis/rules.example.com")).json;
     assert.deepEqual(group.versions.map((v: any) => v.version), ["v1", "v1beta1"]);
     assert.equal(group.preferredVersion.version, "v1");

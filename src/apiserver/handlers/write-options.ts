@@ -162,5 +162,7 @@ function prunedCopy(value: Record<string, unknown>, check: BodyCheck) {
 export function setWarnings(res: Outgoing, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
   const quote = (w: string) => w.replace(/[\\"]/g, (c) => "\\" + c).replace(/[\x00-\x1f\x7f]/g, " ");
-  res.setHeader("warning", warnings.map((w) => Buffer.from(`299 - "${quote(w)}"`, "utf8").toString("latin1")));
+  const earlier = res.getHeader("warning");
+  const kept = earlier === undefined ? [] : Array.isArray(earlier) ? earlier.map(String) : [String(earlier)];
+  res.setHeader("warning", [...kept, ...warnings.map((w) => Buffer.from(`299 - "${quote(w)}"`, "utf8").toString("latin1"))]);
 }

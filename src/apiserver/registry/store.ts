@@ -100,7 +100,8 @@ export class RegistryStore {
     this.groupResource = { group: def.group, resource: def.resource };
     this.prefix = storagePrefix(def);
     this.#deps = deps;
-    this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+    const storage = def.storageVersion ?? def.versions[0]!;
+    this.#storageVersion = def.group === "" ? storage : `${def.group}/${storage}`;
     // The server's plugins, then the kind's own (its declaration plugs in here).
     this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
   }
