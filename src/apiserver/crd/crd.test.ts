@@ -124,6 +124,10 @@ describe("custom resources", () => {
     assert.equal(protobuf.status, 200);
     assert.match(String(protobuf.headers["content-type"]), /^application\/json/);
 
+    const nowhere = await t.request("POST", "/apis/stable.example.com/v1/namespaces/nowhere/crontabs", { body: tab("lost") });
+    assert.equal(nowhere.status, 404, nowhere.text);
+    assert.match(nowhere.json.message, /namespaces "nowhere" not found/);
+
     const byName = await t.request("GET", `${W}?fieldSelector=metadata.name%3Da`);
     assert.deepEqual(byName.json.items.map((i: any) => i.metadata.name), ["a"]);
     assert.equal(byName.json.kind, "CronTabList");
