@@ -113,16 +113,23 @@ function node(s: JSONSchemaProps, path: string, where: Where, insideMeta: boolea
   }
   for (const [key, prop] of Object.entries(s.properties ?? {})) {
     const nestedMeta = insideMeta || (s[EMBEDDED] === true && (key === "metadata" || key === "apiVersion" || key === "kind"));
-    if (key === "metadata" && where !== "root" && s[EMBEDDED] !== true && isObject(prop) && prop.properties !== undefined) {
-      errs.push(field.forbidden(`${path}.properties[metadata]`, "must not be specified in a nested context"));
-    }
     node(prop, `${path}.properties[${key}]`, "field", nestedMeta, errs);
   }
   if (isObject(s.items)) node(s.items as JSONSchemaProps, `${path}.items`, "items", insideMeta, errs);
   if (isObject(s.additionalProperties)) node(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, "additional", insideMeta, errs);
-  for (const key of ["allOf", "anyOf", "oneOf"] as const) {
-    (s[key] ?? []).forEach((sub, i) => valueValidationOnly(sub, `${path}.${key}[${i}]`, errs));
-  }
+  junctors(s, path, errs);
+}
+
+/** upstream's two int-or-string exceptions: `anyOf: [{type: integer}, {type: string}]`, directly or as allOf[0]. */
+function isIntOrStringAnyOf(anyOf: JSONSchemaProps[] | undefined): boolean {
+  return Array.isArray(anyOf) && anyOf.length === 2 && JSON.stringify(anyOf[0]) === '{"type":"integer"}' && JSON.stringify(anyOf[1]) === '{"type":"string"}';
+}
+
+/** allOf/anyOf/oneOf/not: value validations only (nested ones too). */
+function junctors(s: JSONSchemaProps, path: string, errs: FieldError[], skipAnyOf = isIntOrStringAnyOf(s.anyOf)): void {
+  if (!skipAnyOf) (Array.isArray(s.anyOf) ? s.anyOf : []).forEach((sub, i) => valueValidationOnly(sub, `${path}.anyOf[${i}]`, errs));
+  (Array.isArray(s.allOf) ? s.allOf : []).forEach((sub, i) => valueValidationOnly(sub, `${path}.allOf[${i}]`, errs, i === 0 && isIntOrStringAnyOf(sub?.anyOf)));
+  (Array.isArray(s.oneOf) ? s.oneOf : []).forEach((sub, i) => valueValidationOnly(sub, `${path}.oneOf[${i}]`, errs));
   if (s.not !== undefined) valueValidationOnly(s.not, `${path}.not`, errs);
 }
 
@@ -175,8 +182,10 @@ function listAndMapTypes(s: JSONSchemaProps, path: string, errs: FieldError[]): 
 }
 
 /** Inside allOf/anyOf/oneOf/not: value validations only (upstream's "must be empty to be structural"). */
-function valueValidationOnly(s: JSONSchemaProps, path: string, errs: FieldError[]): void {
+function valueValidationOnly(s: JSONSchemaProps, path: string, errs: FieldError[], skipAnyOf = false): void {
   if (!isObject(s)) return;
+  junctors(s, path, errs, skipAnyOf);
+  if (s.properties?.["metadata"] !== undefined) errs.push(field.forbidden(`${path}.properties[metadata]`, "must not be specified in a nested context"));
   if (s.type !== undefined) errs.push(field.forbidden(`${path}.type`, "must be empty to be structural"));
   if (s.additionalProperties !== undefined) errs.push(field.forbidden(`${path}.additionalProperties`, "must be undefined to be structural"));
   if (s.default !== undefined) errs.push(field.forbidden(`${path}.default`, "must be undefined to be structural"));
