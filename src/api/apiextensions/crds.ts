@@ -71,8 +71,8 @@ export function customResourceDefinitions(naming: Naming): ResourceDefinition {
       const stored = (obj.status.storedVersions ??= []);
       if (storage !== undefined && !stored.includes(storage)) stored.push(storage);
     },
-    validate: (obj) => validateCrd(obj),
-    validateUpdate: (obj, old) => validateCrdUpdate(obj, old),
+    validate: (obj, ctx) => validateCrd(obj, ctx.naming),
+    validateUpdate: (obj, old, ctx) => validateCrdUpdate(obj, old, ctx.naming),
     // The first delete adds the cleanup finalizer (and so always holds), as upstream's CRD REST does.
     pendingFinalizers: (obj) => (obj.metadata.deletionTimestamp ? [] : [finalizer]),
     prepareForDelete(obj, ctx) {

@@ -6,6 +6,7 @@
 // the scope is immutable, and stored versions keep the storage version.
 
 import { field, type FieldError } from "../../machinery/index.js";
+import type { Naming } from "../../machinery/naming.js";
 import { isDNS1035Label, isDNS1123Subdomain } from "../../machinery/validation/names.js";
 import { parseJsonPath } from "./jsonpath.js";
 import { hasDefaults, isObject } from "./json-schema.js";
@@ -16,7 +17,37 @@ import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomRe
 const COLUMN_TYPES = ["boolean", "date", "integer", "number", "string"];
 const COLUMN_FORMATS = ["byte", "date", "date-time", "double", "float", "int32", "int64", "name", "password"];
 
-export function validateCrd(crd: CustomResourceDefinition): FieldError[] {
+/** The groups of the product's own API (upstream's protected community groups: k8s.io, kubernetes.io and below). */
+function isProtectedGroup(group: string, naming: Naming): boolean {
+  return [naming.groupSuffix, naming.keyDomain].some((d) => group === d || group.endsWith(`.${d}`));
+}
+
+/** Upstream's API approval: a CRD of a protected group carries `api-approved.<key domain>` with a URL or a reason starting "unapproved". */
+function validateApproval(crd: CustomResourceDefinition, old: CustomResourceDefinition | undefined, naming: Naming): FieldError[] {
+  if (!isProtectedGroup(crd.spec?.group ?? "", naming)) return [];
+  const key = `api-approved.${naming.keyDomain}`;
+  const state = (c: CustomResourceDefinition) => {
+    const v = c.metadata.annotations?.[key] ?? "";
+    if (v === "") return "missing";
+    if (v.startsWith("unapproved")) return "bypassed";
+    try {
+      const u = new URL(v);
+      return u.host !== "" && u.protocol !== "" ? "approved" : "invalid";
+    } catch {
+      return "invalid";
+    }
+  };
+  const now = state(crd);
+  if (old !== undefined && state(old) === now) return [];
+  const path = `metadata.annotations[${key}]`;
+  if (now === "missing") return [field.required(path, `protected groups must have approval annotation "${key}", see https://github.com/kubernetes/enhancements/pull/1111`)];
+  if (now === "invalid") {
+    return [field.invalid(path, crd.metadata.annotations?.[key], `protected groups must have approval annotation "${key}" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`)];
+  }
+  return [];
+}
+
+export function validateCrd(crd: CustomResourceDefinition, naming: Naming, old?: CustomResourceDefinition): FieldError[] {
   const spec = crd.spec ?? {};
   const errs: FieldError[] = [];
   const name = crd.metadata.name ?? "";
@@ -24,11 +55,12 @@ export function validateCrd(crd: CustomResourceDefinition): FieldError[] {
   errs.push(...validateSpec(spec));
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, "status.acceptedNames"));
   errs.push(...validateStoredVersions(crd));
+  errs.push(...validateApproval(crd, old, naming));
   return errs;
 }
 
-export function validateCrdUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): FieldError[] {
-  const errs = validateCrd(crd);
+export function validateCrdUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition, naming: Naming): FieldError[] {
+  const errs = validateCrd(crd, naming, old);
   if (old.spec?.scope !== undefined && crd.spec?.scope !== old.spec.scope) errs.push(field.immutable("spec.scope", crd.spec?.scope));
   return errs;
 }

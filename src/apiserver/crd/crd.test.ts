@@ -204,6 +204,15 @@ describe("custom resources", () => {
     const wrongName = await t.request("POST", CRDS, { body: { ...cronTabCrd(), metadata: { name: "x.stable.example.com" } } });
     assert.equal(wrongName.status, 422);
     assert.match(wrongName.json.message, /metadata.name: Invalid value: "x.stable.example.com": must be spec.names.plural\+"."\+spec.group/);
+    const protectedGroup = cronTabCrd() as any;
+    protectedGroup.metadata.name = "crontabs.stable.orch.io";
+    protectedGroup.spec.group = "stable.orch.io";
+    const approval = await t.request("POST", CRDS, { body: protectedGroup });
+    assert.equal(approval.status, 422, approval.text);
+    assert.match(approval.json.message, /metadata.annotations\[api-approved.orch.io\]: Required value: protected groups must have approval annotation "api-approved.orch.io", see https:\/\/github.com\/kubernetes\/enhancements\/pull\/1111/);
+    protectedGroup.metadata.annotations = { "api-approved.orch.io": "unapproved, testing only" };
+    assert.equal((await t.request("POST", `${CRDS}?dryRun=All`, { body: protectedGroup })).status, 201);
+
     const crd = cronTabCrd() as any;
     crd.metadata.name = "things.example";
     crd.spec.group = "example";
