@@ -246,6 +246,33 @@ describe("custom resources", () => {
   });
 });
 
+describe("custom resources: deletion waits for objects' own finalizers", () => {
+  test("the CRD stays Terminating while an object is held, and goes once it is released", async () => {
+    const t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    try {
+      assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+      await until("served", async () => ((await t.request("GET", W)).status === 200 ? true : undefined));
+      const held = { ...tab("held"), metadata: { name: "held", finalizers: ["example.com/hold"] } };
+      assert.equal((await t.request("POST", W, { body: held })).status, 201);
+      assert.equal((await t.request("DELETE", `${CRDS}/crontabs.stable.example.com`)).status, 202);
+      const crd = await until("InstanceDeletionCheck", async () => {
+        const got = (await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).json;
+        return got.status?.conditions?.find((c: any) => c.type === "Terminating")?.reason === "InstanceDeletionCheck" ? got : undefined;
+      }, 3000);
+      assert.equal(crd.status.conditions.find((c: any) => c.type === "Terminating").status, "True");
+      const create = await t.request("POST", W, { body: tab("late") });
+      assert.equal(create.status, 405, create.text);
+      assert.equal(create.json.message, "create not allowed while custom resource definition is terminating");
+      const obj = (await t.request("GET", `${W}/held`)).json;
+      assert.ok(obj.metadata.deletionTimestamp, "the object is being deleted");
+      assert.equal((await t.request("PUT", `${W}/held`, { body: { ...obj, metadata: { ...obj.metadata, finalizers: [] } } })).status, 200);
+      await until("CRD gone", async () => ((await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 5000);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("custom resources across a restart", () => {
   test("a CRD's kind is served as soon as the restarted server is ready", async () => {
     const first = await startTestServer({ modules: [coreModule, apiextensionsModule] });
