@@ -70,6 +70,8 @@ export class Stores implements Iterable<RegistryStore> {
   async add(def: ResourceDefinition): Promise<RegistryStore> {
     const old = this.#byResource.get(keyOf(def));
     const store = this.#build(def, old?.cacher);
+    // Watches opened on the replaced store end with its successor.
+    if (old !== undefined) store.onRetire(() => old.retire());
     this.#byResource.set(keyOf(def), store);
     if (old === undefined) await store.cacher.start();
     return store;
@@ -80,6 +82,7 @@ export class Stores implements Iterable<RegistryStore> {
     const old = this.#byResource.get(keyOf(resource));
     if (old === undefined) return;
     this.#byResource.delete(keyOf(resource));
+    old.retire();
     old.cacher.stop();
   }
 

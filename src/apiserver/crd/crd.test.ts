@@ -230,12 +230,18 @@ describe("custom resources", () => {
   test("deleting the CRD deletes its objects first, then unserves the kind", async () => {
     const before = (await t.request("GET", W)).json.items.length;
     assert.ok(before > 0);
+    const watch = await t.watch(`${W}?watch=true&resourceVersion=0`);
+    await watch.next(before, 2000);
     const del = await t.request("DELETE", `${CRDS}/crontabs.stable.example.com`);
     assert.equal(del.status, 202, del.text);
     assert.deepEqual(del.json.metadata.finalizers, ["customresourcecleanup.apiextensions.orch.io"]);
     assert.equal(del.json.status.conditions.find((c: any) => c.type === "Terminating").status, "True");
     await until("CRD gone", async () => ((await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 3000);
     await until("kind unserved", async () => ((await t.request("GET", W)).status === 404 ? true : undefined));
+    // The watch saw every object go, then ended with the kind.
+    const deleted = await watch.next(before, 2000);
+    assert.ok(deleted.every((e: any) => e.type === "DELETED"));
+    await assert.rejects(watch.next(1, 2000), /watch ended/);
     // Recreated: no object of the old one is left.
     assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
     const list = await until("served again", async () => {

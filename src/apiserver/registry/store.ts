@@ -106,6 +106,20 @@ export class RegistryStore {
     this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
   }
 
+  readonly #retired = new Set<() => void>();
+
+  /** Call `fn` when the resource stops being served (a custom resource's definition is gone); returns the unsubscribe. */
+  onRetire(fn: () => void): () => void {
+    this.#retired.add(fn);
+    return () => this.#retired.delete(fn);
+  }
+
+  /** The resource is no longer served: its open watches end. */
+  retire(): void {
+    for (const fn of [...this.#retired]) fn();
+    this.#retired.clear();
+  }
+
   /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */
   get unsafeDeletion(): boolean {
     return this.#deps.unsafeDeletion === true;
