@@ -156,8 +156,6 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * place, and name them (field validation then ignores, warns or refuses).
    */
   pruneUnknown?(value: Record<string, unknown>): string[];
-  /** The kind's OpenAPI v3 schema as JSON, for a kind without a registered schema (custom resources). */
-  openApiSchema?(version: string): Record<string, unknown> | undefined;
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;

@@ -115,10 +115,11 @@ export class SchemaRegistry {
 
   /**
    * Types that change at run time (a custom resource's, from its definition):
-   * drop `root` and the types named under it (`root.*`), then add `defs`.
+   * drop `root`, its list type (`rootList`) and the types named under it
+   * (`root.*`), then add `defs`.
    */
   replace(root: string, defs: readonly TypeDef[]): void {
-    for (const name of [...this.#types.keys()]) if (name === root || name.startsWith(`${root}.`)) this.#types.delete(name);
+    for (const name of [...this.#types.keys()]) if (name === root || name === `${root}List` || name.startsWith(`${root}.`)) this.#types.delete(name);
     for (const def of defs) this.#types.set(def.name, def);
     this.#revision++;
   }

@@ -105,7 +105,6 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     strategicMerge: false,
     subresources,
     pruneUnknown: (value) => prune(schema, value),
-    openApiSchema: (version) => openApiSchema(byName.get(version)?.schema?.openAPIV3Schema ?? schema),
     defaults: (obj) => applyDefaults(schema, obj),
     prepareForCreate() {
       if (options.terminating()) {
@@ -180,18 +179,6 @@ function scaleAccess(specPath: string, statusPath: string, selectorPath: string 
   };
 }
 
-/** The version's schema as OpenAPI publishes it: apiVersion, kind and metadata always described. */
-function openApiSchema(schema: JSONSchemaProps): Record<string, unknown> {
-  const out = structuredClone(schema) as Record<string, unknown>;
-  const properties = { ...((out["properties"] as Record<string, unknown> | undefined) ?? {}) };
-  properties["apiVersion"] ??= { type: "string", description: "APIVersion defines the versioned schema of this representation of an object." };
-  properties["kind"] ??= { type: "string", description: "Kind is a string value representing the REST resource this object represents." };
-  properties["metadata"] = { allOf: [{ $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" }], description: "Standard object's metadata." };
-  out["properties"] = properties;
-  out["type"] ??= "object";
-  return out;
-}
-
 /**
  * The storage version's schema as types of the schema language, named under
  * the kind's schema name (`com.example.stable.v1.CronTab.spec`), for what
@@ -204,33 +191,38 @@ export function customResourceTypes(def: ResourceDefinition, crd: CustomResource
   const out: TypeDef[] = [];
   const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {
     if (!isObject(schema as unknown)) return s.any();
+    if (schema["x-kubernetes-int-or-string"] === true) return s.intOrString();
     if (schema.type === "array") {
       const items = Array.isArray(schema.items) || schema.items === undefined ? s.any() : typeOf(schema.items, `${name}.items`, false);
       const listType = schema[LIST_TYPE] as "atomic" | "set" | "map" | undefined;
       return s.array(items, { listType: listType ?? "atomic", ...(schema[LIST_MAP_KEYS] ? { listMapKeys: schema[LIST_MAP_KEYS] } : {}) });
     }
     if (schema.type === "object" && schema[MAP_TYPE] !== "atomic") {
-      if (schema.properties !== undefined && Object.keys(schema.properties).length > 0) {
+      if (isRoot || (schema.properties !== undefined && Object.keys(schema.properties).length > 0)) {
         const fields: Record<string, Field> = {};
         let tag = 1;
-        for (const [key, prop] of Object.entries(schema.properties)) {
+        const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+        for (const [key, prop] of Object.entries(schema.properties ?? {})) {
           if (isRoot && key === "metadata") continue;
-          fields[key] = f(tag++, typeOf(prop, `${name}.${key}`, false), prop.description ?? "");
+          fields[key] = f(tag++, typeOf(prop, `${name}.${key}`, false), prop.description ?? "", required.has(key) ? { required: true } : {});
         }
         if (isRoot || schema["x-kubernetes-embedded-resource"] === true) {
-          fields["apiVersion"] ??= f(tag++, s.string(), "");
-          fields["kind"] ??= f(tag++, s.string(), "");
+          fields["apiVersion"] ??= f(tag++, s.string(), "APIVersion defines the versioned schema of this representation of an object.");
+          fields["kind"] ??= f(tag++, s.string(), "Kind is a string value representing the REST resource this object represents.");
           fields["metadata"] = f(tag++, s.ref(`${META_V1}.ObjectMeta`), "Standard object's metadata.");
         }
         out.push({ name, description: schema.description ?? "", fields });
         return s.ref(name);
       }
-      if (isObject(schema.additionalProperties)) return s.map(typeOf(schema.additionalProperties as JSONSchemaProps, `${name}.values`, false));
+      if (isObject(schema.additionalProperties as unknown)) return s.map(typeOf(schema.additionalProperties as JSONSchemaProps, `${name}.values`, false));
       return s.any();
     }
     switch (schema.type) {
-      case "string":
-        return s.string();
+      case "string": {
+        const strings = Array.isArray(schema.enum) && schema.enum.every((e) => typeof e === "string") ? (schema.enum as string[]) : undefined;
+        const format = schema.format === "date-time" || schema.format === "byte" ? schema.format : undefined;
+        return s.string({ ...(strings ? { enum: strings } : {}), ...(format ? { format } : {}) });
+      }
       case "integer":
         return s.int64();
       case "number":
@@ -241,7 +233,16 @@ export function customResourceTypes(def: ResourceDefinition, crd: CustomResource
         return s.any();
     }
   };
-  const top = typeOf({ ...root, type: "object", properties: { ...(root.properties ?? {}), apiVersion: { type: "string" } } }, def.schema, true);
-  if (top.type !== "ref") out.push({ name: def.schema, description: "", fields: {} });
+  typeOf({ ...root, type: "object" }, def.schema, true);
+  out.push({
+    name: `${def.schema}List`,
+    description: `${def.kind}List is a list of ${def.kind}`,
+    fields: {
+      apiVersion: f(1, s.string(), "APIVersion defines the versioned schema of this representation of an object."),
+      kind: f(2, s.string(), "Kind is a string value representing the REST resource this object represents."),
+      metadata: f(3, s.ref(`${META_V1}.ListMeta`), "Standard list metadata."),
+      items: f(4, s.array(s.ref(def.schema)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
+    },
+  });
   return out;
 }

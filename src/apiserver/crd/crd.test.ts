@@ -168,8 +168,14 @@ describe("custom resources", () => {
     assert.ok(index.paths["apis/stable.example.com/v1"], "OpenAPI lists the group version");
     const doc = (await t.request("GET", "/openapi/v3/apis/stable.example.com/v1")).json;
     const schema = doc.components.schemas["com.example.stable.v1.CronTab"];
-    assert.equal(schema.properties.spec.properties.replicas.type, "integer");
     assert.deepEqual(schema["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTab" }]);
+    assert.deepEqual(schema.properties.spec, { allOf: [{ $ref: "#/components/schemas/com.example.stable.v1.CronTab.spec" }], description: "" });
+    const spec = doc.components.schemas["com.example.stable.v1.CronTab.spec"];
+    assert.equal(spec.properties.replicas.type, "integer");
+    assert.deepEqual(spec.properties.mode.enum, ["fast", "slow"]);
+    assert.deepEqual(spec.required, ["cronSpec"]);
+    assert.ok(doc.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], "metadata is described");
+    assert.deepEqual(doc.components.schemas["com.example.stable.v1.CronTabList"]["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTabList" }]);
   });
 
   test("watch sees custom objects", async () => {

@@ -77,25 +77,7 @@ export class OpenApi {
         gvk.set(listName, [...(gvk.get(listName) ?? []), { ...entry, kind: `${def.kind}List` }]);
       }
     }
-    // Kinds whose schema is data (custom resources) publish it as given, with the meta types it refers to.
-    for (const def of defs) {
-      const own = def.openApiSchema?.(version);
-      if (own === undefined) continue;
-      schemas[def.schema] = { ...own, "x-kubernetes-group-version-kind": gvk.get(def.schema) };
-      schemas[listSchemaName(def.schema)] = {
-        description: `${def.kind}List is a list of ${def.kind}`,
-        type: "object",
-        required: ["items"],
-        properties: {
-          apiVersion: { type: "string" },
-          kind: { type: "string" },
-          items: { type: "array", items: { $ref: REF_PREFIX + def.schema } },
-          metadata: { allOf: [{ $ref: `${REF_PREFIX}io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta` }] },
-        },
-        "x-kubernetes-group-version-kind": [{ group: def.group, version, kind: `${def.kind}List` }],
-      };
-    }
-    const pending = [...gvk.keys(), ...(Object.keys(schemas).length > 0 ? ["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"] : [])];
+    const pending = [...gvk.keys()];
     while (pending.length > 0) {
       const name = pending.pop()!;
       if (name in schemas) continue;
