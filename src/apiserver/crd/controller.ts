@@ -175,20 +175,21 @@ export class CrdController {
     if (requested.categories !== undefined) names.categories = requested.categories;
     else delete names.categories;
 
+    // Only the names and these two conditions are this step's: applied to the object as stored (the cache may lag).
+    const update = (target: CustomResourceDefinition, now: Date) => {
+      (target.status ??= {}).acceptedNames = names;
+      setCondition(target, reason === undefined ? { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" } : { type: "NamesAccepted", status: "False", reason, message }, now);
+      if (conditionOf(target, "Established")?.status !== "True") {
+        setCondition(target, reason === undefined
+          ? { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" }
+          : { type: "Established", status: "False", reason: "NotAccepted", message: "not all names are accepted" }, now);
+      }
+    };
     const next = structuredClone(crd);
-    const now = new Date();
-    next.status ??= {};
-    next.status.acceptedNames = names;
-    setCondition(next, reason === undefined ? { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found" } : { type: "NamesAccepted", status: "False", reason, message }, now);
-    const established = conditionOf(crd, "Established");
-    if (established?.status !== "True") {
-      setCondition(next, reason === undefined
-        ? { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted" }
-        : { type: "Established", status: "False", reason: "NotAccepted", message: "not all names are accepted" }, now);
-    }
+    update(next, new Date());
     if (JSON.stringify(next.status) === JSON.stringify(crd.status)) return undefined;
     return this.#writeStatus(crd.metadata.name!, (current) => {
-      current.status = next.status!;
+      update(current, new Date());
       return current;
     });
   }
@@ -208,6 +209,7 @@ export class CrdController {
       return;
     }
     if (before !== undefined && (before.group !== def.group || before.resource !== def.resource)) this.#unserve(name);
+    else if (before !== undefined && before.schema !== def.schema) this.#o.registry.schemas.replace(before.schema, []);
     // A built-in resource of the same name stays (upstream serves the built-in too).
     const existing = this.#o.registry.find(def.group, def.resource);
     if (existing !== undefined && existing.pruneUnknown === undefined) return;
