@@ -87,8 +87,12 @@ export interface Subresource<T extends ApiObject = ApiObject> {
 export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /** API group ("" for core), with the naming table's suffix already applied ("coordination.orch.io"). */
   readonly group: string;
-  /** Served versions; the first is the preferred and the storage version. All share one storage key space. */
+  /** Served versions; the first is the preferred and (unless storageVersion says otherwise) the storage version. All share one storage key space. */
   readonly versions: readonly string[];
+  /** The version objects are stored as, when it is not versions[0] (custom resources: it may even be unserved). */
+  readonly storageVersion?: string;
+  /** A warning for every request through `version` (a custom resource's deprecated versions). */
+  versionWarning?(version: string): string | undefined;
   /** Plural, lower case: the URL segment ("pods"). */
   readonly resource: string;
   readonly singular: string;
@@ -146,6 +150,13 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /** Upstream's columns for `kubectl get`; default Name and Created At. */
   readonly table?: TableDefinition<T>;
+  /**
+   * Unknown-field detection for a kind without a registered schema (custom
+   * resources: their schema is data): drop the fields it does not know, in
+   * place, and name them (field validation then ignores, warns or refuses).
+   */
+  pruneUnknown?(value: Record<string, unknown>): string[];
+
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
   /**

@@ -16,18 +16,44 @@ const META_KINDS = new Set(["Status", "DeleteOptions", "Table", "PartialObjectMe
 
 export class ApiRegistry {
   readonly schemas = new SchemaRegistry();
-  readonly resources: readonly ResourceDefinition[];
+  #resources: ResourceDefinition[];
   readonly #byPath = new Map<string, ResourceDefinition>();
   /** apiVersion → schema package of its kinds (`v1` → `io.k8s.api.core.v1`). */
   readonly #packages = new Map<string, string>();
 
   constructor(modules: readonly ApiGroupModule[], naming: Naming) {
     for (const m of modules) m.registerSchemas(this.schemas);
-    this.resources = modules.flatMap((m) => m.resources(naming));
-    for (const def of this.resources) {
+    this.#resources = modules.flatMap((m) => m.resources(naming));
+    for (const def of this.#resources) {
       for (const version of def.versions) this.#byPath.set(`${def.group}/${version}/${def.resource}`, def);
       if (def.protobuf === false) continue;
       for (const version of def.versions) this.#packages.set(def.group === "" ? version : `${def.group}/${version}`, def.schema.slice(0, def.schema.lastIndexOf(".")));
+    }
+  }
+
+  /** Every served resource, built-in first, then custom ones in the order they were added. */
+  get resources(): readonly ResourceDefinition[] {
+    return this.#resources;
+  }
+
+  /**
+   * Serve a resource from now on (a custom resource: JSON only, no schema
+   * package), or replace the declaration of one already added.
+   */
+  add(def: ResourceDefinition): void {
+    const old = this.find(def.group, def.resource);
+    if (old !== undefined) this.remove(old);
+    this.#resources = [...this.#resources, def];
+    for (const version of def.versions) this.#byPath.set(`${def.group}/${version}/${def.resource}`, def);
+  }
+
+  /** Stop serving a resource added with add(). */
+  remove(def: { group: string; resource: string }): void {
+    const old = this.find(def.group, def.resource);
+    if (old === undefined) return;
+    this.#resources = this.#resources.filter((d) => d !== old);
+    for (const version of old.versions) {
+      if (this.#byPath.get(`${old.group}/${version}/${old.resource}`) === old) this.#byPath.delete(`${old.group}/${version}/${old.resource}`);
     }
   }
 
@@ -48,13 +74,13 @@ export class ApiRegistry {
   }
 
   find(group: string, resource: string): ResourceDefinition | undefined {
-    return this.resources.find((d) => d.group === group && d.resource === resource);
+    return this.#resources.find((d) => d.group === group && d.resource === resource);
   }
 
   /** Groups in a stable order: core first, then as declared. */
   groups(): GroupInfo[] {
     const out = new Map<string, string[]>();
-    for (const def of this.resources) {
+    for (const def of this.#resources) {
       const versions = out.get(def.group) ?? [];
       for (const v of def.versions) if (!versions.includes(v)) versions.push(v);
       out.set(def.group, versions);
@@ -63,6 +89,6 @@ export class ApiRegistry {
   }
 
   resourcesIn(group: string, version: string): ResourceDefinition[] {
-    return this.resources.filter((d) => d.group === group && d.versions.includes(version));
+    return this.#resources.filter((d) => d.group === group && d.versions.includes(version));
   }
 }

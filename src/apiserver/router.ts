@@ -13,6 +13,7 @@ import { handleResource, type HandlerDeps } from "./handlers/resource.js";
 import { handleAuthenticationReview, isAuthenticationReview, type AuthenticationReviews } from "./handlers/authentication.js";
 import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
+import { setWarnings } from "./handlers/write-options.js";
 import type { NodeAgentClient } from "./node-agents.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
@@ -65,6 +66,8 @@ export class Router {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
       const store = def === undefined ? undefined : stores.for(def);
       if (store === undefined) throw pathNotFound();
+      const versionWarning = def!.versionWarning?.(parsed.version);
+      if (versionWarning !== undefined) setWarnings(res, [versionWarning]);
       // A streaming list reports how long its initial events took (apiserver_watch_list_duration_seconds).
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => metrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }

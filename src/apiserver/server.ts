@@ -45,6 +45,7 @@ import { ServiceAllocator } from "./services/allocator.js";
 import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
+import { startCrdController } from "./crd/index.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
@@ -183,8 +184,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), ...bootstrapTokens(stores, naming)];
+  const openapi = new OpenApi(registry);
+  const discovery = new Discovery(registry);
+  // Custom resources: every stored definition is served before the server reports ready.
+  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log });
   const router = new Router({
-    endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
+    endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
       groups: authenticationGroups(naming),
       reviewToken: async (token) => {
@@ -254,6 +259,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
     async close() {
       ready = false;
+      crds?.stop();
       apiMetrics.stop();
       agents.close();
       compactor.stop();

@@ -29,32 +29,61 @@ export interface StoresOptions {
 export class Stores implements Iterable<RegistryStore> {
   readonly #byResource = new Map<string, RegistryStore>();
   readonly #schedulingGroup: string;
+  readonly #options: StoresOptions;
 
   constructor(options: StoresOptions) {
+    this.#schedulingGroup = options.naming.schedulingGroup;
+    this.#options = options;
+    for (const def of options.resources) this.#byResource.set(keyOf(def), this.#build(def));
+  }
+
+  /** A store over its own watch cache (not started). */
+  #build(def: ResourceDefinition, door?: CachedStorage<ApiObject>): RegistryStore {
+    const options = this.#options;
     const { storage, naming, defaulter, admission, log } = options;
-    this.#schedulingGroup = naming.schedulingGroup;
-    for (const def of options.resources) {
-      let store: RegistryStore;
-      // The one door (storage/cacher): the watch cache or the backend answers each read.
-      const door = new CachedStorage<ApiObject>({
-        backend: storage,
-        prefix: storagePrefix(def),
-        decode: (kv) => store.decode(kv),
-        withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
-        ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
-        snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
-        log,
-      });
-      store = new RegistryStore(def, {
-        storage: door,
-        naming,
-        defaulter,
-        admission,
-        sharding: options.featureGates.enabled("ShardedListAndWatch"),
-        unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
-      });
-      this.#byResource.set(keyOf(def), store);
-    }
+    let store: RegistryStore;
+    // The one door (storage/cacher): the watch cache or the backend answers each read.
+    door ??= new CachedStorage<ApiObject>({
+      backend: storage,
+      prefix: storagePrefix(def),
+      decode: (kv) => store.decode(kv),
+      withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
+      ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
+      snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
+      log,
+    });
+    store = new RegistryStore(def, {
+      storage: door,
+      naming,
+      defaulter,
+      admission,
+      sharding: options.featureGates.enabled("ShardedListAndWatch"),
+      unsafeDeletion: options.featureGates.enabled("AllowUnsafeMalformedObjectDeletion"),
+    });
+    return store;
+  }
+
+  /**
+   * Serve a resource added at run time (a custom resource): its store, with
+   * its watch cache filled. A declaration that changes keeps the watch cache.
+   */
+  async add(def: ResourceDefinition): Promise<RegistryStore> {
+    const old = this.#byResource.get(keyOf(def));
+    const store = this.#build(def, old?.cacher);
+    // Watches opened on the replaced store end with its successor.
+    if (old !== undefined) store.onRetire(() => old.retire());
+    this.#byResource.set(keyOf(def), store);
+    if (old === undefined) await store.cacher.start();
+    return store;
+  }
+
+  /** Stop serving a resource added with add() (its watch cache stops; stored objects stay). */
+  remove(resource: GroupResource): void {
+    const old = this.#byResource.get(keyOf(resource));
+    if (old === undefined) return;
+    this.#byResource.delete(keyOf(resource));
+    old.retire();
+    old.cacher.stop();
   }
 
   /** The store of a resource (a ResourceDefinition is a GroupResource); undefined when it is not served. */

@@ -32,6 +32,8 @@ export interface Naming {
   readonly auditGroup: string;
   /** CertificateSigningRequests: "certificates.orch.io" (upstream "certificates.k8s.io"). */
   readonly certificatesGroup: string;
+  /** CustomResourceDefinitions: "apiextensions.orch.io" (upstream "apiextensions.k8s.io"). */
+  readonly apiextensionsGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -62,6 +64,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     initialEventsEndAnnotation: `${groupSuffix}/initial-events-end`,
     auditGroup: `audit.${groupSuffix}`,
     certificatesGroup: `certificates.${groupSuffix}`,
+    apiextensionsGroup: `apiextensions.${groupSuffix}`,
   });
 }
 

@@ -106,6 +106,23 @@ export function isWellKnown(name: string): boolean {
 /** All type definitions by name; filled by each API group's schema module. */
 export class SchemaRegistry {
   readonly #types = new Map<string, TypeDef>();
+  #revision = 0;
+
+  /** Bumped by replace(): walkers that cache what they resolved start over. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /**
+   * Types that change at run time (a custom resource's, from its definition):
+   * drop `root`, its list type (`rootList`) and the types named under it
+   * (`root.*`), then add `defs`.
+   */
+  replace(root: string, defs: readonly TypeDef[]): void {
+    for (const name of [...this.#types.keys()]) if (name === root || name === `${root}List` || name.startsWith(`${root}.`)) this.#types.delete(name);
+    for (const def of defs) this.#types.set(def.name, def);
+    this.#revision++;
+  }
 
   add(...defs: TypeDef[]): this {
     for (const def of defs) {

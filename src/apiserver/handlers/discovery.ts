@@ -45,6 +45,11 @@ export class Discovery {
     this.#registry = registry;
   }
 
+  /** The served resources changed (a custom resource came or went): answers are built anew. */
+  invalidate(): void {
+    this.#cache.clear();
+  }
+
   /**
    * The answer for a discovery path, or undefined for an unknown group or
    * version. `legacy` is true for /api and /api/v1.

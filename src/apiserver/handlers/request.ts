@@ -92,7 +92,8 @@ export function validateFields(
 ) {
   const version = gv.slice(gv.indexOf("/") + 1);
   return checkBody(
-    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind },
+    { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind,
+      pruneUnknown: type === r.store.def.schema ? r.store.def.pruneUnknown : undefined },
     body.value,
     body.duplicates,
   );

@@ -104,6 +104,8 @@ export interface BodyCheck {
   readonly version: string;
   readonly name: string;
   readonly optionsKind: OptionsKind;
+  /** The kind's own unknown-field detection (custom resources), in place of the schema registry's. */
+  readonly pruneUnknown?: ((value: Record<string, unknown>) => string[]) | undefined;
 }
 
 /**
@@ -121,7 +123,9 @@ export function checkBody(
 ): { value: unknown; warnings: string[] } {
   // A type without a schema (a test API's) gets its duplicate keys checked only.
   const { value: cleaned, unknown, typeErrors } =
-    check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
+    check.pruneUnknown !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)
+      ? prunedCopy(value as Record<string, unknown>, check)
+      : check.schemas.get(check.type) === undefined ? { value, unknown: [], typeErrors: [] } : checkFields(value, check.type, check.schemas);
   // A fatal decoding error: 400 with only that error, whatever the level (seed 000, "Field validation" 4),
   // worded as upstream's decoder failure; the fields are the causes.
   if (typeErrors.length > 0) {
@@ -135,6 +139,20 @@ export function checkBody(
     optionsKind: check.optionsKind === "DeleteOptions" ? undefined : check.optionsKind,
   });
   return { value: cleaned, warnings };
+}
+
+/**
+ * A custom resource's body: the kind prunes what its schema does not name;
+ * its metadata is ObjectMeta, checked (types, unknown fields) as built-in
+ * kinds' is, through the root type the kind registered.
+ */
+function prunedCopy(value: Record<string, unknown>, check: BodyCheck) {
+  const copy = structuredClone(value);
+  const unknown = check.pruneUnknown!(copy);
+  if (!("metadata" in copy) || check.schemas.get(check.type) === undefined) return { value: copy, unknown, typeErrors: [] };
+  const meta = checkFields({ metadata: copy["metadata"] }, check.type, check.schemas);
+  copy["metadata"] = (meta.value as Record<string, unknown>)["metadata"];
+  return { value: copy, unknown: [...meta.unknown, ...unknown], typeErrors: meta.typeErrors };
 }
 
 /**

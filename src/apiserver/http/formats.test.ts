@@ -35,7 +35,8 @@ test("every built-in kind and its list: JSON, YAML, CBOR and Protobuf give back 
         [`${def.schema}List`, { apiVersion, kind: `${def.kind}List`, ...expectedAfterRoundTrip(registry.schemas, `${def.schema}List`, gen.object(`${def.schema}List`)) }],
       ];
       for (const [typeName, obj] of cases) {
-        for (const format of ["json", "yaml", "cbor", "protobuf"] as const) {
+        // A kind without a Protobuf form (protobuf: false, e.g. CustomResourceDefinition) round-trips the other three.
+        for (const format of def.protobuf === false ? (["json", "yaml", "cbor"] as const) : (["json", "yaml", "cbor", "protobuf"] as const)) {
           const bytes = Buffer.from(encodeValue(obj, format, typeName, registry.schemas));
           const back = decodeObjectBody(CONTENT_TYPES[format], bytes, decoding).value;
           assert.deepStrictEqual(back, obj, `${typeName} #${i} via ${format}`);

@@ -102,9 +102,24 @@ export class RegistryStore {
     this.groupResource = { group: def.group, resource: def.resource };
     this.prefix = storagePrefix(def);
     this.#deps = deps;
-    this.#storageVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
+    const storage = def.storageVersion ?? def.versions[0]!;
+    this.#storageVersion = def.group === "" ? storage : `${def.group}/${storage}`;
     // The server's plugins, then the kind's own (its declaration plugs in here).
     this.#admission = (deps.admission ?? new AdmissionChain()).with(def.admission ?? {});
+  }
+
+  readonly #retired = new Set<() => void>();
+
+  /** Call `fn` when the resource stops being served (a custom resource's definition is gone); returns the unsubscribe. */
+  onRetire(fn: () => void): () => void {
+    this.#retired.add(fn);
+    return () => this.#retired.delete(fn);
+  }
+
+  /** The resource is no longer served: its open watches end. */
+  retire(): void {
+    for (const fn of [...this.#retired]) fn();
+    this.#retired.clear();
   }
 
   /** AllowUnsafeMalformedObjectDeletion is on: deleteCorrupt may be used. */

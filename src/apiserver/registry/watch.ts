@@ -81,7 +81,7 @@ export class WatchStream implements AsyncIterable<WatchOut> {
     lastSent = Math.max(lastSent, watch.revision);
     // The start state alone may have passed the backlog limit and closed the stream already.
     if (stream.#ended) watch.close();
-    else stream.#cleanup.push(() => watch.close());
+    else stream.#cleanup.push(() => watch.close(), store.onRetire(() => stream.close()));
 
     if (decision.allowBookmarks) {
       const timer = setInterval(() => {

@@ -106,15 +106,16 @@ class Shapes {
   }
 }
 
-const SHAPES = new WeakMap<SchemaRegistry, Shapes>();
+const SHAPES = new WeakMap<SchemaRegistry, { shapes: Shapes; revision: number }>();
 
+/** The registry's shapes, resolved anew when its types were replaced (custom resources). */
 function shapesOf(registry: SchemaRegistry): Shapes {
-  let shapes = SHAPES.get(registry);
-  if (shapes === undefined) {
-    shapes = new Shapes(registry);
-    SHAPES.set(registry, shapes);
+  let entry = SHAPES.get(registry);
+  if (entry === undefined || entry.revision !== registry.revision) {
+    entry = { shapes: new Shapes(registry), revision: registry.revision };
+    SHAPES.set(registry, entry);
   }
-  return shapes;
+  return entry.shapes;
 }
 
 function rootShape(ctx: TypeContext): Shape {

@@ -1,0 +1,248 @@
+// A custom kind as a declaration: the ResourceDefinition the API server
+// serves for an established CustomResourceDefinition. Its schema is data
+// (the storage version's openAPIV3Schema): objects are pruned at decoding,
+// defaulted and validated on every write; the Table has the definition's
+// printer columns (default Age); status and scale subresources when asked;
+// selectable fields as field selectors; JSON only, no strategic merge.
+
+import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
+import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
+import { META_V1 } from "../meta/schemas.js";
+import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
+import { scale, status } from "../subresources/index.js";
+import { humanDuration } from "../table-format.js";
+import { evaluateRules, hasRules } from "./cel.js";
+import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
+import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
+import { statusEnabled } from "./validation.js";
+import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps } from "./types.js";
+
+/** Served versions, most preferred first (upstream's kube-aware order: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > others by name). */
+export function servedVersions(crd: CustomResourceDefinition): string[] {
+  return (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name!).sort(compareVersions);
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/** Negative when `a` is preferred over `b` (upstream's CompareKubeAwareVersionStrings, reversed for sorting). */
+export function compareVersions(a: string, b: string): number {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (ma === null || mb === null) return ma !== null ? -1 : mb !== null ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  const stability = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === "beta" ? 1 : 0);
+  if (stability(ma) !== stability(mb)) return stability(mb) - stability(ma);
+  if (Number(ma[1]) !== Number(mb[1])) return Number(mb[1]) - Number(ma[1]);
+  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}
+
+/** Upstream's deprecation warning of a version (deprecationWarning, else the default naming the best served version). */
+function deprecationWarning(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion): string | undefined {
+  if (!version.deprecated) return undefined;
+  if (version.deprecationWarning !== undefined) return version.deprecationWarning;
+  const { group } = crd.spec!;
+  const kind = crd.status?.acceptedNames?.kind || crd.spec?.names?.kind;
+  const better = (crd.spec?.versions ?? []).filter((v) => v.served && !v.deprecated && compareVersions(v.name!, version.name!) < 0).map((v) => v.name!).sort(compareVersions);
+  return `${group}/${version.name} ${kind} is deprecated` + (better.length > 0 ? `; use ${group}/${better[0]} ${kind}` : "");
+}
+
+export interface CustomResourceOptions {
+  /** The definition is terminating: creates are refused (405, as upstream). */
+  readonly terminating: () => boolean;
+}
+
+const AGE: CustomResourceColumnDefinition = {
+  name: "Age",
+  type: "date",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  jsonPath: ".metadata.creationTimestamp",
+};
+
+/** The declaration of the kind `crd` defines (its accepted names), or undefined when no version is served. */
+export function customResource(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition | undefined {
+  const spec = crd.spec ?? {};
+  const names = crd.status?.acceptedNames ?? spec.names ?? {};
+  const versions = servedVersions(crd);
+  if (versions.length === 0 || !names.plural || !names.kind) return undefined;
+  const byName = new Map((spec.versions ?? []).map((v) => [v.name!, v]));
+  const storage: CustomResourceDefinitionVersion | undefined = (spec.versions ?? []).find((v) => v.storage);
+  if (storage === undefined) return undefined;
+  const schema: JSONSchemaProps = storage.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const group = spec.group!;
+  const gr = { group, resource: names.plural };
+  const subresources: Subresource[] = [];
+  if (statusEnabled(storage.subresources)) subresources.push(status());
+  const scaleSpec = storage.subresources?.scale;
+  if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
+  const columns = (storage.additionalPrinterColumns?.length ? storage.additionalPrinterColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  const selectable = Object.fromEntries(
+    (storage.selectableFields ?? []).flatMap((f) => {
+      const path = parseJsonPath(f.jsonPath ?? "");
+      return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
+    }),
+  );
+  const rules = hasRules(schema);
+  const validate = (obj: ApiObject, old?: ApiObject) => {
+    const errs = validateValue(schema, obj);
+    return rules ? [...errs, ...evaluateRules(schema, obj, old)] : errs;
+  };
+  return defineResource<ApiObject>({
+    group,
+    versions,
+    storageVersion: storage.name!,
+    versionWarning: (version) => {
+      const v = byName.get(version);
+      return v === undefined ? undefined : deprecationWarning(crd, v);
+    },
+    resource: names.plural,
+    singular: names.singular || names.kind.toLowerCase(),
+    kind: names.kind,
+    namespaced: spec.scope === "Namespaced",
+    ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
+    ...(names.categories?.length ? { categories: names.categories } : {}),
+    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab); not in the schema registry.
+    schema: `${group.split(".").reverse().join(".")}.${storage.name}.${names.kind}`,
+    protobuf: false,
+    strategicMerge: false,
+    subresources,
+    pruneUnknown: (value) => prune(schema, value),
+    defaults: (obj) => applyDefaults(schema, obj),
+    prepareForCreate() {
+      if (options.terminating()) {
+        const err = methodNotSupported(gr, "create");
+        throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
+      }
+    },
+    validate: (obj) => validate(obj),
+    validateUpdate: (obj, old) => validate(obj, old),
+    table: {
+      columns: [
+        { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+        ...columns.map(({ column }): TableColumn => ({
+          name: column.name!,
+          type: column.type as TableColumn["type"],
+          ...(column.format ? { format: column.format } : {}),
+          description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
+          priority: column.priority ?? 0,
+        })),
+      ],
+      cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
+    },
+    ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
+  });
+}
+
+/**
+ * A column's cell as upstream's table convertor makes it: the first match
+ * only; strings as printed, dates as ages ("5m"), numbers and booleans when
+ * the value has the column's type, otherwise null.
+ */
+function cell(column: CustomResourceColumnDefinition, values: unknown[], now: Date): unknown {
+  const v = values[0];
+  if (v === undefined || v === null) return null;
+  switch (column.type) {
+    case "string":
+      return typeof v === "string" ? v : JSON.stringify(v);
+    case "integer":
+      return typeof v === "number" ? Math.trunc(v) : null;
+    case "number":
+      return typeof v === "number" ? v : null;
+    case "boolean":
+      return typeof v === "boolean" ? v : null;
+    case "date": {
+      if (typeof v !== "string") return null;
+      const at = Date.parse(v);
+      return Number.isNaN(at) ? "<invalid>" : humanDuration(now.getTime() - at);
+    }
+    default:
+      return null;
+  }
+}
+
+function selectorValue(v: unknown): string {
+  if (v === undefined || v === null) return "";
+  return typeof v === "string" ? v : String(v);
+}
+
+function scaleAccess(specPath: string, statusPath: string, selectorPath: string | undefined): ScaleAccess<ApiObject> {
+  const spec = parseJsonPath(specPath) ?? [];
+  const statusSteps = parseJsonPath(statusPath) ?? [];
+  const selector: Step[] | undefined = selectorPath ? parseJsonPath(selectorPath) : undefined;
+  const num = (v: unknown) => (typeof v === "number" ? v : 0);
+  return {
+    specReplicas: (obj) => num(evaluate(spec, obj)[0]),
+    setSpecReplicas: (obj, replicas) => setAt(spec, obj as unknown as Record<string, unknown>, replicas),
+    statusReplicas: (obj) => num(evaluate(statusSteps, obj)[0]),
+    selector: (obj) => {
+      const v = selector === undefined ? undefined : evaluate(selector, obj)[0];
+      return typeof v === "string" ? v : "";
+    },
+  };
+}
+
+/**
+ * The storage version's schema as types of the schema language, named under
+ * the kind's schema name (`com.example.stable.v1.CronTab.spec`), for what
+ * walks objects by type: managed fields and server-side apply (list types
+ * and map keys as the schema gives them). Defaults stay in the JSON schema.
+ */
+export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition): TypeDef[] {
+  const version = (crd.spec?.versions ?? []).find((v) => v.name === (def.storageVersion ?? def.versions[0]));
+  const root = version?.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  const out: TypeDef[] = [];
+  const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {
+    if (!isObject(schema as unknown)) return s.any();
+    if (schema["x-kubernetes-int-or-string"] === true) return s.intOrString();
+    if (schema.type === "array") {
+      const items = Array.isArray(schema.items) || schema.items === undefined ? s.any() : typeOf(schema.items, `${name}.items`, false);
+      const listType = schema[LIST_TYPE] as "atomic" | "set" | "map" | undefined;
+      return s.array(items, { listType: listType ?? "atomic", ...(schema[LIST_MAP_KEYS] ? { listMapKeys: schema[LIST_MAP_KEYS] } : {}) });
+    }
+    if (schema.type === "object" && schema[MAP_TYPE] !== "atomic") {
+      if (isRoot || (schema.properties !== undefined && Object.keys(schema.properties).length > 0)) {
+        const fields: Record<string, Field> = {};
+        let tag = 1;
+        const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+        for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+          if (isRoot && key === "metadata") continue;
+          fields[key] = f(tag++, typeOf(prop, `${name}.${key}`, false), prop.description ?? "", required.has(key) ? { required: true } : {});
+        }
+        if (isRoot || schema["x-kubernetes-embedded-resource"] === true) {
+          fields["apiVersion"] ??= f(tag++, s.string(), "APIVersion defines the versioned schema of this representation of an object.");
+          fields["kind"] ??= f(tag++, s.string(), "Kind is a string value representing the REST resource this object represents.");
+          fields["metadata"] = f(tag++, s.ref(`${META_V1}.ObjectMeta`), "Standard object's metadata.");
+        }
+        out.push({ name, description: schema.description ?? "", fields });
+        return s.ref(name);
+      }
+      if (isObject(schema.additionalProperties as unknown)) return s.map(typeOf(schema.additionalProperties as JSONSchemaProps, `${name}.values`, false));
+      return s.any();
+    }
+    switch (schema.type) {
+      case "string": {
+        const strings = Array.isArray(schema.enum) && schema.enum.every((e) => typeof e === "string") ? (schema.enum as string[]) : undefined;
+        const format = schema.format === "date-time" || schema.format === "byte" ? schema.format : undefined;
+        return s.string({ ...(strings ? { enum: strings } : {}), ...(format ? { format } : {}) });
+      }
+      case "integer":
+        return s.int64();
+      case "number":
+        return s.double();
+      case "boolean":
+        return s.bool();
+      default:
+        return s.any();
+    }
+  };
+  typeOf({ ...root, type: "object" }, def.schema, true);
+  out.push({
+    name: `${def.schema}List`,
+    description: `${def.kind}List is a list of ${def.kind}`,
+    fields: {
+      apiVersion: f(1, s.string(), "APIVersion defines the versioned schema of this representation of an object."),
+      kind: f(2, s.string(), "Kind is a string value representing the REST resource this object represents."),
+      metadata: f(3, s.ref(`${META_V1}.ListMeta`), "Standard list metadata."),
+      items: f(4, s.array(s.ref(def.schema)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
+    },
+  });
+  return out;
+}

@@ -1,0 +1,429 @@
+// Custom resources on the real server and store: a CustomResourceDefinition
+// is served within a second (CRUD, patches, watch, status and scale,
+// discovery, OpenAPI), its schema validates, prunes and defaults objects, the
+// Table has its printer columns, names conflict as upstream, deleting it
+// removes its objects first, and it is served again after a restart.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { coreModule } from "../../api/core/index.js";
+import { apiextensionsModule } from "../../api/apiextensions/index.js";
+import { startTestServer, type TestServer } from "../testing/harness.js";
+import { cronTabCrd } from "./testing.js";
+
+const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
+const W = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+const tab = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "stable.example.com/v1",
+  kind: "CronTab",
+  metadata: { name },
+  spec: { cronSpec: "* * * * */5", image: "img", ...spec },
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 1000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("custom resources", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+  });
+  after(async () => t.close());
+
+  test("a CRD is served within a second, Established and NamesAccepted", async () => {
+    const created = await t.request("POST", CRDS, { body: cronTabCrd() });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.spec.names.listKind, "CronTabList", "defaulted");
+    assert.deepEqual(created.json.status.storedVersions, ["v1"]);
+    const started = Date.now();
+    await until("crontabs served", async () => ((await t.request("GET", W)).status === 200 ? true : undefined));
+    assert.ok(Date.now() - started < 1000);
+    const crd = await until("Established", async () => {
+      const got = (await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).json;
+      return got.status?.conditions?.find((c: any) => c.type === "Established")?.status === "True" ? got : undefined;
+    });
+    const names = crd.status.conditions.find((c: any) => c.type === "NamesAccepted");
+    assert.equal(names.status, "True");
+    assert.equal(names.reason, "NoConflicts");
+    assert.equal(crd.status.acceptedNames.kind, "CronTab");
+    assert.deepEqual(crd.metadata.finalizers, undefined);
+  });
+
+  test("CRUD, defaults, pruning and schema errors", async () => {
+    const created = await t.request("POST", W, { body: { ...tab("a"), spec: { ...tab("a").spec, unknown: 1 }, junk: true } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.spec.replicas, 1, "schema default");
+    assert.equal(created.json.spec.mode, "slow");
+    assert.equal(created.json.spec.unknown, undefined, "pruned");
+    assert.equal(created.json.junk, undefined, "pruned at the root");
+    assert.match(String(created.headers["warning"]), /unknown field \\"spec.unknown\\"/);
+    const strict = await t.request("POST", `${W}?fieldValidation=Strict`, { body: { ...tab("s"), spec: { ...tab("s").spec, unknown: 1 } } });
+    assert.equal(strict.status, 400, strict.text);
+    assert.match(strict.json.message, /unknown field "spec.unknown"/);
+
+    const meta = await t.request("POST", W, { body: { ...tab("meta"), metadata: { name: "meta", labels: { a: "b" }, junk: 1 } } });
+    assert.equal(meta.status, 201, meta.text);
+    assert.equal(meta.json.metadata.junk, undefined, "unknown metadata fields pruned");
+    assert.match(String(meta.headers["warning"]), /unknown field \\"metadata.junk\\"/);
+    const badMeta = await t.request("POST", W, { body: { ...tab("badmeta"), metadata: { name: "badmeta", labels: "x" } } });
+    assert.equal(badMeta.status, 400, badMeta.text);
+    const badName = await t.request("POST", W, { body: { ...tab("x"), metadata: { name: 5 } } });
+    assert.equal(badName.status, 400, badName.text);
+
+    const bad = await t.request("POST", W, { body: tab("b", { replicas: "three" }) });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.message, 'CronTab.stable.example.com "b" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"');
+    const many = await t.request("POST", W, { body: tab("c", { replicas: 11, mode: "odd", image: "x".repeat(21), cronSpec: "nope", port: true }) });
+    assert.equal(many.status, 422, many.text);
+    const causes = many.json.details.causes.map((c: any) => `${c.field}: ${c.message}`).sort();
+    assert.deepEqual(causes, [
+      "spec.cronSpec: Invalid value: \"nope\": spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'",
+      'spec.image: Invalid value: "xxxxxxxxxxxxxxxxxxxxx": spec.image in body should be at most 20 chars long',
+      'spec.mode: Unsupported value: "odd": supported values: "fast", "slow"',
+      'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+      "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10",
+    ]);
+    const missing = await t.request("POST", W, { body: { ...tab("d"), spec: { image: "i" } } });
+    assert.equal(missing.status, 422);
+    assert.match(missing.json.message, /spec.cronSpec: Required value/);
+
+    const got = await t.request("GET", `${W}/a`);
+    assert.equal(got.json.apiVersion, "stable.example.com/v1");
+    const put = await t.request("PUT", `${W}/a`, { body: { ...got.json, spec: { ...got.json.spec, image: "img2", extra: { any: { thing: 1 } } } } });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.spec.extra, { any: { thing: 1 } }, "preserved unknown fields");
+    assert.equal(put.json.metadata.generation, 2);
+
+    const merge = await t.request("PATCH", `${W}/a`, { rawBody: JSON.stringify({ spec: { replicas: 3, bogus: 1 } }), headers: { "content-type": "application/merge-patch+json" } });
+    assert.equal(merge.status, 200, merge.text);
+    assert.equal(merge.json.spec.replicas, 3);
+    assert.equal(merge.json.spec.bogus, undefined);
+    const json = await t.request("PATCH", `${W}/a`, { rawBody: JSON.stringify([{ op: "replace", path: "/spec/image", value: "img3" }]), headers: { "content-type": "application/json-patch+json" } });
+    assert.equal(json.status, 200, json.text);
+    assert.equal(json.json.spec.image, "img3");
+    assert.equal(json.json.spec.replicas, 3);
+    const smp = await t.request("PATCH", `${W}/a`, { rawBody: "{}", headers: { "content-type": "application/strategic-merge-patch+json" } });
+    assert.equal(smp.status, 415, smp.text);
+    assert.match(smp.json.message, /application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/);
+    const apply = await t.request("PATCH", `${W}/applied?fieldManager=me`, {
+      rawBody: JSON.stringify(tab("applied", { replicas: 2 })),
+      headers: { "content-type": "application/apply-patch+yaml" },
+    });
+    assert.equal(apply.status, 201, apply.text);
+    assert.equal(apply.json.spec.replicas, 2);
+
+    const protobuf = await t.request("GET", `${W}/a`, { headers: { accept: "application/vnd.kubernetes.protobuf, application/json" } });
+    assert.equal(protobuf.status, 200);
+    assert.match(String(protobuf.headers["content-type"]), /^application\/json/);
+
+    const nowhere = await t.request("POST", "/apis/stable.example.com/v1/namespaces/nowhere/crontabs", { body: tab("lost") });
+    assert.equal(nowhere.status, 404, nowhere.text);
+    assert.match(nowhere.json.message, /namespaces "nowhere" not found/);
+
+    const byName = await t.request("GET", `${W}?fieldSelector=metadata.name%3Da`);
+    assert.deepEqual(byName.json.items.map((i: any) => i.metadata.name), ["a"]);
+    assert.equal(byName.json.kind, "CronTabList");
+  });
+
+  test("status and scale subresources", async () => {
+    const created = await t.request("POST", W, { body: tab("sc", { replicas: 2 }) });
+    assert.equal(created.status, 201, created.text);
+    const st = await t.request("PUT", `${W}/sc/status`, { body: { ...created.json, status: { replicas: 2, selector: "app=x" }, spec: { ...created.json.spec, replicas: 9 } } });
+    assert.equal(st.status, 200, st.text);
+    assert.equal(st.json.status.replicas, 2);
+    assert.equal(st.json.spec.replicas, 2, "status writes leave spec");
+    const scale = await t.request("GET", `${W}/sc/scale`);
+    assert.equal(scale.status, 200, scale.text);
+    assert.equal(scale.json.kind, "Scale");
+    assert.equal(scale.json.spec.replicas, 2);
+    assert.equal(scale.json.status.selector, "app=x");
+    const put = await t.request("PUT", `${W}/sc/scale`, { body: { ...scale.json, spec: { replicas: 5 } } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal((await t.request("GET", `${W}/sc`)).json.spec.replicas, 5);
+  });
+
+  test("Table with printer columns, discovery and OpenAPI", async () => {
+    const table = await t.request("GET", W, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+    assert.equal(table.status, 200, table.text);
+    assert.deepEqual(table.json.columnDefinitions.map((c: any) => c.name), ["Name", "Spec", "Replicas", "Age"]);
+    const row = table.json.rows.find((r: any) => r.cells[0] === "a");
+    assert.deepEqual(row.cells.slice(0, 3), ["a", "* * * * */5", 3]);
+
+    const list = (await t.request("GET", "/apis/stable.example.com/v1")).json;
+    const main = list.resources.find((r: any) => r.name === "crontabs");
+    assert.deepEqual(main.shortNames, ["ct"]);
+    assert.deepEqual(main.categories, ["all"]);
+    assert.deepEqual(list.resources.map((r: any) => r.name).sort(), ["crontabs", "crontabs/scale", "crontabs/status"]);
+    const agg = (await t.request("GET", "/apis", { headers: { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" } })).json;
+    assert.ok(agg.items.some((g: any) => g.metadata.name === "stable.example.com"));
+    const index = (await t.request("GET", "/openapi/v3")).json;
+    assert.ok(index.paths["apis/stable.example.com/v1"], "OpenAPI lists the group version");
+    const doc = (await t.request("GET", "/openapi/v3/apis/stable.example.com/v1")).json;
+    const schema = doc.components.schemas["com.example.stable.v1.CronTab"];
+    assert.deepEqual(schema["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTab" }]);
+    assert.deepEqual(schema.properties.spec, { allOf: [{ $ref: "#/components/schemas/com.example.stable.v1.CronTab.spec" }], description: "" });
+    const spec = doc.components.schemas["com.example.stable.v1.CronTab.spec"];
+    assert.equal(spec.properties.replicas.type, "integer");
+    assert.deepEqual(spec.properties.mode.enum, ["fast", "slow"]);
+    assert.deepEqual(spec.required, ["cronSpec"]);
+    assert.ok(doc.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], "metadata is described");
+    assert.deepEqual(doc.components.schemas["com.example.stable.v1.CronTabList"]["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTabList" }]);
+  });
+
+  test("watch sees custom objects", async () => {
+    const w = await t.watch(`${W}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dwatched`);
+    await t.request("POST", W, { body: tab("watched") });
+    const [ev] = await w.next(1, 2000);
+    assert.equal(ev.type, "ADDED");
+    assert.equal(ev.object.kind, "CronTab");
+    w.close();
+  });
+
+  test("name conflicts are refused as upstream", async () => {
+    const other = cronTabCrd();
+    (other.metadata as any).name = "crontabz.stable.example.com";
+    (other.spec as any).names = { plural: "crontabz", singular: "crontabz", kind: "CronTab" };
+    const created = await t.request("POST", CRDS, { body: other });
+    assert.equal(created.status, 201, created.text);
+    const crd = await until("NamesAccepted False", async () => {
+      const got = (await t.request("GET", `${CRDS}/crontabz.stable.example.com`)).json;
+      return got.status?.conditions?.find((c: any) => c.type === "NamesAccepted")?.status === "False" ? got : undefined;
+    });
+    const names = crd.status.conditions.find((c: any) => c.type === "NamesAccepted");
+    // As upstream: kind, then listKind are checked, and the last conflict names the reason.
+    assert.equal(names.reason, "ListKindConflict");
+    assert.equal(names.message, '"CronTabList" is already in use');
+    assert.equal(crd.status.conditions.find((c: any) => c.type === "Established").status, "False");
+    assert.equal((await t.request("GET", "/apis/stable.example.com/v1/namespaces/default/crontabz")).status, 404);
+    assert.equal((await t.request("DELETE", `${CRDS}/crontabz.stable.example.com`)).status, 202);
+  });
+
+  test("invalid CRDs are refused with upstream's messages", async () => {
+    const wrongName = await t.request("POST", CRDS, { body: { ...cronTabCrd(), metadata: { name: "x.stable.example.com" } } });
+    assert.equal(wrongName.status, 422);
+    assert.match(wrongName.json.message, /metadata.name: Invalid value: "x.stable.example.com": must be spec.names.plural\+"."\+spec.group/);
+    const protectedGroup = cronTabCrd() as any;
+    protectedGroup.metadata.name = "crontabs.stable.orch.io";
+    protectedGroup.spec.group = "stable.orch.io";
+    const approval = await t.request("POST", CRDS, { body: protectedGroup });
+    assert.equal(approval.status, 422, approval.text);
+    assert.match(approval.json.message, /metadata.annotations\[api-approved.orch.io\]: Required value: protected groups must have approval annotation "api-approved.orch.io", see https:\/\/github.com\/kubernetes\/enhancements\/pull\/1111/);
+    protectedGroup.metadata.annotations = { "api-approved.orch.io": "unapproved, testing only" };
+    assert.equal((await t.request("POST", `${CRDS}?dryRun=All`, { body: protectedGroup })).status, 201);
+
+    const crd = cronTabCrd() as any;
+    crd.metadata.name = "things.example";
+    crd.spec.group = "example";
+    crd.spec.names = { plural: "things", kind: "Thing" };
+    crd.spec.versions = [{ name: "v1", served: true, storage: false, schema: { openAPIV3Schema: { type: "object", properties: { spec: { properties: { a: { type: "string" } }, additionalProperties: { type: "string" } } } } } }];
+    const bad = await t.request("POST", CRDS, { body: crd });
+    assert.equal(bad.status, 422, bad.text);
+    const causes = bad.json.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+    assert.ok(causes.includes('spec.group: Invalid value: "example": should be a domain with at least one dot'), causes.join("\n"));
+    assert.ok(causes.some((c: string) => c.startsWith("spec.versions: Invalid value") && c.endsWith("must have exactly one version marked as storage version")), causes.join("\n"));
+    assert.ok(causes.includes("spec.versions[0].schema.openAPIV3Schema.properties[spec].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive"), causes.join("\n"));
+    assert.ok(causes.includes("spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"), causes.join("\n"));
+  });
+
+  test("deleting the CRD deletes its objects first, then unserves the kind", async () => {
+    const before = (await t.request("GET", W)).json.items.length;
+    assert.ok(before > 0);
+    const watch = await t.watch(`${W}?watch=true&resourceVersion=0`);
+    await watch.next(before, 2000);
+    const del = await t.request("DELETE", `${CRDS}/crontabs.stable.example.com`);
+    assert.equal(del.status, 202, del.text);
+    assert.deepEqual(del.json.metadata.finalizers, ["customresourcecleanup.apiextensions.orch.io"]);
+    assert.equal(del.json.status.conditions.find((c: any) => c.type === "Terminating").status, "True");
+    await until("CRD gone", async () => ((await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 3000);
+    await until("kind unserved", async () => ((await t.request("GET", W)).status === 404 ? true : undefined));
+    // The watch saw every object go, then ended with the kind.
+    const deleted = await watch.next(before, 2000);
+    assert.ok(deleted.every((e: any) => e.type === "DELETED"));
+    await assert.rejects(watch.next(1, 2000), /watch ended/);
+    // Recreated: no object of the old one is left.
+    assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+    const list = await until("served again", async () => {
+      const r = await t.request("GET", W);
+      return r.status === 200 ? r.json : undefined;
+    });
+    assert.equal(list.items.length, 0);
+  });
+});
+
+describe("custom resources: deletion waits for objects' own finalizers", () => {
+  test("the CRD stays Terminating while an object is held, and goes once it is released", async () => {
+    const t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    try {
+      assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+      await until("served", async () => ((await t.request("GET", W)).status === 200 ? true : undefined));
+      const held = { ...tab("held"), metadata: { name: "held", finalizers: ["example.com/hold"] } };
+      assert.equal((await t.request("POST", W, { body: held })).status, 201);
+      assert.equal((await t.request("DELETE", `${CRDS}/crontabs.stable.example.com`)).status, 202);
+      const crd = await until("InstanceDeletionCheck", async () => {
+        const got = (await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).json;
+        return got.status?.conditions?.find((c: any) => c.type === "Terminating")?.reason === "InstanceDeletionCheck" ? got : undefined;
+      }, 3000);
+      assert.equal(crd.status.conditions.find((c: any) => c.type === "Terminating").status, "True");
+      const create = await t.request("POST", W, { body: tab("late") });
+      assert.equal(create.status, 405, create.text);
+      assert.equal(create.json.message, "create not allowed while custom resource definition is terminating");
+      const obj = (await t.request("GET", `${W}/held`)).json;
+      assert.ok(obj.metadata.deletionTimestamp, "the object is being deleted");
+      assert.equal((await t.request("PUT", `${W}/held`, { body: { ...obj, metadata: { ...obj.metadata, finalizers: [] } } })).status, 200);
+      await until("CRD gone", async () => ((await t.request("GET", `${CRDS}/crontabs.stable.example.com`)).status === 404 ? true : undefined), 5000);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("custom resources across a restart", () => {
+  test("a CRD's kind is served as soon as the restarted server is ready", async () => {
+    const first = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const dataDir = first.dataDir;
+    try {
+      assert.equal((await first.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+      await until("served", async () => ((await first.request("GET", W)).status === 200 ? true : undefined));
+      assert.equal((await first.request("POST", W, { body: tab("kept") })).status, 201);
+    } finally {
+      await first.server.close();
+    }
+    const second = await startTestServer({ modules: [coreModule, apiextensionsModule], dataDir });
+    try {
+      const got = await second.request("GET", `${W}/kept`);
+      assert.equal(got.status, 200, got.text);
+      assert.equal(got.json.spec.cronSpec, "* * * * */5");
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe("custom resources: versions, selectable fields and validation rules", () => {
+  let t: TestServer;
+  const G = "/apis/rules.example.com";
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const schema = {
+      openAPIV3Schema: {
+        type: "object",
+        properties: {
+          spec: {
+            type: "object",
+            "x-kubernetes-validations": [{ rule: "self.min <= self.max", message: "min must not exceed max" }],
+            properties: {
+              color: { type: "string" },
+              min: { type: "integer" },
+              max: { type: "integer" },
+              size: { type: "string", "x-kubernetes-validations": [{ rule: "self == oldSelf", message: "size is immutable" }] },
+            },
+          },
+        },
+      },
+    };
+    const crd = {
+      apiVersion: "apiextensions.orch.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "gizmos.rules.example.com" },
+      spec: {
+        group: "rules.example.com",
+        scope: "Cluster",
+        names: { plural: "gizmos", kind: "Gizmo" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema, selectableFields: [{ jsonPath: ".spec.color" }] },
+          { name: "v1beta1", served: true, storage: false, schema, deprecated: true },
+        ],
+      },
+    };
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201);
+    await until("gizmos served", async () => ((await t.request("GET", `${G}/v1/gizmos`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  const gizmo = (name: string, spec: Record<string, unknown>, version = "v1") => ({ apiVersion: `rules.example.com/${version}`, kind: "Gizmo", metadata: { name }, spec });
+
+  test("every served version shares the storage version's objects", async () => {
+    assert.equal((await t.request("POST", `${G}/v1beta1/gizmos`, { body: gizmo("old", { color: "red", min: 1, max: 2, size: "s" }, "v1beta1") })).status, 201);
+    const v1 = await t.request("GET", `${G}/v1/gizmos/old`);
+    assert.equal(v1.json.apiVersion, "rules.example.com/v1");
+    const beta = await t.request("GET", `${G}/v1beta1/gizmos/old`);
+    assert.equal(beta.json.apiVersion, "rules.example.com/v1beta1");
+    assert.equal(beta.headers["warning"], '299 - "rules.example.com/v1beta1 Gizmo is deprecated; use rules.example.com/v1 Gizmo"');
+    assert.equal(v1.headers["warning"], undefined);
+    const group = (await t.request("GET", "/apis/rules.example.com")).json;
+    assert.deepEqual(group.versions.map((v: any) => v.version), ["v1", "v1beta1"]);
+    assert.equal(group.preferredVersion.version, "v1");
+  });
+
+  test("selectableFields are field selectors", async () => {
+    assert.equal((await t.request("POST", `${G}/v1/gizmos`, { body: gizmo("blue", { color: "blue", min: 1, max: 1, size: "m" }) })).status, 201);
+    const blue = await t.request("GET", `${G}/v1/gizmos?fieldSelector=spec.color%3Dblue`);
+    assert.equal(blue.status, 200, blue.text);
+    assert.deepEqual(blue.json.items.map((i: any) => i.metadata.name), ["blue"]);
+    const unknown = await t.request("GET", `${G}/v1/gizmos?fieldSelector=spec.min%3D1`);
+    assert.equal(unknown.status, 400, unknown.text);
+  });
+
+  test("CEL rules: self and transition rules", async () => {
+    const bad = await t.request("POST", `${G}/v1/gizmos`, { body: gizmo("bad", { min: 3, max: 1 }) });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.message, 'Gizmo.rules.example.com "bad" is invalid: spec: Invalid value: "object": min must not exceed max');
+    const cur = (await t.request("GET", `${G}/v1/gizmos/blue`)).json;
+    const changed = await t.request("PUT", `${G}/v1/gizmos/blue`, { body: { ...cur, spec: { ...cur.spec, size: "xl" } } });
+    assert.equal(changed.status, 422, changed.text);
+    assert.match(changed.json.message, /spec.size: Invalid value: "string": size is immutable/);
+    const badRule = await t.request("POST", CRDS, {
+      body: {
+        apiVersion: "apiextensions.orch.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "things.rules.example.com" },
+        spec: { group: "rules.example.com", scope: "Cluster", names: { plural: "things", kind: "Thing" }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-validations": [{ rule: "self.a +" }] } } }] },
+      },
+    });
+    assert.equal(badRule.status, 422, badRule.text);
+    assert.match(badRule.json.message, /spec.versions\[0\].schema.openAPIV3Schema.x-kubernetes-validations\[0\].rule: Invalid value: .*compilation failed/);
+  });
+});
+
+describe("custom resources: hostile definitions", () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+  });
+  after(async () => t.close());
+
+  test("malformed CRDs are refused (4xx) and the server stays up", async () => {
+    const base = () => JSON.parse(JSON.stringify(cronTabCrd()));
+    const mutations: [string, (crd: any) => void][] = [
+      ["versions not a list", (c) => (c.spec.versions = "v1")],
+      ["names not an object", (c) => (c.spec.names = 3)],
+      ["schema a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema = "object")],
+      ["enum not a list", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.mode.enum = "fast")],
+      ["items a number", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.list = { type: "array", items: 5 })],
+      ["additionalProperties a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.m = { type: "object", additionalProperties: "x" })],
+      ["type a number", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.image.type = 5)],
+      ["required a string", (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.required = "cronSpec")],
+      ["no spec", (c) => delete c.spec],
+      ["a printer column without a path", (c) => delete c.spec.versions[0].additionalPrinterColumns[0].jsonPath],
+      ["a bad printer column path", (c) => (c.spec.versions[0].additionalPrinterColumns[0].jsonPath = "spec.x")],
+      ["scale path outside spec", (c) => (c.spec.versions[0].subresources.scale.specReplicasPath = ".status.replicas")],
+      ["a scope that does not exist", (c) => (c.spec.scope = "Galaxy")],
+    ];
+    for (const [name, mutate] of mutations) {
+      const crd = base();
+      mutate(crd);
+      const r = await t.request("POST", CRDS, { body: crd });
+      assert.ok(r.status === 400 || r.status === 422, `${name}: ${r.status} ${r.text}`);
+    }
+    assert.equal((await t.request("GET", "/readyz")).status, 200);
+    assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+  });
+});
