@@ -27,6 +27,9 @@ export const SERVICE_ACCOUNTS = ref("", "serviceaccounts");
 export const CONFIGMAPS = ref("", "configmaps");
 export const SECRETS = ref("", "secrets");
 export const EVENTS = ref("", "events");
+export const REPLICATIONCONTROLLERS = ref("", "replicationcontrollers");
+export const RESOURCEQUOTAS = ref("", "resourcequotas");
+export const LIMITRANGES = ref("", "limitranges");
 
 // apps/v1
 export const REPLICASETS = ref("apps", "replicasets");

@@ -5,7 +5,7 @@ export { runControllerManager, selectControllers, controllerManagerLease, CONTRO
 export type { ControllerContext, ControllerDescriptor } from "./controller.js";
 export { namespaceController, NamespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";
-export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
+export { replicaSetController, replicationControllerController, ReplicaSetController, REPLICATION_CONTROLLER_KIND, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";
 export { statefulSetController, StatefulSetController, type StatefulSetControllerOptions } from "./statefulset/controller.js";
 export { daemonSetController, DaemonSetController, type DaemonSetControllerOptions } from "./daemonset/controller.js";

@@ -10,7 +10,7 @@ import { deploymentController } from "./deployment/controller.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
-import { replicaSetController } from "./replicaset/controller.js";
+import { replicaSetController, replicationControllerController } from "./replicaset/controller.js";
 import { statefulSetController } from "./statefulset/controller.js";
 import { nodeLifecycleController } from "./node-lifecycle/controller.js";
 import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
@@ -28,6 +28,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
   garbageCollectorController,
   replicaSetController,
+  replicationControllerController,
   deploymentController,
   statefulSetController,
   daemonSetController,

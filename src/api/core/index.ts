@@ -10,10 +10,14 @@ import { eventsResource } from "./events.js";
 import { namespacesResource } from "./namespaces.js";
 import { nodesResource } from "./nodes.js";
 import { podsResource } from "./pods.js";
-import { registerCoreSchemas } from "./schemas.js";
+import { CORE_V1, registerCoreSchemas } from "./schemas.js";
 import { secretsResource } from "./secrets.js";
 import { serviceAccountsResource } from "./serviceaccounts.js";
 import { servicesResource } from "./services.js";
+import { POD_TEMPLATE_TYPES, podTemplatesResource } from "./pod-templates.js";
+import { REPLICATION_CONTROLLER_TYPES, replicationControllersResource } from "./replication-controllers.js";
+import { LIMIT_RANGE_TYPES, limitRangesResource } from "./limit-ranges.js";
+import { RESOURCE_QUOTA_TYPES, resourceQuotasResource } from "./resource-quotas.js";
 
 export { CORE_V1, registerCoreSchemas, listOf } from "./schemas.js";
 export { defaultPodSpec, defaultPullPolicy } from "./pod-defaults.js";
@@ -22,10 +26,17 @@ export { podQOSClass, bindPod } from "./pods.js";
 export { podStatusCells } from "./pod-table.js";
 export { NAMESPACE_FINALIZER } from "./namespaces.js";
 export type * from "./types.js";
+export type { ReplicationController, ReplicationControllerStatus } from "./replication-controllers.js";
+export type { LimitRange, LimitRangeItem } from "./limit-ranges.js";
+export type { ResourceQuota, ResourceQuotaSpec } from "./resource-quotas.js";
+export type { PodTemplate } from "./pod-templates.js";
 
 export const coreModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registerCoreSchemas(registry);
+    if (registry.get(`${CORE_V1}.ReplicationController`) === undefined) {
+      registry.add(...REPLICATION_CONTROLLER_TYPES, ...POD_TEMPLATE_TYPES, ...LIMIT_RANGE_TYPES, ...RESOURCE_QUOTA_TYPES);
+    }
   },
   resources(naming: Naming): ResourceDefinition[] {
     return [
@@ -38,6 +49,10 @@ export const coreModule: ApiGroupModule = {
       secretsResource(naming),
       serviceAccountsResource(),
       eventsResource(naming),
+      replicationControllersResource(),
+      podTemplatesResource(),
+      limitRangesResource(),
+      resourceQuotasResource(),
     ];
   },
 };

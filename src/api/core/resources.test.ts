@@ -21,6 +21,10 @@ test("core: module declares its resources with upstream's names and scopes", () 
       ["secrets", "Secret", true, [], [], false, "subdomain"],
       ["serviceaccounts", "ServiceAccount", true, ["sa"], [], true, "subdomain"],
       ["events", "Event", true, ["ev"], [], true, "subdomain"],
+      ["replicationcontrollers", "ReplicationController", true, ["rc"], ["all"], false, "subdomain"],
+      ["podtemplates", "PodTemplate", true, [], [], false, "subdomain"],
+      ["limitranges", "LimitRange", true, ["limits"], [], false, "subdomain"],
+      ["resourcequotas", "ResourceQuota", true, ["quota"], [], false, "subdomain"],
     ],
   );
   for (const d of defs) assert.equal(d.group, "");
