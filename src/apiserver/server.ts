@@ -18,6 +18,9 @@ import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
+import { limitRanger } from "./admission/limit-ranger.js";
+import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import type { LimitRange } from "../api/core/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -129,7 +132,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, naming });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -241,10 +244,11 @@ interface AdmissionWiring {
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
+  readonly naming: Naming;
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, registry, storage, stores, timing, log, naming }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -253,12 +257,16 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
     decode: (value) => stores().services!.decode({ key: "", value, createRevision: 0, modRevision: 0 }),
     log,
   });
+  // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).
+  const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await stores().for({ group: "", resource: "limitranges" })!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      ...(limits ? [limits.mutating] : []),
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
     ],
+    validating: [...(limits ? [limits.validating] : []), resourceQuotaAdmission(() => stores().for({ group: "", resource: "resourcequotas" }))],
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };

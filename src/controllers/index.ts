@@ -20,3 +20,4 @@ export { endpointsController, EndpointsController } from "./endpoint/controller.
 export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export type { ControllerConfig } from "./controller.js";
+export { resourceQuotaController, ResourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";

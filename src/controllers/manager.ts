@@ -22,6 +22,7 @@ import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
+import { resourceQuotaController } from "./resourcequota/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -42,6 +43,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
+  resourceQuotaController,
 ];
 
 export interface LeaderElectionSettings {
