@@ -40,7 +40,7 @@ export class Router {
 
   constructor(options: RouterOptions) {
     this.#o = options;
-    this.#deps = { agents: options.agents, nodes: options.stores.nodes };
+    this.#deps = { agents: options.agents, nodes: options.stores.nodes, pdbs: options.stores.for({ group: "policy", resource: "poddisruptionbudgets" }) };
   }
 
   async serve(ctx: RequestContext<ResponseExchange>): Promise<void> {

@@ -21,3 +21,4 @@ export { endpointSliceController, EndpointSliceController, type EndpointSliceCon
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export type { ControllerConfig } from "./controller.js";
 export { resourceQuotaController, ResourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";
+export { disruptionController, DisruptionController } from "./disruption/controller.js";

@@ -23,6 +23,7 @@ import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 import { resourceQuotaController } from "./resourcequota/controller.js";
+import { disruptionController } from "./disruption/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -44,6 +45,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointSliceController,
   endpointSliceMirroringController,
   resourceQuotaController,
+  disruptionController,
 ];
 
 export interface LeaderElectionSettings {

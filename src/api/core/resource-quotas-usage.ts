@@ -9,6 +9,7 @@
 // Scopes (Terminating, NotTerminating, BestEffort, NotBestEffort, PriorityClass) select pods only.
 
 import type { ApiObject, GroupResource } from "../../machinery/index.js";
+import { isPodTerminal } from "./pod-phase.js";
 import { podQOSClass } from "./pods.js";
 import { add, cmp, quantity, type Quantity } from "./quantity-math.js";
 import type { ResourceQuota, ScopedResourceSelectorRequirement } from "./resource-quotas.js";
@@ -58,8 +59,7 @@ function maxInto(into: Usage, more: Usage): void {
 
 /** upstream's QuotaV1Pod: a terminal pod, or one past its deletion grace period, no longer uses compute quota. */
 export function podCountsForCompute(pod: Pod, now: number = Date.now()): boolean {
-  const phase = pod.status?.phase;
-  if (phase === "Succeeded" || phase === "Failed") return false;
+  if (isPodTerminal(pod)) return false;
   const meta = pod.metadata;
   if (meta.deletionTimestamp && meta.deletionGracePeriodSeconds != null) {
     if (now > Date.parse(meta.deletionTimestamp) + meta.deletionGracePeriodSeconds * 1000) return false;

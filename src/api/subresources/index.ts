@@ -11,3 +11,4 @@ export { finalize } from "./finalize.js";
 export { ephemeralContainers } from "./ephemeral-containers.js";
 export { log } from "./log.js";
 export { exec, attach } from "./exec.js";
+export { eviction } from "./eviction.js";

@@ -25,6 +25,8 @@ export interface HandlerDeps {
   agents: NodeAgentClient;
   /** The nodes' store (where a pod's agent is found); absent when nodes are not served. */
   nodes: RegistryStore | undefined;
+  /** The PodDisruptionBudgets' store (pods/eviction); absent when they are not served. */
+  pdbs?: RegistryStore | undefined;
 }
 
 export interface ResourceRequest extends HandlerDeps {
