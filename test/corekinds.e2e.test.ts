@@ -87,6 +87,14 @@ describe("kubectl 1.33 against orch server: core kinds, quota, limits, eviction"
     assert.match(big.stderr, /pods "big" is forbidden: maximum cpu usage per Container is 1, but limit is 2/);
   });
 
+  test("kubectl get cs: the control plane's health", async () => {
+    const out = await eventually("etcd-0", async () => {
+      const r = await k.run(["get", "cs"]);
+      return /^etcd-0\s+Healthy\s+\{"health":"true","reason":""\}/m.test(r.stdout) ? r : undefined;
+    });
+    assert.match(out.stdout, /^NAME\s+STATUS\s+MESSAGE\s+ERROR$/m);
+  });
+
   test("kubectl drain evicts, and waits on a PodDisruptionBudget", async () => {
     await k.ok("create", "-f", file("node.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {example.com/played-by-test: 'true'}}\n"));
     // A Ready node (else the node lifecycle controller marks its pods not ready).

@@ -41,6 +41,7 @@ import { ServiceAllocator } from "./services/allocator.js";
 import { parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
+import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
@@ -140,6 +141,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
   await reconcileBootstrapPolicy(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
+  const componentStatuses = stores.for({ group: "", resource: "componentstatuses" });
+  const stopComponentStatuses = componentStatuses ? startComponentStatuses({ store: componentStatuses, storageHealthy: () => opened.healthy(), log }) : () => {};
 
   const encoding: Encoding = {
     schemas: registry.schemas,
@@ -229,6 +232,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       agents.close();
       compactor.stop();
       stopServiceAllocator();
+      stopComponentStatuses();
       await listener.close();
       audit?.sink.close();
       stores.stop();

@@ -18,6 +18,7 @@ import { POD_TEMPLATE_TYPES, podTemplatesResource } from "./pod-templates.js";
 import { REPLICATION_CONTROLLER_TYPES, replicationControllersResource } from "./replication-controllers.js";
 import { LIMIT_RANGE_TYPES, limitRangesResource } from "./limit-ranges.js";
 import { RESOURCE_QUOTA_TYPES, resourceQuotasResource } from "./resource-quotas.js";
+import { COMPONENT_STATUS_TYPES, componentStatusesResource } from "./component-statuses.js";
 
 export { CORE_V1, registerCoreSchemas, listOf } from "./schemas.js";
 export { defaultPodSpec, defaultPullPolicy } from "./pod-defaults.js";
@@ -30,12 +31,13 @@ export type { ReplicationController, ReplicationControllerStatus } from "./repli
 export type { LimitRange, LimitRangeItem } from "./limit-ranges.js";
 export type { ResourceQuota, ResourceQuotaSpec } from "./resource-quotas.js";
 export type { PodTemplate } from "./pod-templates.js";
+export type { ComponentStatus, ComponentCondition } from "./component-statuses.js";
 
 export const coreModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registerCoreSchemas(registry);
     if (registry.get(`${CORE_V1}.ReplicationController`) === undefined) {
-      registry.add(...REPLICATION_CONTROLLER_TYPES, ...POD_TEMPLATE_TYPES, ...LIMIT_RANGE_TYPES, ...RESOURCE_QUOTA_TYPES);
+      registry.add(...REPLICATION_CONTROLLER_TYPES, ...POD_TEMPLATE_TYPES, ...LIMIT_RANGE_TYPES, ...RESOURCE_QUOTA_TYPES, ...COMPONENT_STATUS_TYPES);
     }
   },
   resources(naming: Naming): ResourceDefinition[] {
@@ -53,6 +55,7 @@ export const coreModule: ApiGroupModule = {
       podTemplatesResource(),
       limitRangesResource(),
       resourceQuotasResource(),
+      componentStatusesResource(),
     ];
   },
 };

@@ -25,6 +25,7 @@ test("core: module declares its resources with upstream's names and scopes", () 
       ["podtemplates", "PodTemplate", true, [], [], false, "subdomain"],
       ["limitranges", "LimitRange", true, ["limits"], [], false, "subdomain"],
       ["resourcequotas", "ResourceQuota", true, ["quota"], [], false, "subdomain"],
+      ["componentstatuses", "ComponentStatus", false, ["cs"], [], false, "subdomain"],
     ],
   );
   for (const d of defs) assert.equal(d.group, "");
