@@ -19,8 +19,20 @@ import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { nowMs } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 
-/** Resources watched so a change frees or takes quota at once; others are counted on resync. */
-const REPLENISHED: readonly ResourceRef[] = [PODS, SERVICES, CONFIGMAPS, SECRETS, REPLICATIONCONTROLLERS, RESOURCEQUOTAS];
+/**
+ * Resources watched so a change frees quota at once; others are counted on
+ * resync. Pods and services are read whole (their usage is in their spec);
+ * the rest count as objects, so their metadata caches (the garbage
+ * collector's, shared through the informer factory) are enough.
+ */
+const REPLENISHED: readonly { ref: ResourceRef; metadataOnly: boolean }[] = [
+  { ref: PODS, metadataOnly: false },
+  { ref: SERVICES, metadataOnly: false },
+  { ref: RESOURCEQUOTAS, metadataOnly: false },
+  { ref: CONFIGMAPS, metadataOnly: true },
+  { ref: SECRETS, metadataOnly: true },
+  { ref: REPLICATIONCONTROLLERS, metadataOnly: true },
+];
 
 export interface ResourceQuotaControllerOptions {
   /** Full recount of every quota (upstream --resource-quota-sync-period, default 5 m). */
@@ -51,7 +63,7 @@ export class ResourceQuotaController {
     this.#resyncMs = options.resyncMs ?? 5 * 60_000;
     this.#workers = options.workers ?? 5;
     this.#quotas = context.informers.informerFor<ResourceQuota>({ resource: RESOURCEQUOTAS });
-    for (const ref of REPLENISHED) this.#watched.set(grKey(ref), context.informers.informerFor<ApiObject>({ resource: ref }));
+    for (const { ref, metadataOnly } of REPLENISHED) this.#watched.set(grKey(ref), context.informers.informerFor<ApiObject>({ resource: ref, metadataOnly }));
   }
 
   async run(): Promise<void> {
