@@ -57,6 +57,7 @@ describe("kubectl 1.33 against orch server: core kinds, quota, limits, eviction"
     await k.ok("scale", "rc", "web", "--replicas=1");
     await eventually("1 pod", async () => (await jsonOf("pods", "-l", "app=web")).items.filter((p: { metadata: { deletionTimestamp?: string } }) => !p.metadata.deletionTimestamp).length === 1, 15_000);
     assert.match(await k.ok("get", "all"), /replicationcontroller\/web/);
+    assert.match(await k.ok("explain", "rc.spec.selector"), /FIELD: selector <map\[string\]string>/);
     await k.ok("delete", "rc", "web");
   });
 
@@ -78,6 +79,7 @@ describe("kubectl 1.33 against orch server: core kinds, quota, limits, eviction"
     const one = await jsonOf("pod", "one", "-n", "limited");
     assert.deepEqual(one.spec.containers[0].resources, { requests: { cpu: "100m" }, limits: { cpu: "1" } });
     assert.match(await k.ok("get", "quota", "pods", "-n", "limited"), /pods: 1\/1, requests.cpu: 100m\/1/);
+    assert.match(await k.ok("describe", "quota", "pods", "-n", "limited"), /pods\s+1\s+1\n/);
     const two = await k.run(["run", "two", "-n", "limited", "--image=busybox"]);
     assert.notEqual(two.code, 0);
     assert.match(two.stderr, /pods "two" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=1, limited: pods=1/);
