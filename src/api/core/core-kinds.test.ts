@@ -103,6 +103,9 @@ test("resourcequotas: validation, status reset on create, upstream's table", () 
     [{ hard: { pods: "1500m" } }, ['spec.hard[pods]: Invalid value: "1500m": must be an integer']],
     [{ hard: { pods: "1" }, scopes: ["Nope"] }, ['spec.scopes: Invalid value: ["Nope"]: unsupported scope']],
     [{ hard: { pods: "1" }, scopes: ["BestEffort", "NotBestEffort"] }, ['spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes']],
+    [{ hard: { pods: "1", "requests.cpu": "1" }, scopes: ["BestEffort"] }, ['spec.scopes: Invalid value: ["BestEffort"]: unsupported scope applied to resource']],
+    [{ hard: { services: "1" }, scopes: ["Terminating"] }, ['spec.scopes: Invalid value: ["Terminating"]: unsupported scope applied to resource']],
+    [{ hard: { pods: "1", "limits.memory": "1Gi", "count/pods": "3" }, scopes: ["NotTerminating"] }, []],
   ];
   for (const [spec, want] of cases) assert.deepEqual(create(d, rq(spec)).errors, want, JSON.stringify(spec));
   obj["status"] = { hard: { pods: "2", "limits.cpu": "2", "requests.memory": "1Gi" }, used: { pods: "1", "limits.cpu": "500m", "requests.memory": "512Mi" } };

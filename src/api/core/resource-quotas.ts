@@ -69,6 +69,20 @@ export function isCountedResource(name: string): boolean {
   return name.startsWith("count/") || ["pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"].includes(name);
 }
 
+/** upstream's standard quota resource names (scopes are checked against these only). */
+const STANDARD_QUOTA_RESOURCES = new Set([
+  "pods", "services", "replicationcontrollers", "resourcequotas", "secrets", "configmaps", "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+]);
+const POD_COMPUTE = new Set(["cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"]);
+
+/** upstream's IsResourceQuotaScopeValidForResource: pod scopes limit pods and their compute; BestEffort only the pod count. */
+function scopeValidFor(scope: string, name: string): boolean {
+  if (scope === "BestEffort") return name === "pods";
+  if (["Terminating", "NotTerminating", "NotBestEffort", "PriorityClass", "CrossNamespacePodAffinity"].includes(scope)) return name === "pods" || POD_COMPUTE.has(name);
+  return true;
+}
+
 function validateQuantities(values: Quantities | null | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(values ?? {})) {
@@ -85,7 +99,12 @@ export function validateResourceQuota(rq: ResourceQuota): FieldError[] {
   const spec = rq.spec ?? {};
   const errs = validateQuantities(spec.hard, "spec.hard");
   const scopes = spec.scopes ?? [];
-  for (const scope of scopes) if (!QUOTA_SCOPES.includes(scope)) errs.push(field.invalid("spec.scopes", scopes, "unsupported scope"));
+  for (const scope of scopes) {
+    if (!QUOTA_SCOPES.includes(scope)) errs.push(field.invalid("spec.scopes", scopes, "unsupported scope"));
+    for (const name of Object.keys(spec.hard ?? {}).sort()) {
+      if (STANDARD_QUOTA_RESOURCES.has(name) && !scopeValidFor(scope, name)) errs.push(field.invalid("spec.scopes", scopes, "unsupported scope applied to resource"));
+    }
+  }
   for (const [a, b] of [["BestEffort", "NotBestEffort"], ["Terminating", "NotTerminating"]]) {
     if (scopes.includes(a!) && scopes.includes(b!)) errs.push(field.invalid("spec.scopes", scopes, "conflicting scopes"));
   }
