@@ -2,11 +2,12 @@
 // every quota's status.hard equal to spec.hard and status.used the
 // namespace's actual use of each resource it holds, counted with the same
 // rules quota admission charges by (api/core/resource-quotas-usage.ts). A
-// quota is recounted when it changes, when a pod, service, config map,
-// secret, replication controller or quota of its namespace is deleted or a
-// pod finishes (replenishment: what admission charged is returned), and on a
-// full resync (--resource-quota-sync-period;
-// counts of other resources, `count/<resource>.<group>`, are listed then).
+// quota is recounted when its spec changes, when a pod, service, config
+// map, secret, replication controller or quota of its namespace is deleted
+// or a pod finishes (replenishment: what admission charged is returned), and
+// on a full resync every 5 minutes (upstream's --resource-quota-sync-period
+// default; not a flag here). Counts of kinds not watched,
+// `count/<resource>.<group>`, are listed when a quota is counted.
 
 import { isDeepStrictEqual } from "node:util";
 import { isApiError, type ApiObject, type GroupResource } from "../../machinery/index.js";
@@ -35,9 +36,9 @@ const REPLENISHED: readonly { ref: ResourceRef; metadataOnly: boolean }[] = [
 ];
 
 export interface ResourceQuotaControllerOptions {
-  /** Full recount of every quota (upstream --resource-quota-sync-period, default 5 m). */
+  /** Full recount of every quota (default 5 m, upstream's --resource-quota-sync-period default). */
   resyncMs?: number;
-  /** Quotas synced in parallel (upstream --concurrent-resource-quota-syncs, default 5). */
+  /** Quotas synced in parallel (default 5, upstream's --concurrent-resource-quota-syncs default). */
   workers?: number;
 }
 
