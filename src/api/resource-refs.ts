@@ -29,6 +29,9 @@ export const SECRETS = ref("", "secrets");
 export const EVENTS = ref("", "events");
 export const PERSISTENT_VOLUMES = ref("", "persistentvolumes", false);
 export const PERSISTENT_VOLUME_CLAIMS = ref("", "persistentvolumeclaims");
+export const REPLICATIONCONTROLLERS = ref("", "replicationcontrollers");
+export const RESOURCEQUOTAS = ref("", "resourcequotas");
+export const LIMITRANGES = ref("", "limitranges");
 
 // apps/v1
 export const REPLICASETS = ref("apps", "replicasets");

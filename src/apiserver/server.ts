@@ -24,6 +24,9 @@ import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurit
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
 import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
+import { limitRanger } from "./admission/limit-ranger.js";
+import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import type { LimitRange } from "../api/core/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
@@ -46,6 +49,7 @@ import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
+import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
 
@@ -165,6 +169,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
   await reconcileBootstrapPolicy(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
+  const componentStatuses = stores.for({ group: "", resource: "componentstatuses" });
+  const stopComponentStatuses = componentStatuses ? startComponentStatuses({ store: componentStatuses, storageHealthy: () => opened.healthy(), log }) : () => {};
 
   const encoding: Encoding = {
     schemas: registry.schemas,
@@ -264,6 +270,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       agents.close();
       compactor.stop();
       stopServiceAllocator();
+      stopComponentStatuses();
       await listener.close();
       audit?.sink.close();
       stores.stop();
@@ -294,9 +301,12 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
     log,
   });
   const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
+  // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).
+  const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await stores().for({ group: "", resource: "limitranges" })!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      ...(limits ? [limits.mutating] : []),
       ...(options.serviceAccounts?.admission === true ? [serviceAccountAdmission({ naming, lookup: accountLookup(() => stores()) })] : []),
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
@@ -314,6 +324,8 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
           pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
         }),
       ]),
+      ...(limits ? [limits.validating] : []),
+      resourceQuotaAdmission(() => stores().for({ group: "", resource: "resourcequotas" })),
     ],
     timing,
   }).with(options.admission ?? {});

@@ -5,7 +5,7 @@ export { runControllerManager, selectControllers, controllerManagerLease, CONTRO
 export type { ControllerContext, ControllerDescriptor } from "./controller.js";
 export { namespaceController, NamespaceController, type NamespaceControllerOptions } from "./namespace/controller.js";
 export { garbageCollectorController, GarbageCollector, type GarbageCollectorOptions } from "./garbage-collector/controller.js";
-export { replicaSetController, ReplicaSetController, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
+export { replicaSetController, replicationControllerController, ReplicaSetController, REPLICATION_CONTROLLER_KIND, type ReplicaSetControllerOptions } from "./replicaset/controller.js";
 export { deploymentController, DeploymentController, type DeploymentControllerOptions } from "./deployment/controller.js";
 export { statefulSetController, StatefulSetController, type StatefulSetControllerOptions } from "./statefulset/controller.js";
 export { daemonSetController, DaemonSetController, type DaemonSetControllerOptions } from "./daemonset/controller.js";
@@ -25,3 +25,5 @@ export type { ControllerConfig } from "./controller.js";
 export { persistentVolumeBinderController, PersistentVolumeBinder } from "./persistentvolume/binder.js";
 export { pvcProtectionController, pvProtectionController, PvcProtectionController, PvProtectionController } from "./persistentvolume/protection.js";
 export { localPathProvisionerController, LocalPathProvisioner, localPathStorageClass, localPathProvisioner } from "./local-path-provisioner/controller.js";
+export { resourceQuotaController, ResourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";
+export { disruptionController, DisruptionController } from "./disruption/controller.js";

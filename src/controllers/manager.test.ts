@@ -48,7 +48,7 @@ describe("controller manager", () => {
       client,
       signal: stop.signal,
       log: (l) => lines.push(l),
-      leaderElection: { identity: "cm-test", leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 200 },
+      leaderElection: { identity: "cm-test", leaseDurationMs: 5000, renewDeadlineMs: 4000, retryPeriodMs: 200 },
     });
     await eventually("the controllers to start", () => lines.some((l) => l.startsWith("controller-manager: started")));
   });

@@ -10,7 +10,7 @@ import { deploymentController } from "./deployment/controller.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { garbageCollectorController } from "./garbage-collector/controller.js";
 import { namespaceController } from "./namespace/controller.js";
-import { replicaSetController } from "./replicaset/controller.js";
+import { replicaSetController, replicationControllerController } from "./replicaset/controller.js";
 import { statefulSetController } from "./statefulset/controller.js";
 import { nodeLifecycleController } from "./node-lifecycle/controller.js";
 import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
@@ -27,12 +27,15 @@ import { persistentVolumeBinderController } from "./persistentvolume/binder.js";
 import { pvcProtectionController, pvProtectionController } from "./persistentvolume/protection.js";
 import { localPathProvisionerController } from "./local-path-provisioner/controller.js";
 import { csrApprovingController, csrSigningController, tokenCleanerController } from "./certificates/index.js";
+import { resourceQuotaController } from "./resourcequota/controller.js";
+import { disruptionController } from "./disruption/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
   garbageCollectorController,
   replicaSetController,
+  replicationControllerController,
   deploymentController,
   statefulSetController,
   daemonSetController,
@@ -54,6 +57,8 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrApprovingController,
   csrSigningController,
   tokenCleanerController,
+  resourceQuotaController,
+  disruptionController,
 ];
 
 export interface LeaderElectionSettings {

@@ -27,10 +27,7 @@ export async function deleteIfExists(client: RestClient, ref: ResourceRef, optio
   }
 }
 
-/** The pod's Ready condition is True (upstream's IsPodReady). */
-export function isPodReady(pod: Pod): boolean {
-  return (pod.status?.conditions ?? []).some((c) => c?.type === "Ready" && c.status === "True");
-}
+export { isPodReady } from "../api/core/pod-phase.js";
 
 export function controllerOf(obj: ApiObject): OwnerReference | undefined {
   return (obj.metadata.ownerReferences ?? []).find((r) => r.controller === true);

@@ -15,19 +15,26 @@ import {
   type LabelSelector,
   type Selector,
 } from "../../machinery/index.js";
-import type { ScaleAccess, TableDefinition } from "../resource.js";
-import { nameAgeTable } from "../table-format.js";
-import { defaultPodSpec } from "../core/pod-defaults.js";
-import { validatePodSpec } from "../core/pod-validation.js";
-import type { PodSpec } from "../core/types.js";
+import type { ScaleAccess } from "../resource.js";
+import { nonnegative, validateLongRunningTemplate, validatePodTemplate, type WorkloadPods } from "../core/pod-templates.js";
 import type { IntOrString, PodTemplateSpec } from "./types.js";
 
-// ---- numbers ----
-
-/** upstream's ValidateNonnegativeField. */
-export function nonnegative(value: unknown, path: string): FieldError[] {
-  return typeof value === "number" && value < 0 ? [field.invalid(path, value, "must be greater than or equal to 0")] : [];
-}
+// The template rules and table cells core's ReplicationControllers share live with core's pod templates.
+export {
+  nonnegative,
+  defaultPodTemplate,
+  validateTemplateMetadata,
+  validatePodTemplate,
+  validateLongRunningTemplate,
+  containerCells,
+  workloadTable,
+  CONTAINERS_COLUMN,
+  IMAGES_COLUMN,
+  SELECTOR_COLUMN,
+  type WorkloadPods,
+} from "../core/pod-templates.js";
+// Name, Age and label sets are formatted alike in every group's table.
+export { NAME_COLUMN, AGE_COLUMN, formatLabels } from "../table-format.js";
 
 // ---- label selectors ----
 
@@ -117,18 +124,6 @@ export function selectorMatchesTemplate(selector: Selector, template: PodTemplat
 
 // ---- pod templates ----
 
-/**
- * Pod defaults for a workload's template: core's pod-spec defaults (pull
- * policy, requests from limits, ...) after the schema's declared ones.
- * restartPolicy is a schema default too; it is repeated here because the
- * workload checks below depend on it (a Job without one fails on exactly that).
- */
-export function defaultPodTemplate(template: PodTemplateSpec): void {
-  const spec = (template.spec ??= {});
-  if (spec.restartPolicy === undefined || spec.restartPolicy === "") spec.restartPolicy = "Always";
-  defaultPodSpec(spec as PodSpec);
-}
-
 /** Surge and unavailability limits of a rolling update (Deployments and DaemonSets). */
 export interface RollingUpdateLimits {
   maxUnavailable?: IntOrString;
@@ -146,44 +141,6 @@ export function defaultRollingUpdate(
     ru.maxUnavailable ??= limits.maxUnavailable;
     ru.maxSurge ??= limits.maxSurge;
   }
-}
-
-/** The template's metadata: labels and annotations. */
-export function validateTemplateMetadata(template: PodTemplateSpec, path: string): FieldError[] {
-  return [
-    ...validateLabels(template.metadata?.labels, `${path}.metadata.labels`),
-    ...validateAnnotations(template.metadata?.annotations, `${path}.metadata.annotations`),
-  ];
-}
-
-/** upstream's ValidatePodTemplateSpec: metadata, then the pod spec with core's rules at `<path>.spec`. */
-export function validatePodTemplate(template: PodTemplateSpec | undefined, path: string): FieldError[] {
-  if (template === undefined || template === null) return [field.required(path, "")];
-  return [...validateTemplateMetadata(template, path), ...validatePodSpec(template.spec as PodSpec | undefined, `${path}.spec`, { template: true })];
-}
-
-/**
- * What Deployments, ReplicaSets, DaemonSets and StatefulSets require of their
- * pods: restartPolicy Always and no activeDeadlineSeconds.
- */
-export function validateLongRunningTemplate(
-  template: PodTemplateSpec | undefined,
-  path: string,
-  what: string,
-  deadline: "forbidden" | "invalid" = "forbidden",
-): FieldError[] {
-  const errs: FieldError[] = [];
-  const spec = template?.spec ?? {};
-  if (spec.restartPolicy !== "Always") errs.push(field.notSupported(`${path}.spec.restartPolicy`, spec.restartPolicy ?? "", ["Always"]));
-  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
-    const detail = `activeDeadlineSeconds in ${what} is not Supported`;
-    errs.push(
-      deadline === "forbidden"
-        ? field.forbidden(`${path}.spec.activeDeadlineSeconds`, detail)
-        : field.invalid(`${path}.spec.activeDeadlineSeconds`, spec.activeDeadlineSeconds, detail),
-    );
-  }
-  return errs;
 }
 
 // ---- int or percent ----
@@ -236,12 +193,6 @@ export function immutable(next: unknown, old: unknown, path: string): FieldError
 
 // ---- table cells ----
 
-/** Comma-joined container names and images (upstream's layoutContainerCells). */
-export function containerCells(template: PodTemplateSpec | undefined): [string, string] {
-  const containers = template?.spec?.containers ?? [];
-  return [containers.map((c) => c.name ?? "").join(","), containers.map((c) => c.image ?? "").join(",")];
-}
-
 /** The selector as text; "<invalid>" when it cannot be parsed (deployments, replica sets, daemon sets). */
 export function selectorCell(sel: LabelSelector | null | undefined): string {
   const parsed = asSelector(sel);
@@ -255,35 +206,9 @@ export function formatLabelSelector(sel: LabelSelector | null | undefined): stri
   return parsed.toString() || "<none>";
 }
 
-// Name, Age and label sets are formatted alike in every group's table.
-export { NAME_COLUMN, AGE_COLUMN, formatLabels } from "../table-format.js";
-
-export const CONTAINERS_COLUMN = { name: "Containers", type: "string", description: "Names of each container in the template.", priority: 1 } as const;
-export const IMAGES_COLUMN = { name: "Images", type: "string", description: "Images referenced by each container in the template.", priority: 1 } as const;
-export const SELECTOR_COLUMN = { name: "Selector", type: "string", description: "Label selector of the Pods this object manages.", priority: 1 } as const;
-
-/** Where a workload's table finds its pods: the template, and the selector cell where the kind prints one. */
-export interface WorkloadPods<T> {
-  template(obj: T): PodTemplateSpec | undefined;
-  selector?(obj: T): string;
-}
-
 /** The pods of a kind with spec.template and spec.selector: deployments, replica sets, daemon sets. */
 export function specPods<T extends { spec?: { template?: PodTemplateSpec; selector?: LabelSelector | null } }>(): WorkloadPods<T> {
   return { template: (obj) => obj.spec?.template, selector: (obj) => selectorCell(obj.spec?.selector) };
-}
-
-/**
- * A workload's table as upstream prints every kind that owns pods: Name, the
- * kind's own columns, Age, then for `-o wide` the template's containers and
- * images and (where the kind has it) the selector.
- */
-export function workloadTable<T extends ApiObject>(own: TableDefinition<T>, pods: WorkloadPods<T>): TableDefinition<T> {
-  const { template, selector } = pods;
-  return nameAgeTable(own, {
-    columns: selector === undefined ? [CONTAINERS_COLUMN, IMAGES_COLUMN] : [CONTAINERS_COLUMN, IMAGES_COLUMN, SELECTOR_COLUMN],
-    cells: (obj) => (selector === undefined ? containerCells(template(obj)) : [...containerCells(template(obj)), selector(obj)]),
-  });
 }
 
 // ---- scale ----

@@ -6,7 +6,7 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { configAnnotations, type Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { attach, binding, ephemeralContainers, exec, log, status } from "../subresources/index.js";
+import { attach, binding, ephemeralContainers, eviction, exec, log, status } from "../subresources/index.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";
@@ -83,6 +83,7 @@ export function podsResource(naming: Naming): ResourceDefinition {
       binding((pod, target) => bindPod(pod, target)),
       attach(),
       ephemeralContainers((pod, old) => validateEphemeralContainers(naming, pod, old)),
+      eviction(),
       exec(),
       log(),
       status(),

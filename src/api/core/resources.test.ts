@@ -23,6 +23,11 @@ test("core: module declares its resources with upstream's names and scopes", () 
       ["events", "Event", true, ["ev"], [], true, "subdomain"],
       ["persistentvolumes", "PersistentVolume", false, ["pv"], [], false, "subdomain"],
       ["persistentvolumeclaims", "PersistentVolumeClaim", true, ["pvc"], [], false, "subdomain"],
+      ["replicationcontrollers", "ReplicationController", true, ["rc"], ["all"], false, "subdomain"],
+      ["podtemplates", "PodTemplate", true, [], [], false, "subdomain"],
+      ["limitranges", "LimitRange", true, ["limits"], [], false, "subdomain"],
+      ["resourcequotas", "ResourceQuota", true, ["quota"], [], false, "subdomain"],
+      ["componentstatuses", "ComponentStatus", false, ["cs"], [], false, "subdomain"],
     ],
   );
   for (const d of defs) assert.equal(d.group, "");

@@ -34,4 +34,9 @@ export const POLICY_TYPES: readonly TypeDef[] = [
     }),
   }),
   listOf(POLICY_V1, "PodDisruptionBudget", "A list of PodDisruptionBudgets."),
+  // The body of pods/eviction (never stored).
+  type(`${POLICY_V1}.Eviction`, "A request to evict a pod, subject to its disruption budgets (POST to pods/NAME/eviction).", {
+    metadata: f(1, meta("ObjectMeta"), "The pod's name and namespace."),
+    deleteOptions: f(2, meta("DeleteOptions"), "How the pod is deleted."),
+  }),
 ];

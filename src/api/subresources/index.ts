@@ -12,3 +12,4 @@ export { ephemeralContainers } from "./ephemeral-containers.js";
 export { log } from "./log.js";
 export { exec, attach } from "./exec.js";
 export { token } from "./token.js";
+export { eviction } from "./eviction.js";

@@ -30,6 +30,8 @@ export interface HandlerDeps {
   nodes: RegistryStore | undefined;
   /** Issues service-account tokens (serviceaccounts/token). */
   serviceAccountTokens?: ServiceAccountTokens;
+  /** The PodDisruptionBudgets' store (pods/eviction); absent when they are not served. */
+  pdbs?: RegistryStore | undefined;
 }
 
 export interface ResourceRequest extends HandlerDeps {

@@ -3,13 +3,15 @@
 // deleting the least valuable first — adopts matching orphans, releases
 // pods it no longer selects, and reports status (replicas, fullyLabeled,
 // ready, available after minReadySeconds, the ReplicaFailure condition).
+// The same loop runs core/v1 ReplicationControllers (upstream does the
+// same): a ReplicatedKind says where the kind lives and how its selector reads.
 
 import { isDeepStrictEqual } from "node:util";
 import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
-import type { ReplicaSet, ReplicaSetStatus } from "../../api/apps/types.js";
+import type { ReplicaSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
 import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
-import { isApiError } from "../../machinery/index.js";
+import { isApiError, selectorFromLabelSelector, type ApiObject, type Selector } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
 import {
@@ -32,15 +34,58 @@ import {
   writeStatus,
   type Condition,
   type Pod,
+  type PodTemplate,
 } from "../workload/index.js";
-import { PODS, REPLICASETS } from "../../api/resource-refs.js";
+import { PODS, REPLICASETS, REPLICATIONCONTROLLERS } from "../../api/resource-refs.js";
+import type { ResourceRef } from "../../client/index.js";
 
 /** Upstream's BurstReplicas: at most this many creations or deletions per sync. */
 const BURST_REPLICAS = 500;
 
+/** A replicated kind as this loop sees it: ReplicaSets and ReplicationControllers share spec and status but for the selector's form. */
+export interface ReplicatedObject extends ApiObject {
+  spec?: { replicas?: number; minReadySeconds?: number; selector?: unknown; template?: PodTemplate | null };
+  status?: ReplicaSetStatus;
+}
+
+/** Where a replicated kind lives and how its selector reads. */
+export interface ReplicatedKind {
+  readonly kind: string;
+  readonly apiVersion: string;
+  readonly resource: ResourceRef;
+  /** The controller's name (`--controllers`, the run loop's metrics) and its work queue's. */
+  readonly controllerName: string;
+  readonly queueName: string;
+  selectorOf(obj: ReplicatedObject): Selector;
+}
+
+export const REPLICA_SET_KIND: ReplicatedKind = {
+  kind: "ReplicaSet",
+  apiVersion: "apps/v1",
+  resource: REPLICASETS,
+  controllerName: "replicaset-controller",
+  queueName: "replicaset",
+  selectorOf: (rs) => selectorOf(rs as { spec?: { selector?: never } }),
+};
+
+/** core/v1 ReplicationControllers: the selector is a plain label map (an empty one selects nothing: validation forbids it). */
+export const REPLICATION_CONTROLLER_KIND: ReplicatedKind = {
+  kind: "ReplicationController",
+  apiVersion: "v1",
+  resource: REPLICATIONCONTROLLERS,
+  controllerName: "replicationcontroller-controller",
+  queueName: "replicationmanager",
+  selectorOf: (rc) => {
+    const labels = (rc.spec?.selector ?? {}) as Record<string, string>;
+    return Object.keys(labels).length === 0 ? selectorFromLabelSelector(null) : selectorFromLabelSelector({ matchLabels: labels });
+  },
+};
+
 export interface ReplicaSetControllerOptions {
-  /** ReplicaSets synced in parallel (upstream --concurrent-replicaset-syncs, default 5). */
+  /** Objects synced in parallel (upstream --concurrent-replicaset-syncs, --concurrent-rc-syncs: default 5). */
   workers?: number | undefined;
+  /** The kind run (default ReplicaSets). */
+  kind?: ReplicatedKind;
 }
 
 export const replicaSetController: ControllerDescriptor = {
@@ -50,30 +95,41 @@ export const replicaSetController: ControllerDescriptor = {
   run: (context) => new ReplicaSetController(context, { workers: context.config?.concurrentReplicaSetSyncs }).run(),
 };
 
+export const replicationControllerController: ControllerDescriptor = {
+  name: "replicationcontroller-controller",
+  aliases: ["replicationcontroller"],
+  enabledByDefault: true,
+  run: (context) => new ReplicaSetController(context, { kind: REPLICATION_CONTROLLER_KIND }).run(),
+};
+
 export class ReplicaSetController {
   readonly #ctx: ControllerContext;
   readonly #workers: number;
   readonly #keys: WorkloadKeys;
-  readonly queue = new WorkQueue({ name: "replicaset" });
+  readonly #kind: ReplicatedKind;
+  readonly queue: WorkQueue;
   readonly expectations = new Expectations();
-  readonly #sets: Informer<ReplicaSet>;
+  readonly #sets: Informer<ReplicatedObject>;
   readonly #pods: Informer<Pod>;
 
   constructor(context: ControllerContext, options: ReplicaSetControllerOptions = {}) {
     this.#ctx = context;
     this.#workers = options.workers ?? 5;
+    this.#kind = options.kind ?? REPLICA_SET_KIND;
+    this.queue = new WorkQueue({ name: this.#kind.queueName });
     this.#keys = workloadKeys(context.naming);
-    this.#sets = context.informers.informerFor<ReplicaSet>({ resource: REPLICASETS });
+    this.#sets = context.informers.informerFor<ReplicatedObject>({ resource: this.#kind.resource });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
     this.#pods.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndex });
   }
 
   async run(): Promise<void> {
-    watchOwnersAndPods({ kind: "ReplicaSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations });
-    await runQueue(this.#ctx, { name: "replicaset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
+    const kind = this.#kind;
+    watchOwnersAndPods({ kind: kind.kind, owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: this.expectations, selectorOf: (o) => kind.selectorOf(o) });
+    await runQueue(this.#ctx, { name: kind.controllerName, queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods], process: (key) => this.sync(key) });
   }
 
-  /** One pass over one ReplicaSet ("namespace/name"). */
+  /** One pass over one ReplicaSet or ReplicationController ("namespace/name"). */
   async sync(key: string): Promise<ProcessResult | void> {
     const rs = this.#sets.get(key);
     if (rs === undefined) {
@@ -81,10 +137,10 @@ export class ReplicaSetController {
       return;
     }
     const { namespace } = splitKey(key);
-    const selector = selectorOf(rs);
+    const selector = this.#kind.selectorOf(rs);
     const needsSync = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
     const candidates = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter(isPodActive);
-    const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: REPLICASETS, selector, candidates });
+    const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: this.#kind.resource, selector, candidates });
 
     let manageError: unknown;
     if (needsSync) manageError = await this.#manageReplicas(key, rs, pods).then(() => undefined, (err: unknown) => err);
@@ -99,7 +155,7 @@ export class ReplicaSetController {
     }
   }
 
-  async #manageReplicas(key: string, rs: ReplicaSet, pods: Pod[]): Promise<void> {
+  async #manageReplicas(key: string, rs: ReplicatedObject, pods: Pod[]): Promise<void> {
     const want = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
     const client = this.#ctx.client;
@@ -107,7 +163,7 @@ export class ReplicaSetController {
       const count = Math.min(-diff, BURST_REPLICAS);
       this.expectations.expect(key, count);
       const { succeeded, error } = await slowStartBatch(count, async () => {
-        const pod = podFromTemplate(rs.spec?.template, rs);
+        const pod = podFromTemplate(rs.spec?.template ?? undefined, { ...rs, apiVersion: this.#kind.apiVersion, kind: this.#kind.kind });
         try {
           await client.create(PODS, pod);
         } catch (err) {
@@ -147,7 +203,7 @@ export class ReplicaSetController {
    * The `count` pods to delete first. Pods doubled up on a node with pods of
    * related ReplicaSets (the same Deployment's) rank before lone ones.
    */
-  #podsToDelete(rs: ReplicaSet, pods: Pod[], count: number): Pod[] {
+  #podsToDelete(rs: ReplicatedObject, pods: Pod[], count: number): Pod[] {
     const owner = controllerOf(rs)?.uid;
     const relatedSets = this.#sets
       .byIndex(NAMESPACE_INDEX, rs.metadata.namespace!)
@@ -163,7 +219,7 @@ export class ReplicaSetController {
     return rankPodsForDeletion(pods, { deletionCostKey: this.#keys.podDeletionCost, siblingsOnNode }).slice(0, count);
   }
 
-  #calculateStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown): ReplicaSetStatus {
+  #calculateStatus(rs: ReplicatedObject, pods: Pod[], manageError: unknown): ReplicaSetStatus {
     const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
     const minReady = rs.spec?.minReadySeconds ?? 0;
     const now = Date.now();
@@ -179,7 +235,7 @@ export class ReplicaSetController {
   }
 
   /** Writes the status when it changed; true when it is (now) as calculated. */
-  async #updateStatus(rs: ReplicaSet, status: ReplicaSetStatus): Promise<boolean> {
+  async #updateStatus(rs: ReplicatedObject, status: ReplicaSetStatus): Promise<boolean> {
     const old = rs.status ?? {};
     const same =
       (old.replicas ?? 0) === status.replicas &&
@@ -191,7 +247,7 @@ export class ReplicaSetController {
     if (same) return true;
     const next: ReplicaSetStatus = { ...old, ...status };
     if (status.conditions === undefined) delete next.conditions;
-    return (await writeStatus(this.#ctx.client, REPLICASETS, rs, next)) !== undefined;
+    return (await writeStatus(this.#ctx.client, this.#kind.resource, rs, next)) !== undefined;
   }
 }
 

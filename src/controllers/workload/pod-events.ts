@@ -96,7 +96,15 @@ export type PodOwner = ApiObject & { spec?: { selector?: LabelSelector | null; m
  * events, both feeding the owner's key, with the owner's selector and
  * minReadySeconds read from its spec.
  */
-export function watchOwnersAndPods<T extends PodOwner>(o: { kind: string; owners: Informer<T>; pods: Informer<Pod>; queue: WorkQueue; expectations: Expectations }): void {
+export function watchOwnersAndPods<T extends ApiObject & { spec?: { minReadySeconds?: number | null } }>(o: {
+  kind: string;
+  owners: Informer<T>;
+  pods: Informer<Pod>;
+  queue: WorkQueue;
+  expectations: Expectations;
+  /** The owner's selector; default spec.selector as a LabelSelector (a ReplicationController's is a plain map). */
+  selectorOf?(owner: T): Selector;
+}): void {
   watchOwners(o.owners, o.queue, o.expectations);
-  watchOwnedPods<T>(o.pods, { ...o, selectorOf, minReadySecondsOf: (owner) => owner.spec?.minReadySeconds ?? 0 });
+  watchOwnedPods<T>(o.pods, { ...o, selectorOf: o.selectorOf ?? ((owner) => selectorOf(owner as PodOwner)), minReadySecondsOf: (owner) => owner.spec?.minReadySeconds ?? 0 });
 }

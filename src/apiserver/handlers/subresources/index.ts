@@ -13,11 +13,13 @@ import type { SubresourceHandlers, UpgradeRequest } from "../request.js";
 import { bind } from "./binding.js";
 import { scaleHandlers } from "./scale.js";
 import { requestToken } from "./token.js";
+import { evict } from "./eviction.js";
 
 /** Subresources with code of their own, by name; the verbs not here are served generically (handlers/resource.ts). */
 export const SUBRESOURCE_HANDLERS: Readonly<Record<string, SubresourceHandlers>> = {
   scale: scaleHandlers,
   binding: { create: bind },
+  eviction: { create: evict },
   log: { get: handlePodLog },
   token: { create: requestToken },
 };
