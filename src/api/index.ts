@@ -2,6 +2,7 @@
 // core registers the meta and core types the other groups refer to, so it goes first.
 import type { ApiGroupModule } from "./resource.js";
 import { appsModule } from "./apps/index.js";
+import { authorizationModule } from "./authorization/index.js";
 import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
 import { coordinationModule } from "./coordination/index.js";
@@ -12,5 +13,5 @@ import { rbacModule } from "./rbac/index.js";
 import { schedulingModule } from "./scheduling/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, authorizationModule];
 }

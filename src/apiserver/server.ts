@@ -40,6 +40,7 @@ import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from
 import { Stores } from "./storage-factory.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
+import { authorizationGroups } from "../api/authorization/index.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -156,6 +157,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
+  const authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
@@ -169,6 +171,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         return undefined;
       },
     },
+    authorization: { groups: authorizationGroups(naming), authorizers, schemas: registry.schemas, cbor: encoding.cbor },
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -180,7 +183,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const filters = filterChain({
     authenticators: [...tokenAuthenticators, ...(options.authenticators ?? []), clientCertificateAuthenticator],
-    authorizers: options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
+    authorizers,
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,

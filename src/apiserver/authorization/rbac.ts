@@ -25,7 +25,7 @@ export interface RbacStores {
 const ALLOW: Decision = Object.freeze({ decision: "Allow" });
 const ANY = { mode: "Any" } as const;
 
-export class RbacAuthorizer implements Authorizer {
+export class RbacAuthorizer implements Authorizer, RuleResolver {
   readonly #stores: RbacStores;
 
   constructor(stores: RbacStores) {
@@ -35,17 +35,36 @@ export class RbacAuthorizer implements Authorizer {
   async authorize(user: UserInfo, request: RequestAttributes): Promise<Decision> {
     if (user.groups.includes(SYSTEM_MASTERS)) return ALLOW;
     const errors: string[] = [];
-    const visit = async (bindings: readonly RoleBinding[], namespace: string): Promise<boolean> => {
+    if (await this.#visit(user, request.namespace, errors, (rules) => rules.some((r) => ruleAllows(r, request)))) return ALLOW;
+    return { decision: "NoOpinion", reason: errors.length === 0 ? "" : `RBAC: ${aggregate(errors)}` };
+  }
+
+  /**
+   * Every rule the user holds in `namespace` (the cluster's when ""), as
+   * upstream's RulesFor: ClusterRoleBindings' roles, then the namespace's
+   * RoleBindings'. Missing roles are reported in `errors` and grant nothing.
+   */
+  async rulesFor(user: UserInfo, namespace: string): Promise<ResolvedRules> {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    await this.#visit(user, namespace, errors, (granted) => {
+      rules.push(...granted);
+      return false;
+    });
+    return { rules, errors, incomplete: false };
+  }
+
+  /** Calls `visit` with the rules of each binding that names the user, until it returns true. */
+  async #visit(user: UserInfo, namespace: string, errors: string[], visit: (rules: readonly PolicyRule[]) => boolean): Promise<boolean> {
+    const walk = async (bindings: readonly RoleBinding[], bindingNamespace: string): Promise<boolean> => {
       for (const b of bindings) {
-        if (!(b.subjects ?? []).some((s) => appliesTo(s, user, namespace))) continue;
-        const rules = await this.#rulesOf(b, namespace, errors);
-        if (rules.some((r) => ruleAllows(r, request))) return true;
+        if (!(b.subjects ?? []).some((s) => appliesTo(s, user, bindingNamespace))) continue;
+        if (visit(await this.#rulesOf(b, bindingNamespace, errors))) return true;
       }
       return false;
     };
-    if (await visit(await this.#list(this.#stores.clusterRoleBindings, undefined), "")) return ALLOW;
-    if (request.namespace !== "" && (await visit(await this.#list(this.#stores.roleBindings, request.namespace), request.namespace))) return ALLOW;
-    return { decision: "NoOpinion", reason: errors.length === 0 ? "" : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
+    if (await walk(await this.#list(this.#stores.clusterRoleBindings, undefined), "")) return true;
+    return namespace !== "" && (await walk(await this.#list(this.#stores.roleBindings, namespace), namespace));
   }
 
   async #list(store: RegistryStore, namespace: string | undefined): Promise<RoleBinding[]> {
@@ -64,6 +83,25 @@ export class RbacAuthorizer implements Authorizer {
     }
     return (role.object as Role).rules ?? [];
   }
+}
+
+/** What an authorizer can tell of a user's rights (SelfSubjectRulesReview, escalation checks). */
+export interface ResolvedRules {
+  readonly rules: readonly PolicyRule[];
+  /** Why some rules may be missing (a binding to a role that does not exist). */
+  readonly errors: readonly string[];
+  /** True when the authorizer cannot list everything it would allow. */
+  readonly incomplete: boolean;
+}
+
+/** An authorizer that can list the rules it applies (upstream's RuleResolver). */
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): Promise<ResolvedRules>;
+}
+
+/** Upstream's aggregate error text: one message alone, several as `[a, b]`. */
+export function aggregate(errors: readonly string[]): string {
+  return errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`;
 }
 
 /** Whether a binding's subject names the user; a ServiceAccount without a namespace is in the binding's. */

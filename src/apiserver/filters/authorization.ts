@@ -33,16 +33,25 @@ export function authorizationFilter({ authorizers }: AuthorizationOptions): Filt
   return async (ctx, next) => {
     // Authentication runs first and always sets a user (anonymous on public paths).
     const user = ctx.user ?? ANONYMOUS;
-    const reasons: string[] = [];
-    for (const a of authorizers) {
-      const d = await a.authorize(user, ctx.attributes);
-      if (d.decision === "Allow") return next();
-      if (d.decision === "Deny") throw refusal(user, ctx.attributes, d.reason ?? "");
-      if (d.reason) reasons.push(d.reason);
-    }
-    // Nobody decided: upstream's union authorizer joins their reasons.
-    throw refusal(user, ctx.attributes, reasons.join("\n"));
+    const d = await decide(authorizers, user, ctx.attributes);
+    if (d.decision === "Allow") return next();
+    throw refusal(user, ctx.attributes, d.reason ?? "");
   };
+}
+
+/**
+ * Upstream's union authorizer: the first Allow or Deny wins; when nobody
+ * decides, NoOpinion with their reasons joined. The filter and the access
+ * reviews (authorization/reviews.ts) ask the same way.
+ */
+export async function decide(authorizers: readonly Authorizer[], user: UserInfo, attributes: RequestAttributes): Promise<Decision> {
+  const reasons: string[] = [];
+  for (const a of authorizers) {
+    const d = await a.authorize(user, attributes);
+    if (d.decision !== "NoOpinion") return d;
+    if (d.reason) reasons.push(d.reason);
+  }
+  return { decision: "NoOpinion", reason: reasons.join("\n") };
 }
 
 /** Upstream's 403: `pods "x" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "team-b"`. */

@@ -34,7 +34,7 @@ export { ADMIN, ANONYMOUS, TokenAuthenticator, type Authenticator } from "./auth
 export { clientCertificateAuthenticator } from "./client-certificates.js";
 export { tokenFileAuthenticator } from "./token-file.js";
 export type { AuditOptions } from "./audit.js";
-export { alwaysAllow, type Authorizer, type Decision } from "./authorization.js";
+export { alwaysAllow, decide, type Authorizer, type Decision } from "./authorization.js";
 
 export interface FilterChainOptions {
   readonly authenticators: readonly Authenticator[];
