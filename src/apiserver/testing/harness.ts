@@ -57,6 +57,8 @@ export async function startTestServer(options: {
   authenticators?: readonly Authenticator[];
   limits?: RequestLimits;
   audit?: AuditConfig;
+  /** --api-group-suffix (default orch.io; k8s.io for upstream's names). */
+  groupSuffix?: string;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -75,6 +77,7 @@ export async function startTestServer(options: {
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
     ...(options.limits !== undefined ? { limits: options.limits } : {}),
     ...(options.audit !== undefined ? { audit: options.audit } : {}),
+    ...(options.groupSuffix !== undefined ? { groupSuffix: options.groupSuffix } : {}),
   });
   const base = {
     host: "127.0.0.1",
