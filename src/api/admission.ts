@@ -20,6 +20,16 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;
   readonly dryRun: boolean;
+  /** Who asked (the authenticated user, after impersonation); undefined for the server's own writes. */
+  readonly userInfo?: AdmissionUser;
+}
+
+/** The requester as admission sees it (upstream's user.Info). */
+export interface AdmissionUser {
+  readonly name: string;
+  readonly groups: readonly string[];
+  readonly uid?: string;
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

@@ -76,7 +76,7 @@ export class Router {
       const env = record !== undefined && url.searchParams.get("sendInitialEvents") === "true"
         ? { ...watchEnv, onInitialEventsEnd: () => metrics.watchListDone(parsed, (performance.now() - record.started) / 1000) }
         : watchEnv;
-      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding, ...this.#deps });
+      return handleResource({ req, res, path: parsed, query: url.searchParams, store, watchEnv: env, schemas: registry.schemas, encoding, ...(ctx.user !== undefined ? { user: ctx.user } : {}), ...this.#deps });
     }
     throw pathNotFound();
   }

@@ -16,12 +16,13 @@ import { componentEndpoints, componentRegistry, conditionCheck } from "../compon
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
-import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
+import { AdmissionChain, namespaceLifecycle, type AdmissionOptions, type ValidatingPlugin } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
-import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
+import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authorization/modes.js";
+import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen, type ConnectionTimeouts } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
@@ -130,7 +131,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
+  // Escalation checks ask the authorizers, built once the stores are.
+  let authorizers: readonly Authorizer[] = [];
+  let rbac: ReturnType<typeof rbacRules>;
+  const escalation = rbacEscalation({ rbacGroup: naming.rbacGroup, authorizers: () => authorizers, rbac: () => rbac });
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, validating: [escalation] });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -157,7 +162,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : [])];
-  const authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
+  authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
+  rbac = rbacRules(stores, naming);
   const router = new Router({
     endpoints, openapi: new OpenApi(registry), discovery: new Discovery(registry), registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
@@ -244,10 +250,12 @@ interface AdmissionWiring {
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
+  /** Built-in validating plugins (RBAC escalation prevention). */
+  readonly validating?: readonly ValidatingPlugin[];
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, registry, storage, stores, timing, log, validating = [] }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -262,6 +270,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log }: Ad
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
     ],
+    validating,
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };

@@ -59,7 +59,8 @@ function missing<T>(wanted: readonly T[], have: readonly T[]): T[] {
   return wanted.filter((w) => !present.has(canonical(w)));
 }
 
-function canonical(value: unknown): string {
+/** JSON with object keys sorted: equal for equal values whatever their key order. */
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
 }

@@ -37,6 +37,11 @@ export function defaultAuthorizationModes(stores: Stores, naming: Naming): Autho
   return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? ["RBAC"] : ["AlwaysAllow"];
 }
 
+/** An RBAC rule reader over the server's stores (escalation checks ask it whatever the modes), or undefined when RBAC's kinds are not served. */
+export function rbacRules(stores: Stores, naming: Naming): RbacAuthorizer | undefined {
+  return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? new RbacAuthorizer(rbacStores(stores, naming)) : undefined;
+}
+
 function rbacStores(stores: Stores, naming: Naming): RbacStores {
   const of = (resource: string) => {
     const store = stores.for({ group: naming.rbacGroup, resource });

@@ -7,9 +7,10 @@
 // A request no rule covers gets no opinion (the chain's 403 follows);
 // bindings whose role is missing are named in the reason, as upstream.
 
-import type { PolicyRule, Role, RoleBinding, Subject } from "../../api/rbac/index.js";
+import type { PolicyRule, Role, RoleBinding, RoleRef, Subject } from "../../api/rbac/index.js";
 import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filters/index.js";
 import type { RegistryStore } from "../registry/store.js";
+import { aggregate, type ResolvedRules, type RuleResolver } from "./rules.js";
 
 /** Upstream's superuser group. */
 export const SYSTEM_MASTERS = "system:masters";
@@ -74,34 +75,18 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
 
   /** The rules a binding grants; a missing role grants none and is recorded in `errors`. */
   async #rulesOf(binding: RoleBinding, namespace: string, errors: string[]): Promise<readonly PolicyRule[]> {
-    const ref = binding.roleRef ?? {};
+    const found = await this.roleRules(binding.roleRef ?? {}, namespace);
+    if (typeof found === "string") errors.push(found);
+    return typeof found === "string" ? [] : found;
+  }
+
+  /** The rules of the role a binding in `namespace` refers to, or upstream's not-found text (upstream's GetRoleReferenceRules). */
+  async roleRules(ref: RoleRef, namespace: string): Promise<readonly PolicyRule[] | string> {
     const store = ref.kind === "Role" ? this.#stores.roles : this.#stores.clusterRoles;
     const role = await store.cacher.get(store.keyFor(ref.kind === "Role" ? namespace : undefined, ref.name ?? ""), ANY);
-    if (role === undefined) {
-      errors.push(`${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`);
-      return [];
-    }
+    if (role === undefined) return `${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`;
     return (role.object as Role).rules ?? [];
   }
-}
-
-/** What an authorizer can tell of a user's rights (SelfSubjectRulesReview, escalation checks). */
-export interface ResolvedRules {
-  readonly rules: readonly PolicyRule[];
-  /** Why some rules may be missing (a binding to a role that does not exist). */
-  readonly errors: readonly string[];
-  /** True when the authorizer cannot list everything it would allow. */
-  readonly incomplete: boolean;
-}
-
-/** An authorizer that can list the rules it applies (upstream's RuleResolver). */
-export interface RuleResolver {
-  rulesFor(user: UserInfo, namespace: string): Promise<ResolvedRules>;
-}
-
-/** Upstream's aggregate error text: one message alone, several as `[a, b]`. */
-export function aggregate(errors: readonly string[]): string {
-  return errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`;
 }
 
 /** Whether a binding's subject names the user; a ServiceAccount without a namespace is in the binding's. */

@@ -11,15 +11,14 @@
 // pkg/registry/authorization).
 
 import { AUTHORIZATION_REVIEWS, AUTHORIZATION_V1, AUTHORIZATION_VERSION, type AuthorizationReviewResource, type NonResourceRule, type ResourceRule, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus, type SubjectRulesReviewStatus } from "../../api/authorization/index.js";
-import type { PolicyRule } from "../../api/rbac/index.js";
 import { badRequest, field, invalid, methodNotSupported, type FieldError } from "../../machinery/index.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
-import { alwaysAllow, decide, type Authorizer, type RequestAttributes, type UserInfo } from "../filters/index.js";
+import { decide, type Authorizer, type RequestAttributes, type UserInfo } from "../filters/index.js";
 import { methodAction } from "../handlers/authentication.js";
 import { observeRequestObject, readBody } from "../http/body.js";
 import { decodeObjectBody } from "../http/decode-body.js";
 import { sendJson, type Incoming, type Outgoing } from "../http/respond.js";
-import { aggregate, type ResolvedRules, type RuleResolver } from "./rbac.js";
+import { aggregate, resolveRules } from "./rules.js";
 
 export interface AuthorizationReviews {
   /** The group names served: the profile's authorization group and upstream's. */
@@ -162,30 +161,6 @@ function attributesOf(spec: SubjectAccessReviewSpec): RequestAttributes {
   }
   const n = spec.nonResourceAttributes ?? {};
   return { resourceRequest: false, verb: n.verb ?? "", apiGroup: "", apiVersion: "", resource: "", subresource: "", namespace: "", name: "", path: n.path ?? "" };
-}
-
-const EVERYTHING: ResolvedRules = Object.freeze({ rules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }], errors: [], incomplete: false });
-const UNKNOWN: ResolvedRules = Object.freeze({ rules: [], errors: [], incomplete: true });
-
-/** The rules one authorizer applies to `user` in `namespace`: its own list, everything (AlwaysAllow), or none and incomplete. */
-export function rulesOf(authorizer: Authorizer, user: UserInfo, namespace: string): Promise<ResolvedRules> | ResolvedRules {
-  if (authorizer === alwaysAllow) return EVERYTHING;
-  const resolver = authorizer as Partial<RuleResolver>;
-  return typeof resolver.rulesFor === "function" ? resolver.rulesFor.call(authorizer, user, namespace) : UNKNOWN;
-}
-
-/** Upstream's union RulesFor: every authorizer's rules, incomplete if one is, errors aggregated. */
-export async function resolveRules(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<ResolvedRules> {
-  const rules: PolicyRule[] = [];
-  const errors: string[] = [];
-  let incomplete = false;
-  for (const a of authorizers) {
-    const r = await rulesOf(a, user, namespace);
-    rules.push(...r.rules);
-    errors.push(...r.errors);
-    incomplete ||= r.incomplete;
-  }
-  return { rules, errors, incomplete };
 }
 
 async function rulesReview(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<SubjectRulesReviewStatus> {

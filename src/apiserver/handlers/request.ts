@@ -18,6 +18,7 @@ import type { RegistryStore } from "../registry/store.js";
 import type { WatchEnv } from "../registry/watch.js";
 import type { ResourcePath } from "../routing.js";
 import { checkBody, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
+import type { AdmissionUser } from "../../api/admission.js";
 
 /** What handlers reach beyond the resource's own store: node agents, for pods/log, exec and attach. */
 export interface HandlerDeps {
@@ -38,6 +39,8 @@ export interface ResourceRequest extends HandlerDeps {
   schemas: SchemaRegistry;
   /** Formats on offer for bodies and responses (gates, Protobuf types). */
   encoding: Encoding;
+  /** The authenticated user (after impersonation), handed to admission. */
+  user?: AdmissionUser;
 }
 
 /** A request routed to one object's subresource (./subresources/). */
@@ -104,6 +107,7 @@ function bodyName(value: unknown): string {
 export function storeOptions(r: ResourceRequest, opts: WriteOptions, gv: string, recordedAs: string | undefined) {
   return {
     dryRun: opts.dryRun,
+    ...(r.user !== undefined ? { user: r.user } : {}),
     manageFields: recordUpdate({ schemas: r.schemas, def: r.store.def, manager: opts.fieldManager, apiVersion: gv, subresource: recordedAs }),
   };
 }

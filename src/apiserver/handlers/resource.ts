@@ -241,14 +241,14 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
           if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
           return applyConfiguration(config, current, now);
         },
-        { dryRun: opts.dryRun, now, subresource },
+        { dryRun: opts.dryRun, now, subresource, ...(r.user !== undefined ? { user: r.user } : {}) },
       );
       return send(200, out);
     } catch (err) {
       if (!isApiError(err, "NotFound") || subresource !== undefined) throw err;
     }
     try {
-      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now }));
+      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, ...(r.user !== undefined ? { user: r.user } : {}) }));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists") || attempt > 0) throw err;
     }

@@ -50,6 +50,7 @@ import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation } from "../admission/index.js";
+import type { AdmissionUser } from "../../api/admission.js";
 import type { Subresource } from "../../api/resource.js";
 
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
@@ -68,6 +69,8 @@ export interface RequestOptions {
    * itself and passes none.
    */
   manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
+  /** The requester, for admission (CSR's requester fields, NodeRestriction). */
+  user?: AdmissionUser;
 }
 
 /** Hooks the store needs from the rest of the server. */
@@ -455,7 +458,7 @@ export class RegistryStore {
   #attributes(operation: AdmissionOperation, obj: ApiObject | undefined, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions) {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun };
+    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(options.user !== undefined ? { userInfo: options.user } : {}) };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {
