@@ -49,3 +49,8 @@ export function leaseResource(naming: Naming = namingFor()): GroupVersionResourc
 export function endpointSliceResource(naming: Naming = namingFor()): GroupVersionResource {
   return ref(`discovery.${naming.groupSuffix}`, "endpointslices");
 }
+
+/** rbac.authorization.<suffix>/v1 clusterroles (the aggregation controller). */
+export function clusterRoleResource(naming: Naming = namingFor()): GroupVersionResource {
+  return ref(naming.rbacGroup, "clusterroles", false);
+}

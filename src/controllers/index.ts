@@ -19,4 +19,5 @@ export { serviceAccountController, ServiceAccountController } from "./serviceacc
 export { endpointsController, EndpointsController } from "./endpoint/controller.js";
 export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
+export { clusterRoleAggregationController, ClusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 export type { ControllerConfig } from "./controller.js";

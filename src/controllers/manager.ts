@@ -22,6 +22,7 @@ import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
+import { clusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -41,6 +42,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
+  clusterRoleAggregationController,
 ];
 
 export interface LeaderElectionSettings {
