@@ -192,6 +192,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     authorizers,
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
+    authorizationGroup: naming.authorizationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,

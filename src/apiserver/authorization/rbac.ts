@@ -9,6 +9,7 @@
 
 import type { PolicyRule, Role, RoleBinding, RoleRef, Subject } from "../../api/rbac/index.js";
 import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filters/index.js";
+import { goQuote } from "../../machinery/index.js";
 import type { RegistryStore } from "../registry/store.js";
 import { aggregate, type ResolvedRules, type RuleResolver } from "./rules.js";
 
@@ -36,7 +37,13 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
   async authorize(user: UserInfo, request: RequestAttributes): Promise<Decision> {
     if (user.groups.includes(SYSTEM_MASTERS)) return ALLOW;
     const errors: string[] = [];
-    if (await this.#visit(user, request.namespace, errors, (rules) => rules.some((r) => ruleAllows(r, request)))) return ALLOW;
+    let reason = "";
+    const allows = (rules: readonly PolicyRule[], source: () => string) => {
+      if (!rules.some((r) => ruleAllows(r, request))) return false;
+      reason = `RBAC: allowed by ${source()}`;
+      return true;
+    };
+    if (await this.#visit(user, request.namespace, errors, allows)) return { decision: "Allow", reason };
     return { decision: "NoOpinion", reason: errors.length === 0 ? "" : `RBAC: ${aggregate(errors)}` };
   }
 
@@ -55,12 +62,13 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     return { rules, errors, incomplete: false };
   }
 
-  /** Calls `visit` with the rules of each binding that names the user, until it returns true. */
-  async #visit(user: UserInfo, namespace: string, errors: string[], visit: (rules: readonly PolicyRule[]) => boolean): Promise<boolean> {
+  /** Calls `visit` with the rules of each binding that names the user (and how to describe it), until it returns true. */
+  async #visit(user: UserInfo, namespace: string, errors: string[], visit: (rules: readonly PolicyRule[], source: () => string) => boolean): Promise<boolean> {
     const walk = async (bindings: readonly RoleBinding[], bindingNamespace: string): Promise<boolean> => {
       for (const b of bindings) {
-        if (!(b.subjects ?? []).some((s) => appliesTo(s, user, bindingNamespace))) continue;
-        if (visit(await this.#rulesOf(b, bindingNamespace, errors))) return true;
+        const subject = (b.subjects ?? []).find((s) => appliesTo(s, user, bindingNamespace));
+        if (subject === undefined) continue;
+        if (visit(await this.#rulesOf(b, bindingNamespace, errors), () => describeBinding(b, subject, bindingNamespace))) return true;
       }
       return false;
     };
@@ -87,6 +95,16 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     if (role === undefined) return `${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`;
     return (role.object as Role).rules ?? [];
   }
+}
+
+/** Upstream's binding description in RBAC's reasons: `ClusterRoleBinding "x" of ClusterRole "y" to User "alice"`. */
+function describeBinding(b: RoleBinding, subject: Subject, namespace: string): string {
+  const ref = b.roleRef ?? {};
+  const who = subject.kind === "ServiceAccount"
+    ? `ServiceAccount ${goQuote(`${subject.name ?? ""}/${subject.namespace || namespace}`)}`
+    : `${subject.kind ?? ""} ${goQuote(subject.name ?? "")}`;
+  const name = namespace === "" ? b.metadata.name ?? "" : `${b.metadata.name ?? ""}/${namespace}`;
+  return `${namespace === "" ? "ClusterRoleBinding" : "RoleBinding"} ${goQuote(name)} of ${ref.kind ?? ""} ${goQuote(ref.name ?? "")} to ${who}`;
 }
 
 /** Whether a binding's subject names the user; a ServiceAccount without a namespace is in the binding's. */

@@ -68,7 +68,7 @@ describe("access reviews", () => {
       assert.equal(yes.status, 201, yes.text);
       assert.equal(yes.json.kind, "SubjectAccessReview");
       assert.equal(yes.json.apiVersion, `${group}/v1`);
-      assert.deepEqual(yes.json.status, { allowed: true });
+      assert.deepEqual(yes.json.status, { allowed: true, reason: `RBAC: allowed by RoleBinding "alice-dev/team-a" of Role "dev" to User "alice"` });
       assert.deepEqual(yes.json.spec.resourceAttributes, { namespace: "team-a", verb: "list", resource: "pods" });
       const no = await t.request("POST", path, { body: sar(group, { user: "alice", ...pods("team-b") }) });
       assert.equal(no.status, 201, no.text);

@@ -38,6 +38,14 @@ export interface AuditFilterOptions extends AuditOptions {
   readonly encoding: Encoding;
 }
 
+/** Per request being recorded: how to add an annotation to its event (upstream's audit.AddAuditAnnotation). */
+const annotators = new WeakMap<object, (key: string, value: string) => void>();
+
+/** Adds an annotation to the request's audit event, seen from the next stage on; nothing when the request is not audited. */
+export function addAuditAnnotation(req: object, key: string, value: string): void {
+  annotators.get(req)?.(key, value);
+}
+
 const LONG_RUNNING_SUBRESOURCES = new Set(["exec", "attach", "log", "portforward", "proxy"]);
 const NO_USER: UserInfo = Object.freeze({ name: "", groups: Object.freeze([]) });
 
@@ -154,6 +162,9 @@ class Recorder {
       requestReceivedTimestamp: microTime(),
       stageTimestamp: "",
     };
+    annotators.set(ctx.req, (key, value) => {
+      (this.#event.annotations ??= {})[key] = value;
+    });
   }
 
   emit(stage: Stage): void {

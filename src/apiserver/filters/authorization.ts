@@ -5,6 +5,7 @@
 // authorizers (issue 14) go in the list before it or replace it.
 
 import { forbidden, goQuote } from "../../machinery/index.js";
+import { addAuditAnnotation } from "./audit.js";
 import { ANONYMOUS } from "./authentication.js";
 import type { Filter, UserInfo } from "./context.js";
 import type { RequestAttributes } from "./request-info.js";
@@ -27,13 +28,20 @@ export const alwaysAllow: Authorizer = { authorize: () => ALLOW };
 export interface AuthorizationOptions {
   /** Asked in order until one allows or denies. */
   readonly authorizers: readonly Authorizer[];
+  /** The group of the audit annotations `<group>/decision` and `<group>/reason` (naming.authorizationGroup; default upstream's). */
+  readonly authorizationGroup?: string;
 }
 
-export function authorizationFilter({ authorizers }: AuthorizationOptions): Filter {
+export function authorizationFilter({ authorizers, authorizationGroup = "authorization.k8s.io" }: AuthorizationOptions): Filter {
+  const decisionKey = `${authorizationGroup}/decision`;
+  const reasonKey = `${authorizationGroup}/reason`;
   return async (ctx, next) => {
     // Authentication runs first and always sets a user (anonymous on public paths).
     const user = ctx.user ?? ANONYMOUS;
     const d = await decide(authorizers, user, ctx.attributes);
+    // Upstream's annotations on the audit event: allow or forbid, and the authorizer's reason (possibly empty).
+    addAuditAnnotation(ctx.req, decisionKey, d.decision === "Allow" ? "allow" : "forbid");
+    addAuditAnnotation(ctx.req, reasonKey, d.reason ?? "");
     if (d.decision === "Allow") return next();
     throw refusal(user, ctx.attributes, d.reason ?? "");
   };

@@ -43,6 +43,8 @@ export interface FilterChainOptions {
   readonly anonymous?: boolean;
   /** Impersonation's group of uids and userextras (naming.authenticationGroup). */
   readonly authenticationGroup: string;
+  /** The group of the authorization audit annotations (naming.authorizationGroup). */
+  readonly authorizationGroup?: string;
   /** Undefined: requests are not recorded (the benchmark measures their cost). */
   readonly metrics: ApiServerMetrics | undefined;
   readonly encoding: Encoding;
