@@ -12,6 +12,7 @@ import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filte
 import { goQuote } from "../../machinery/index.js";
 import type { RegistryStore } from "../registry/store.js";
 import { aggregate, type ResolvedRules, type RuleResolver } from "./rules.js";
+import { BindingIndex } from "./binding-index.js";
 
 /** Upstream's superuser group. */
 export const SYSTEM_MASTERS = "system:masters";
@@ -29,9 +30,13 @@ const ANY = { mode: "Any" } as const;
 
 export class RbacAuthorizer implements Authorizer, RuleResolver {
   readonly #stores: RbacStores;
+  readonly #clusterBindings: BindingIndex;
+  readonly #namespaceBindings: BindingIndex;
 
   constructor(stores: RbacStores) {
     this.#stores = stores;
+    this.#clusterBindings = new BindingIndex(stores.clusterRoleBindings);
+    this.#namespaceBindings = new BindingIndex(stores.roleBindings);
   }
 
   async authorize(user: UserInfo, request: RequestAttributes): Promise<Decision> {
@@ -64,21 +69,14 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
 
   /** Calls `visit` with the rules of each binding that names the user (and how to describe it), until it returns true. */
   async #visit(user: UserInfo, namespace: string, errors: string[], visit: (rules: readonly PolicyRule[], source: () => string) => boolean): Promise<boolean> {
-    const walk = async (bindings: readonly RoleBinding[], bindingNamespace: string): Promise<boolean> => {
-      for (const b of bindings) {
-        const subject = (b.subjects ?? []).find((s) => appliesTo(s, user, bindingNamespace));
-        if (subject === undefined) continue;
-        if (visit(await this.#rulesOf(b, bindingNamespace, errors), () => describeBinding(b, subject, bindingNamespace))) return true;
+    const walk = async (index: BindingIndex, bindingNamespace: string): Promise<boolean> => {
+      for (const { binding, subject } of await index.matching(user, bindingNamespace)) {
+        if (visit(await this.#rulesOf(binding, bindingNamespace, errors), () => describeBinding(binding, subject, bindingNamespace))) return true;
       }
       return false;
     };
-    if (await walk(await this.#list(this.#stores.clusterRoleBindings, undefined), "")) return true;
-    return namespace !== "" && (await walk(await this.#list(this.#stores.roleBindings, namespace), namespace));
-  }
-
-  async #list(store: RegistryStore, namespace: string | undefined): Promise<RoleBinding[]> {
-    const { items } = await store.cacher.list(store.prefixFor(namespace), ANY);
-    return items.map((c) => c.object as RoleBinding);
+    if (await walk(this.#clusterBindings, "")) return true;
+    return namespace !== "" && (await walk(this.#namespaceBindings, namespace));
   }
 
   /** The rules a binding grants; a missing role grants none and is recorded in `errors`. */
