@@ -10,9 +10,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { builtinModules } from "../../api/index.js";
-import { TokenAuthenticator } from "../filters/index.js";
-import { startTestServer, type TestServer } from "../testing/harness.js";
+import type { TestServer } from "../testing/harness.js";
+import { rbacTestServer } from "./testing.js";
 
 const GROUP = "rbac.authorization.orch.io";
 const DECISION = "authorization.orch.io/decision";
@@ -40,21 +39,13 @@ describe("authorization annotations in audit events", () => {
     const dir = mkdtempSync(join(tmpdir(), "orch-audit-authz-"));
     writeFileSync(join(dir, "policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n");
     log = join(dir, "audit.log");
-    t = await startTestServer({
-      modules: builtinModules(),
-      authorizationModes: ["RBAC"],
-      audit: { policyFile: join(dir, "policy.yaml"), logPath: log },
-      authenticators: [new TokenAuthenticator(new Map([["alice-token", { name: "alice", groups: ["system:authenticated"] }]]))],
-    });
+    const s = await rbacTestServer({ alice: { name: "alice", groups: ["system:authenticated"] } }, { audit: { policyFile: join(dir, "policy.yaml"), logPath: log } });
+    t = s.t;
     await t.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a" } } });
     await t.request("POST", `/apis/${GROUP}/v1/namespaces/team-a/rolebindings`, {
       body: { apiVersion: `${GROUP}/v1`, kind: "RoleBinding", metadata: { name: "alice-view" }, subjects: [{ kind: "User", name: "alice" }], roleRef: { apiGroup: GROUP, kind: "ClusterRole", name: "view" } },
     });
-    const store = t.server.stores.for({ group: GROUP, resource: "rolebindings" })!;
-    for (let i = 0; (await store.cacher.list(store.prefixFor("team-a"), { mode: "Any" })).items.length < 1; i++) {
-      assert.ok(i < 200, "the binding never reached the cache");
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await s.cached("rolebindings", 1, "team-a");
   });
   after(() => t?.close());
 

@@ -5,9 +5,8 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
-import { TokenAuthenticator } from "../filters/index.js";
-import { startTestServer, type TestServer } from "../testing/harness.js";
+import type { TestServer } from "../testing/harness.js";
+import { rbacTestServer } from "./testing.js";
 
 const GROUP = "rbac.authorization.orch.io";
 const BINDINGS = `/apis/${GROUP}/v1/namespaces/team-a/rolebindings`;
@@ -26,15 +25,11 @@ describe("RBAC binding index", () => {
   });
 
   before(async () => {
-    t = await startTestServer({
-      modules: builtinModules(),
-      authorizationModes: ["RBAC"],
-      authenticators: [new TokenAuthenticator(new Map([
-        ["alice-token", { name: "alice", groups: ["system:authenticated"] }],
-        ["carol-token", { name: "carol", groups: ["system:authenticated", "ops"] }],
-        ["sa-token", { name: "system:serviceaccount:team-a:ci", groups: ["system:authenticated", "system:serviceaccounts"] }],
-      ]))],
-    });
+    t = (await rbacTestServer({
+      alice: { name: "alice", groups: ["system:authenticated"] },
+      carol: { name: "carol", groups: ["system:authenticated", "ops"] },
+      sa: { name: "system:serviceaccount:team-a:ci", groups: ["system:authenticated", "system:serviceaccounts"] },
+    })).t;
     await t.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "team-a" } } });
     await Promise.all(Array.from({ length: 10 }, async (_, w) => {
       for (let i = w; i < 1000; i += 10) {

@@ -7,9 +7,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
-import { TokenAuthenticator, type UserInfo } from "../filters/index.js";
-import { startTestServer, type TestServer } from "../testing/harness.js";
+import type { UserInfo } from "../filters/index.js";
+import type { TestServer } from "../testing/harness.js";
+import { rbacTestServer, type RbacTestServer } from "./testing.js";
 
 const GROUP = "rbac.authorization.orch.io";
 const RBAC = `/apis/${GROUP}/v1`;
@@ -35,19 +35,13 @@ const missing = (who: string, resource: string, name: string, lines: string[]) =
 
 describe("RBAC escalation prevention", () => {
   let t: TestServer;
-  const as = (who: string, method: string, path: string, body?: unknown) =>
-    t.request(method, path, { headers: { authorization: `Bearer ${who}-token` }, ...(body !== undefined ? { body } : {}) });
-  const create = async (path: string, body: object) => {
-    const r = await t.request("POST", path, { body });
-    assert.equal(r.status, 201, `${path}: ${r.text}`);
-  };
+  let s: RbacTestServer;
+  const as = (who: string, method: string, path: string, body?: unknown) => s.as(who, method, path, body);
+  const create = (path: string, body: object) => s.create(path, body);
 
   before(async () => {
-    t = await startTestServer({
-      modules: builtinModules(),
-      authorizationModes: ["RBAC"],
-      authenticators: [new TokenAuthenticator(new Map(Object.entries(USERS).map(([k, u]) => [`${k}-token`, u])))],
-    });
+    s = await rbacTestServer(USERS);
+    t = s.t;
     for (const name of ["team-a", "team-b"]) await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const ns = `${RBAC}/namespaces/team-a`;
     await create(`${ns}/roles`, role("dev", [rule(["get", "list"], [""], ["pods"]), rule(["get"], [""], ["configmaps"], ["settings"]), rule(["get"], [""], ["*/log"]), MANAGE_RBAC]));
@@ -60,13 +54,7 @@ describe("RBAC escalation prevention", () => {
     await create(`${RBAC}/clusterroles`, { apiVersion: V1, kind: "ClusterRole", metadata: { name: "maker" }, rules: [rule(["create", "update"], [GROUP], ["clusterroles"]), rule(["get"], [""], ["pods"])] });
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: V1, kind: "ClusterRoleBinding", metadata: { name: "maker" }, subjects: [{ kind: "User", name: "maker" }], roleRef: { apiGroup: GROUP, kind: "ClusterRole", name: "maker" } });
     const expected: Record<string, number> = { roles: 3, rolebindings: 3 };
-    for (const [resource, n] of Object.entries(expected)) {
-      const store = t.server.stores.for({ group: GROUP, resource })!;
-      for (let i = 0; (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.length < n; i++) {
-        assert.ok(i < 200, `${resource} never reached the cache`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+    for (const [resource, n] of Object.entries(expected)) await s.cached(resource, n);
   });
   after(() => t?.close());
 

@@ -7,9 +7,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
-import { TokenAuthenticator, type UserInfo } from "../filters/index.js";
-import { startTestServer, type TestServer } from "../testing/harness.js";
+import type { UserInfo } from "../filters/index.js";
+import type { TestServer } from "../testing/harness.js";
+import { rbacTestServer, type RbacTestServer } from "./testing.js";
 
 const RBAC = "/apis/rbac.authorization.orch.io/v1";
 const GROUP = "rbac.authorization.orch.io";
@@ -23,19 +23,13 @@ const USERS: Record<string, UserInfo> = {
 
 describe("access reviews", () => {
   let t: TestServer;
-  const as = (who: string, path: string, body: unknown, method = "POST") =>
-    t.request(method, path, { headers: { authorization: `Bearer ${who}-token` }, body });
-  const create = async (path: string, body: object) => {
-    const r = await t.request("POST", path, { body });
-    assert.equal(r.status, 201, `${path}: ${r.text}`);
-  };
+  let s: RbacTestServer;
+  const as = (who: string, path: string, body: unknown, method = "POST") => s.as(who, method, path, body);
+  const create = (path: string, body: object) => s.create(path, body);
 
   before(async () => {
-    t = await startTestServer({
-      modules: builtinModules(),
-      authorizationModes: ["RBAC"],
-      authenticators: [new TokenAuthenticator(new Map(Object.entries(USERS).map(([k, u]) => [`${k}-token`, u])))],
-    });
+    s = await rbacTestServer(USERS);
+    t = s.t;
     for (const name of ["team-a", "team-b"]) await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const v1 = `${GROUP}/v1`;
     await create(`${RBAC}/namespaces/team-a/roles`, {
@@ -48,13 +42,7 @@ describe("access reviews", () => {
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "dangling" }, subjects: [{ kind: "User", name: "dave" }], roleRef: { apiGroup: GROUP, kind: "ClusterRole", name: "missing" } });
     // The authorizer reads the watch caches: wait until they hold what was created (and the bootstrap policy).
     const expected: Record<string, number> = { roles: 1, rolebindings: 1, clusterrolebindings: 2 + 4 };
-    for (const [resource, n] of Object.entries(expected)) {
-      const store = t.server.stores.for({ group: GROUP, resource })!;
-      for (let i = 0; (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.length < n; i++) {
-        assert.ok(i < 200, `${resource} never reached the cache`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+    for (const [resource, n] of Object.entries(expected)) await s.cached(resource, n);
   });
   after(() => t?.close());
 
