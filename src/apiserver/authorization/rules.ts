@@ -18,7 +18,12 @@ export interface ResolvedRules {
   readonly incomplete: boolean;
 }
 
-/** An authorizer that can list the rules it applies (upstream's RuleResolver). */
+/**
+ * An authorizer that can list the rules it applies (upstream's RuleResolver).
+ * An authorizer without `rulesFor` makes every SelfSubjectRulesReview
+ * `incomplete`; upstream's Node authorizer answers incomplete only for node
+ * users (nothing, complete, for everyone else), and so should ours.
+ */
 export interface RuleResolver {
   rulesFor(user: UserInfo, namespace: string): Promise<ResolvedRules>;
 }
