@@ -37,8 +37,14 @@ export function defaultAuthorizationModes(stores: Stores, naming: Naming): Autho
   return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? ["RBAC"] : ["AlwaysAllow"];
 }
 
-/** An RBAC rule reader over the server's stores (escalation checks ask it whatever the modes), or undefined when RBAC's kinds are not served. */
-export function rbacRules(stores: Stores, naming: Naming): RbacAuthorizer | undefined {
+/**
+ * The RBAC rule reader escalation checks ask whatever the modes: the RBAC
+ * authorizer among `authorizers` (one binding index), else one over the
+ * server's stores, or undefined when RBAC's kinds are not served.
+ */
+export function rbacRules(stores: Stores, naming: Naming, authorizers: readonly Authorizer[] = []): RbacAuthorizer | undefined {
+  const running = authorizers.find((a): a is RbacAuthorizer => a instanceof RbacAuthorizer);
+  if (running !== undefined) return running;
   return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? new RbacAuthorizer(rbacStores(stores, naming)) : undefined;
 }
 
