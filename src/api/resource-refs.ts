@@ -45,12 +45,12 @@ export function leaseResource(naming: Naming = namingFor()): GroupVersionResourc
   return ref(naming.coordinationGroup, "leases");
 }
 
-/** discovery.<suffix>/v1 endpointslices. */
-export function endpointSliceResource(naming: Naming = namingFor()): GroupVersionResource {
-  return ref(`discovery.${naming.groupSuffix}`, "endpointslices");
-}
-
 /** rbac.authorization.<suffix>/v1 clusterroles (the aggregation controller). */
 export function clusterRoleResource(naming: Naming = namingFor()): GroupVersionResource {
   return ref(naming.rbacGroup, "clusterroles", false);
+}
+
+/** discovery.<suffix>/v1 endpointslices. */
+export function endpointSliceResource(naming: Naming = namingFor()): GroupVersionResource {
+  return ref(`discovery.${naming.groupSuffix}`, "endpointslices");
 }

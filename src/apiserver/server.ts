@@ -16,7 +16,7 @@ import { componentEndpoints, componentRegistry, conditionCheck } from "../compon
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
-import { AdmissionChain, namespaceLifecycle, type AdmissionOptions, type ValidatingPlugin } from "./admission/index.js";
+import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
@@ -119,6 +119,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const gates = options.featureGates;
   const naming = namingFor(options.groupSuffix);
+  // RBAC escalation prevention, a validating step before the caller's; it asks the authorizers, built once the stores are.
+  let authorizers: readonly Authorizer[] = [];
+  let rbac: ReturnType<typeof rbacRules>;
+  const escalation = rbacEscalation({ rbacGroup: naming.rbacGroup, authorizers: () => authorizers, rbac: () => rbac });
+  options = { ...options, admission: { ...options.admission, validating: [escalation, ...(options.admission?.validating ?? [])] } };
   // Read before anything starts: a malformed token file stops the start with its line.
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
@@ -131,11 +136,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const admissionMetrics = new AdmissionMetrics(metrics);
   const registry = new ApiRegistry(options.modules, naming);
   // The plugins look their stores up when they run: the stores are built with the chain.
-  // Escalation checks ask the authorizers, built once the stores are.
-  let authorizers: readonly Authorizer[] = [];
-  let rbac: ReturnType<typeof rbacRules>;
-  const escalation = rbacEscalation({ rbacGroup: naming.rbacGroup, authorizers: () => authorizers, rbac: () => rbac });
-  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, validating: [escalation] });
+  const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log });
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
@@ -251,12 +252,10 @@ interface AdmissionWiring {
   readonly stores: () => Stores;
   readonly timing: AdmissionMetrics;
   readonly log: (line: string) => void;
-  /** Built-in validating plugins (RBAC escalation prevention). */
-  readonly validating?: readonly ValidatingPlugin[];
 }
 
 /** The built-in plugins first (NamespaceLifecycle and the service allocator where their kinds are served), then the caller's. */
-function serverAdmission({ options, registry, storage, stores, timing, log, validating = [] }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
+function serverAdmission({ options, registry, storage, stores, timing, log }: AdmissionWiring): { admission: AdmissionChain; allocator: ServiceAllocator | undefined } {
   const allocator = registry.find("", "services") === undefined ? undefined : new ServiceAllocator({
     storage,
     ipRange: parseIpRange(options.serviceClusterIPRange ?? "10.96.0.0/12"),
@@ -271,7 +270,6 @@ function serverAdmission({ options, registry, storage, stores, timing, log, vali
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
     ],
-    validating,
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };

@@ -17,12 +17,12 @@ import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
 import { jobController } from "./job/controller.js";
 import { cronJobController } from "./cronjob/controller.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
+import { clusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
-import { clusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -37,12 +37,12 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   jobController,
   cronJobController,
   ttlAfterFinishedController,
+  clusterRoleAggregationController,
   podGcController,
   serviceAccountController,
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
-  clusterRoleAggregationController,
 ];
 
 export interface LeaderElectionSettings {
