@@ -7,6 +7,7 @@ import { loadPolicy, type Policy } from "./policy.js";
 
 export { AuditPolicyError, evaluatePolicy, parsePolicy, type Policy } from "./policy.js";
 export type { AuditEvent } from "./event.js";
+export { addAuditAnnotation, auditAnnotationsOf } from "./annotations.js";
 export { backupName, openAuditLog, type AuditSink } from "./log-writer.js";
 
 /** `--audit-policy-file` and `--audit-log-*`. */

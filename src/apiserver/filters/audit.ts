@@ -20,6 +20,7 @@ import { parseJsonBody, parseYamlBody } from "../../machinery/decode/index.js";
 import { eventUser, microTime, withoutManagedFields, type AuditEvent, type ResponseStatus } from "../audit/event.js";
 import type { AuditSink } from "../audit/log-writer.js";
 import { evaluatePolicy, type AuditDecision, type Policy, type Stage } from "../audit/policy.js";
+import { auditAnnotationsOf } from "../audit/annotations.js";
 import { bodyObservers } from "../http/body.js";
 import type { Encoding, Incoming, Outgoing } from "../http/respond.js";
 import { decodeEnvelope } from "../../machinery/codec/protobuf/index.js";
@@ -36,14 +37,6 @@ export interface AuditOptions {
 export interface AuditFilterOptions extends AuditOptions {
   /** The schemas that decode a Protobuf response for its event. */
   readonly encoding: Encoding;
-}
-
-/** Per request being recorded: how to add an annotation to its event (upstream's audit.AddAuditAnnotation). */
-const annotators = new WeakMap<object, (key: string, value: string) => void>();
-
-/** Adds an annotation to the request's audit event, seen from the next stage on; nothing when the request is not audited. */
-export function addAuditAnnotation(req: object, key: string, value: string): void {
-  annotators.get(req)?.(key, value);
 }
 
 const LONG_RUNNING_SUBRESOURCES = new Set(["exec", "attach", "log", "portforward", "proxy"]);
@@ -126,6 +119,7 @@ class Recorder {
   readonly #decision: AuditDecision;
   readonly #event: AuditEvent;
   readonly #authenticated: UserInfo;
+  readonly #req: object;
   #startedDone = false;
   #completeDone = false;
   status: ResponseStatus | undefined;
@@ -136,6 +130,7 @@ class Recorder {
     this.#sink = options.sink;
     this.#decision = decision;
     this.#authenticated = user;
+    this.#req = ctx.req;
     const a = ctx.attributes;
     const userAgent = ctx.req.headers["user-agent"];
     this.#event = {
@@ -162,9 +157,6 @@ class Recorder {
       requestReceivedTimestamp: microTime(),
       stageTimestamp: "",
     };
-    annotators.set(ctx.req, (key, value) => {
-      (this.#event.annotations ??= {})[key] = value;
-    });
   }
 
   emit(stage: Stage): void {
@@ -178,7 +170,9 @@ class Recorder {
       ...(this.responseObject !== undefined && stage !== "ResponseStarted" ? { responseObject: this.responseObject } : {}),
     };
     // Field order as upstream writes them: the timestamps after the bodies.
-    const { requestReceivedTimestamp, stageTimestamp: _s, annotations, ...rest } = out;
+    const { requestReceivedTimestamp, stageTimestamp: _s, annotations: own, ...rest } = out;
+    const added = auditAnnotationsOf(this.#req);
+    const annotations = added !== undefined ? { ...own, ...added } : own;
     this.#sink.write(JSON.stringify({ ...rest, requestReceivedTimestamp, stageTimestamp: microTime(), ...(annotations ? { annotations } : {}) }) + "\n");
   }
 

@@ -5,7 +5,7 @@
 // authorizers (issue 14) go in the list before it or replace it.
 
 import { forbidden, goQuote } from "../../machinery/index.js";
-import { addAuditAnnotation } from "./audit.js";
+import { addAuditAnnotation } from "../audit/index.js";
 import { ANONYMOUS } from "./authentication.js";
 import type { Filter, UserInfo } from "./context.js";
 import type { RequestAttributes } from "./request-info.js";
