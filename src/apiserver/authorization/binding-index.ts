@@ -8,6 +8,7 @@
 // cache's, so the first binding that allows is the one upstream would name.
 
 import type { RoleBinding, Subject } from "../../api/rbac/index.js";
+import { goQuote } from "../../machinery/index.js";
 import type { UserInfo } from "../filters/index.js";
 import type { RegistryStore } from "../registry/store.js";
 
@@ -115,4 +116,14 @@ function subjectKey(subject: Subject, bindingNamespace: string): { name: string;
     default:
       return undefined;
   }
+}
+
+/** Upstream's binding description in RBAC's reasons: `ClusterRoleBinding "x" of ClusterRole "y" to User "alice"`. */
+export function describeBinding(b: RoleBinding, subject: Subject, namespace: string): string {
+  const ref = b.roleRef ?? {};
+  const who = subject.kind === "ServiceAccount"
+    ? `ServiceAccount ${goQuote(`${subject.name ?? ""}/${subject.namespace || namespace}`)}`
+    : `${subject.kind ?? ""} ${goQuote(subject.name ?? "")}`;
+  const name = namespace === "" ? b.metadata.name ?? "" : `${b.metadata.name ?? ""}/${namespace}`;
+  return `${namespace === "" ? "ClusterRoleBinding" : "RoleBinding"} ${goQuote(name)} of ${ref.kind ?? ""} ${goQuote(ref.name ?? "")} to ${who}`;
 }

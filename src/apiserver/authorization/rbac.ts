@@ -7,12 +7,12 @@
 // A request no rule covers gets no opinion (the chain's 403 follows);
 // bindings whose role is missing are named in the reason, as upstream.
 
-import type { PolicyRule, Role, RoleBinding, RoleRef, Subject } from "../../api/rbac/index.js";
+import type { PolicyRule, Role, RoleBinding, Subject } from "../../api/rbac/index.js";
 import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filters/index.js";
-import { goQuote } from "../../machinery/index.js";
 import type { RegistryStore } from "../registry/store.js";
 import { aggregate, type ResolvedRules, type RuleResolver } from "./rules.js";
-import { BindingIndex } from "./binding-index.js";
+import { BindingIndex, describeBinding } from "./binding-index.js";
+import type { RoleRef } from "../../api/rbac/index.js";
 
 /** Upstream's superuser group. */
 export const SYSTEM_MASTERS = "system:masters";
@@ -93,16 +93,6 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     if (role === undefined) return `${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`;
     return (role.object as Role).rules ?? [];
   }
-}
-
-/** Upstream's binding description in RBAC's reasons: `ClusterRoleBinding "x" of ClusterRole "y" to User "alice"`. */
-function describeBinding(b: RoleBinding, subject: Subject, namespace: string): string {
-  const ref = b.roleRef ?? {};
-  const who = subject.kind === "ServiceAccount"
-    ? `ServiceAccount ${goQuote(`${subject.name ?? ""}/${subject.namespace || namespace}`)}`
-    : `${subject.kind ?? ""} ${goQuote(subject.name ?? "")}`;
-  const name = namespace === "" ? b.metadata.name ?? "" : `${b.metadata.name ?? ""}/${namespace}`;
-  return `${namespace === "" ? "ClusterRoleBinding" : "RoleBinding"} ${goQuote(name)} of ${ref.kind ?? ""} ${goQuote(ref.name ?? "")} to ${who}`;
 }
 
 /** Whether a binding's subject names the user; a ServiceAccount without a namespace is in the binding's. */
