@@ -15,7 +15,8 @@ export interface BenchClient {
   close(): void;
 }
 
-export function benchClient(orch: OrchProcess): BenchClient {
+/** `identity`: a client certificate to present instead of the admin token (a user RBAC authorizes). */
+export function benchClient(orch: OrchProcess, identity?: { cert: string; key: string }): BenchClient {
   const config = readFileSync(orch.kubeconfig, "utf8");
   const token = /token: (\S+)/.exec(config)![1]!;
   const ca = Buffer.from(/certificate-authority-data: (\S+)/.exec(config)![1]!, "base64");
@@ -23,7 +24,7 @@ export function benchClient(orch: OrchProcess): BenchClient {
   const session = connect(orch.url, {
     ca,
     settings: { initialWindowSize: 4 << 20 },
-    createConnection: (url) => tlsConnect({ host: url.hostname, port: Number(url.port), ca, ALPNProtocols: ["h2"], noDelay: true } as ConnectionOptions),
+    createConnection: (url) => tlsConnect({ host: url.hostname, port: Number(url.port), ca, ALPNProtocols: ["h2"], noDelay: true, ...identity } as ConnectionOptions),
   });
   session.on("connect", () => session.setLocalWindowSize(16 << 20));
   session.setMaxListeners(0);
@@ -32,7 +33,7 @@ export function benchClient(orch: OrchProcess): BenchClient {
     token,
     request(method, path, body, contentType = "application/json") {
       return new Promise((resolve, reject) => {
-        const headers: Record<string, string> = { ":method": method, ":path": path, authorization: `Bearer ${token}` };
+        const headers: Record<string, string> = { ":method": method, ":path": path, ...(identity === undefined ? { authorization: `Bearer ${token}` } : {}) };
         if (body !== undefined) headers["content-type"] = contentType;
         const stream = session.request(headers);
         const chunks: Buffer[] = [];

@@ -3,6 +3,7 @@
 import type { ApiGroupModule } from "./resource.js";
 import { apiextensionsModule } from "./apiextensions/index.js";
 import { appsModule } from "./apps/index.js";
+import { authorizationModule } from "./authorization/index.js";
 import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
 import { certificatesModule } from "./certificates/index.js";
@@ -15,5 +16,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule];
 }

@@ -50,6 +50,11 @@ export function leaseResource(naming: Naming = namingFor()): GroupVersionResourc
   return ref(naming.coordinationGroup, "leases");
 }
 
+/** rbac.authorization.<suffix>/v1 clusterroles (the aggregation controller). */
+export function clusterRoleResource(naming: Naming = namingFor()): GroupVersionResource {
+  return ref(naming.rbacGroup, "clusterroles", false);
+}
+
 /** discovery.<suffix>/v1 endpointslices. */
 export function endpointSliceResource(naming: Naming = namingFor()): GroupVersionResource {
   return ref(`discovery.${naming.groupSuffix}`, "endpointslices");

@@ -11,6 +11,7 @@ import type { Discovery } from "./handlers/discovery.js";
 import type { OpenApi } from "./handlers/openapi.js";
 import { handleResource, type HandlerDeps } from "./handlers/resource.js";
 import { handleAuthenticationReview, isAuthenticationReview, type AuthenticationReviews } from "./handlers/authentication.js";
+import { handleAuthorizationReview, isAuthorizationReview, type AuthorizationReviews } from "./authorization/reviews.js";
 import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import { setWarnings } from "./handlers/write-options.js";
@@ -36,6 +37,8 @@ export interface RouterOptions {
   readonly authentication: AuthenticationReviews;
   /** Issues service-account tokens (serviceaccounts/NAME/token). */
   readonly serviceAccountTokens?: ServiceAccountTokens;
+  /** The access reviews (api/authorization): answered with the server's authorizers, not stored. */
+  readonly authorization?: AuthorizationReviews;
 }
 
 export class Router {
@@ -61,6 +64,9 @@ export class Router {
     }
     if (parsed.kind === "resource" && parsed.namespace === undefined && parsed.name === undefined && isAuthenticationReview(this.#o.authentication, parsed.group, parsed.version, parsed.resource)) {
       return handleAuthenticationReview(this.#o.authentication, req, res, parsed.group, parsed.resource, ctx.user!);
+    }
+    if (parsed.kind === "resource" && parsed.name === undefined && this.#o.authorization !== undefined && isAuthorizationReview(this.#o.authorization, parsed.group, parsed.version, parsed.resource, parsed.namespace)) {
+      return handleAuthorizationReview(this.#o.authorization, req, res, parsed, ctx.user!);
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);

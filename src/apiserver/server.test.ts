@@ -304,6 +304,10 @@ describe("API server (sample API over lmdb)", () => {
     assert.equal(res.resource, "widgets");
     assert.deepEqual(res.categories, ["all"]);
     assert.deepEqual(res.subresources.map((s: any) => s.subresource), ["scale", "status"]);
+    // Each version asked for is answered in its own media type, whichever was asked first (kubectl 1.27 asks for v2beta1).
+    const beta = await t.request("GET", "/apis", { headers: { accept: "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json" } });
+    assert.equal(beta.headers["content-type"], "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList");
+    assert.equal(beta.json.apiVersion, "apidiscovery.k8s.io/v2beta1");
     const list = (await t.request("GET", "/apis/samples.orch.io/v1")).json;
     assert.deepEqual(list.resources.map((r: any) => r.name), ["widgets", "widgets/scale", "widgets/status"]);
 

@@ -30,7 +30,8 @@ import type { LimitRange } from "../api/core/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
-import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
+import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authorization/modes.js";
+import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
@@ -52,6 +53,7 @@ import { startCrdController } from "./crd/index.js";
 import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
+import { authorizationGroups } from "../api/authorization/index.js";
 
 export interface ApiServerOptions {
   dataDir: string;
@@ -139,6 +141,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const log = options.log ?? ((line: string) => process.stderr.write(line + "\n"));
   const gates = options.featureGates;
   const naming = namingFor(options.groupSuffix);
+  // RBAC escalation prevention, a validating step before the caller's; it asks the authorizers, built once the stores are.
+  let authorizers: readonly Authorizer[] = [];
+  let rbac: ReturnType<typeof rbacRules>;
+  const escalation = rbacEscalation({ rbacGroup: naming.rbacGroup, authorizers: () => authorizers, rbac: () => rbac });
+  options = { ...options, admission: { ...options.admission, validating: [escalation, ...(options.admission?.validating ?? [])] } };
   // Read before anything starts: a malformed token file stops the start with its line.
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
@@ -194,6 +201,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const discovery = new Discovery(registry);
   // Custom resources: every stored definition is served before the server reports ready.
   const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log });
+  authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
+  rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({
     endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
     authentication: {
@@ -210,6 +219,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       apiAudiences: saTokens.apiAudiences,
     },
     serviceAccountTokens: saTokens,
+    authorization: { groups: authorizationGroups(naming), authorizers, schemas: registry.schemas, cbor: encoding.cbor },
     watchEnv: {
       metaGroup: naming.metaGroup,
       watchList: gates.enabled("WatchList"),
@@ -221,9 +231,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const filters = filterChain({
     authenticators: [...tokenAuthenticators, saTokens.authenticator(), ...(options.authenticators ?? []), clientCertificateAuthenticator],
-    authorizers: options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming),
+    authorizers,
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
+    authorizationGroup: naming.authorizationGroup,
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,

@@ -21,6 +21,7 @@ export { endpointsController, EndpointsController } from "./endpoint/controller.
 export { endpointSliceController, EndpointSliceController, type EndpointSliceControllerOptions } from "./endpointslice/controller.js";
 export { endpointSliceMirroringController, EndpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
 export { csrApprovingController, csrSigningController, tokenCleanerController, CsrApprover, CsrSigner, TokenCleaner } from "./certificates/index.js";
+export { clusterRoleAggregationController, ClusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 export type { ControllerConfig } from "./controller.js";
 export { persistentVolumeBinderController, PersistentVolumeBinder } from "./persistentvolume/binder.js";
 export { pvcProtectionController, pvProtectionController, PvcProtectionController, PvProtectionController } from "./persistentvolume/protection.js";

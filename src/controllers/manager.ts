@@ -17,6 +17,7 @@ import { taintEvictionController } from "./node-lifecycle/taint-eviction.js";
 import { jobController } from "./job/controller.js";
 import { cronJobController } from "./cronjob/controller.js";
 import { ttlAfterFinishedController } from "./ttl-after-finished/controller.js";
+import { clusterRoleAggregationController } from "./clusterrole-aggregation/controller.js";
 import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { rootCaPublisherController } from "./root-ca-publisher/controller.js";
@@ -44,6 +45,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   jobController,
   cronJobController,
   ttlAfterFinishedController,
+  clusterRoleAggregationController,
   podGcController,
   serviceAccountController,
   rootCaPublisherController,

@@ -18,6 +18,8 @@ export interface Naming {
   readonly discoveryGroup: string;
   /** SelfSubjectReview, and impersonation's uids/userextras attributes: "authentication.orch.io" (upstream "authentication.k8s.io"). */
   readonly authenticationGroup: string;
+  /** The access reviews (SubjectAccessReview, ...): "authorization.orch.io" (upstream "authorization.k8s.io"). */
+  readonly authorizationGroup: string;
   /** Roles and bindings: "rbac.authorization.orch.io" (upstream "rbac.authorization.k8s.io"). */
   readonly rbacGroup: string;
   readonly systemNamespace: string;
@@ -54,6 +56,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     storageGroup: `storage.${groupSuffix}`,
     discoveryGroup: `apidiscovery.${groupSuffix}`,
     authenticationGroup: `authentication.${groupSuffix}`,
+    authorizationGroup: `authorization.${groupSuffix}`,
     rbacGroup: `rbac.authorization.${groupSuffix}`,
     systemNamespace: `${product}-system`,
     publicNamespace: `${product}-public`,

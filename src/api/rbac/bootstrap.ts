@@ -1,12 +1,13 @@
 // The roles and bindings every cluster starts with (upstream's
 // bootstrappolicy): cluster-admin for system:masters, the discovery and
 // public-info viewers, basic-user, and the user-facing admin, edit and view.
-// Upstream builds admin/edit/view by aggregation; aggregation is not
-// evaluated here yet, so they carry their rules flattened, for the kinds this
-// server serves. Data only; the API server reconciles it at start.
+// admin/edit/view are written below with their rules flattened (for the
+// kinds this server serves); withAggregation (aggregation.ts) turns them into
+// upstream's aggregated roles. Data only; the API server reconciles it at start.
 
 import type { Naming } from "../../machinery/naming.js";
 import type { ClusterRole, PolicyRule, RoleBinding, Subject } from "./types.js";
+import { withAggregation } from "./aggregation.js";
 
 /** Upstream's marks on bootstrap objects (the keys stay upstream's, as kubectl and tools look for them). */
 export const BOOTSTRAP_LABEL = { "kubernetes.io/bootstrapping": "rbac-defaults" } as const;
@@ -97,7 +98,7 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
   const reviewGroups = [...new Set([`authorization.${naming.groupSuffix}`, "authorization.k8s.io"])];
   const whoamiGroups = [...new Set([naming.authenticationGroup, "authentication.k8s.io"])];
   return {
-    clusterRoles: [
+    clusterRoles: withAggregation(naming, [
       role("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
       role("admin", adminRules),
       role("edit", editRules),
@@ -113,7 +114,7 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
         rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
         rule(["create"], whoamiGroups, ["selfsubjectreviews"]),
       ]),
-    ],
+    ]),
     clusterRoleBindings: [
       binding("cluster-admin", [group("system:masters")]),
       binding("system:discovery", [group("system:authenticated")]),

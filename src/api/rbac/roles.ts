@@ -7,14 +7,14 @@ import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { rbacKind } from "./kind.js";
 import type { ClusterRole } from "./types.js";
-import { validateRules } from "./validation.js";
+import { validateAggregationRule, validateRules } from "./validation.js";
 
 function role(naming: Naming, namespaced: boolean): ResourceDefinition {
   const kind = namespaced ? "Role" : "ClusterRole";
   return defineResource<ClusterRole>({
     ...rbacKind(naming, kind, namespaced),
-    validate: (r) => validateRules(r.rules, namespaced),
-    validateUpdate: (r) => validateRules(r.rules, namespaced),
+    validate: (r) => [...validateRules(r.rules, namespaced), ...validateAggregationRule(r.aggregationRule)],
+    validateUpdate: (r) => [...validateRules(r.rules, namespaced), ...validateAggregationRule(r.aggregationRule)],
   });
 }
 

@@ -2,7 +2,9 @@
 // role references and subjects, shared by the four kinds.
 
 import { field, isValidPathSegmentName, type FieldError } from "../../machinery/index.js";
-import type { PolicyRule, RoleBinding, RoleRef, Subject } from "./types.js";
+import type { LabelSelector } from "../../machinery/index.js";
+import { validateLabelSelector } from "../apps/workload.js";
+import type { ClusterRole, PolicyRule, RoleBinding, RoleRef, Subject } from "./types.js";
 
 /** Upstream's ValidatePolicyRule; namespaced (Role) rules may not name non-resource URLs. */
 export function validateRules(rules: readonly PolicyRule[] | null | undefined, namespaced: boolean): FieldError[] {
@@ -67,4 +69,13 @@ export function immutableRoleRef(binding: RoleBinding, old: RoleBinding): FieldE
   const a = binding.roleRef ?? {};
   const b = old.roleRef ?? {};
   return a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name ? [] : [field.invalid("roleRef", binding.roleRef, "cannot change roleRef")];
+}
+
+/** Upstream's ValidateClusterRole for aggregationRule: at least one selector, each a valid label selector. */
+export function validateAggregationRule(rule: ClusterRole["aggregationRule"]): FieldError[] {
+  if (rule === undefined || rule === null) return [];
+  const path = "aggregationRule.clusterRoleSelectors";
+  const selectors = rule.clusterRoleSelectors ?? [];
+  if (selectors.length === 0) return [field.required(path, "at least one clusterRoleSelector required if aggregationRule is non-nil")];
+  return selectors.flatMap((selector, i) => validateLabelSelector(selector as LabelSelector, `${path}[${i}]`));
 }

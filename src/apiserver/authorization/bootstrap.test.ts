@@ -26,7 +26,35 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
     assert.equal(admin.json.metadata.labels["kubernetes.io/bootstrapping"], "rbac-defaults");
     assert.deepEqual(admin.json.rules, [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }, { verbs: ["*"], nonResourceURLs: ["*"] }]);
     const roles = (await t.request("GET", `${RBAC}/clusterroles`)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name).sort();
-    assert.deepEqual(roles, ["admin", "cluster-admin", "edit", "system:basic-user", "system:certificates.orch.io:certificatesigningrequests:nodeclient", "system:certificates.orch.io:certificatesigningrequests:selfnodeclient", "system:discovery", "system:node", "system:node-bootstrapper", "system:public-info-viewer", "view"]);
+    assert.deepEqual(roles, [
+      "admin",
+      "cluster-admin",
+      "edit",
+      "system:aggregate-to-admin",
+      "system:aggregate-to-edit",
+      "system:aggregate-to-view",
+      "system:basic-user",
+      "system:certificates.orch.io:certificatesigningrequests:nodeclient",
+      "system:certificates.orch.io:certificatesigningrequests:selfnodeclient",
+      "system:discovery",
+      "system:node",
+      "system:node-bootstrapper",
+      "system:public-info-viewer",
+      "view",
+    ]);
+    // Aggregated as upstream's: view ⊂ edit ⊂ admin through labels, the rules already the union.
+    const role = async (name: string) => (await t.request("GET", `${RBAC}/clusterroles/${name}`)).json;
+    const [adminRole, editRole, viewRole, toView] = [await role("admin"), await role("edit"), await role("view"), await role("system:aggregate-to-view")];
+    assert.deepEqual(viewRole.aggregationRule, { clusterRoleSelectors: [{ matchLabels: { [`${GROUP}/aggregate-to-view`]: "true" } }] });
+    assert.equal(viewRole.metadata.labels[`${GROUP}/aggregate-to-edit`], "true");
+    assert.equal(editRole.metadata.labels[`${GROUP}/aggregate-to-admin`], "true");
+    assert.deepEqual(adminRole.aggregationRule.clusterRoleSelectors, [{ matchLabels: { [`${GROUP}/aggregate-to-admin`]: "true" } }]);
+    assert.equal(toView.metadata.labels[`${GROUP}/aggregate-to-view`], "true");
+    assert.deepEqual(viewRole.rules, toView.rules);
+    const has = (rules: object[], r: object) => rules.some((x) => JSON.stringify(x) === JSON.stringify(r));
+    for (const r of viewRole.rules) assert.ok(has(editRole.rules, r) && has(adminRole.rules, r), `view's ${JSON.stringify(r)} in edit and admin`);
+    for (const r of editRole.rules) assert.ok(has(adminRole.rules, r), `edit's ${JSON.stringify(r)} in admin`);
+    assert.ok(adminRole.rules.length > editRole.rules.length && editRole.rules.length > viewRole.rules.length);
     const bindings = await t.request("GET", `${RBAC}/clusterrolebindings/cluster-admin`);
     assert.deepEqual(bindings.json.subjects, [{ kind: "Group", apiGroup: GROUP, name: "system:masters" }]);
     const viewRules = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;
@@ -34,6 +62,9 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
 
     const extra = { verbs: ["get"], apiGroups: ["example.com"], resources: ["widgets"] };
     assert.equal((await t.request("PATCH", `${RBAC}/clusterroles/view`, { headers: MERGE, body: { rules: [viewRules[0], extra] } })).status, 200);
+    // An older cluster's admin had no aggregationRule: the next start gives it one.
+    assert.equal((await t.request("PATCH", `${RBAC}/clusterroles/admin`, { headers: MERGE, body: { aggregationRule: null } })).status, 200);
+    assert.equal((await t.request("GET", `${RBAC}/clusterroles/admin`)).json.aggregationRule, undefined);
     assert.equal((await t.request("PATCH", `${RBAC}/clusterrolebindings/system:public-info-viewer`, { headers: MERGE, body: { subjects: [{ kind: "Group", name: "system:authenticated" }] } })).status, 200);
     assert.equal((await t.request("PATCH", `${RBAC}/clusterroles/edit`, {
       headers: MERGE, body: { metadata: { annotations: { "rbac.authorization.kubernetes.io/autoupdate": "false" } }, rules: [editRules[0]] },
@@ -43,6 +74,7 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
     t = await startTestServer({ modules: builtinModules(), dataDir });
     const view = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;
     assert.deepEqual(view, [viewRules[0], extra, ...viewRules.slice(1)], "missing rules added after the administrator's");
+    assert.deepEqual((await t.request("GET", `${RBAC}/clusterroles/admin`)).json.aggregationRule, adminRole.aggregationRule);
     const publicInfo = (await t.request("GET", `${RBAC}/clusterrolebindings/system:public-info-viewer`)).json.subjects.map((s: { name: string }) => s.name);
     assert.deepEqual(publicInfo, ["system:authenticated", "system:unauthenticated"]);
     assert.deepEqual((await t.request("GET", `${RBAC}/clusterroles/edit`)).json.rules, [editRules[0]], "autoupdate=false: left alone");

@@ -2,7 +2,8 @@
 // upstream's rbac/bootstrap-roles post-start hook: a missing role or binding
 // is created; an existing one whose autoupdate annotation is not "false"
 // gets the rules (subjects) it lacks added, keeping whatever an
-// administrator added; with autoupdate "false" it is left alone.
+// administrator added, and an aggregationRule where the policy has one; with
+// autoupdate "false" it is left alone.
 
 import { bootstrapPolicy, AUTOUPDATE_ANNOTATION, type ClusterRole, type RoleBinding } from "../../api/rbac/index.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
@@ -20,6 +21,15 @@ export async function reconcileBootstrapPolicy(stores: Stores, naming: Naming, l
     await reconcile(roles, role, (current) => missing((role as ClusterRole).rules ?? [], (current as ClusterRole).rules ?? []), (current, add) => {
       (current as ClusterRole).rules = [...((current as ClusterRole).rules ?? []), ...(add as NonNullable<ClusterRole["rules"]>)];
     }, log);
+  }
+  // Roles that became aggregated (admin, edit, view of an older cluster) get their aggregationRule; the controller fills the rules.
+  for (const role of policy.clusterRoles as readonly ClusterRole[]) {
+    if (role.aggregationRule == null) continue;
+    const name = role.metadata.name!;
+    const current = (await roles.get(undefined, name)).object as ClusterRole;
+    if (current.aggregationRule != null || current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === "false") continue;
+    await roles.modify(undefined, name, (obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, ...role.metadata.labels } }, aggregationRule: structuredClone(role.aggregationRule) } as ClusterRole));
+    log(`rbac: ${name} aggregates its rules now`);
   }
   for (const binding of policy.clusterRoleBindings) {
     await reconcile(bindings, binding, (current) => missing((binding as RoleBinding).subjects ?? [], (current as RoleBinding).subjects ?? []), (current, add) => {
@@ -59,7 +69,8 @@ function missing<T>(wanted: readonly T[], have: readonly T[]): T[] {
   return wanted.filter((w) => !present.has(canonical(w)));
 }
 
-function canonical(value: unknown): string {
+/** JSON with object keys sorted: equal for equal values whatever their key order. */
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
 }

@@ -46,6 +46,17 @@ function nodeAuthorizer(stores: Stores, naming: Naming): Authorizer {
   return new NodeAuthorizer(pods, naming);
 }
 
+/**
+ * The RBAC rule reader escalation checks ask whatever the modes: the RBAC
+ * authorizer among `authorizers` (one binding index), else one over the
+ * server's stores, or undefined when RBAC's kinds are not served.
+ */
+export function rbacRules(stores: Stores, naming: Naming, authorizers: readonly Authorizer[] = []): RbacAuthorizer | undefined {
+  const running = authorizers.find((a): a is RbacAuthorizer => a instanceof RbacAuthorizer);
+  if (running !== undefined) return running;
+  return stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" }) !== undefined ? new RbacAuthorizer(rbacStores(stores, naming)) : undefined;
+}
+
 function rbacStores(stores: Stores, naming: Naming): RbacStores {
   const of = (resource: string) => {
     const store = stores.for({ group: naming.rbacGroup, resource });

@@ -55,6 +55,17 @@ describe("Node authorizer and NodeRestriction", () => {
   });
   after(() => t.close());
 
+  test("SelfSubjectRulesReview: complete for other users under Node,RBAC, incomplete with upstream's reason for a node", async () => {
+    const review = { apiVersion: "authorization.orch.io/v1", kind: "SelfSubjectRulesReview", spec: { namespace: "default" } };
+    const forAlice = await as("alice", "POST", "/apis/authorization.orch.io/v1/selfsubjectrulesreviews", review);
+    assert.equal(forAlice.status, 201, forAlice.text);
+    assert.equal(forAlice.json.status.incomplete, false);
+    const forNode = await as("n1", "POST", "/apis/authorization.orch.io/v1/selfsubjectrulesreviews", review);
+    assert.equal(forNode.status, 201, forNode.text);
+    assert.equal(forNode.json.status.incomplete, true);
+    assert.match(forNode.json.status.evaluationError, /node authorizer does not support user rule resolution/);
+  });
+
   test("a node reads what its own pods use, and nothing of other nodes' pods", async () => {
     for (const name of ["s1", "pull", "projected"]) assert.equal((await as("n1", "GET", `/api/v1/namespaces/default/secrets/${name}`)).status, 200, name);
     assert.equal((await as("n1", "GET", "/api/v1/namespaces/default/configmaps/c1")).status, 200);

@@ -10,6 +10,7 @@
 // reason ends up in the 403 ("no relationship found between node 'X' and
 // this object").
 
+import type { ResolvedRules, RuleResolver } from "./rules.js";
 import { NODE_USER_PREFIX, NODES_GROUP } from "../../api/certificates/index.js";
 import { podReferences, type PodReferences } from "../../api/core/pod-references.js";
 import type { Pod } from "../../api/core/types.js";
@@ -30,7 +31,7 @@ export function nodeOfUser(user: UserInfo): string | undefined {
   return user.name.slice(NODE_USER_PREFIX.length);
 }
 
-export class NodeAuthorizer implements Authorizer {
+export class NodeAuthorizer implements Authorizer, RuleResolver {
   readonly #pods: RegistryStore;
   readonly #naming: Naming;
   readonly #rules: readonly PolicyRule[];
@@ -39,6 +40,12 @@ export class NodeAuthorizer implements Authorizer {
     this.#pods = pods;
     this.#naming = naming;
     this.#rules = nodeRules(naming);
+  }
+
+  /** Upstream's RulesFor: nothing for other users (complete); a node's rights are not listed (incomplete, with why). */
+  async rulesFor(user: UserInfo): Promise<ResolvedRules> {
+    if (nodeOfUser(user) === undefined) return { rules: [], errors: [], incomplete: false };
+    return { rules: [], errors: ["node authorizer does not support user rule resolution"], incomplete: true };
   }
 
   async authorize(user: UserInfo, a: RequestAttributes): Promise<Decision> {

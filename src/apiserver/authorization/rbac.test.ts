@@ -7,9 +7,9 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
-import { TokenAuthenticator, type UserInfo } from "../filters/index.js";
-import { startTestServer, type TestServer } from "../testing/harness.js";
+import type { UserInfo } from "../filters/index.js";
+import type { TestServer } from "../testing/harness.js";
+import { rbacTestServer, type RbacTestServer } from "./testing.js";
 import { serviceAccountGroups, serviceAccountUser } from "./rbac.js";
 
 const RBAC = "/apis/rbac.authorization.orch.io/v1";
@@ -32,19 +32,13 @@ const ref = (kind: string, name: string) => ({ apiGroup: GROUP, kind, name });
 
 describe("RBAC authorizer", () => {
   let t: TestServer;
-  const as = (who: string, method: string, path: string, body?: unknown) =>
-    t.request(method, path, { headers: { authorization: `Bearer ${who}-token` }, ...(body !== undefined ? { body } : {}) });
-  const create = async (path: string, body: object) => {
-    const r = await t.request("POST", path, { body });
-    assert.equal(r.status, 201, `${path}: ${r.text}`);
-  };
+  let s: RbacTestServer;
+  const as = (who: string, method: string, path: string, body?: unknown) => s.as(who, method, path, body);
+  const create = (path: string, body: object) => s.create(path, body);
 
   before(async () => {
-    t = await startTestServer({
-      modules: builtinModules(),
-      authorizationModes: ["RBAC"],
-      authenticators: [new TokenAuthenticator(new Map(Object.entries(USERS).map(([k, u]) => [`${k}-token`, u])))],
-    });
+    s = await rbacTestServer(USERS);
+    t = s.t;
     for (const name of ["team-a", "team-b"]) await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const v1 = `${GROUP}/v1`;
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "pod-reader" }, rules: [rule(["get", "list", "watch"], [""], ["pods"])] });
@@ -66,13 +60,7 @@ describe("RBAC authorizer", () => {
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "dangling" }, subjects: [user("dave")], roleRef: ref("ClusterRole", "missing") });
     // The authorizer reads the watch caches: wait until they hold every binding and role (the bootstrap ones too: 7 and 4).
     const expected: Record<string, number> = { roles: 1, clusterroles: 4 + 7, rolebindings: 4, clusterrolebindings: 3 + 4 };
-    for (const [resource, n] of Object.entries(expected)) {
-      const store = t.server.stores.for({ group: GROUP, resource })!;
-      for (let i = 0; (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.length < n; i++) {
-        assert.ok(i < 200, `${resource} never reached the cache`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+    for (const [resource, n] of Object.entries(expected)) await s.cached(resource, n);
   });
   after(() => t?.close());
 

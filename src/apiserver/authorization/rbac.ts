@@ -11,6 +11,9 @@ import type { PolicyRule, Role, RoleBinding } from "../../api/rbac/index.js";
 import { appliesTo, ruleAllows } from "../../api/rbac/evaluate.js";
 import type { Authorizer, Decision, RequestAttributes, UserInfo } from "../filters/index.js";
 import type { RegistryStore } from "../registry/store.js";
+import { aggregate, type ResolvedRules, type RuleResolver } from "./rules.js";
+import { BindingIndex, describeBinding } from "./binding-index.js";
+import type { RoleRef } from "../../api/rbac/index.js";
 
 /** Upstream's superuser group. */
 export const SYSTEM_MASTERS = "system:masters";
@@ -26,43 +29,69 @@ export interface RbacStores {
 const ALLOW: Decision = Object.freeze({ decision: "Allow" });
 const ANY = { mode: "Any" } as const;
 
-export class RbacAuthorizer implements Authorizer {
+export class RbacAuthorizer implements Authorizer, RuleResolver {
   readonly #stores: RbacStores;
+  readonly #clusterBindings: BindingIndex;
+  readonly #namespaceBindings: BindingIndex;
 
   constructor(stores: RbacStores) {
     this.#stores = stores;
+    this.#clusterBindings = new BindingIndex(stores.clusterRoleBindings);
+    this.#namespaceBindings = new BindingIndex(stores.roleBindings);
   }
 
   async authorize(user: UserInfo, request: RequestAttributes): Promise<Decision> {
     if (user.groups.includes(SYSTEM_MASTERS)) return ALLOW;
     const errors: string[] = [];
-    const visit = async (bindings: readonly RoleBinding[], namespace: string): Promise<boolean> => {
-      for (const b of bindings) {
-        if (!(b.subjects ?? []).some((s) => appliesTo(s, user, namespace))) continue;
-        const rules = await this.#rulesOf(b, namespace, errors);
-        if (rules.some((r) => ruleAllows(r, request))) return true;
+    let reason = "";
+    const allows = (rules: readonly PolicyRule[], source: () => string) => {
+      if (!rules.some((r) => ruleAllows(r, request))) return false;
+      reason = `RBAC: allowed by ${source()}`;
+      return true;
+    };
+    if (await this.#visit(user, request.namespace, errors, allows)) return { decision: "Allow", reason };
+    return { decision: "NoOpinion", reason: errors.length === 0 ? "" : `RBAC: ${aggregate(errors)}` };
+  }
+
+  /**
+   * Every rule the user holds in `namespace` (the cluster's when ""), as
+   * upstream's RulesFor: ClusterRoleBindings' roles, then the namespace's
+   * RoleBindings'. Missing roles are reported in `errors` and grant nothing.
+   */
+  async rulesFor(user: UserInfo, namespace: string): Promise<ResolvedRules> {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    await this.#visit(user, namespace, errors, (granted) => {
+      rules.push(...granted);
+      return false;
+    });
+    return { rules, errors, incomplete: false };
+  }
+
+  /** Calls `visit` with the rules of each binding that names the user (and how to describe it), until it returns true. */
+  async #visit(user: UserInfo, namespace: string, errors: string[], visit: (rules: readonly PolicyRule[], source: () => string) => boolean): Promise<boolean> {
+    const walk = async (index: BindingIndex, bindingNamespace: string): Promise<boolean> => {
+      for (const { binding, subject } of await index.matching(user, bindingNamespace)) {
+        if (visit(await this.#rulesOf(binding, bindingNamespace, errors), () => describeBinding(binding, subject, bindingNamespace))) return true;
       }
       return false;
     };
-    if (await visit(await this.#list(this.#stores.clusterRoleBindings, undefined), "")) return ALLOW;
-    if (request.namespace !== "" && (await visit(await this.#list(this.#stores.roleBindings, request.namespace), request.namespace))) return ALLOW;
-    return { decision: "NoOpinion", reason: errors.length === 0 ? "" : `RBAC: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
-  }
-
-  async #list(store: RegistryStore, namespace: string | undefined): Promise<RoleBinding[]> {
-    const { items } = await store.cacher.list(store.prefixFor(namespace), ANY);
-    return items.map((c) => c.object as RoleBinding);
+    if (await walk(this.#clusterBindings, "")) return true;
+    return namespace !== "" && (await walk(this.#namespaceBindings, namespace));
   }
 
   /** The rules a binding grants; a missing role grants none and is recorded in `errors`. */
   async #rulesOf(binding: RoleBinding, namespace: string, errors: string[]): Promise<readonly PolicyRule[]> {
-    const ref = binding.roleRef ?? {};
+    const found = await this.roleRules(binding.roleRef ?? {}, namespace);
+    if (typeof found === "string") errors.push(found);
+    return typeof found === "string" ? [] : found;
+  }
+
+  /** The rules of the role a binding in `namespace` refers to, or upstream's not-found text (upstream's GetRoleReferenceRules). */
+  async roleRules(ref: RoleRef, namespace: string): Promise<readonly PolicyRule[] | string> {
     const store = ref.kind === "Role" ? this.#stores.roles : this.#stores.clusterRoles;
     const role = await store.cacher.get(store.keyFor(ref.kind === "Role" ? namespace : undefined, ref.name ?? ""), ANY);
-    if (role === undefined) {
-      errors.push(`${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`);
-      return [];
-    }
+    if (role === undefined) return `${store.def.singular}.${store.def.group} ${JSON.stringify(ref.name ?? "")} not found`;
     return (role.object as Role).rules ?? [];
   }
 }

@@ -5,6 +5,7 @@
 // authorizers (issue 14) go in the list before it or replace it.
 
 import { forbidden, goQuote } from "../../machinery/index.js";
+import { addAuditAnnotation } from "../audit/index.js";
 import { ANONYMOUS } from "./authentication.js";
 import type { Filter, UserInfo } from "./context.js";
 import type { RequestAttributes } from "./request-info.js";
@@ -27,22 +28,38 @@ export const alwaysAllow: Authorizer = { authorize: () => ALLOW };
 export interface AuthorizationOptions {
   /** Asked in order until one allows or denies. */
   readonly authorizers: readonly Authorizer[];
+  /** The group of the audit annotations `<group>/decision` and `<group>/reason` (naming.authorizationGroup; default upstream's). */
+  readonly authorizationGroup?: string;
 }
 
-export function authorizationFilter({ authorizers }: AuthorizationOptions): Filter {
+export function authorizationFilter({ authorizers, authorizationGroup = "authorization.k8s.io" }: AuthorizationOptions): Filter {
+  const decisionKey = `${authorizationGroup}/decision`;
+  const reasonKey = `${authorizationGroup}/reason`;
   return async (ctx, next) => {
     // Authentication runs first and always sets a user (anonymous on public paths).
     const user = ctx.user ?? ANONYMOUS;
-    const reasons: string[] = [];
-    for (const a of authorizers) {
-      const d = await a.authorize(user, ctx.attributes);
-      if (d.decision === "Allow") return next();
-      if (d.decision === "Deny") throw refusal(user, ctx.attributes, d.reason ?? "");
-      if (d.reason) reasons.push(d.reason);
-    }
-    // Nobody decided: upstream's union authorizer joins their reasons.
-    throw refusal(user, ctx.attributes, reasons.join("\n"));
+    const d = await decide(authorizers, user, ctx.attributes);
+    // Upstream's annotations on the audit event: allow or forbid, and the authorizer's reason (possibly empty).
+    addAuditAnnotation(ctx.req, decisionKey, d.decision === "Allow" ? "allow" : "forbid");
+    addAuditAnnotation(ctx.req, reasonKey, d.reason ?? "");
+    if (d.decision === "Allow") return next();
+    throw refusal(user, ctx.attributes, d.reason ?? "");
   };
+}
+
+/**
+ * Upstream's union authorizer: the first Allow or Deny wins; when nobody
+ * decides, NoOpinion with their reasons joined. The filter and the access
+ * reviews (authorization/reviews.ts) ask the same way.
+ */
+export async function decide(authorizers: readonly Authorizer[], user: UserInfo, attributes: RequestAttributes): Promise<Decision> {
+  const reasons: string[] = [];
+  for (const a of authorizers) {
+    const d = await a.authorize(user, attributes);
+    if (d.decision !== "NoOpinion") return d;
+    if (d.reason) reasons.push(d.reason);
+  }
+  return { decision: "NoOpinion", reason: reasons.join("\n") };
 }
 
 /** Upstream's 403: `pods "x" is forbidden: User "alice" cannot get resource "pods" in API group "" in the namespace "team-b"`. */

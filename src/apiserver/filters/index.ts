@@ -35,7 +35,7 @@ export { clientCertificateAuthenticator } from "./client-certificates.js";
 export { tokenFileAuthenticator } from "./token-file.js";
 export { bootstrapTokenAuthenticator } from "./bootstrap-token.js";
 export type { AuditOptions } from "./audit.js";
-export { alwaysAllow, type Authorizer, type Decision } from "./authorization.js";
+export { alwaysAllow, decide, type Authorizer, type Decision } from "./authorization.js";
 
 export interface FilterChainOptions {
   readonly authenticators: readonly Authenticator[];
@@ -44,6 +44,8 @@ export interface FilterChainOptions {
   readonly anonymous?: boolean;
   /** Impersonation's group of uids and userextras (naming.authenticationGroup). */
   readonly authenticationGroup: string;
+  /** The group of the authorization audit annotations (naming.authorizationGroup). */
+  readonly authorizationGroup?: string;
   /** Undefined: requests are not recorded (the benchmark measures their cost). */
   readonly metrics: ApiServerMetrics | undefined;
   readonly encoding: Encoding;

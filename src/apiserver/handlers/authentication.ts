@@ -107,6 +107,6 @@ function userInfo(user: UserInfo): UserInfoStatus {
   };
 }
 
-function methodAction(method: string | undefined): string {
+export function methodAction(method: string | undefined): string {
   return ({ GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" } as Record<string, string>)[method ?? ""] ?? (method ?? "").toLowerCase();
 }

@@ -56,7 +56,7 @@ export class Discovery {
    */
   answer(path: { group: string | undefined; version: string | undefined; legacy: boolean }, accept: string | undefined): DiscoveryAnswer | undefined {
     const aggregated = path.version === undefined && (path.group === undefined || path.legacy) ? wantsAggregated(accept) : undefined;
-    const key = `${path.legacy}|${path.group}|${path.version}|${aggregated ?? ""}`;
+    const key = `${path.legacy}|${path.group}|${path.version}|${aggregated?.contentType ?? ""}`;
     let answer = this.#cache.get(key);
     if (answer === undefined) {
       answer = this.#build(path, aggregated);

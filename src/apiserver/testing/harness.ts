@@ -61,6 +61,8 @@ export async function startTestServer(options: {
   encryptionProviderConfig?: string;
   admissionControlConfigFile?: string;
   serviceAccounts?: ServiceAccountOptions;
+  /** --api-group-suffix (default orch.io; k8s.io for upstream's names). */
+  groupSuffix?: string;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -82,6 +84,7 @@ export async function startTestServer(options: {
     ...(options.encryptionProviderConfig !== undefined ? { encryptionProviderConfig: options.encryptionProviderConfig } : {}),
     ...(options.admissionControlConfigFile !== undefined ? { admissionControlConfigFile: options.admissionControlConfigFile } : {}),
     ...(options.serviceAccounts !== undefined ? { serviceAccounts: options.serviceAccounts } : {}),
+    ...(options.groupSuffix !== undefined ? { groupSuffix: options.groupSuffix } : {}),
   });
   const base = {
     host: "127.0.0.1",
