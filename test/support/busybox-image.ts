@@ -50,6 +50,30 @@ export async function buildBusyboxImage(options: BusyboxImageOptions): Promise<s
       mkdirSync(join(root, path, ".."), { recursive: true });
       writeFileSync(join(root, path), content);
     }
+    return await packImage(root, { file: options.file, tags, format: options.format ?? "docker", config: { Cmd: options.cmd ?? ["sh"] } });
+  } finally {
+    rmSync(work, { recursive: true, force: true, maxRetries: 10 });
+  }
+}
+
+export interface PackOptions {
+  /** Where to write the tarball. */
+  file: string;
+  /** Names in the archive, e.g. "docker.io/library/busybox:latest". */
+  tags: string[];
+  format: "docker" | "oci";
+  /** The image config's `config` part (Cmd, Entrypoint, WorkingDir, User...); PATH is set. */
+  config: Record<string, unknown>;
+}
+
+/**
+ * Packs the folder `root` as a one-layer image tarball (docker save or OCI layout)
+ * named `tags`; returns its image ID (`sha256:` + config digest).
+ */
+export async function packImage(root: string, options: PackOptions): Promise<string> {
+  const tags = options.tags;
+    const work = mkdtempSync(join(tmpdir(), "orch-image-"));
+  try {
     const layerFile = join(work, "layer.tar");
     await tar.c({ cwd: root, file: layerFile, portable: true, noMtime: true }, readdirSync(root).sort());
     const layer = readFileSync(layerFile);
@@ -57,12 +81,12 @@ export async function buildBusyboxImage(options: BusyboxImageOptions): Promise<s
     const config = JSON.stringify({
       architecture: process.arch === "x64" ? "amd64" : process.arch,
       os: "linux",
-      config: { Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: options.cmd ?? ["sh"] },
+      config: { Env: ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"], ...options.config },
       rootfs: { type: "layers", diff_ids: [`sha256:${layerHex}`] },
     });
     const configHex = sha256(config);
     const out = join(work, "out");
-    if ((options.format ?? "docker") === "docker") {
+    if (options.format === "docker") {
       mkdirSync(join(out, layerHex), { recursive: true });
       copyFileSync(layerFile, join(out, layerHex, "layer.tar"));
       writeFileSync(join(out, `${configHex}.json`), config);

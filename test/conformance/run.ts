@@ -1,0 +1,176 @@
+// Runs upstream's conformance suite (e2e.test v1.23.16, built by
+// ../shared/tools/upstream/build.sh) against `orch server
+// --api-group-suffix=k8s.io` on a fresh data folder and writes the outcome of
+// every spec to docs/conformance.md (issue 17). A measurement tool, not part
+// of `npm test`: a full run takes hours. scripts/conformance.sh is the entry.
+//
+// The specs are listed first (a ginkgo dry run with the same focus and skip),
+// then split round-robin into --shards groups, each run by its own e2e.test
+// process focused on exactly its specs: most of a failing spec's time is
+// spent waiting for a timeout, so shards overlap those waits. (e2e.test's own
+// --ginkgo.parallel.* flags need the ginkgo CLI's sync server.)
+
+import { execFileSync, spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startOrch, type OrchProcess } from "../support/orch-process.js";
+import { buildConformanceImages } from "./images.js";
+import { focusFor, parseJUnit, type SpecOutcome } from "./junit.js";
+import { readSkips, writeReport, type RunFacts } from "./report.js";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const BIN = join(REPO, "bin/orch.js");
+
+interface Options {
+  e2e: string;
+  upstreamSrc: string;
+  focus: string;
+  skipFile: string;
+  focusFile?: string;
+  list: boolean;
+  shards: number;
+  runtime: "embedded" | "containerd";
+  out: string;
+  workDir: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = {
+    e2e: process.env["E2E_TEST"] ?? "/tmp/upstream-k8s/bin/e2e.test",
+    upstreamSrc: process.env["UPSTREAM_SRC"] ?? "/tmp/upstream-k8s/src",
+    focus: "\\[Conformance\\]",
+    skipFile: join(REPO, "test/conformance/skips.txt"),
+    list: false,
+    shards: 3,
+    runtime: "embedded",
+    out: join(REPO, "docs/conformance.md"),
+    workDir: mkdtempSync(join(tmpdir(), "orch-conformance-")),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const [key, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = () => inline ?? argv[++i] ?? usage(`${key} needs a value`);
+    switch (key) {
+      case "--e2e": o.e2e = value(); break;
+      case "--upstream-src": o.upstreamSrc = value(); break;
+      case "--focus": o.focus = value(); break;
+      case "--focus-file": o.focusFile = value(); break;
+      case "--skip-file": o.skipFile = value(); break;
+      case "--list": o.list = true; break;
+      case "--shards": o.shards = Math.max(1, Number.parseInt(value(), 10) || usage("--shards takes a positive integer")); break;
+      case "--runtime": {
+        const r = value();
+        if (r !== "embedded" && r !== "containerd") usage(`--runtime is embedded or containerd, not "${r}"`);
+        o.runtime = r as Options["runtime"];
+        break;
+      }
+      case "--out": o.out = value(); break;
+      case "--work-dir": o.workDir = value(); break;
+      default: usage(`unknown argument "${argv[i]}"`);
+    }
+  }
+  if (!existsSync(o.e2e)) usage(`no e2e.test at ${o.e2e}: build it with ../shared/tools/upstream/build.sh, or give --e2e PATH`);
+  return o;
+}
+
+function usage(problem: string): never {
+  process.stderr.write(
+    `conformance: ${problem}\nusage: scripts/conformance.sh [--list] [--focus REGEX | --focus-file FILE] [--skip-file FILE] ` +
+      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR]\n`,
+  );
+  process.exit(2);
+}
+
+function e2eArgs(kubeconfig: string, reportDir: string, prefix: string): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    "--provider=skeleton",
+    `--report-dir=${reportDir}`,
+    `--report-prefix=${prefix}`,
+    "--ginkgo.noColor",
+    "--disable-log-dump",
+    "--dump-logs-on-failure=false",
+  ];
+}
+
+/** The specs the focus and skip select, by a ginkgo dry run (no cluster is contacted). */
+function listSpecs(o: Options, focus: string, skip: string): string[] {
+  const reportDir = join(o.workDir, "list");
+  mkdirSync(reportDir, { recursive: true });
+  const kubeconfig = join(o.workDir, "none.kubeconfig");
+  writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n");
+  const args = [...e2eArgs(kubeconfig, reportDir, "list_"), "--ginkgo.dryRun", `--ginkgo.focus=${focus}`];
+  if (skip !== "") args.push(`--ginkgo.skip=${skip}`);
+  execFileSync(o.e2e, args, { stdio: ["ignore", "ignore", "inherit"] });
+  const outcomes = readReports(reportDir, "list_");
+  return outcomes.filter((s) => s.result !== "skipped").map((s) => s.name).sort();
+}
+
+function readReports(dir: string, prefix: string): SpecOutcome[] {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(`junit_${prefix}`) && f.endsWith(".xml"))
+    .flatMap((f) => parseJUnit(readFileSync(join(dir, f), "utf8")));
+}
+
+async function importImages(o: Options): Promise<void> {
+  const dir = join(o.workDir, "images");
+  const files = await buildConformanceImages(dir, o.upstreamSrc);
+  for (const file of files) {
+    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", file], { stdio: "inherit" });
+    else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
+  }
+}
+
+async function runShard(o: Options, server: OrchProcess, index: number, specs: string[]): Promise<void> {
+  const reportDir = join(o.workDir, "reports");
+  mkdirSync(reportDir, { recursive: true });
+  const log = createWriteStream(join(o.workDir, `shard-${index}.log`));
+  const args = [...e2eArgs(server.kubeconfig, reportDir, `shard${index}_`), `--ginkgo.focus=${focusFor(specs)}`];
+  const child = spawn(o.e2e, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  await new Promise<void>((resolve) => child.once("exit", () => resolve()));
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const skips = readSkips(o.skipFile);
+  const focus = o.focusFile !== undefined ? focusFor(readFileSync(o.focusFile, "utf8").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"))) : o.focus;
+  const all = listSpecs(o, o.focus, "");
+  const selected = listSpecs(o, focus, focusFor(skips.map((s) => s.name)));
+  if (o.list) {
+    process.stdout.write(`${selected.join("\n")}\n`);
+    return;
+  }
+  process.stdout.write(`conformance: ${selected.length} specs selected (${all.length} match ${o.focus}); work dir ${o.workDir}\n`);
+  await importImages(o);
+  const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
+  // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart.
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCH-CONF", ...runtimeArgs], { readyTimeoutMs: 120_000 });
+  const started = new Date();
+  try {
+    const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
+    selected.forEach((name, i) => shards[i % shards.length]!.push(name));
+    await Promise.all(shards.map((specs, i) => runShard(o, server, i, specs)));
+  } finally {
+    writeFileSync(join(o.workDir, "orch-server.log"), server.output());
+    await server.stop();
+  }
+  const outcomes = readReports(join(o.workDir, "reports"), "shard").filter((s) => s.result !== "skipped" || selected.includes(s.name));
+  const facts: RunFacts = {
+    date: started,
+    minutes: (Date.now() - started.getTime()) / 60_000,
+    commit: execFileSync("git", ["-C", REPO, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+    e2eVersion: /GitVersion:"([^"]+)"/.exec(execFileSync(o.e2e, ["--version"], { encoding: "utf8" }))?.[1] ?? "",
+    runtime: o.runtime,
+    focus,
+    total: all.length,
+  };
+  mkdirSync(dirname(o.out), { recursive: true });
+  writeFileSync(o.out, writeReport(facts, outcomes, skips, selected));
+  const passed = outcomes.filter((s) => s.result === "passed").length;
+  process.stdout.write(`conformance: ${passed} of ${selected.length} selected specs passed; report in ${o.out}, logs in ${o.workDir}\n`);
+}
+
+await main();
