@@ -147,7 +147,7 @@ async function main(): Promise<void> {
   await importImages(o);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart.
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCH-CONF", ...runtimeArgs], { readyTimeoutMs: 120_000 });
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCHCONF", ...runtimeArgs], { readyTimeoutMs: 120_000 });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
