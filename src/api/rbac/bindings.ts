@@ -9,7 +9,7 @@ import { defineResource, type ResourceDefinition, type TableDefinition } from ".
 import { nameAgeTable } from "../table-format.js";
 import { rbacKind } from "./kind.js";
 import type { RoleBinding } from "./types.js";
-import { defaultSubjects, immutableRoleRef, validateBinding } from "./validation.js";
+import { defaultBinding, immutableRoleRef, validateBinding } from "./validation.js";
 
 const wide = (name: string, description: string) => ({ name, type: "string", description, priority: 1 }) as const;
 
@@ -35,7 +35,7 @@ function binding(naming: Naming, namespaced: boolean): ResourceDefinition {
   const kind = namespaced ? "RoleBinding" : "ClusterRoleBinding";
   return defineResource<RoleBinding>({
     ...rbacKind(naming, kind, namespaced),
-    defaults: (b) => defaultSubjects(b, naming.rbacGroup),
+    defaults: (b) => defaultBinding(b, naming.rbacGroup),
     validate: (b) => validateBinding(b, naming.rbacGroup, namespaced),
     validateUpdate: (b, old) => [...validateBinding(b, naming.rbacGroup, namespaced), ...immutableRoleRef(b, old)],
     table: bindingTable,

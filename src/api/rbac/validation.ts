@@ -58,7 +58,9 @@ function validateSubject(s: Subject, path: string, rbacGroup: string, namespaced
 }
 
 /** User and Group subjects default to the RBAC group (upstream's SetDefaults_Subject). */
-export function defaultSubjects(binding: RoleBinding, rbacGroup: string): void {
+export function defaultBinding(binding: RoleBinding, rbacGroup: string): void {
+  // Upstream's SetDefaults_RoleBinding: a roleRef without apiGroup refers to the RBAC group (clients such as e2e.test send "").
+  if (binding.roleRef !== undefined && binding.roleRef !== null && !binding.roleRef.apiGroup) binding.roleRef.apiGroup = rbacGroup;
   for (const s of binding.subjects ?? []) {
     if ((s.kind === "User" || s.kind === "Group") && !s.apiGroup) s.apiGroup = rbacGroup;
   }

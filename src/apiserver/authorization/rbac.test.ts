@@ -190,6 +190,14 @@ describe("RBAC authorizer", () => {
     assert.deepEqual([rows["builder-cm"][1], rows["builder-cm"][5]], ["ClusterRole/one-configmap", "/builder"]);
   });
 
+  test("a roleRef without apiGroup defaults to the RBAC group, as upstream's SetDefaults_RoleBinding", async () => {
+    const body = { apiVersion: `${GROUP}/v1`, kind: "RoleBinding", metadata: { name: "no-group" }, roleRef: { apiGroup: "", kind: "Role", name: "dev" }, subjects: [{ kind: "User", name: "bob" }] };
+    const created = await t.request("POST", `${RBAC}/namespaces/team-a/rolebindings`, { body });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.json.roleRef, { apiGroup: GROUP, kind: "Role", name: "dev" });
+    await t.request("DELETE", `${RBAC}/namespaces/team-a/rolebindings/no-group`);
+  });
+
   test("discovery lists the four kinds", async () => {
     const r = await t.request("GET", RBAC);
     assert.deepEqual(r.json.resources.map((x: { name: string; namespaced: boolean }) => `${x.name}:${x.namespaced}`).sort(),
