@@ -22,6 +22,8 @@ import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUsePro
 import { nodeRestriction } from "./admission/node-restriction.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
+import { mutatingWebhooks, validatingWebhooks } from "./admission/webhooks/index.js";
+import { webhookSources, type CachedObjects } from "./admission/webhooks/sources.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
 import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
 import { ApiRegistry } from "./api-registry.js";
@@ -294,6 +296,8 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
     log,
   });
   const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
+  // Admission webhooks: last of each phase, configurations read from the watch caches.
+  const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined ? undefined : webhookSources(naming, cachedObjects(stores));
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
@@ -301,6 +305,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
+      ...(webhooks ? [mutatingWebhooks(webhooks)] : []),
     ],
     validating: [
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
@@ -314,10 +319,26 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
           pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
         }),
       ]),
+      ...(webhooks ? [validatingWebhooks(webhooks)] : []),
     ],
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** The watch caches as the webhook plugins read them (never the backend). */
+function cachedObjects(stores: () => Stores): CachedObjects {
+  return {
+    list: async (gr) => {
+      const store = stores().for(gr);
+      return store === undefined ? [] : (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.map((i) => i.object);
+    },
+    get: async (gr, namespace, name) => {
+      const store = stores().for(gr);
+      return store === undefined ? undefined : (await store.cacher.get(store.keyFor(namespace, name), { mode: "Any" }))?.object;
+    },
+    version: (gr) => stores().for(gr)?.def.versions[0],
+  };
 }
 
 /** Bootstrap tokens (`<id>.<secret>`) against the system namespace's Secrets, where Secrets are served. */
