@@ -24,6 +24,8 @@ import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurit
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { mutatingWebhooks, validatingWebhooks } from "./admission/webhooks/index.js";
 import { webhookSources, type CachedObjects } from "./admission/webhooks/sources.js";
+import { validatingAdmissionPolicy } from "./admission/policy/index.js";
+import { policySources } from "./admission/policy/sources.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
 import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
 import { ApiRegistry } from "./api-registry.js";
@@ -319,7 +321,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
           pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
         }),
       ]),
-      ...(webhooks ? [validatingWebhooks(webhooks)] : []),
+      ...(webhooks ? [validatingAdmissionPolicy(policySources(naming, cachedObjects(stores))), validatingWebhooks(webhooks)] : []),
     ],
     timing,
   }).with(options.admission ?? {});
@@ -338,6 +340,10 @@ function cachedObjects(stores: () => Stores): CachedObjects {
       return store === undefined ? undefined : (await store.cacher.get(store.keyFor(namespace, name), { mode: "Any" }))?.object;
     },
     version: (gr) => stores().for(gr)?.def.versions[0],
+    kindResource: (group, kind) => {
+      const def = [...stores()].map((s) => s.def).find((d) => d.group === group && d.kind === kind);
+      return def === undefined ? undefined : { resource: { group: def.group, resource: def.resource }, namespaced: def.namespaced };
+    },
   };
 }
 

@@ -48,3 +48,51 @@ export interface Webhook {
 export interface WebhookConfiguration extends ApiObject {
   webhooks?: Webhook[];
 }
+
+export interface NamedRuleWithOperations extends RuleWithOperations {
+  resourceNames?: string[];
+}
+
+export interface MatchResources {
+  namespaceSelector?: LabelSelector;
+  objectSelector?: LabelSelector;
+  resourceRules?: NamedRuleWithOperations[];
+  excludeResourceRules?: NamedRuleWithOperations[];
+  matchPolicy?: string;
+}
+
+export interface PolicyValidation {
+  expression?: string;
+  message?: string;
+  reason?: string;
+  messageExpression?: string;
+}
+
+export interface ValidatingAdmissionPolicy extends ApiObject {
+  spec?: {
+    paramKind?: { apiVersion?: string; kind?: string };
+    matchConstraints?: MatchResources;
+    validations?: PolicyValidation[];
+    failurePolicy?: string;
+    auditAnnotations?: { key?: string; valueExpression?: string }[];
+    matchConditions?: MatchCondition[];
+    variables?: { name?: string; expression?: string }[];
+  };
+  status?: Record<string, unknown>;
+}
+
+export interface ParamRef {
+  name?: string;
+  namespace?: string;
+  selector?: LabelSelector;
+  parameterNotFoundAction?: string;
+}
+
+export interface ValidatingAdmissionPolicyBinding extends ApiObject {
+  spec?: {
+    policyName?: string;
+    paramRef?: ParamRef;
+    matchResources?: MatchResources;
+    validationActions?: string[];
+  };
+}

@@ -37,7 +37,7 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
-function validateRule(r: RuleWithOperations, path: string): FieldError[] {
+export function validateRule(r: RuleWithOperations, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const ops = strings(r.operations);
   if (ops.length === 0) errs.push(field.required(`${path}.operations`, ""));

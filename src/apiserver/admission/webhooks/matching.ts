@@ -52,7 +52,8 @@ export function objectMatches(hook: Webhook, attrs: AdmissionAttributes): boolea
 type Program = (bindings: Record<string, unknown>) => unknown;
 const programs = new Map<string, Program>();
 
-function program(expression: string): Program {
+/** A compiled CEL expression, cached by its text. */
+export function program(expression: string): Program {
   let p = programs.get(expression);
   if (p === undefined) {
     p = compileExpression(expression);

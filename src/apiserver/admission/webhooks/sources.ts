@@ -13,6 +13,8 @@ export interface CachedObjects {
   get(resource: GroupResource, namespace: string | undefined, name: string): Promise<ApiObject | undefined>;
   /** The first version a resource is served at; undefined when it is not served. */
   version(resource: GroupResource): string | undefined;
+  /** The served resource of a kind (admission policies' paramKind). */
+  kindResource(group: string, kind: string): { resource: GroupResource; namespaced: boolean } | undefined;
 }
 
 export function webhookSources(naming: Naming, objects: CachedObjects): WebhookSources {
