@@ -4,7 +4,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "../../../api/index.js";
-import { startTestServer, type TestServer } from "../../testing/harness.js";
+import { startTestServer, type TestResponse, type TestServer } from "../../testing/harness.js";
+import { createUntil as createAt, warnings } from "../webhooks/testing.js";
 
 const GROUP = "admissionregistration.orch.io";
 const VAP = `/apis/${GROUP}/v1/validatingadmissionpolicies`;
@@ -12,6 +13,7 @@ const VAPB = `/apis/${GROUP}/v1/validatingadmissionpolicybindings`;
 const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
 let t: TestServer;
+const createUntil = (ns: string, body: { metadata: { name: string } }, done: (r: TestResponse) => boolean) => createAt(t, CM(ns), body, done);
 before(async () => {
   t = await startTestServer({ modules: builtinModules() });
 });
@@ -39,23 +41,6 @@ async function removeAll(): Promise<void> {
 
 function configMap(name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels }, data };
-}
-
-/** Create, retrying while the policy has not reached the watch cache (until `done`). */
-async function createUntil(ns: string, body: any, done: (r: { status: number; json: any; headers: Record<string, unknown> }) => boolean) {
-  let r = await t.request("POST", CM(ns), { body });
-  for (let i = 0; i < 50 && !done(r); i++) {
-    if (r.status === 201) await t.request("DELETE", `${CM(ns)}/${body.metadata.name}`);
-    await new Promise((res) => setTimeout(res, 40));
-    r = await t.request("POST", CM(ns), { body });
-  }
-  return r;
-}
-
-function warnings(r: { headers: Record<string, unknown> }): string[] {
-  const h = r.headers.warning;
-  const all = h === undefined ? [] : Array.isArray(h) ? h : String(h).split(/,(?=\s*299 )/);
-  return all.map((w) => String(w).trim().replace(/^299 - "/, "").replace(/"$/, ""));
 }
 
 test("policies and bindings: defaults and validation", async () => {

@@ -102,13 +102,18 @@ function replaceContents(target: ApiObject, next: ApiObject): void {
   Object.assign(t, next);
 }
 
+/** The served version of the request's resource and the webhooks of `configs` it goes to. */
+async function requestHooks(sources: WebhookSources, attrs: AdmissionAttributes, configs: readonly WebhookConfiguration[]): Promise<{ version: string; hooks: Matched[] }> {
+  const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
+  return { version, hooks: await matching(sorted(configs), attrs, sources, version) };
+}
+
 export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
   return {
     name: "MutatingAdmissionWebhook",
     handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
     async admit(attrs) {
-      const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
-      const hooks = await matching(sorted(await sources.mutating()), attrs, sources, version);
+      const { version, hooks } = await requestHooks(sources, attrs, await sources.mutating());
       if (hooks.length === 0) return;
       // Which IfNeeded webhooks saw the object before a later change.
       const stale = new Set<number>();
@@ -149,8 +154,7 @@ export function validatingWebhooks(sources: WebhookSources): ValidatingPlugin {
     name: "ValidatingAdmissionWebhook",
     handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
     async validate(attrs) {
-      const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
-      const hooks = await matching(sorted(await sources.validating()), attrs, sources, version);
+      const { version, hooks } = await requestHooks(sources, attrs, await sources.validating());
       const results = await Promise.allSettled(hooks.map((m, i) => call(m.hook, attrs, sources, version, FAILED_OPEN_VALIDATING, i)));
       for (const r of results) if (r.status === "rejected") throw r.reason;
     },

@@ -7,7 +7,8 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { builtinModules } from "../../../api/index.js";
 import { selfSignedServingCert } from "../../../component/pki.js";
-import { startTestServer, type TestServer } from "../../testing/harness.js";
+import { startTestServer, type TestResponse, type TestServer } from "../../testing/harness.js";
+import { createUntil as createAt, warnings } from "./testing.js";
 import { mutatingWebhooks } from "./index.js";
 
 const GROUP = "admissionregistration.orch.io";
@@ -20,6 +21,7 @@ interface Review {
 }
 
 let t: TestServer;
+const createUntil = (ns: string, body: { metadata: { name: string } }, done: (r: TestResponse) => boolean) => createAt(t, CM(ns), body, done);
 let hook: Server;
 let hookPort = 0;
 let caBundle = "";
@@ -100,23 +102,6 @@ async function remove(base: string, name: string): Promise<void> {
 
 function configMap(name: string, labels: Record<string, string> = {}) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, labels }, data: { a: "b" } };
-}
-
-/** Create, retrying while the configuration has not reached the cache yet (until `done` holds). */
-async function createUntil(ns: string, body: unknown, done: (r: { status: number; json: any }) => boolean) {
-  let r = await t.request("POST", CM(ns), { body });
-  for (let i = 0; i < 50 && !done(r); i++) {
-    if (r.status === 201) await t.request("DELETE", `${CM(ns)}/${r.json.metadata.name}`);
-    await new Promise((res) => setTimeout(res, 40));
-    r = await t.request("POST", CM(ns), { body });
-  }
-  return r;
-}
-
-function warnings(r: { headers: Record<string, unknown> }): string[] {
-  const h = r.headers.warning;
-  const all = h === undefined ? [] : Array.isArray(h) ? h : String(h).split(/,(?=\s*299 )/);
-  return all.map((w) => String(w).trim().replace(/^299 - "/, "").replace(/"$/, ""));
 }
 
 test("webhook configurations: upstream's defaults, validation messages and table", async () => {
