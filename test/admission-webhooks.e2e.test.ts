@@ -89,4 +89,38 @@ webhooks:
     assert.match(created.stderr, /^Warning: checked fine$/m);
     assert.equal(await k.ok("get", "configmap", "fine", "-o", "jsonpath={.data.mutated}"), "yes");
   });
+
+  test("kubectl applies a ValidatingAdmissionPolicy and its binding and prints the policy's denial", async () => {
+    const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: small-configmaps}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}
+  validations:
+  - expression: "!has(object.data) || size(object.data) <= 2"
+    message: at most two keys
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: small-configmaps-binding}
+spec:
+  policyName: small-configmaps
+  validationActions: [Deny]
+`;
+    const applied = await k.run(["apply", "-f", "-"], { input: policy });
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /validatingadmissionpolicy\.admissionregistration\.k8s\.io\/small-configmaps created/);
+    assert.match(await k.ok("get", "validatingadmissionpolicybindings"), /^small-configmaps-binding\s+small-configmaps\s+<unset>\s+\S+$/m);
+    const args = ["create", "configmap", "big", "--from-literal=a=1", "--from-literal=b=2", "--from-literal=c=3"];
+    let refused = await k.run(args);
+    for (let i = 0; i < 50 && refused.code === 0; i++) {
+      await k.run(["delete", "configmap", "big"]);
+      await new Promise((r) => setTimeout(r, 50));
+      refused = await k.run(args);
+    }
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /ValidatingAdmissionPolicy 'small-configmaps' with binding 'small-configmaps-binding' denied request: at most two keys$/m);
+  });
 });
