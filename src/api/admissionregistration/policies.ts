@@ -3,14 +3,14 @@
 // (failurePolicy Fail, matchPolicy Equivalent, empty selectors, scope '*')
 // and the validation of their fields, expressions compiled on write.
 
-import { compileExpression } from "../apiextensions/cel.js";
 import { field, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
+import { validateLabelSelector } from "../apps/workload.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { ADMISSIONREGISTRATION_V1 } from "./schemas.js";
 import type { MatchResources, NamedRuleWithOperations, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from "./types.js";
-import { validateRule } from "./webhook-configurations.js";
+import { validateExpression as expression, validateRule } from "./webhook-configurations.js";
 
 const ACTIONS = ["Audit", "Deny", "Warn"];
 const REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"];
@@ -24,16 +24,6 @@ function defaultMatch(m: MatchResources | undefined): void {
   for (const r of [...(m.resourceRules ?? []), ...(m.excludeResourceRules ?? [])]) if (typeof r === "object" && r !== null) r.scope ??= "*";
 }
 
-function expression(expr: unknown, path: string): FieldError[] {
-  if (typeof expr !== "string" || expr.trim() === "") return [field.required(path, "")];
-  try {
-    compileExpression(expr);
-    return [];
-  } catch (err) {
-    return [field.invalid(path, expr, `compilation failed: ${(err as Error).message}`)];
-  }
-}
-
 function validateMatch(m: MatchResources | undefined, path: string, required: boolean): FieldError[] {
   if (m == null) return required ? [field.required(path, "")] : [];
   const errs: FieldError[] = [];
@@ -41,6 +31,7 @@ function validateMatch(m: MatchResources | undefined, path: string, required: bo
   if (required && (!Array.isArray(m.resourceRules) || m.resourceRules.length === 0)) errs.push(field.required(`${path}.resourceRules`, ""));
   rules(m.resourceRules, `${path}.resourceRules`);
   rules(m.excludeResourceRules, `${path}.excludeResourceRules`);
+  errs.push(...validateLabelSelector(m.namespaceSelector, `${path}.namespaceSelector`), ...validateLabelSelector(m.objectSelector, `${path}.objectSelector`));
   if (m.matchPolicy != null && !["Equivalent", "Exact"].includes(m.matchPolicy)) errs.push(field.notSupported(`${path}.matchPolicy`, m.matchPolicy, ["Equivalent", "Exact"]));
   return errs;
 }
@@ -97,6 +88,7 @@ function validateBinding(b: ValidatingAdmissionPolicyBinding): FieldError[] {
   const ref = spec.paramRef;
   if (ref != null) {
     if ((ref.name != null && ref.name !== "") === (ref.selector != null)) errs.push(field.forbidden("spec.paramRef.name", "one of `name` or `selector` must be set"));
+    errs.push(...validateLabelSelector(ref.selector, "spec.paramRef.selector"));
     if (ref.parameterNotFoundAction == null) errs.push(field.required("spec.paramRef.parameterNotFoundAction", ""));
     else if (!NOT_FOUND_ACTIONS.includes(ref.parameterNotFoundAction)) errs.push(field.notSupported("spec.paramRef.parameterNotFoundAction", ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
   }

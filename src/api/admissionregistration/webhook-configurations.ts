@@ -4,9 +4,11 @@
 // scope '*', service port 443, reinvocationPolicy Never), its v1 validation and
 // messages, and the NAME WEBHOOKS AGE table.
 
+import { compileExpression } from "../apiextensions/cel.js";
 import { field, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import { isDNS1035Label, isDNS1123Subdomain } from "../../machinery/validation/names.js";
+import { validateLabelSelector } from "../apps/workload.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { nameAgeTable } from "../table-format.js";
 import { ADMISSIONREGISTRATION_V1 } from "./schemas.js";
@@ -71,6 +73,17 @@ export function validateRule(r: RuleWithOperations, path: string): FieldError[] 
   return errs;
 }
 
+/** A CEL expression: required, and compiled (upstream's `compilation failed: ...`). */
+export function validateExpression(expr: unknown, path: string): FieldError[] {
+  if (typeof expr !== "string" || expr.trim() === "") return [field.required(path, "")];
+  try {
+    compileExpression(expr);
+    return [];
+  } catch (err) {
+    return [field.invalid(path, expr, `compilation failed: ${(err as Error).message}`)];
+  }
+}
+
 function validateUrl(url: string, path: string): FieldError[] {
   let u: URL;
   try {
@@ -105,6 +118,7 @@ function validateWebhook(w: Webhook, path: string, mutating: boolean): FieldErro
   if (w.timeoutSeconds != null && (typeof w.timeoutSeconds !== "number" || w.timeoutSeconds < 1 || w.timeoutSeconds > 30)) {
     errs.push(field.invalid(`${path}.timeoutSeconds`, w.timeoutSeconds, "the timeout value must be between 1 and 30 seconds"));
   }
+  errs.push(...validateLabelSelector(w.namespaceSelector, `${path}.namespaceSelector`), ...validateLabelSelector(w.objectSelector, `${path}.objectSelector`));
   errs.push(...validateReviewVersions(strings(w.admissionReviewVersions), `${path}.admissionReviewVersions`));
   errs.push(...validateClientConfig(w, `${path}.clientConfig`));
   const conditions = Array.isArray(w.matchConditions) ? w.matchConditions : [];
@@ -115,7 +129,7 @@ function validateWebhook(w: Webhook, path: string, mutating: boolean): FieldErro
     if (!c?.name) errs.push(field.required(`${p}.name`, ""));
     else if (names.has(c.name)) errs.push(field.duplicate(`${p}.name`, c.name));
     else names.add(c.name);
-    if (!c?.expression) errs.push(field.required(`${p}.expression`, ""));
+    errs.push(...validateExpression(c?.expression, `${p}.expression`));
   });
   return errs;
 }

@@ -127,7 +127,7 @@ test("webhook configurations: upstream's defaults, validation messages and table
       metadata: { name: "bad" },
       webhooks: [
         { name: "short", clientConfig: { url: "http://x.example.com/" }, rules: [{ operations: ["GET"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }], sideEffects: "Some", timeoutSeconds: 31, admissionReviewVersions: ["v2"] },
-        { name: "a.b.c", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"] },
+        { name: "a.b.c", clientConfig: {}, sideEffects: "None", admissionReviewVersions: ["v1"], namespaceSelector: { matchExpressions: [{ key: "k", operator: "Near" }] } },
         { name: "a.b.c", clientConfig: { service: { name: "s", namespace: "n", port: 70000, path: "x" } }, admissionReviewVersions: [] },
       ],
     },
@@ -142,6 +142,7 @@ test("webhook configurations: upstream's defaults, validation messages and table
     "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",
     'webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
     "webhooks[1].clientConfig: Required value: exactly one of url or service is required",
+    'webhooks[1].namespaceSelector.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator',
     'webhooks[2].name: Duplicate value: "a.b.c"',
     "webhooks[2].sideEffects: Required value",
     "webhooks[2].admissionReviewVersions: Required value: must specify one of v1, v1beta1",
