@@ -40,6 +40,10 @@ function answer(path: string, review: Review): Record<string, unknown> {
       return { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/metadata/labels", value: { ...(review.request.object.metadata.labels ?? {}), mutated: "yes" } }])).toString("base64") };
     case "/require-mutated":
       return review.request.object.metadata.labels?.mutated === "yes" ? { uid, allowed: true } : { uid, allowed: false, status: { message: "not mutated" } };
+    case "/count": {
+      const count = Number(review.request.object.metadata.annotations?.count ?? "0") + 1;
+      return { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/metadata/annotations", value: { ...(review.request.object.metadata.annotations ?? {}), count: String(count) } }])).toString("base64") };
+    }
     case "/wrong-uid":
       return { uid: "other", allowed: true };
     default:
@@ -204,6 +208,23 @@ test("mutating webhook: its JSON patch is applied and validating webhooks see th
   assert.equal(refused.status, 400);
   assert.equal(refused.json.message, 'admission webhook "check.example.com" denied the request: not mutated');
   await remove(VWC, "check");
+});
+
+test("reinvocationPolicy IfNeeded: a webhook is called again after a later webhook changed the object; Never is not", async () => {
+  await configure(MWC, "MutatingWebhookConfiguration", "a-count", [webhook("count.example.com", "/count", { reinvocationPolicy: "IfNeeded" })]);
+  await configure(MWC, "MutatingWebhookConfiguration", "b-label", [webhook("label.example.com", "/label")]);
+  const r = await createUntil("default", configMap("counted"), (x) => x.status === 201 && x.json.metadata.labels?.mutated === "yes" && x.json.metadata.annotations?.count !== undefined);
+  assert.equal(r.status, 201);
+  assert.equal(r.json.metadata.annotations.count, "2");
+  await t.request("DELETE", `${CM("default")}/counted`);
+  const upd = (await t.request("GET", `${MWC}/a-count`)).json;
+  upd.webhooks[0].reinvocationPolicy = "Never";
+  assert.equal((await t.request("PUT", `${MWC}/a-count`, { body: upd })).status, 200);
+  const once = await createUntil("default", configMap("counted-once"), (x) => x.status === 201 && x.json.metadata.annotations?.count === "1");
+  assert.equal(once.json.metadata.annotations.count, "1");
+  await t.request("DELETE", `${CM("default")}/counted-once`);
+  await remove(MWC, "a-count");
+  await remove(MWC, "b-label");
 });
 
 test("failurePolicy: a dead webhook fails the request (500) or is ignored; a bad response counts as a failure", async () => {
