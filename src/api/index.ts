@@ -1,6 +1,7 @@
 // The built-in API: every group module the API server serves by default.
 // core registers the meta and core types the other groups refer to, so it goes first.
 import type { ApiGroupModule } from "./resource.js";
+import { admissionregistrationModule } from "./admissionregistration/index.js";
 import { apiextensionsModule } from "./apiextensions/index.js";
 import { appsModule } from "./apps/index.js";
 import { authorizationModule } from "./authorization/index.js";
@@ -16,5 +17,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule];
 }

@@ -22,6 +22,10 @@ import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUsePro
 import { nodeRestriction } from "./admission/node-restriction.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
+import { mutatingWebhooks, validatingWebhooks } from "./admission/webhooks/index.js";
+import { webhookSources, type CachedObjects } from "./admission/webhooks/sources.js";
+import { validatingAdmissionPolicy } from "./admission/policy/index.js";
+import { policySources } from "./admission/policy/sources.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
 import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
 import { limitRanger } from "./admission/limit-ranger.js";
@@ -314,6 +318,8 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
   const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
   // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).
   const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await stores().for({ group: "", resource: "limitranges" })!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
+  // Admission webhooks: last of each phase, configurations read from the watch caches.
+  const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined ? undefined : webhookSources(naming, cachedObjects(stores));
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
@@ -322,6 +328,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
+      ...(webhooks ? [mutatingWebhooks(webhooks)] : []),
     ],
     validating: [
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
@@ -336,11 +343,32 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
         }),
       ]),
       ...(limits ? [limits.validating] : []),
+      ...(webhooks ? [validatingAdmissionPolicy(policySources(naming, cachedObjects(stores))), validatingWebhooks(webhooks)] : []),
+      // Quota last, as upstream: only what every other step admitted is charged.
       resourceQuotaAdmission(() => stores().for({ group: "", resource: "resourcequotas" })),
     ],
     timing,
   }).with(options.admission ?? {});
   return { admission, allocator };
+}
+
+/** The watch caches as the webhook plugins read them (never the backend). */
+function cachedObjects(stores: () => Stores): CachedObjects {
+  return {
+    list: async (gr) => {
+      const store = stores().for(gr);
+      return store === undefined ? [] : (await store.cacher.list(store.prefixFor(undefined), { mode: "Any" })).items.map((i) => i.object);
+    },
+    get: async (gr, namespace, name) => {
+      const store = stores().for(gr);
+      return store === undefined ? undefined : (await store.cacher.get(store.keyFor(namespace, name), { mode: "Any" }))?.object;
+    },
+    version: (gr) => stores().for(gr)?.def.versions[0],
+    kindResource: (group, kind) => {
+      const def = [...stores()].map((s) => s.def).find((d) => d.group === group && d.kind === kind);
+      return def === undefined ? undefined : { resource: { group: def.group, resource: def.resource }, namespaced: def.namespaced };
+    },
+  };
 }
 
 /** Bootstrap tokens (`<id>.<secret>`) against the system namespace's Secrets, where Secrets are served. */

@@ -36,6 +36,8 @@ export interface Naming {
   readonly certificatesGroup: string;
   /** CustomResourceDefinitions: "apiextensions.orch.io" (upstream "apiextensions.k8s.io"). */
   readonly apiextensionsGroup: string;
+  /** Webhook configurations: "admissionregistration.orch.io" (upstream "admissionregistration.k8s.io"). */
+  readonly admissionregistrationGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -68,6 +70,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     auditGroup: `audit.${groupSuffix}`,
     certificatesGroup: `certificates.${groupSuffix}`,
     apiextensionsGroup: `apiextensions.${groupSuffix}`,
+    admissionregistrationGroup: `admissionregistration.${groupSuffix}`,
   });
 }
 

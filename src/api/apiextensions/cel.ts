@@ -33,6 +33,16 @@ function compile(expr: string): Program {
   return (bindings) => run(bindings);
 }
 
+/** One CEL expression compiled in the shared environment (admission webhooks' matchConditions); throws with the parser's message. */
+export function compileExpression(expr: string): Program {
+  return compile(expr);
+}
+
+/** A JSON value as CEL sees it without a schema (whole numbers are ints, objects maps). */
+export function celValue(v: unknown): unknown {
+  return toCel(undefined, v);
+}
+
 const compiled = new WeakMap<JSONSchemaProps, CompiledRule[]>();
 
 function rulesOf(schema: JSONSchemaProps): CompiledRule[] {

@@ -1,0 +1,162 @@
+// Admission webhooks: two plugins of the chain, the mutating one last of the
+// mutating steps and the validating one last of the validating steps (so the
+// order is upstream's: built-in mutating → mutating webhooks → schema and kind
+// validation → built-in validating → validating webhooks). Configurations are
+// read from the watch cache on every request (no storage read), in name
+// order; validating webhooks run in parallel, mutating ones in turn, each
+// JSON patch applied before the next call, and IfNeeded webhooks called once
+// more when a later webhook changed the object.
+
+import type { AdmissionAttributes, MutatingPlugin, ValidatingPlugin } from "../../../api/admission.js";
+import type { Webhook, WebhookConfiguration } from "../../../api/admissionregistration/index.js";
+import { ApiError, badRequest, internalError, type ApiObject, type Labels } from "../../../machinery/index.js";
+import { applyJsonPatch } from "../../../machinery/patch/index.js";
+import { CallError, postReview, type ServiceResolver } from "./call.js";
+import { conditionsMatch, namespaceMatches, objectMatches, ruleMatches } from "./matching.js";
+import { reviewRequest, reviewResponse, type ReviewResponse } from "./review.js";
+
+export { ruleMatches } from "./matching.js";
+export type { ServiceResolver } from "./call.js";
+
+export interface WebhookSources {
+  /** The configurations as the watch cache has them. */
+  mutating(): Promise<readonly WebhookConfiguration[]>;
+  validating(): Promise<readonly WebhookConfiguration[]>;
+  namespaceLabels(name: string): Promise<Labels | undefined>;
+  resolveService: ServiceResolver;
+  /** The version a resource is served at (the review's kind and resource versions). */
+  versionOf(group: string, resource: string): string;
+  /** The webhook configurations' own group: requests on it never go to webhooks (upstream exempts them). */
+  readonly exemptGroup: string;
+}
+
+interface Matched {
+  readonly hook: Webhook;
+}
+
+const FAILED_OPEN_VALIDATING = "failed-open.validating.webhook.admission.k8s.io";
+const FAILED_OPEN_MUTATING = "failed-open.mutating.webhook.admission.k8s.io";
+
+function sorted(configs: readonly WebhookConfiguration[]): Webhook[] {
+  return [...configs].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? "")).flatMap((c) => (Array.isArray(c.webhooks) ? c.webhooks : []));
+}
+
+/** The webhooks among `hooks` that this request goes to; a matchCondition error under failurePolicy Fail refuses the request. */
+async function matching(hooks: readonly Webhook[], attrs: AdmissionAttributes, sources: WebhookSources, version: string): Promise<Matched[]> {
+  const out: Matched[] = [];
+  for (const hook of hooks) {
+    if (!(hook.rules ?? []).some((r) => ruleMatches(r, attrs, version))) continue;
+    if (!(await namespaceMatches(hook, attrs, sources.namespaceLabels))) continue;
+    if (!objectMatches(hook, attrs)) continue;
+    const conditions = conditionsMatch(hook, () => ({
+      object: attrs.object ?? null,
+      oldObject: attrs.oldObject ?? null,
+      request: reviewRequest(attrs, version).request,
+    }));
+    if (conditions.error !== undefined) {
+      if ((hook.failurePolicy ?? "Fail") === "Fail") throw internalError(new Error(`failed calling webhook "${hook.name}": ${conditions.error}`));
+      continue;
+    }
+    if (!conditions.match) continue;
+    if (attrs.dryRun && hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
+    out.push({ hook });
+  }
+  return out;
+}
+
+/** upstream's ToStatusErr: the webhook's status with the denial text, never below 400. */
+function denial(hook: Webhook, r: ReviewResponse): ApiError {
+  const deniedBy = `admission webhook "${hook.name}" denied the request`;
+  const s = r.status ?? {};
+  const message = s.message ? `${deniedBy}: ${s.message}` : s.reason ? `${deniedBy}: ${s.reason}` : `${deniedBy} without explanation`;
+  const code = typeof s.code === "number" && s.code >= 400 ? s.code : 400;
+  return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, ...(s.reason ? { reason: s.reason as never } : {}), code });
+}
+
+/** Call one webhook; undefined when it failed open (failurePolicy Ignore), its response otherwise. */
+async function call(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookSources, version: string, failedOpenKey: string, index: number): Promise<ReviewResponse | undefined> {
+  const review = reviewRequest(attrs, version);
+  const uid = review.request["uid"] as string;
+  let response: ReviewResponse | string;
+  try {
+    response = reviewResponse(await postReview(hook.clientConfig ?? {}, review, hook.timeoutSeconds ?? 10, sources.resolveService), uid);
+  } catch (err) {
+    response = err instanceof CallError ? err.message : `failed to call webhook: ${(err as Error).message}`;
+  }
+  if (typeof response === "string") {
+    if ((hook.failurePolicy ?? "Fail") === "Ignore") {
+      attrs.request?.annotate(`${failedOpenKey}/round_0_index_${index}`, hook.name ?? "");
+      return undefined;
+    }
+    throw internalError(new Error(`failed calling webhook "${hook.name}": ${response}`));
+  }
+  for (const w of response.warnings ?? []) if (typeof w === "string") attrs.request?.warn(w);
+  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) if (typeof v === "string") attrs.request?.annotate(`${hook.name}/${k}`, v);
+  if (!response.allowed) throw denial(hook, response);
+  return response;
+}
+
+function replaceContents(target: ApiObject, next: ApiObject): void {
+  const t = target as unknown as Record<string, unknown>;
+  for (const k of Object.keys(t)) delete t[k];
+  Object.assign(t, next);
+}
+
+/** The served version of the request's resource and the webhooks of `configs` it goes to. */
+async function requestHooks(sources: WebhookSources, attrs: AdmissionAttributes, configs: readonly WebhookConfiguration[]): Promise<{ version: string; hooks: Matched[] }> {
+  const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
+  return { version, hooks: await matching(sorted(configs), attrs, sources, version) };
+}
+
+export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
+  return {
+    name: "MutatingAdmissionWebhook",
+    handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
+    async admit(attrs) {
+      const { version, hooks } = await requestHooks(sources, attrs, await sources.mutating());
+      if (hooks.length === 0) return;
+      // Which IfNeeded webhooks saw the object before a later change.
+      const stale = new Set<number>();
+      const round = async (indexes: readonly number[]) => {
+        for (const i of indexes) {
+          const hook = hooks[i]!.hook;
+          const r = await call(hook, attrs, sources, version, FAILED_OPEN_MUTATING, i);
+          stale.delete(i);
+          if (r?.patch === undefined || attrs.object === undefined) continue;
+          let ops: unknown;
+          try {
+            ops = JSON.parse(Buffer.from(r.patch, "base64").toString("utf8"));
+          } catch (err) {
+            throw internalError(new Error(`failed calling webhook "${hook.name}": received invalid webhook response: ${(err as Error).message}`));
+          }
+          const before = JSON.stringify(attrs.object);
+          let next: ApiObject;
+          try {
+            next = applyJsonPatch(structuredClone(attrs.object), ops) as unknown as ApiObject;
+          } catch (err) {
+            throw internalError(new Error(`JSON Patch: ${(err as Error).message}`));
+          }
+          if (JSON.stringify(next) === before) continue;
+          replaceContents(attrs.object, next);
+          hooks.forEach((h, j) => {
+            if (j !== i && h.hook.reinvocationPolicy === "IfNeeded" && (j < i || !indexes.includes(j))) stale.add(j);
+          });
+        }
+      };
+      await round(hooks.map((_, i) => i));
+      if (stale.size > 0) await round([...stale].sort((a, b) => a - b));
+    },
+  };
+}
+
+export function validatingWebhooks(sources: WebhookSources): ValidatingPlugin {
+  return {
+    name: "ValidatingAdmissionWebhook",
+    handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
+    async validate(attrs) {
+      const { version, hooks } = await requestHooks(sources, attrs, await sources.validating());
+      const results = await Promise.allSettled(hooks.map((m, i) => call(m.hook, attrs, sources, version, FAILED_OPEN_VALIDATING, i)));
+      for (const r of results) if (r.status === "rejected") throw r.reason;
+    },
+  };
+}
