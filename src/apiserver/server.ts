@@ -20,6 +20,7 @@ import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./adm
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
+import { defaultIngressClass } from "./admission/networking.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
@@ -301,6 +302,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
+      ...(registry.find(naming.networkingGroup, "ingresses") !== undefined ? [defaultIngressClass(naming, () => stores().for({ group: naming.networkingGroup, resource: "ingressclasses" }))] : []),
     ],
     validating: [
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),

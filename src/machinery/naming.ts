@@ -34,6 +34,10 @@ export interface Naming {
   readonly certificatesGroup: string;
   /** CustomResourceDefinitions: "apiextensions.orch.io" (upstream "apiextensions.k8s.io"). */
   readonly apiextensionsGroup: string;
+  /** Ingresses, IngressClasses, NetworkPolicies: "networking.orch.io" (upstream "networking.k8s.io"). */
+  readonly networkingGroup: string;
+  /** RuntimeClasses: "node.orch.io" (upstream "node.k8s.io"). */
+  readonly nodeGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -65,6 +69,8 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     auditGroup: `audit.${groupSuffix}`,
     certificatesGroup: `certificates.${groupSuffix}`,
     apiextensionsGroup: `apiextensions.${groupSuffix}`,
+    networkingGroup: `networking.${groupSuffix}`,
+    nodeGroup: `node.${groupSuffix}`,
   });
 }
 
