@@ -21,6 +21,7 @@ import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/prio
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
 import { defaultIngressClass } from "./admission/networking.js";
+import { runtimeClassAdmission } from "./admission/runtime-class.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
@@ -295,6 +296,9 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
     log,
   });
   const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
+  const runtimeClasses = registry.find(naming.nodeGroup, "runtimeclasses") !== undefined && registry.find("", "pods") !== undefined
+    ? runtimeClassAdmission(naming, () => stores().for({ group: naming.nodeGroup, resource: "runtimeclasses" }))
+    : undefined;
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
@@ -302,9 +306,11 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
+      ...(runtimeClasses ? [runtimeClasses.mutating] : []),
       ...(registry.find(naming.networkingGroup, "ingresses") !== undefined ? [defaultIngressClass(naming, () => stores().for({ group: naming.networkingGroup, resource: "ingressclasses" }))] : []),
     ],
     validating: [
+      ...(runtimeClasses ? [runtimeClasses.validating] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
       // NodeRestriction: node agents write only their own Node, lease and pods (authorization/node.ts lets them in).
       nodeRestriction(naming),
