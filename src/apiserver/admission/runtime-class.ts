@@ -19,6 +19,7 @@ export interface RuntimeClassLookup {
 }
 
 const PODS = { group: "", resource: "pods" };
+const OVERHEAD_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead";
 const isPodCreate = (a: { operation: string; resource: { group: string; resource: string }; subresource?: string | undefined }) =>
   a.operation === "CREATE" && a.resource.group === "" && a.resource.resource === "pods" && a.subresource === undefined;
 
@@ -56,7 +57,7 @@ export function runtimeClassAdmission(_naming: Naming, classes: () => RuntimeCla
         const spec = (pod.spec ??= {});
         const fixed = rc.overhead?.podFixed;
         if (fixed != null) {
-          if (spec.overhead != null && !sameQuantities(spec.overhead, fixed)) throw forbidden(PODS, a.name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+          if (spec.overhead != null && !sameQuantities(spec.overhead, fixed)) throw forbidden(PODS, a.name, OVERHEAD_MISMATCH);
           spec.overhead = { ...fixed };
         }
         const sched = rc.scheduling;
@@ -83,7 +84,7 @@ export function runtimeClassAdmission(_naming: Naming, classes: () => RuntimeCla
         const rc = await classOf(pod, a.name, classes);
         const fixed = rc?.overhead?.podFixed;
         if (fixed != null) {
-          if (!sameQuantities(fixed, pod.spec?.overhead)) throw forbidden(PODS, a.name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+          if (!sameQuantities(fixed, pod.spec?.overhead)) throw forbidden(PODS, a.name, OVERHEAD_MISMATCH);
         } else if (pod.spec?.overhead != null) {
           throw forbidden(PODS, a.name, "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead");
         }
