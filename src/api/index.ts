@@ -9,6 +9,7 @@ import { certificatesModule } from "./certificates/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
 import { discoveryModule } from "./discovery/index.js";
+import { flowcontrolModule } from "./flowcontrol/index.js";
 import { networkingModule } from "./networking/index.js";
 import { nodeModule } from "./node/index.js";
 import { policyModule } from "./policy/index.js";
@@ -17,5 +18,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, networkingModule, nodeModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, networkingModule, nodeModule, flowcontrolModule];
 }

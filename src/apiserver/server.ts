@@ -31,6 +31,7 @@ import { setUpAudit, type AuditConfig } from "./audit/index.js";
 import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
 import { authorizersFor, defaultAuthorizationModes } from "./authorization/modes.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
+import { startFlowControlBootstrap } from "./flowcontrol-bootstrap.js";
 import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -166,6 +167,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await ensureSystemNamespaces(stores.namespaces, naming);
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
   await reconcileBootstrapPolicy(stores, naming, log);
+  const stopFlowControl = await startFlowControlBootstrap(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
 
   const encoding: Encoding = {
@@ -266,6 +268,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       agents.close();
       compactor.stop();
       stopServiceAllocator();
+      stopFlowControl();
       await listener.close();
       audit?.sink.close();
       stores.stop();

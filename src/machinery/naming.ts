@@ -38,6 +38,8 @@ export interface Naming {
   readonly networkingGroup: string;
   /** RuntimeClasses: "node.orch.io" (upstream "node.k8s.io"). */
   readonly nodeGroup: string;
+  /** FlowSchemas, PriorityLevelConfigurations: "flowcontrol.apiserver.orch.io" (upstream "flowcontrol.apiserver.k8s.io"). */
+  readonly flowcontrolGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -71,6 +73,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     apiextensionsGroup: `apiextensions.${groupSuffix}`,
     networkingGroup: `networking.${groupSuffix}`,
     nodeGroup: `node.${groupSuffix}`,
+    flowcontrolGroup: `flowcontrol.apiserver.${groupSuffix}`,
   });
 }
 
