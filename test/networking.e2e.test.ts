@@ -5,7 +5,8 @@
 // `apply` of a NetworkPolicy, `get` with upstream's columns (NAME CLASS HOSTS
 // ADDRESS PORTS AGE; NAME POD-SELECTOR AGE), `describe` of both (kubectl's
 // describers read the v1 fields), short names, the default IngressClass and
-// a refused invalid policy with upstream's message.
+// a refused invalid policy with upstream's message; the flow control bootstrap
+// objects with their columns.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -77,5 +78,16 @@ describe("networking kinds through kubectl 1.33", { skip: kubectlSkipReason() ??
     const bad = await k.run(["apply", "-f", "-"], { input: policy.replace("name: db", "name: bad").replace("10.1.0.0/16", "11.0.0.0/16") });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /spec\.ingress\[0\]\.from\[1\]\.ipBlock\.except\[0\]: Invalid value: "11\.0\.0\.0\/16": must be a strict subset of `cidr`/);
+  });
+
+  test("flow control: the bootstrap objects through kubectl get, with upstream's columns", async () => {
+    const levels = await k.ok("get", "prioritylevelconfigurations");
+    assert.deepEqual(headers(levels), [["NAME", "TYPE", "NOMINALCONCURRENCYSHARES", "QUEUES", "HANDSIZE", "QUEUELENGTHLIMIT", "AGE"]]);
+    assert.match(levels, /^workload-low\s+Limited\s+100\s+128\s+6\s+50\s+\S+$/m);
+    assert.match(levels, /^exempt\s+Exempt\s+<none>\s+<none>\s+<none>\s+<none>\s+\S+$/m);
+    const schemas = await k.ok("get", "flowschemas");
+    assert.deepEqual(headers(schemas), [["NAME", "PRIORITYLEVEL", "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD", "AGE", "MISSINGPL"]]);
+    assert.match(schemas, /^kube-controller-manager\s+workload-high\s+800\s+ByNamespace\s+\S+\s+False$/m);
+    assert.match(schemas, /^probes\s+exempt\s+2\s+\*\s+\S+\s+False$/m);
   });
 });
