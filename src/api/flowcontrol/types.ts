@@ -2,14 +2,7 @@
 // optional, as request bodies are untrusted until validated.
 
 import type { ApiObject } from "../../machinery/index.js";
-
-export interface Condition {
-  type?: string;
-  status?: string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
-}
+import type { Condition } from "../core/index.js";
 
 export interface Subject {
   kind?: string;
