@@ -83,7 +83,30 @@ function validatePath(p: { path?: string; pathType?: string; backend?: IngressBa
   return errs;
 }
 
-function validateRules(rules: readonly IngressRule[]): FieldError[] {
+function validateRuleValue(rule: IngressRule, at: string): FieldError[] {
+  if (rule.http == null) return [];
+  const paths = rule.http.paths ?? [];
+  const errs = paths.length === 0 ? [field.required(`${at}.http.paths`, "")] : [];
+  paths.forEach((p, j) => errs.push(...validatePath(p ?? {}, `${at}.http.paths[${j}]`)));
+  return errs;
+}
+
+/** What an update may keep of a stored object that today's rules refuse (upstream's IngressValidationOptions). */
+interface Leniency {
+  readonly invalidSecretName: boolean;
+  readonly invalidWildcardHostRule: boolean;
+}
+
+const STRICT: Leniency = { invalidSecretName: false, invalidWildcardHostRule: false };
+
+function leniencyFor(old: Ingress): Leniency {
+  return {
+    invalidSecretName: (old.spec?.tls ?? []).some((tls) => !!tls.secretName && isDNS1123Subdomain(tls.secretName).length > 0),
+    invalidWildcardHostRule: (old.spec?.rules ?? []).some((rule) => (rule.host ?? "").includes("*") && validateRuleValue(rule, "").length > 0),
+  };
+}
+
+function validateRules(rules: readonly IngressRule[], leniency: Leniency): FieldError[] {
   const errs: FieldError[] = [];
   rules.forEach((rule, i) => {
     const at = `spec.rules[${i}]`;
@@ -92,25 +115,21 @@ function validateRules(rules: readonly IngressRule[]): FieldError[] {
       if (isIP(host) !== 0) errs.push(field.invalid(`${at}.host`, host, "must be a DNS name, not an IP address"));
       errs.push(...hostErrors(host, `${at}.host`));
     }
-    if (rule.http != null) {
-      const paths = rule.http.paths ?? [];
-      if (paths.length === 0) errs.push(field.required(`${at}.http.paths`, ""));
-      paths.forEach((p, j) => errs.push(...validatePath(p ?? {}, `${at}.http.paths[${j}]`)));
-    }
+    if (!host.includes("*") || !leniency.invalidWildcardHostRule) errs.push(...validateRuleValue(rule, at));
   });
   return errs;
 }
 
-function validate(ing: Ingress): FieldError[] {
+function validate(ing: Ingress, leniency: Leniency = STRICT): FieldError[] {
   const spec = ing.spec ?? {};
   const errs: FieldError[] = [];
   const rules = spec.rules ?? [];
   if (rules.length === 0 && spec.defaultBackend == null) errs.push(field.invalid("spec", spec.rules ?? null, "either `defaultBackend` or `rules` must be specified"));
   if (spec.defaultBackend != null) errs.push(...validateBackend(spec.defaultBackend, "spec.defaultBackend"));
-  errs.push(...validateRules(rules));
+  errs.push(...validateRules(rules, leniency));
   (spec.tls ?? []).forEach((tls, i) => {
     (tls.hosts ?? []).forEach((host, j) => errs.push(...hostErrors(host, `spec.tls[${i}].hosts[${j}]`)));
-    if (tls.secretName) for (const m of isDNS1123Subdomain(tls.secretName)) errs.push(field.invalid(`spec.tls[${i}].secretName`, tls.secretName, m));
+    if (tls.secretName && !leniency.invalidSecretName) for (const m of isDNS1123Subdomain(tls.secretName)) errs.push(field.invalid(`spec.tls[${i}].secretName`, tls.secretName, m));
   });
   if (spec.ingressClassName != null) for (const m of isDNS1123Subdomain(spec.ingressClassName)) errs.push(field.invalid("spec.ingressClassName", spec.ingressClassName, m));
   return errs;
@@ -177,7 +196,7 @@ export function ingresses(naming: Naming): ResourceDefinition {
       }
       return errs;
     },
-    validateUpdate: (ing) => validate(ing),
+    validateUpdate: (ing, old) => validate(ing, leniencyFor(old)),
     table: nameAgeTable<Ingress>({
       columns: [
         { name: "Class", type: "string", description: "The name of the IngressClass resource that should be used for additional configuration", priority: 0 },

@@ -176,3 +176,20 @@ test("networkpolicies: defaults, validation with upstream's messages, table, Pro
   assert.equal(ingGet.status, 200, ingGet.text);
   assert.ok(ingGet.body.includes(Buffer.from("pb.io")));
 });
+
+test("ingresses: an update keeps what the stored object already had (invalid secret name, invalid wildcard rule), as upstream", async () => {
+  const { ctx } = await import("../core/testing.js");
+  const def = networkingModule.resources(namingFor()).find((d) => d.resource === "ingresses")!;
+  const legacy = {
+    apiVersion: `${G}/v1`,
+    kind: "Ingress",
+    metadata: { name: "legacy", namespace: "default" },
+    spec: { tls: [{ hosts: ["a.io"], secretName: "Bad_Secret" }], rules: [{ host: "*.a.io", http: { paths: [{ path: "rel", pathType: "Prefix", backend: backend() }] } }] },
+  };
+  const fields = (errs: readonly { field: string }[] | undefined) => (errs ?? []).map((e) => e.field);
+  assert.deepEqual(fields(def.validate!(structuredClone(legacy) as never, ctx)), ["spec.rules[0].http.paths[0].path", "spec.tls[0].secretName"]);
+  assert.deepEqual(fields(def.validateUpdate!(structuredClone(legacy) as never, structuredClone(legacy) as never, ctx)), []);
+  // A valid stored object gives no such leniency.
+  const valid = { ...legacy, spec: { tls: [{ hosts: ["a.io"], secretName: "tls" }], rules: [rule("*.a.io")] } };
+  assert.deepEqual(fields(def.validateUpdate!(structuredClone(legacy) as never, valid as never, ctx)), ["spec.rules[0].http.paths[0].path", "spec.tls[0].secretName"]);
+});
