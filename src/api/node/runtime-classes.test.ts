@@ -75,3 +75,17 @@ test("RuntimeClass admission: overhead and scheduling from the class; unknown cl
   assert.equal(plain.status, 201, plain.text);
   assert.equal(plain.json.spec.overhead, undefined);
 });
+
+test("RuntimeClass admission: tolerations merged as upstream's MergeTolerations (covered ones left out)", async () => {
+  const { mergeTolerations } = await import("../../apiserver/admission/runtime-class.js");
+  const pod = [{ key: "gpu", operator: "Exists" }, { key: "zone", operator: "Equal", value: "a", effect: "NoSchedule" }];
+  const cls = [
+    { key: "gpu", operator: "Equal", value: "nvidia", effect: "NoSchedule" }, // covered by gpu Exists
+    { key: "zone", operator: "Equal", value: "a", effect: "NoSchedule" }, // identical
+    { key: "sandbox", operator: "Exists", effect: "NoExecute", tolerationSeconds: 60 },
+    { key: "sandbox", operator: "Exists", effect: "NoExecute", tolerationSeconds: 30 }, // covered by the 60 s one
+  ];
+  assert.deepEqual(mergeTolerations(pod, cls), [pod[0], pod[1], cls[2]]);
+  // A later, wider toleration replaces an earlier, narrower one.
+  assert.deepEqual(mergeTolerations([{ key: "k", operator: "Equal", value: "v" }], [{ operator: "Exists" }]), [{ operator: "Exists" }]);
+});

@@ -1,7 +1,7 @@
 // RuntimeClass, as upstream's admission plugin of that name, on pod creation:
 // - mutating: a pod naming a RuntimeClass gets the class's overhead
 //   (spec.overhead) and scheduling (nodeSelector merged, a conflicting key
-//   refused; tolerations added unless the pod has an identical one);
+//   refused; tolerations merged as upstream's MergeTolerations);
 // - validating: the pod's overhead must equal its class's, and a pod without
 //   a class overhead may not set one.
 // A class that does not exist refuses the pod (403), as upstream.
@@ -43,7 +43,29 @@ function sameQuantities(a: Quantities | null | undefined, b: Quantities | null |
 }
 
 const sameToleration = (a: Toleration, b: Toleration) =>
-  (a.key ?? "") === (b.key ?? "") && (a.operator ?? "Equal") === (b.operator ?? "Equal") && (a.value ?? "") === (b.value ?? "") && (a.effect ?? "") === (b.effect ?? "") && (a.tolerationSeconds ?? null) === (b.tolerationSeconds ?? null);
+  (a.key ?? "") === (b.key ?? "") && (a.operator ?? "") === (b.operator ?? "") && (a.value ?? "") === (b.value ?? "") && (a.effect ?? "") === (b.effect ?? "") && (a.tolerationSeconds ?? null) === (b.tolerationSeconds ?? null);
+
+/** Whether toleration `ss` tolerates everything `t` does (upstream's isSuperset). */
+function covers(ss: Toleration, t: Toleration): boolean {
+  if (sameToleration(ss, t)) return true;
+  if ((t.key ?? "") !== (ss.key ?? "") && ((ss.key ?? "") !== "" || ss.operator !== "Exists")) return false;
+  if ((t.effect ?? "") !== (ss.effect ?? "") && (ss.effect ?? "") !== "") return false;
+  if (ss.effect === "NoExecute" && ss.tolerationSeconds != null && (t.tolerationSeconds == null || t.tolerationSeconds > ss.tolerationSeconds)) return false;
+  if (ss.operator === "Equal" || !ss.operator) return t.operator === "Equal" && (t.value ?? "") === (ss.value ?? "");
+  return ss.operator === "Exists";
+}
+
+/** The pod's tolerations then the class's, leaving out each one another already covers (upstream's MergeTolerations). */
+export function mergeTolerations(first: readonly Toleration[], second: readonly Toleration[]): Toleration[] {
+  const all = [...first, ...second];
+  const merged: Toleration[] = [];
+  all.forEach((t, i) => {
+    if (merged.some((kept) => covers(kept, t))) return;
+    if (all.slice(i + 1).some((later) => !sameToleration(t, later) && covers(later, t))) return;
+    merged.push(t);
+  });
+  return merged;
+}
 
 export function runtimeClassAdmission(_naming: Naming, classes: () => RuntimeClassLookup | undefined): { mutating: MutatingPlugin; validating: ValidatingPlugin } {
   return {
@@ -71,8 +93,7 @@ export function runtimeClassAdmission(_naming: Naming, classes: () => RuntimeCla
           selector[key] = value;
         }
         if (Object.keys(selector).length > 0) spec.nodeSelector = selector;
-        const tolerations = [...(spec.tolerations ?? [])];
-        for (const t of sched.tolerations ?? []) if (!tolerations.some((have) => sameToleration(have, t))) tolerations.push(t);
+        const tolerations = mergeTolerations(spec.tolerations ?? [], sched.tolerations ?? []);
         if (tolerations.length > 0) spec.tolerations = tolerations;
       },
     },
