@@ -11,11 +11,14 @@ import { certificatesModule } from "./certificates/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
 import { discoveryModule } from "./discovery/index.js";
+import { flowcontrolModule } from "./flowcontrol/index.js";
+import { networkingModule } from "./networking/index.js";
+import { nodeModule } from "./node/index.js";
 import { policyModule } from "./policy/index.js";
 import { rbacModule } from "./rbac/index.js";
 import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule];
 }

@@ -20,6 +20,8 @@ import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./adm
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
+import { defaultIngressClass } from "./admission/networking.js";
+import { runtimeClassAdmission } from "./admission/runtime-class.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { mutatingWebhooks, validatingWebhooks } from "./admission/webhooks/index.js";
@@ -37,6 +39,7 @@ import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, com
 import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authorization/modes.js";
 import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
+import { startFlowControlBootstrap } from "./flowcontrol-bootstrap.js";
 import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
@@ -179,6 +182,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await ensureSystemNamespaces(stores.namespaces, naming);
   await ensureSystemPriorityClasses(stores.priorityClasses, naming);
   await reconcileBootstrapPolicy(stores, naming, log);
+  const stopFlowControl = await startFlowControlBootstrap(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
   const componentStatuses = stores.for({ group: "", resource: "componentstatuses" });
   const stopComponentStatuses = componentStatuses ? startComponentStatuses({ store: componentStatuses, storageHealthy: () => opened.healthy(), log }) : () => {};
@@ -286,6 +290,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       compactor.stop();
       stopServiceAllocator();
       stopComponentStatuses();
+      stopFlowControl();
       await listener.close();
       audit?.sink.close();
       stores.stop();
@@ -320,6 +325,9 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
   const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await stores().for({ group: "", resource: "limitranges" })!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
   // Admission webhooks: last of each phase, configurations read from the watch caches.
   const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined ? undefined : webhookSources(naming, cachedObjects(stores));
+  const runtimeClasses = registry.find(naming.nodeGroup, "runtimeclasses") !== undefined && registry.find("", "pods") !== undefined
+    ? runtimeClassAdmission(naming, () => stores().for({ group: naming.nodeGroup, resource: "runtimeclasses" }))
+    : undefined;
   const admission = new AdmissionChain({
     mutating: [
       ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
@@ -328,9 +336,12 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
       priorityAdmission(() => stores().priorityClasses),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
+      ...(runtimeClasses ? [runtimeClasses.mutating] : []),
+      ...(registry.find(naming.networkingGroup, "ingresses") !== undefined ? [defaultIngressClass(naming, () => stores().for({ group: naming.networkingGroup, resource: "ingressclasses" }))] : []),
       ...(webhooks ? [mutatingWebhooks(webhooks)] : []),
     ],
     validating: [
+      ...(runtimeClasses ? [runtimeClasses.validating] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [persistentVolumeClaimResize(storageClasses)] : []),
       // NodeRestriction: node agents write only their own Node, lease and pods (authorization/node.ts lets them in).
       nodeRestriction(naming),

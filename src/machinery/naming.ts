@@ -38,6 +38,12 @@ export interface Naming {
   readonly apiextensionsGroup: string;
   /** Webhook configurations: "admissionregistration.orch.io" (upstream "admissionregistration.k8s.io"). */
   readonly admissionregistrationGroup: string;
+  /** Ingresses, IngressClasses, NetworkPolicies: "networking.orch.io" (upstream "networking.k8s.io"). */
+  readonly networkingGroup: string;
+  /** RuntimeClasses: "node.orch.io" (upstream "node.k8s.io"). */
+  readonly nodeGroup: string;
+  /** FlowSchemas, PriorityLevelConfigurations: "flowcontrol.apiserver.orch.io" (upstream "flowcontrol.apiserver.k8s.io"). */
+  readonly flowcontrolGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -71,6 +77,9 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     certificatesGroup: `certificates.${groupSuffix}`,
     apiextensionsGroup: `apiextensions.${groupSuffix}`,
     admissionregistrationGroup: `admissionregistration.${groupSuffix}`,
+    networkingGroup: `networking.${groupSuffix}`,
+    nodeGroup: `node.${groupSuffix}`,
+    flowcontrolGroup: `flowcontrol.apiserver.${groupSuffix}`,
   });
 }
 

@@ -14,6 +14,7 @@ import type { StorageClass } from "../../api/storage/index.js";
 import type { MutatingPlugin, ValidatingPlugin } from "../../api/admission.js";
 import { forbidden, isApiError, type ApiObject } from "../../machinery/index.js";
 import { storageKeys, type Naming } from "../../machinery/naming.js";
+import { newestMarked } from "./default-class.js";
 
 /** What the plugins need of the StorageClass store (the registry's store is one). */
 export interface StorageClassLookup {
@@ -26,10 +27,7 @@ const isClaim = (r: { group: string; resource: string }) => r.group === "" && r.
 
 /** The default class by upstream's rule: of those marked, the newest (then the first by name). */
 export function defaultClass(classes: readonly StorageClass[], naming: Naming): StorageClass | undefined {
-  const key = storageKeys(naming).defaultClass;
-  const marked = classes.filter((c) => c.metadata.annotations?.[key] === "true");
-  marked.sort((a, b) => (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "") || (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
-  return marked[0];
+  return newestMarked(classes, storageKeys(naming).defaultClass);
 }
 
 export function defaultStorageClass(naming: Naming, classes: () => StorageClassLookup | undefined): MutatingPlugin {
