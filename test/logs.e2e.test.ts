@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
+import { issueClientCert } from "../src/component/pki.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startComponent, startJoinedAgent, startOrch, type ComponentProcess, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
@@ -146,7 +147,7 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.deepEqual([r.code, r.stdout], [0, ""]);
   });
 
-  test("the agent's port refuses a caller without a client certificate, and serves the API server's", async () => {
+  test("the agent's port refuses a caller without a client certificate, serves the API server's, and lets others in as RBAC allows (nodes/proxy, nodes/metrics)", async () => {
     const node = JSON.parse(await k.ok("get", "node", "logs-main", "-o", "json")) as {
       status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } };
     };
@@ -160,6 +161,29 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     assert.deepEqual([ok.status, ok.text], [200, "one\ntwo\nthree\n"]);
     const missing = await httpsGet(`https://${ip}:${port}/containerLogs/default/two/nope`, { clientCert });
     assert.deepEqual([missing.status, missing.text], [404, `container "nope" not found in pod "two"`]);
+
+    // Any other certificate of the cluster CA, and any token, is judged by a SubjectAccessReview about nodes/<subresource>.
+    const eve = await issueClientCert({ cert: readFileSync(join(orch.dataDir, "ca.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "ca.key"), "utf8") }, "eve");
+    const denied = await httpsGet(url, { clientCert: eve });
+    assert.deepEqual([denied.status, denied.text], [403, "Forbidden (user=eve, verb=get, resource=nodes, subresource=proxy)\n"]);
+    const metricsDenied = await httpsGet(`https://${ip}:${port}/metrics`, { clientCert: eve });
+    assert.deepEqual([metricsDenied.status, metricsDenied.text], [403, "Forbidden (user=eve, verb=get, resource=nodes, subresource=metrics)\n"]);
+    await k.ok("create", "serviceaccount", "agent-reader");
+    const robot = (await k.ok("create", "token", "agent-reader")).trim();
+    assert.equal((await httpsGet(url, { token: robot })).status, 403);
+    const rbac = "rbac.authorization.orch.io";
+    writeFileSync(join(files, "agent-reader.yaml"), [
+      `apiVersion: ${rbac}/v1`, "kind: ClusterRole", "metadata:", "  name: agent-reader", "rules:",
+      "- apiGroups: [\"\"]", "  resources: [nodes/proxy, nodes/metrics]", "  verbs: [get]", "---",
+      `apiVersion: ${rbac}/v1`, "kind: ClusterRoleBinding", "metadata:", "  name: agent-reader",
+      "roleRef:", `  apiGroup: ${rbac}`, "  kind: ClusterRole", "  name: agent-reader", "subjects:",
+      `- {kind: User, apiGroup: ${rbac}, name: eve}`, "- {kind: ServiceAccount, namespace: default, name: agent-reader}", "",
+    ].join("\n"));
+    await k.ok("create", "-f", join(files, "agent-reader.yaml"));
+    // A refusal is reused for cacheUnauthorizedTTL (30 s by default).
+    await eventually("eve may read logs", async () => (await httpsGet(url, { clientCert: eve })).status === 200, 45_000);
+    await eventually("the service account may read logs", async () => (await httpsGet(url, { token: robot })).text === "one\ntwo\nthree\n", 15_000);
+    assert.equal((await httpsGet(`https://${ip}:${port}/metrics`, { clientCert: eve })).status, 200);
   });
 
   test("orch server serves the controller manager's, scheduler's and agent's endpoints on their own ports", async () => {

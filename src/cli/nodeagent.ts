@@ -80,7 +80,7 @@ export const command = defineCommand({
       flags,
       context,
       listen: { host: config.address, port: config.port },
-      access: accessPolicy(config),
+      access: { ...accessPolicy(config), nodeName: () => agent?.nodeName ?? "" },
       ...(config.authentication.x509.clientCAFile ? { clientCaFile: config.authentication.x509.clientCAFile } : {}),
       ...agentEndpoints(() => agent),
     });
@@ -132,6 +132,7 @@ export function accessPolicy(config: Pick<NodeAgentConfig, "authentication" | "a
   return {
     anonymous: config.authentication.anonymous.enabled,
     tokens: config.authentication.webhook.enabled,
+    tokenTtlMs: config.authentication.webhook.cacheTTL,
     mode: config.authorization.mode,
     allowedTtlMs: config.authorization.webhook.cacheAuthorizedTTL,
     deniedTtlMs: config.authorization.webhook.cacheUnauthorizedTTL,

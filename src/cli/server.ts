@@ -14,6 +14,7 @@ import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
 import { BOOTSTRAP_TOKEN_PATTERN } from "../api/certificates/index.js";
 import { startProxier } from "../proxy/proxier.js";
@@ -182,6 +183,8 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
   const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, {
     ...agentEndpoints(() => agent),
     metrics,
+    // Callers judged as upstream's kubelet judges them (nodes/<subresource> of this node), with the agent's default settings.
+    access: { ...accessPolicy(defaultConfig()), nodeName: () => nodeNameOf(flags) },
     // The agent's self-signed pair is kept under the data folder, as `orch nodeagent` keeps it in --cert-dir.
     certDir: { dir: join(root, "pki"), name: namingFor().agentName },
   }).catch((err: Error) => {

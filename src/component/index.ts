@@ -42,6 +42,6 @@ export { ComponentEndpoints, componentEndpoints, isPublicPath, negotiateMetrics,
 export { componentRegistry, registerComponentMetrics, type ComponentRegistryOptions } from "./component-metrics.js";
 export { rawReply, readTlsFiles, startComponentServer, type ComponentServerOptions, type RunningComponentServer, type UpgradeHandler } from "./component-server.js";
 export { persistedServingCert, type CertDirOptions } from "./persisted-serving-cert.js";
-export { ScraperAuth, type AccessDecision, type AccessPolicy, type ApiServerCheck } from "./scraper-auth.js";
+export { ScraperAuth, nodeAgentAttributes, type AccessAttributes, type AccessDecision, type AccessPolicy, type AccessReviewAnswer, type ApiServerCheck, type CallerInfo, type ResourceAttributes, type TokenReviewAnswer } from "./scraper-auth.js";
 export { flagz, statusz, negotiateZPage, REDACTED, ZPAGE_API_VERSION } from "./zpages.js";
 export { packageRoot } from "./package-root.js";

@@ -34,8 +34,9 @@ export interface BootstrapPolicy {
 export function nodeRules(naming: Naming): PolicyRule[] {
   const suffix = naming.groupSuffix;
   return [
-    rule(["create"], [naming.authenticationGroup], ["tokenreviews"]),
-    rule(["create"], [`authorization.${suffix}`], ["localsubjectaccessreviews", "subjectaccessreviews"]),
+    // The agent's port asks these about its callers (delegated authentication and authorization), under upstream's group names.
+    rule(["create"], [...new Set([naming.authenticationGroup, "authentication.k8s.io"])], ["tokenreviews"]),
+    rule(["create"], [...new Set([`authorization.${suffix}`, "authorization.k8s.io"])], ["localsubjectaccessreviews", "subjectaccessreviews"]),
     rule(READ, [""], ["services"]),
     rule(["create", "get", "list", "watch"], [""], ["nodes"]),
     rule(["patch", "update"], [""], ["nodes/status"]),
@@ -106,6 +107,13 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       role("system:discovery", [urls(["get"], discoveryURLs)]),
       role("system:public-info-viewer", [urls(["get"], publicURLs)]),
       role("system:node", nodeRules(naming)),
+      // Who may call node agents' ports (/exec, /containerLogs, /logs, /stats, /metrics) and scrape components.
+      role("system:kubelet-api-admin", [
+        rule(READ, [""], ["nodes"]),
+        rule(["proxy"], [""], ["nodes"]),
+        rule(["*"], [""], ["nodes/proxy", "nodes/metrics", "nodes/spec", "nodes/stats", "nodes/log"]),
+      ]),
+      role("system:monitoring", [urls(["get"], ["/metrics", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"])]),
       // Joining nodes (orch server --join): bootstrap tokens create and read CSRs; the approver signs node client ones.
       role("system:node-bootstrapper", [rule(["create", "get", "list", "watch"], [naming.certificatesGroup], ["certificatesigningrequests"])]),
       role(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [rule(["create"], [naming.certificatesGroup], ["certificatesigningrequests/nodeclient"])]),
@@ -120,6 +128,9 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding("system:discovery", [group("system:authenticated")]),
       binding("system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
       binding("system:basic-user", [group("system:authenticated")]),
+      binding("system:monitoring", [group("system:monitoring")]),
+      // The API server's client certificate towards node agents (component/pki.ts NODE_AGENT_CLIENT; upstream's apiserver-kubelet-client).
+      { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: "orch-apiserver-nodeagent-client" }]), metadata: meta("orch:apiserver-nodeagent-client") },
       // kubeadm's kubelet-bootstrap, node-autoapprove-bootstrap and node-autoapprove-certificate-rotation bindings.
       binding("system:node-bootstrapper", [group("system:bootstrappers")]),
       binding(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [group("system:bootstrappers")]),

@@ -37,6 +37,8 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
       "system:certificates.orch.io:certificatesigningrequests:nodeclient",
       "system:certificates.orch.io:certificatesigningrequests:selfnodeclient",
       "system:discovery",
+      "system:kubelet-api-admin",
+      "system:monitoring",
       "system:node",
       "system:node-bootstrapper",
       "system:public-info-viewer",
