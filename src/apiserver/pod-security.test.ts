@@ -143,6 +143,9 @@ ${exemptions}
       assert.match(warnings(ok)[0] ?? "", /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
       await namespace(t, "free", {});
       assert.equal((await t.request("POST", "/api/v1/namespaces/free/pods", { body: pod("p", true) })).status, 201, "exempt namespace");
+      // The class must exist: the RuntimeClass admission step refuses pods naming an unknown one.
+      const rc = await t.request("POST", "/apis/node.orch.io/v1/runtimeclasses", { body: { apiVersion: "node.orch.io/v1", kind: "RuntimeClass", metadata: { name: "trusted" }, handler: "runc" } });
+      assert.equal(rc.status, 201, rc.text);
       const trusted = pod("t", true) as { spec: Record<string, unknown> };
       trusted.spec.runtimeClassName = "trusted";
       assert.equal((await t.request("POST", "/api/v1/namespaces/default/pods", { body: trusted })).status, 201, "exempt runtime class");
