@@ -95,7 +95,8 @@ test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the 
     assert.deepEqual(await sleepers(), [], "--stop-pods-on-exit stopped it");
   } finally {
     for (const p of await sleepers()) process.kill(p, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    // Retried: a shim killed just now may still be closing its log files (an ENOTEMPTY here hid the test's own failure).
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });
 
