@@ -113,11 +113,12 @@ function readReports(dir: string, prefix: string): SpecOutcome[] {
     .flatMap((f) => parseJUnit(readFileSync(join(dir, f), "utf8")));
 }
 
-async function importImages(o: Options): Promise<void> {
+/** Builds the images and imports them where the server's node agent looks: its embedded runtime's root under the data folder, or containerd. */
+async function importImages(o: Options, dataDir: string): Promise<void> {
   const dir = join(o.workDir, "images");
   const files = await buildConformanceImages(dir, o.upstreamSrc);
   for (const file of files) {
-    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", file], { stdio: "inherit" });
+    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
     else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
   }
 }
@@ -144,10 +145,12 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`conformance: ${selected.length} specs selected (${all.length} match ${o.focus}); work dir ${o.workDir}\n`);
-  await importImages(o);
+  const dataDir = join(o.workDir, "data");
+  mkdirSync(dataDir, { recursive: true });
+  await importImages(o, dataDir);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart.
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCHCONF", ...runtimeArgs], { readyTimeoutMs: 120_000 });
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCHCONF", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
