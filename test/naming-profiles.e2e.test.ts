@@ -40,6 +40,7 @@ const PROFILES: readonly Profile[] = [
       { match: /^(f:)?kubernetes\.io\/bootstrapping$|^(f:)?rbac\.authorization\.kubernetes\.io\/autoupdate$/, reason: "the RBAC bootstrap marks keep upstream's keys: kubectl and tools look for them" },
       { match: /^(authorization|authentication)\.k8s\.io$/, reason: "bootstrap roles grant the review kinds under both spellings: kubectl auth can-i and whoami ask upstream's group on every server" },
       { match: /^(f:)?kubelet(Endpoint|Version)$/, reason: "Node's wire field names (status.daemonEndpoints.kubeletEndpoint, status.nodeInfo.kubeletVersion) are the schema's, not the table's" },
+      { match: /^system:kubelet-api-admin$/, reason: "upstream's bootstrap ClusterRole name, kept on both profiles (as system:node and the other bootstrap roles) so manifests that bind to it work" },
     ],
     expect: { hostnameLabel: "orch.io/hostname", leaseNamespace: "orch-node-lease", managers: ["orch-controller-manager", "orch-nodeagent"] },
   },
@@ -50,6 +51,7 @@ const PROFILES: readonly Profile[] = [
     exceptions: [
       { match: /^orch-embedded:\/\//, reason: "the container runtime's own name in runtime versions and container ids (as containerd:// is containerd's)" },
       { match: /^[a-z0-9.-]+_orch-server-[0-9a-f]+$/, reason: "the leader-election identity names the process holding the lease (host_process-id), not a name of the table" },
+      { match: /^orch[:-]apiserver-nodeagent-client$/, reason: "the API server's client certificate towards node agents has a fixed CN, made at the data folder's first start (src/component/pki.ts); its bootstrap binding names that user (to follow the table it needs a certificate per profile)" },
     ],
     expect: { hostnameLabel: "kubernetes.io/hostname", leaseNamespace: "kube-node-lease", managers: ["kube-controller-manager", "kubelet"] },
   },
