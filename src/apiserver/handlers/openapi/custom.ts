@@ -9,7 +9,10 @@
 // object (anything else would make kubectl refuse the unknown fields).
 
 import { META_V1 } from "../../../api/meta/schemas.js";
-import type { Gvk, Json } from "./model.js";
+
+// (The model's Json and Gvk, spelled out here: the model imports this file.)
+type Json = Record<string, unknown>;
+type Gvk = { readonly group: string; readonly version: string; readonly kind: string };
 
 const OBJECT_META = `${META_V1}.ObjectMeta`;
 const LIST_META = `${META_V1}.ListMeta`;
