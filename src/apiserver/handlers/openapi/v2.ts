@@ -100,6 +100,8 @@ function gnosticSchema(schema: Json): Json {
   if (typeof schema["$ref"] === "string") out["ref"] = schema["$ref"];
   if (typeof schema["format"] === "string") out["format"] = schema["format"];
   if (typeof schema["description"] === "string") out["description"] = schema["description"];
+  if (typeof schema["pattern"] === "string") out["pattern"] = schema["pattern"];
+  for (const key of ["maxLength", "minLength"]) if (Number.isInteger(schema[key])) out[key] = schema[key];
   if (schema["default"] !== undefined) out["default"] = any(schema["default"]);
   if (Array.isArray(schema["required"])) out["required"] = schema["required"];
   if (Array.isArray(schema["enum"])) out["enum"] = schema["enum"].map(any);
