@@ -10,6 +10,8 @@ import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
 import { cronTabCrd } from "./testing.js";
+import { codecFor } from "../../machinery/codec/protobuf/index.js";
+import { OPENAPI_V2_DOCUMENT, openApiV2Types } from "../../machinery/codec/protobuf/openapi-v2.js";
 
 const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
 const W = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -199,6 +201,12 @@ describe("custom resources", () => {
     assert.deepEqual(list.required, ["items"]);
     const get = doc.paths["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"].get;
     assert.deepEqual(get.responses["200"].schema, { $ref: "#/definitions/com.example.stable.v1.CronTab" });
+    // The Protobuf form (what kubectl 1.27/1.28 read) carries patterns and string lengths too.
+    const pb = await t.request("GET", "/openapi/v2", { headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" } });
+    const decoded = codecFor(openApiV2Types()).decode(pb.body, OPENAPI_V2_DOCUMENT) as any;
+    const pbSpec = decoded.definitions.additionalProperties["com.example.stable.v1.CronTab"].properties.additionalProperties.spec.properties.additionalProperties;
+    assert.equal(pbSpec.cronSpec.pattern, expected.properties.spec.properties.cronSpec.pattern);
+    assert.equal(Number(pbSpec.image.maxLength), 20);
   });
 
   test("watch sees custom objects", async () => {
