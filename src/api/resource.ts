@@ -156,6 +156,13 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * place, and name them (field validation then ignores, warns or refuses).
    */
   pruneUnknown?(value: Record<string, unknown>): string[];
+  /**
+   * Custom resources: the OpenAPI v3 schema a served version declares, as the
+   * definition gives it (undefined: none, anything goes). When present, the
+   * OpenAPI documents publish each version under its own name the way
+   * upstream's apiextensions server does.
+   */
+  openAPISchema?(version: string): Record<string, unknown> | undefined;
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;

@@ -105,6 +105,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     strategicMerge: false,
     subresources,
     pruneUnknown: (value) => prune(schema, value),
+    openAPISchema: (version) => byName.get(version)?.schema?.openAPIV3Schema as Record<string, unknown> | undefined,
     defaults: (obj) => applyDefaults(schema, obj),
     prepareForCreate() {
       if (options.terminating()) {

@@ -17,7 +17,7 @@ export const objectMeta = type(`${META_V1}.ObjectMeta`, "Metadata every persiste
   uid: f(5, s.string(), "Server-generated unique identifier, unique in time and space. Read-only."),
   resourceVersion: f(6, s.string(), "Opaque version of the object as stored; pass it back unchanged for optimistic concurrency. Read-only."),
   generation: f(7, s.int64(), "Sequence number of the desired state; bumped on spec changes. Read-only."),
-  creationTimestamp: f(8, s.time(), "When the object was created (RFC 3339, UTC). Read-only."),
+  creationTimestamp: f(8, s.time(), "CreationTimestamp is a timestamp of when the server created the object (RFC 3339, UTC). Read-only."),
   deletionTimestamp: f(9, s.time(), "When the object will be removed; set by a delete request while finalizers remain. Read-only."),
   deletionGracePeriodSeconds: f(10, s.int64(), "Seconds the object has to terminate gracefully; set with deletionTimestamp. Read-only."),
   labels: f(11, s.map(s.string()), "Key/value pairs to organize and select objects."),

@@ -10,6 +10,8 @@ import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
 import { cronTabCrd } from "./testing.js";
+import { codecFor } from "../../machinery/codec/protobuf/index.js";
+import { OPENAPI_V2_DOCUMENT, openApiV2Types } from "../../machinery/codec/protobuf/openapi-v2.js";
 
 const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
 const W = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -169,13 +171,42 @@ describe("custom resources", () => {
     const doc = (await t.request("GET", "/openapi/v3/apis/stable.example.com/v1")).json;
     const schema = doc.components.schemas["com.example.stable.v1.CronTab"];
     assert.deepEqual(schema["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTab" }]);
-    assert.deepEqual(schema.properties.spec, { allOf: [{ $ref: "#/components/schemas/com.example.stable.v1.CronTab.spec" }], description: "" });
-    const spec = doc.components.schemas["com.example.stable.v1.CronTab.spec"];
+    const spec = schema.properties.spec;
+    assert.equal(spec.properties.cronSpec.pattern, "^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$", "the schema as the CRD gives it");
     assert.equal(spec.properties.replicas.type, "integer");
     assert.deepEqual(spec.properties.mode.enum, ["fast", "slow"]);
     assert.deepEqual(spec.required, ["cronSpec"]);
     assert.ok(doc.components.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"], "metadata is described");
     assert.deepEqual(doc.components.schemas["com.example.stable.v1.CronTabList"]["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTabList" }]);
+  });
+
+  test("OpenAPI v2 publishes the CRD's schema as upstream does", async () => {
+    const doc = (await t.request("GET", "/openapi/v2", { headers: { accept: "application/json" } })).json;
+    const def = doc.definitions["com.example.stable.v1.CronTab"];
+    assert.deepEqual(def["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTab" }]);
+    assert.deepEqual(def.properties.metadata, { $ref: "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", description: "Standard object's metadata." });
+    assert.equal(def.properties.apiVersion.type, "string");
+    assert.equal(def.properties.kind.type, "string");
+    // What upstream's e2e compares: the definition less apiVersion, kind, metadata and the kind extension is the CRD's schema.
+    const rest = { ...def, properties: { ...def.properties } };
+    delete rest["x-kubernetes-group-version-kind"];
+    for (const key of ["apiVersion", "kind", "metadata"]) delete rest.properties[key];
+    const expected = structuredClone((cronTabCrd().spec.versions[0]!.schema.openAPIV3Schema as any));
+    // v2 drops the type of a node keeping unknown fields (and anything below it).
+    delete expected.properties.spec.properties.extra.type;
+    assert.deepEqual(rest, expected);
+    const list = doc.definitions["com.example.stable.v1.CronTabList"];
+    assert.deepEqual(list["x-kubernetes-group-version-kind"], [{ group: "stable.example.com", version: "v1", kind: "CronTabList" }]);
+    assert.deepEqual(list.properties.items, { description: "List of crontabs.", type: "array", items: { $ref: "#/definitions/com.example.stable.v1.CronTab" } });
+    assert.deepEqual(list.required, ["items"]);
+    const get = doc.paths["/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}"].get;
+    assert.deepEqual(get.responses["200"].schema, { $ref: "#/definitions/com.example.stable.v1.CronTab" });
+    // The Protobuf form (what kubectl 1.27/1.28 read) carries patterns and string lengths too.
+    const pb = await t.request("GET", "/openapi/v2", { headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" } });
+    const decoded = codecFor(openApiV2Types()).decode(pb.body, OPENAPI_V2_DOCUMENT) as any;
+    const pbSpec = decoded.definitions.additionalProperties["com.example.stable.v1.CronTab"].properties.additionalProperties.spec.properties.additionalProperties;
+    assert.equal(pbSpec.cronSpec.pattern, expected.properties.spec.properties.cronSpec.pattern);
+    assert.equal(Number(pbSpec.image.maxLength), 20);
   });
 
   test("watch sees custom objects", async () => {
@@ -425,5 +456,90 @@ describe("custom resources: hostile definitions", () => {
     }
     assert.equal((await t.request("GET", "/readyz")).status, 200);
     assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+  });
+});
+
+describe("custom resources in OpenAPI v2: versions and v2's reductions", () => {
+  let t: TestServer;
+  const NAME = `${CRDS}/widgets.shapes.example.com`;
+  const v2Doc = async () => (await t.request("GET", "/openapi/v2", { headers: { accept: "application/json" } })).json;
+  const schema = {
+    openAPIV3Schema: {
+      description: "Widget for testing",
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          required: ["size", "note"],
+          properties: {
+            size: { type: "string" },
+            note: { type: "string", nullable: true },
+            any: { type: "object", "x-kubernetes-preserve-unknown-fields": true, properties: { x: { type: "string" } } },
+            choice: { type: "string", anyOf: [{ enum: ["a"] }, { enum: ["b"] }] },
+          },
+        },
+      },
+    },
+  };
+  const loose = { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true, properties: { spec: { type: "object" } } } };
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const crd = {
+      apiVersion: "apiextensions.orch.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "widgets.shapes.example.com" },
+      spec: {
+        group: "shapes.example.com",
+        scope: "Namespaced",
+        names: { plural: "widgets", kind: "Widget" },
+        versions: [
+          { name: "v2", served: true, storage: true, schema },
+          { name: "v3", served: true, storage: false, schema: loose },
+        ],
+      },
+    };
+    const created = await t.request("POST", CRDS, { body: crd });
+    assert.equal(created.status, 201, created.text);
+    await until("widgets served", async () => ((await t.request("GET", "/apis/shapes.example.com/v3/namespaces/default/widgets")).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  test("each served version has its own definition; nullable, anyOf and kept unknown fields reduced", async () => {
+    const doc = await v2Doc();
+    const v2 = doc.definitions["com.example.shapes.v2.Widget"];
+    assert.deepEqual(v2["x-kubernetes-group-version-kind"], [{ group: "shapes.example.com", version: "v2", kind: "Widget" }]);
+    assert.equal(v2.description, "Widget for testing");
+    assert.deepEqual(v2.properties.spec, {
+      type: "object",
+      required: ["size"],
+      properties: { size: { type: "string" }, note: {}, any: { "x-kubernetes-preserve-unknown-fields": true }, choice: { type: "string" } },
+    });
+    // A root keeping unknown fields is a bare object in v2 (kubectl would refuse unknown fields otherwise).
+    assert.deepEqual(doc.definitions["com.example.shapes.v3.Widget"], { type: "object", "x-kubernetes-group-version-kind": [{ group: "shapes.example.com", version: "v3", kind: "Widget" }] });
+    assert.deepEqual(doc.definitions["com.example.shapes.v3.WidgetList"]["x-kubernetes-group-version-kind"], [{ group: "shapes.example.com", version: "v3", kind: "WidgetList" }]);
+    // v3 keeps the schema as given.
+    const v3 = (await t.request("GET", "/openapi/v3/apis/shapes.example.com/v2")).json.components.schemas["com.example.shapes.v2.Widget"];
+    assert.deepEqual(v3.properties.spec.properties.note, { type: "string", nullable: true });
+    assert.deepEqual(v3.properties.spec.required, ["size", "note"]);
+  });
+
+  test("a version no longer served leaves the document; a renamed version moves", async () => {
+    const crd = (await t.request("GET", NAME)).json;
+    crd.spec.versions[1].served = false;
+    assert.equal((await t.request("PUT", NAME, { body: crd })).status, 200);
+    await until("v3 gone", async () => ((await v2Doc()).definitions["com.example.shapes.v3.Widget"] === undefined ? true : undefined), 3000);
+    assert.ok((await v2Doc()).definitions["com.example.shapes.v2.Widget"], "the served version stays");
+
+    const again = (await t.request("GET", NAME)).json;
+    again.spec.versions[1] = { ...again.spec.versions[1], name: "v4", served: true };
+    const put = await t.request("PUT", NAME, { body: again });
+    assert.equal(put.status, 200, put.text);
+    const doc = await until("v4 published", async () => {
+      const d = await v2Doc();
+      return d.definitions["com.example.shapes.v4.Widget"] !== undefined ? d : undefined;
+    }, 3000);
+    assert.equal(doc.definitions["com.example.shapes.v3.Widget"], undefined);
+    assert.ok(doc.paths["/apis/shapes.example.com/v4/namespaces/{namespace}/widgets"], "the paths move too");
+    assert.equal(doc.paths["/apis/shapes.example.com/v3/namespaces/{namespace}/widgets"], undefined);
   });
 });

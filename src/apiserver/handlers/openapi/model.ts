@@ -10,6 +10,7 @@ import { ALL_VERBS, type ResourceDefinition } from "../../../api/resource.js";
 import { isWellKnown, type Field, type Schema } from "../../../machinery/schema.js";
 import type { ApiRegistry } from "../../api-registry.js";
 import { SUBRESOURCE_HANDLERS } from "../subresources/index.js";
+import { customSchemaName, customSchemas } from "./custom.js";
 
 export type Json = Record<string, unknown>;
 
@@ -54,6 +55,8 @@ export interface GroupVersionModel {
   readonly key: string;
   /** Schema name → JSON Schema (refs unprefixed); well-known types are absent (see `wellKnown`). */
   readonly schemas: ReadonlyMap<string, Json>;
+  /** Schema name → what OpenAPI v2 publishes instead (custom resources: see ./custom.ts). */
+  readonly v2Schemas: ReadonlyMap<string, Json>;
   /** The well-known types (Quantity, Time, ...) these schemas reach. */
   readonly wellKnown: ReadonlySet<string>;
   /** Schema name → the kinds it is, for x-kubernetes-group-version-kind. */
@@ -84,17 +87,29 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
     if (!list.some((g) => g.group === gvk.group && g.version === gvk.version && g.kind === gvk.kind)) list.push(gvk);
     kinds.set(schema, list);
   };
+  const schemas = new Map<string, Json>();
+  const v2Schemas = new Map<string, Json>();
+  const pending: string[] = [];
+  // Custom resources: each version under its own name, from the schema the definition gives it.
+  const schemaName = (def: ResourceDefinition) => (def.openAPISchema === undefined ? def.schema : customSchemaName(def.group, version, def.kind));
   for (const def of defs) {
     const gvk = { group: def.group, version, kind: def.kind };
-    addKind(def.schema, gvk);
-    const listName = listSchemaName(def.schema);
-    if (registry.schemas.get(listName) !== undefined) addKind(listName, { ...gvk, kind: `${def.kind}List` });
+    const name = schemaName(def);
+    const listName = listSchemaName(name);
+    addKind(name, gvk);
+    if (def.openAPISchema !== undefined) {
+      const custom = customSchemas(name, gvk, def.resource, def.openAPISchema(version));
+      schemas.set(name, custom.v3);
+      v2Schemas.set(name, custom.v2);
+      schemas.set(listName, custom.list);
+      addKind(listName, { ...gvk, kind: `${def.kind}List` });
+      pending.push(...custom.refs);
+    } else if (registry.schemas.get(listName) !== undefined) addKind(listName, { ...gvk, kind: `${def.kind}List` });
   }
-  const paths = defs.flatMap((def) => resourcePaths(def, version));
-  const schemas = new Map<string, Json>();
+  const paths = defs.flatMap((def) => resourcePaths(def, version, schemaName(def)));
   const wellKnown = new Set<string>();
   // The kinds and whatever the operations take or answer (Status of deletecollection).
-  const pending = [...kinds.keys()];
+  pending.push(...kinds.keys());
   for (const item of paths) {
     for (const op of item.operations) {
       pending.push(...Object.values(op.responses));
@@ -123,7 +138,7 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
       ...(required.length > 0 ? { required } : {}),
     });
   }
-  return { group, version, key: group === "" ? `api/${version}` : `apis/${group}/${version}`, schemas, wellKnown, kinds, paths };
+  return { group, version, key: group === "" ? `api/${version}` : `apis/${group}/${version}`, schemas, v2Schemas, wellKnown, kinds, paths };
 }
 
 function schemaOf(schema: Schema, pending: string[]): Json {
@@ -188,12 +203,11 @@ const DELETE_PARAMS: readonly Parameter[] = [
 ];
 const STATUS = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
-function resourcePaths(def: ResourceDefinition, version: string): PathItem[] {
+function resourcePaths(def: ResourceDefinition, version: string, schema: string): PathItem[] {
   const gv = def.group === "" ? `api/${version}` : `apis/${def.group}/${version}`;
   const verbs = new Set<string>(def.verbs ?? ALL_VERBS);
   const gvk = { group: def.group, version, kind: def.kind };
-  const schema = def.schema;
-  const list = listSchemaName(def.schema);
+  const list = listSchemaName(schema);
   const scope = def.namespaced ? "Namespaced" : "";
   const suffix = `${versionWord(def.group, version)}${scope}${def.kind}`;
   const op = (method: Operation["method"], action: string, verbWord: string, description: string, rest: Omit<Operation, "method" | "action" | "operationId" | "description" | "gvk">): Operation => ({

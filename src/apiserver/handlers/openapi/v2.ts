@@ -28,6 +28,7 @@ const toV2Ref = (name: string): Json => ({ $ref: REF_PREFIX + name });
 export function v2Document(model: readonly GroupVersionModel[]): Json {
   const kinds = new Map<string, Gvk[]>();
   const schemas = new Map<string, Json>();
+  const v2Schemas = new Map<string, Json>();
   const wellKnown = new Set<string>();
   const paths: Json = {};
   for (const gv of model) {
@@ -37,6 +38,7 @@ export function v2Document(model: readonly GroupVersionModel[]): Json {
       kinds.set(name, all);
     }
     for (const [name, schema] of gv.schemas) if (!schemas.has(name)) schemas.set(name, schema);
+    for (const [name, schema] of gv.v2Schemas) if (!v2Schemas.has(name)) v2Schemas.set(name, schema);
     for (const name of gv.wellKnown) wellKnown.add(name);
     const tag = gv.key.replace(/^apis?\//, "").replace(/[./]/g, "_") || "core";
     for (const item of gv.paths) {
@@ -48,7 +50,7 @@ export function v2Document(model: readonly GroupVersionModel[]): Json {
   }
   const definitions: Json = {};
   for (const name of [...schemas.keys(), ...wellKnown].sort()) {
-    const schema = schemas.get(name);
+    const schema = v2Schemas.get(name) ?? schemas.get(name);
     const list = kinds.get(name);
     definitions[name] = schema === undefined ? WELL_KNOWN_SCHEMAS[name] : { ...mapRefs(schema, toV2Ref), ...(list !== undefined ? { "x-kubernetes-group-version-kind": list } : {}) };
   }
@@ -98,6 +100,8 @@ function gnosticSchema(schema: Json): Json {
   if (typeof schema["$ref"] === "string") out["ref"] = schema["$ref"];
   if (typeof schema["format"] === "string") out["format"] = schema["format"];
   if (typeof schema["description"] === "string") out["description"] = schema["description"];
+  if (typeof schema["pattern"] === "string") out["pattern"] = schema["pattern"];
+  for (const key of ["maxLength", "minLength"]) if (Number.isInteger(schema[key])) out[key] = schema[key];
   if (schema["default"] !== undefined) out["default"] = any(schema["default"]);
   if (Array.isArray(schema["required"])) out["required"] = schema["required"];
   if (Array.isArray(schema["enum"])) out["enum"] = schema["enum"].map(any);
