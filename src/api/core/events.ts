@@ -13,7 +13,7 @@ import type { Event } from "./types.js";
 const LIMIT_128 = 128;
 const NOTE_LIMIT = 1024;
 
-function validateEvent(ev: Event, naming: Naming): FieldError[] {
+export function validateEvent(ev: Event, naming: Naming): FieldError[] {
   const errs: FieldError[] = [];
   const ns = ev.metadata.namespace ?? "";
   const involvedNs = ev.involvedObject?.namespace ?? "";
@@ -40,7 +40,7 @@ function validateEvent(ev: Event, naming: Naming): FieldError[] {
   return errs;
 }
 
-const EVENT_COLUMNS: readonly TableColumn[] = [
+export const EVENT_COLUMNS: readonly TableColumn[] = [
   { name: "Last Seen", type: "string", description: "When the event last occurred.", priority: 0 },
   { name: "Type", type: "string", description: "Normal or Warning.", priority: 0 },
   { name: "Reason", type: "string", description: "Short, machine-readable reason.", priority: 0 },
