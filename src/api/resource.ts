@@ -124,6 +124,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * their schemas); custom resources declare false and get a 415, as upstream.
    */
   readonly strategicMerge?: boolean;
+  /** false: the server leaves metadata.generation unset (upstream's kinds without generation tracking: events); default: 1 on create, bumped on changes outside metadata and status. */
+  readonly generation?: boolean;
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 

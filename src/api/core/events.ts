@@ -83,6 +83,7 @@ export function eventsResource(naming: Naming): ResourceDefinition {
     shortNames: ["ev"],
     schema: `${CORE_V1}.Event`,
     allowCreateOnUpdate: true,
+    generation: false,
 
     validate: (ev) => validateEvent(ev, naming),
     validateUpdate: (ev) => validateEvent(ev, naming),

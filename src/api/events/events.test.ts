@@ -89,6 +89,9 @@ test("one object, two views: create, get, list, field selectors, patch, update, 
   const patched = await t.request("PATCH", `${V1}/one`, { body: { note: "patched" }, headers: { "content-type": "application/strategic-merge-patch+json" } });
   assert.equal(patched.status, 200, patched.text);
   assert.equal(patched.json.note, "patched");
+  // Upstream tracks no generation on events: none on create, none after a change.
+  assert.equal(created.json.metadata.generation, undefined);
+  assert.equal(patched.json.metadata.generation, undefined);
   const [modified] = await wv1.next(1);
   assert.equal(modified.type, "MODIFIED");
   assert.equal(modified.object.apiVersion, "events.orch.io/v1");

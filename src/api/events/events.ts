@@ -129,6 +129,7 @@ export function eventsV1Resource(naming: Naming): ResourceDefinition {
     shortNames: ["ev"],
     schema: `${EVENTS_V1}.Event`,
     allowCreateOnUpdate: true,
+    generation: false,
     storedAs: {
       group: "",
       resource: "events",

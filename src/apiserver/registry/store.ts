@@ -215,7 +215,8 @@ export class RegistryStore {
     for (const field of ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] as const) delete (meta as Record<string, unknown>)[field];
     meta.uid = newUid();
     meta.creationTimestamp = formatTimestamp(ctx.now);
-    meta.generation = 1;
+    if (this.def.generation === false) delete meta.generation;
+    else meta.generation = 1;
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
@@ -351,7 +352,10 @@ export class RegistryStore {
     omitEmptyMetadata(meta);
     await this.#admit("UPDATE", next, current, subresource?.name, options);
     this.def.prepareForUpdate?.(next, current, ctx);
-    meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
+    if (this.def.generation === false) {
+      if (old.generation === undefined) delete meta.generation;
+      else meta.generation = old.generation;
+    } else meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
     const managed = options.manageFields?.(current, next, ctx.now) ?? next;
     // A subresource's own rule replaces the kind's update rule.
     const kindErrors = subresource?.validate !== undefined ? subresource.validate(managed, current, ctx) : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
