@@ -8,7 +8,7 @@ import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
 import { formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
-import type { Event } from "./types.js";
+import type { Event, ObjectReference } from "./types.js";
 
 const LIMIT_128 = 128;
 const NOTE_LIMIT = 1024;
@@ -72,6 +72,13 @@ export function eventCells(ev: Event, now: Date): unknown[] {
   return [last, ev.type ?? "", ev.reason ?? "", target, obj.fieldPath ?? "", source, (ev.message ?? "").trim(), first, count, ev.metadata.name ?? ""];
 }
 
+const REFERENCE_FIELDS = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"] as const;
+
+/** Field selectors `<prefix>.kind`, `.namespace`, ... over the event's object reference (core: involvedObject; events/v1: regarding). */
+export function referenceSelectors<T>(prefix: string, ref: (e: T) => ObjectReference | undefined): Record<string, (e: T) => string> {
+  return Object.fromEntries(REFERENCE_FIELDS.map((f) => [`${prefix}.${f}`, (e: T) => ref(e)?.[f] ?? ""]));
+}
+
 export function eventsResource(naming: Naming): ResourceDefinition {
   return defineResource<Event>({
     group: "",
@@ -90,13 +97,7 @@ export function eventsResource(naming: Naming): ResourceDefinition {
 
     table: { columns: EVENT_COLUMNS, cells: eventCells },
     fieldSelectors: {
-      "involvedObject.kind": (e) => e.involvedObject?.kind ?? "",
-      "involvedObject.namespace": (e) => e.involvedObject?.namespace ?? "",
-      "involvedObject.name": (e) => e.involvedObject?.name ?? "",
-      "involvedObject.uid": (e) => e.involvedObject?.uid ?? "",
-      "involvedObject.apiVersion": (e) => e.involvedObject?.apiVersion ?? "",
-      "involvedObject.resourceVersion": (e) => e.involvedObject?.resourceVersion ?? "",
-      "involvedObject.fieldPath": (e) => e.involvedObject?.fieldPath ?? "",
+      ...referenceSelectors<Event>("involvedObject", (e) => e.involvedObject),
       reason: (e) => e.reason ?? "",
       reportingComponent: (e) => e.reportingComponent ?? "",
       source: (e) => e.source?.component || e.reportingComponent || "",

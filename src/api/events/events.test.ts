@@ -83,6 +83,9 @@ test("one object, two views: create, get, list, field selectors, patch, update, 
   assert.deepEqual(byController.json.items.map((e: { note: string }) => e.note), ["This is one"]);
   const byRegarding = await t.request("GET", `${V1}?fieldSelector=regarding.name%3Dother`);
   assert.deepEqual(byRegarding.json.items, []);
+  assert.equal((await t.request("GET", `${V1}?fieldSelector=regarding.name%3Dp,regarding.kind%3DPod`)).json.items.length, 1);
+  assert.equal((await t.request("GET", `${CORE}?fieldSelector=involvedObject.name%3Dp,involvedObject.namespace%3Ddefault`)).json.items.length, 1);
+  assert.equal((await t.request("GET", `${CORE}?fieldSelector=involvedObject.kind%3DNode`)).json.items.length, 0);
 
   // Watch through events/v1 sees a patch made there, converted.
   const wv1 = await t.watch(`${V1}?watch=1&resourceVersion=${created.json.metadata.resourceVersion}`);

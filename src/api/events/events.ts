@@ -8,7 +8,7 @@
 import { field, type ApiObject, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { EVENT_COLUMNS, eventCells, validateEvent } from "../core/events.js";
+import { EVENT_COLUMNS, eventCells, referenceSelectors, validateEvent } from "../core/events.js";
 import type { Event, ObjectReference } from "../core/types.js";
 import { EVENTS_V1 } from "./schemas.js";
 
@@ -143,13 +143,7 @@ export function eventsV1Resource(naming: Naming): ResourceDefinition {
     table: { columns: EVENT_COLUMNS, cells: (ev, now) => eventCells(eventsV1ToCore(ev), now) },
     // Upstream's field label conversion for events/v1.
     fieldSelectors: {
-      "regarding.kind": (e) => e.regarding?.kind ?? "",
-      "regarding.namespace": (e) => e.regarding?.namespace ?? "",
-      "regarding.name": (e) => e.regarding?.name ?? "",
-      "regarding.uid": (e) => e.regarding?.uid ?? "",
-      "regarding.apiVersion": (e) => e.regarding?.apiVersion ?? "",
-      "regarding.resourceVersion": (e) => e.regarding?.resourceVersion ?? "",
-      "regarding.fieldPath": (e) => e.regarding?.fieldPath ?? "",
+      ...referenceSelectors<EventV1>("regarding", (e) => e.regarding),
       reason: (e) => e.reason ?? "",
       reportingController: (e) => e.reportingController ?? "",
       type: (e) => e.type ?? "",
