@@ -10,6 +10,7 @@ import { batchModule } from "./batch/index.js";
 import { certificatesModule } from "./certificates/index.js";
 import { coordinationModule } from "./coordination/index.js";
 import { coreModule } from "./core/index.js";
+import { eventsModule } from "./events/index.js";
 import { discoveryModule } from "./discovery/index.js";
 import { flowcontrolModule } from "./flowcontrol/index.js";
 import { networkingModule } from "./networking/index.js";
@@ -20,5 +21,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule];
 }

@@ -101,6 +101,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly shortNames?: readonly string[];
   /** e.g. ["all"] so `kubectl get all` includes it. */
   readonly categories?: readonly string[];
+  /**
+   * Served from another resource's storage (events.<suffix>/v1 Event from core
+   * events): the stored objects are `group/resource`'s, converted to this kind
+   * as they are read and back as they are written. Its own watch cache.
+   */
+  readonly storedAs?: StoredAs;
   /** Verbs on the main resource; default ALL_VERBS. */
   readonly verbs?: readonly Verb[];
   /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
@@ -118,6 +124,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * their schemas); custom resources declare false and get a 415, as upstream.
    */
   readonly strategicMerge?: boolean;
+  /** false: the server leaves metadata.generation unset (upstream's kinds without generation tracking: events); default: 1 on create, bumped on changes outside metadata and status. */
+  readonly generation?: boolean;
   /** Upstream's AllowCreateOnUpdate: a PUT to a missing object creates it. */
   readonly allowCreateOnUpdate?: boolean;
 
@@ -176,6 +184,16 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   pendingFinalizers?(obj: T): readonly string[];
   /** Called when an object is first marked for deletion (namespaces: status.phase = Terminating). */
   prepareForDelete?(obj: T, ctx: StrategyContext): void;
+}
+
+/** Another resource's storage under a field mapping (ResourceDefinition.storedAs). */
+export interface StoredAs {
+  readonly group: string;
+  readonly resource: string;
+  /** A stored object (the other kind, resourceVersion set) as this kind; a new object. */
+  fromStored(stored: ApiObject): ApiObject;
+  /** This kind's object as the other kind, for storage; a new object. */
+  toStored(obj: ApiObject): ApiObject;
 }
 
 /** What each API group module exports. */

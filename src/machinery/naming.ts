@@ -44,6 +44,8 @@ export interface Naming {
   readonly nodeGroup: string;
   /** FlowSchemas, PriorityLevelConfigurations: "flowcontrol.apiserver.orch.io" (upstream "flowcontrol.apiserver.k8s.io"). */
   readonly flowcontrolGroup: string;
+  /** events/v1 Event over core events' storage: "events.orch.io" (upstream "events.k8s.io"). */
+  readonly eventsGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -80,6 +82,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     networkingGroup: `networking.${groupSuffix}`,
     nodeGroup: `node.${groupSuffix}`,
     flowcontrolGroup: `flowcontrol.apiserver.${groupSuffix}`,
+    eventsGroup: `events.${groupSuffix}`,
   });
 }
 

@@ -8,12 +8,12 @@ import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
 import { formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
-import type { Event } from "./types.js";
+import type { Event, ObjectReference } from "./types.js";
 
 const LIMIT_128 = 128;
 const NOTE_LIMIT = 1024;
 
-function validateEvent(ev: Event, naming: Naming): FieldError[] {
+export function validateEvent(ev: Event, naming: Naming): FieldError[] {
   const errs: FieldError[] = [];
   const ns = ev.metadata.namespace ?? "";
   const involvedNs = ev.involvedObject?.namespace ?? "";
@@ -40,7 +40,7 @@ function validateEvent(ev: Event, naming: Naming): FieldError[] {
   return errs;
 }
 
-const EVENT_COLUMNS: readonly TableColumn[] = [
+export const EVENT_COLUMNS: readonly TableColumn[] = [
   { name: "Last Seen", type: "string", description: "When the event last occurred.", priority: 0 },
   { name: "Type", type: "string", description: "Normal or Warning.", priority: 0 },
   { name: "Reason", type: "string", description: "Short, machine-readable reason.", priority: 0 },
@@ -72,6 +72,13 @@ export function eventCells(ev: Event, now: Date): unknown[] {
   return [last, ev.type ?? "", ev.reason ?? "", target, obj.fieldPath ?? "", source, (ev.message ?? "").trim(), first, count, ev.metadata.name ?? ""];
 }
 
+const REFERENCE_FIELDS = ["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"] as const;
+
+/** Field selectors `<prefix>.kind`, `.namespace`, ... over the event's object reference (core: involvedObject; events/v1: regarding). */
+export function referenceSelectors<T>(prefix: string, ref: (e: T) => ObjectReference | undefined): Record<string, (e: T) => string> {
+  return Object.fromEntries(REFERENCE_FIELDS.map((f) => [`${prefix}.${f}`, (e: T) => ref(e)?.[f] ?? ""]));
+}
+
 export function eventsResource(naming: Naming): ResourceDefinition {
   return defineResource<Event>({
     group: "",
@@ -83,19 +90,14 @@ export function eventsResource(naming: Naming): ResourceDefinition {
     shortNames: ["ev"],
     schema: `${CORE_V1}.Event`,
     allowCreateOnUpdate: true,
+    generation: false,
 
     validate: (ev) => validateEvent(ev, naming),
     validateUpdate: (ev) => validateEvent(ev, naming),
 
     table: { columns: EVENT_COLUMNS, cells: eventCells },
     fieldSelectors: {
-      "involvedObject.kind": (e) => e.involvedObject?.kind ?? "",
-      "involvedObject.namespace": (e) => e.involvedObject?.namespace ?? "",
-      "involvedObject.name": (e) => e.involvedObject?.name ?? "",
-      "involvedObject.uid": (e) => e.involvedObject?.uid ?? "",
-      "involvedObject.apiVersion": (e) => e.involvedObject?.apiVersion ?? "",
-      "involvedObject.resourceVersion": (e) => e.involvedObject?.resourceVersion ?? "",
-      "involvedObject.fieldPath": (e) => e.involvedObject?.fieldPath ?? "",
+      ...referenceSelectors<Event>("involvedObject", (e) => e.involvedObject),
       reason: (e) => e.reason ?? "",
       reportingComponent: (e) => e.reportingComponent ?? "",
       source: (e) => e.source?.component || e.reportingComponent || "",

@@ -188,7 +188,7 @@ export class RegistryStore {
       const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
-      const bytes = encodeObject(obj, name);
+      const bytes = encodeObject(this.#toStored(obj), name);
       try {
         if (options.dryRun) {
           if ((await this.#storage((s) => s.getStored(key), name)) !== undefined) throw alreadyExists(this.groupResource, name);
@@ -215,7 +215,8 @@ export class RegistryStore {
     for (const field of ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] as const) delete (meta as Record<string, unknown>)[field];
     meta.uid = newUid();
     meta.creationTimestamp = formatTimestamp(ctx.now);
-    meta.generation = 1;
+    if (this.def.generation === false) delete meta.generation;
+    else meta.generation = 1;
     obj.apiVersion = this.#storageVersion;
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
@@ -288,7 +289,7 @@ export class RegistryStore {
     const ctx = this.#context(options);
     let result: Cached<ApiObject> | undefined;
     const tryUpdate = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
-      const current = kv === undefined ? undefined : decodeObject(kv);
+      const current = kv === undefined ? undefined : this.decode(kv);
       const decided = decide(current);
       if (decided === "create" || current === undefined) return undefined;
       const next = await this.#prepareUpdate(decided, current, ctx, subresource, options);
@@ -299,7 +300,7 @@ export class RegistryStore {
         result = cachedRecord({ key, object: next, revision: 0 });
         return DELETE;
       }
-      const bytes = encodeObject(next, name);
+      const bytes = encodeObject(this.#toStored(next), name);
       // Semantic, not byte, equality: a client's key order must not make a no-op a write.
       if (sameObject(next, current)) {
         result = this.#record(kv!);
@@ -351,7 +352,10 @@ export class RegistryStore {
     omitEmptyMetadata(meta);
     await this.#admit("UPDATE", next, current, subresource?.name, options);
     this.def.prepareForUpdate?.(next, current, ctx);
-    meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
+    if (this.def.generation === false) {
+      if (old.generation === undefined) delete meta.generation;
+      else meta.generation = old.generation;
+    } else meta.generation = specChanged(next, current) ? (old.generation ?? 0) + 1 : old.generation ?? 1;
     const managed = options.manageFields?.(current, next, ctx.now) ?? next;
     // A subresource's own rule replaces the kind's update rule.
     const kindErrors = subresource?.validate !== undefined ? subresource.validate(managed, current, ctx) : (this.def.validateUpdate?.(managed, current, ctx) ?? []);
@@ -369,7 +373,7 @@ export class RegistryStore {
     const dryRun = !!(options.dryRun || request.dryRun);
     const tryDelete = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
       if (kv === undefined) throw notFound(this.groupResource, name);
-      const current = decodeObject(kv);
+      const current = this.decode(kv);
       checkPreconditions(options, current, this.groupResource, name);
       await this.#admissionValidate("DELETE", undefined, current, undefined, { dryRun, ...(request.admission ? { admission: request.admission } : {}) });
       const next = markForDeletion(current, {
@@ -383,7 +387,7 @@ export class RegistryStore {
         outcome = { object: current, deleted: true };
         return DELETE;
       }
-      const bytes = encodeObject(next, name);
+      const bytes = encodeObject(this.#toStored(next), name);
       outcome = { object: next, deleted: false };
       return Buffer.compare(Buffer.from(bytes), Buffer.from(kv.value)) === 0 ? undefined : bytes;
     };
@@ -392,7 +396,7 @@ export class RegistryStore {
       return outcome!;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryDelete), name);
-    if (!outcome!.deleted && out.kv !== undefined) outcome = { object: decodeObject(out.kv), deleted: false };
+    if (!outcome!.deleted && out.kv !== undefined) outcome = { object: this.decode(out.kv), deleted: false };
     return outcome!;
   }
 
@@ -407,7 +411,7 @@ export class RegistryStore {
     const key = this.keyFor(namespace, name);
     const kv = await this.#storage((s) => s.getStored(key), name);
     if (kv === undefined) throw notFound(this.groupResource, name);
-    if (isReadable(() => decodeObject(kv))) {
+    if (isReadable(() => this.decode(kv))) {
       // As upstream: the Invalid error names the resource where it would name a kind.
       throw invalid({ group: this.def.group, kind: this.def.resource }, name, [
         field.invalid(CORRUPT_DELETE_OPTION, true, "is exclusively used to delete corrupt object(s), try again by removing this option"),
@@ -443,10 +447,18 @@ export class RegistryStore {
   // ---- encoding (codec.ts) ----
 
   /** Bytes from storage to an object carrying its resourceVersion (also the cache's decoder). */
-  decode = decodeObject;
+  decode = (kv: KeyValue): ApiObject => {
+    const obj = decodeObject(kv);
+    return this.def.storedAs === undefined ? obj : this.def.storedAs.fromStored(obj);
+  };
+
+  /** The object as storage holds it (another kind's, for a resource declared storedAs). */
+  #toStored(obj: ApiObject): ApiObject {
+    return this.def.storedAs === undefined ? obj : this.def.storedAs.toStored(obj);
+  }
 
   #record(kv: KeyValue): Cached<ApiObject> {
-    return decodeRecord(kv, decodeObject);
+    return decodeRecord(kv, this.decode);
   }
 
   // ---- strategy plumbing ----
@@ -497,7 +509,8 @@ export class RegistryStore {
 export { MAX_OBJECT_BYTES } from "./codec.js";
 
 export function storagePrefix(def: ResourceDefinition): string {
-  return `/registry/${def.group === "" ? "core" : def.group}/${def.resource}/`;
+  const at = def.storedAs ?? def;
+  return `/registry/${at.group === "" ? "core" : at.group}/${at.resource}/`;
 }
 
 /** The group and resource a storage key belongs to (storagePrefix read backwards); undefined for a key outside that shape. */
