@@ -11,7 +11,7 @@
 // --ginkgo.parallel.* flags need the ginkgo CLI's sync server.)
 
 import { execFileSync, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,11 +113,12 @@ function readReports(dir: string, prefix: string): SpecOutcome[] {
     .flatMap((f) => parseJUnit(readFileSync(join(dir, f), "utf8")));
 }
 
-async function importImages(o: Options): Promise<void> {
+async function importImages(o: Options, dataDir: string): Promise<void> {
   const dir = join(o.workDir, "images");
   const files = await buildConformanceImages(dir, o.upstreamSrc);
   for (const file of files) {
-    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", file], { stdio: "inherit" });
+    // orch server's agent keeps its embedded runtime (and so its image store) under <data-dir>/nodeagent/runtime.
+    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
     else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
   }
 }
@@ -144,10 +145,14 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`conformance: ${selected.length} specs selected (${all.length} match ${o.focus}); work dir ${o.workDir}\n`);
-  await importImages(o);
+  const dataDir = join(o.workDir, "orch-data");
+  rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+  await importImages(o, dataDir);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
-  // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart.
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCHCONF", ...runtimeArgs], { readyTimeoutMs: 120_000 });
+  // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
+  // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29).
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);

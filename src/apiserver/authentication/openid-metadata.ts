@@ -41,7 +41,8 @@ export function checkJwksUri(uri: string): string | undefined {
 /** Why the endpoints cannot be served with this issuer (upstream's NewOpenIDMetadata checks), or undefined. */
 export function issuerProblem(issuer: string): string | undefined {
   if (issuer === "") return "empty issuer URL";
-  if (!URL.canParse(issuer)) return `issuer URL is not a valid URL, got: ${issuer}`;
+  // Go parses a bare name as a URL without a scheme.
+  if (!URL.canParse(issuer)) return `issuer URL must use https scheme, got: ${issuer}`;
   const u = new URL(issuer);
   if (u.protocol !== "https:") return `issuer URL must use https scheme, got: ${issuer}`;
   if (u.search !== "") return `issuer URL may not include a query, got: ${issuer}`;
