@@ -152,7 +152,8 @@ async function main(): Promise<void> {
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
   // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29).
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  // Bound to every address: the `kubernetes` service's endpoint is then the host's address, which pods reach (not 127.0.0.1).
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
