@@ -11,7 +11,7 @@
 // --ginkgo.parallel.* flags need the ginkgo CLI's sync server.)
 
 import { execFileSync, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -113,11 +113,11 @@ function readReports(dir: string, prefix: string): SpecOutcome[] {
     .flatMap((f) => parseJUnit(readFileSync(join(dir, f), "utf8")));
 }
 
+/** Builds the images and imports them where the server's node agent looks: its embedded runtime's root under the data folder, or containerd. */
 async function importImages(o: Options, dataDir: string): Promise<void> {
   const dir = join(o.workDir, "images");
   const files = await buildConformanceImages(dir, o.upstreamSrc);
   for (const file of files) {
-    // orch server's agent keeps its embedded runtime (and so its image store) under <data-dir>/nodeagent/runtime.
     if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
     else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
   }
@@ -145,14 +145,13 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`conformance: ${selected.length} specs selected (${all.length} match ${o.focus}); work dir ${o.workDir}\n`);
-  const dataDir = join(o.workDir, "orch-data");
-  rmSync(dataDir, { recursive: true, force: true });
+  const dataDir = join(o.workDir, "data");
   mkdirSync(dataDir, { recursive: true });
   await importImages(o, dataDir);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
-  // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29).
-  // Bound to every address: the `kubernetes` service's endpoint is then the host's address, which pods reach (not 127.0.0.1).
+  // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
+  // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
   const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
