@@ -20,6 +20,7 @@ import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
 import type { Stores } from "./storage-factory.js";
 import type { ServiceAccountTokens } from "./authentication/service-account-tokens.js";
+import { OPENID_CACHE_CONTROL, type OpenIdMetadata } from "./authentication/openid-metadata.js";
 
 export interface RouterOptions {
   readonly endpoints: ComponentEndpoints;
@@ -37,6 +38,8 @@ export interface RouterOptions {
   readonly authentication: AuthenticationReviews;
   /** Issues service-account tokens (serviceaccounts/NAME/token). */
   readonly serviceAccountTokens?: ServiceAccountTokens;
+  /** Service-account issuer discovery (/.well-known/openid-configuration, /openid/v1/jwks), when the issuer allows it. */
+  readonly openIdMetadata?: OpenIdMetadata;
   /** The access reviews (api/authorization): answered with the server's authorizers, not stored. */
   readonly authorization?: AuthorizationReviews;
 }
@@ -56,6 +59,18 @@ export class Router {
     const { res } = ctx.exchange;
     const path = url.pathname;
     if (endpoints.handles(path) && (req.method === "GET" || req.method === "HEAD") && (await endpoints.serve(req, res, url))) return;
+    const oidc = this.#o.openIdMetadata === undefined ? undefined : await this.#o.openIdMetadata.document(path);
+    if (oidc !== undefined) {
+      // As upstream's go-restful route: GET only (HEAD answers the headers), anything else is 405.
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        res.writeHead(405, { "content-type": "text/plain; charset=utf-8" }).end("405: Method Not Allowed");
+        return;
+      }
+      res.writeHead(200, { "content-type": oidc.contentType, "cache-control": OPENID_CACHE_CONTROL, "content-length": oidc.body.length });
+      if (req.method === "HEAD") res.end();
+      else res.end(oidc.body);
+      return;
+    }
     if (openapi.handles(path)) return openapi.serve(req, res, path, { gzip: encoding.compression });
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);

@@ -30,6 +30,7 @@ import { validatingAdmissionPolicy } from "./admission/policy/index.js";
 import { policySources } from "./admission/policy/sources.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
 import { serviceAccountTokens, type ServiceAccountOptions } from "./authentication/service-account-options.js";
+import { openIdMetadata } from "./authentication/openid-metadata.js";
 import { limitRanger } from "./admission/limit-ranger.js";
 import { resourceQuotaAdmission } from "./admission/resource-quota.js";
 import type { LimitRange } from "../api/core/index.js";
@@ -159,6 +160,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const audit = setUpAudit(options.audit, naming);
   const credentials = await ensureCredentials(options.dataDir, [
     ...(options.bindAddress !== "0.0.0.0" && options.bindAddress !== "::" ? [options.bindAddress] : []),
+    // The advertised address (the `kubernetes` endpoints' and the default jwks_uri's host), as upstream's self-signed certificate.
+    advertiseAddress(options.bindAddress),
     // Pods reach the server as the `kubernetes` service (in-cluster clients): its names and cluster IP, as upstream's serving certificate.
     ...inClusterNames(options.serviceClusterIPRange ?? "10.96.0.0/12"),
   ]);
@@ -206,6 +209,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), ...bootstrapTokens(stores, naming)];
   const openapi = new OpenApi(registry);
+  // Service-account issuer discovery: jwks_uri defaults to the advertised address and the port listened on.
+  let externalAddress: string | undefined;
+  const oidc = openIdMetadata({ issuer: saTokens.issuer, keys: saTokens.keys, ...(options.serviceAccounts?.jwksUri ? { jwksUri: options.serviceAccounts.jwksUri } : {}) }, () => externalAddress, log);
   const discovery = new Discovery(registry);
   // Custom resources: every stored definition is served before the server reports ready.
   const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log });
@@ -227,6 +233,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       apiAudiences: saTokens.apiAudiences,
     },
     serviceAccountTokens: saTokens,
+    ...(oidc !== undefined ? { openIdMetadata: oidc } : {}),
     authorization: { groups: authorizationGroups(naming), authorizers, schemas: registry.schemas, cbor: encoding.cbor },
     watchEnv: {
       metaGroup: naming.metaGroup,
@@ -258,6 +265,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     upgrade: compose(filters, (ctx) => router.upgrade(ctx)),
   });
   const port = listener.port;
+  const advertised = advertiseAddress(options.bindAddress);
+  externalAddress = `${advertised.includes(":") ? `[${advertised}]` : advertised}:${port}`;
   if (allocator) {
     await ensureKubernetesService({ services: stores.services!, endpoints: stores.endpoints }, { allocator, address: advertiseAddress(options.bindAddress), port, log, provider: providerName(naming) });
   }

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { baseFlags, flag, secureServingFlags } from "../component/index.js";
 import { parseIpRange, parsePortRange } from "../apiserver/services/ranges.js";
 import { AUTHORIZATION_MODES, checkAuthorizationModes } from "../apiserver/authorization/modes.js";
+import { checkJwksUri } from "../apiserver/authentication/openid-metadata.js";
 import { checkIssuers, checkOptionalAdmissionPlugins, DEFAULT_SERVICE_ACCOUNT_ISSUER } from "../apiserver/authentication/service-account-options.js";
 
 const GENERIC = "Generic flags";
@@ -96,6 +97,14 @@ export const apiserverFlags = {
       "Identifier of the service account token issuer. The issuer will assert this identifier in \"iss\" claim of issued tokens. " +
       "When this flag is specified multiple times, the first is used to generate tokens and all are used to determine which issuers are accepted.",
     check: checkIssuers,
+  }),
+  "service-account-jwks-uri": flag.string({
+    section: "Authentication flags",
+    description:
+      "Overrides the URI for the JSON Web Key Set in the discovery doc served at /.well-known/openid-configuration. " +
+      "This flag is useful if the discovery doc and key set are served to relying parties from a URL other than the API server's external " +
+      "(as auto-detected or overridden with external-hostname). Only valid if the ServiceAccountIssuerDiscovery feature gate is enabled.",
+    check: checkJwksUri,
   }),
   "api-audiences": flag.strings({
     section: "Authentication flags",

@@ -47,6 +47,7 @@ export async function startApiServerFromFlags(
       signingKeyFile: flags.get("service-account-signing-key-file"),
       keyFiles: flags.get("service-account-key-file"),
       issuers: flags.get("service-account-issuer"),
+      jwksUri: flags.get("service-account-jwks-uri"),
       apiAudiences: flags.get("api-audiences"),
       maxExpirationSeconds: Math.floor(flags.get("service-account-max-token-expiration") / 1000),
       admission: ((options.serviceAccountAdmission ?? false) || flags.get("enable-admission-plugins").includes("ServiceAccount")) && !flags.get("disable-admission-plugins").includes("ServiceAccount"),

@@ -149,8 +149,10 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   await importImages(o, dataDir);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
-  // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart.
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=ORCHCONF", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
+  // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
+  // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);

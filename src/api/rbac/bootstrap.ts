@@ -106,6 +106,8 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       role("view", viewRules),
       role("system:discovery", [urls(["get"], discoveryURLs)]),
       role("system:public-info-viewer", [urls(["get"], publicURLs)]),
+      // The service-account issuer's OIDC discovery document and keys (apiserver/handlers/openid-metadata.ts).
+      role("system:service-account-issuer-discovery", [urls(["get"], ["/.well-known/openid-configuration", "/openid/v1/jwks"])]),
       role("system:node", nodeRules(naming)),
       // Who may call node agents' ports (/exec, /containerLogs, /logs, /stats, /metrics) and scrape components.
       role("system:kubelet-api-admin", [
@@ -128,6 +130,7 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding("system:discovery", [group("system:authenticated")]),
       binding("system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
       binding("system:basic-user", [group("system:authenticated")]),
+      binding("system:service-account-issuer-discovery", [group("system:serviceaccounts")]),
       binding("system:monitoring", [group("system:monitoring")]),
       // The API server's client certificate towards node agents (component/pki.ts NODE_AGENT_CLIENT; upstream's apiserver-kubelet-client).
       { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: "orch-apiserver-nodeagent-client" }]), metadata: meta("orch:apiserver-nodeagent-client") },

@@ -20,6 +20,8 @@ export interface ServiceAccountOptions {
   readonly keyFiles?: readonly string[];
   /** --service-account-issuer (default DEFAULT_SERVICE_ACCOUNT_ISSUER). */
   readonly issuers?: readonly string[];
+  /** --service-account-jwks-uri (default: https://<advertised address>:<port>/openid/v1/jwks; openid-metadata.ts). */
+  readonly jwksUri?: string;
   /** --api-audiences (default: the issuers). */
   readonly apiAudiences?: readonly string[];
   /** --service-account-max-token-expiration in seconds (0: none). */

@@ -87,6 +87,15 @@ export class ServiceAccountTokens {
     return this.#o.objects;
   }
 
+  /** The issuer tokens carry (the first --service-account-issuer) and the keys (issuer discovery publishes the verifying ones). */
+  get issuer(): string {
+    return this.#o.issuers[0]!;
+  }
+
+  get keys(): ServiceAccountKeys {
+    return this.#o.keys;
+  }
+
   /** Signs a token; `issuedAt` is the second it counts from (the caller reports expiry from the same clock). */
   async issue(claims: TokenClaims, issuedAtSeconds = Math.floor(this.#now() / 1000)): Promise<string> {
     const { signing } = this.#o.keys;

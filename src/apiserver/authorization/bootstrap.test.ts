@@ -42,6 +42,7 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
       "system:node",
       "system:node-bootstrapper",
       "system:public-info-viewer",
+      "system:service-account-issuer-discovery",
       "view",
     ]);
     // Aggregated as upstream's: view ⊂ edit ⊂ admin through labels, the rules already the union.
