@@ -91,8 +91,11 @@ describe("kubectl 1.33: services through the orch proxy", { skip: kubectlSkipRea
     const dnsIP = (await k.ok("get", "service", "-n", "orch-system", "orch-dns", "-o", "jsonpath={.spec.clusterIP}")).trim();
     assert.equal(dnsIP, "10.96.0.10", "upstream's kube-dns address for the default range");
     const webIP = (await k.ok("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}")).trim();
-    const found = await eventually(() => dnsQuery(dnsIP, "web.default.svc.cluster.local").catch(() => undefined), 20_000, "an answer from the cluster DNS");
-    assert.equal(found.rcode, "NOERROR");
+    // Until the DNS server's informers have the new service it answers NXDOMAIN: wait for the name itself.
+    const found = await eventually(async () => {
+      const answer = await dnsQuery(dnsIP, "web.default.svc.cluster.local").catch(() => undefined);
+      return answer?.rcode === "NOERROR" ? answer : undefined;
+    }, 20_000, "the cluster DNS to answer for the service");
     assert.deepEqual(found.answers, [["A", webIP]]);
     assert.equal((await dnsQuery(dnsIP, "nope.default.svc.cluster.local")).rcode, "NXDOMAIN");
 
