@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { focusFor, parseJUnit } from "./junit.js";
+import { focusFor, mergeShards, parseJUnit } from "./junit.js";
 import { writeReport } from "./report.js";
 
 // A report as ginkgo v1's JUnit reporter writes it for e2e.test.
@@ -45,4 +45,10 @@ test("the report counts passed, failed and not run, and names what failed", () =
   assert.match(md, /\| selected but not run \(a shard stopped early\) \| 1 \|/);
   assert.match(md, /\| failed \| 300 \| Unexpected error: <\*errors\.StatusError>: the server could not find the requested resource \|/);
   assert.match(md, /\| \[sig-x\] needs a cloud \[Conformance\] \| a cloud provider \|/);
+});
+
+test("mergeShards: a spec's own shard's outcome wins over the skips the other shards report for it", () => {
+  const spec = (name: string, result: "passed" | "failed" | "skipped") => ({ name, result, seconds: 0 });
+  const merged = mergeShards([spec("a", "skipped"), spec("b", "failed"), spec("a", "passed"), spec("b", "skipped"), spec("c", "skipped")]);
+  assert.deepEqual(Object.fromEntries(merged.map((s) => [s.name, s.result])), { a: "passed", b: "failed", c: "skipped" });
 });

@@ -51,6 +51,19 @@ export function parseJUnit(xml: string): SpecOutcome[] {
   return out;
 }
 
+/**
+ * One outcome per spec from several shards' reports: each shard's report lists every spec of the suite,
+ * skipped but for its own, so a spec's run outcome wins over the skips other shards report for it.
+ */
+export function mergeShards(outcomes: readonly SpecOutcome[]): SpecOutcome[] {
+  const byName = new Map<string, SpecOutcome>();
+  for (const o of outcomes) {
+    const seen = byName.get(o.name);
+    if (seen === undefined || (seen.result === "skipped" && o.result !== "skipped")) byName.set(o.name, o);
+  }
+  return [...byName.values()];
+}
+
 /** A regular expression (Go RE2 syntax) matching exactly these spec names, for --ginkgo.focus. */
 export function focusFor(names: readonly string[]): string {
   return names.map((n) => n.replace(/[\\^$.|?*+()[\]{}]/g, (c) => `\\${c}`)).join("|");

@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startOrch, type OrchProcess } from "../support/orch-process.js";
 import { buildConformanceImages } from "./images.js";
-import { focusFor, parseJUnit, type SpecOutcome } from "./junit.js";
+import { focusFor, mergeShards, parseJUnit, type SpecOutcome } from "./junit.js";
 import { readSkips, writeReport, type RunFacts } from "./report.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();
   }
-  const outcomes = readReports(join(o.workDir, "reports"), "shard").filter((s) => s.result !== "skipped" || selected.includes(s.name));
+  const outcomes = mergeShards(readReports(join(o.workDir, "reports"), "shard")).filter((s) => selected.includes(s.name));
   const facts: RunFacts = {
     date: started,
     minutes: (Date.now() - started.getTime()) / 60_000,
