@@ -112,7 +112,10 @@ describe("orch controller-manager", () => {
         }
       });
       const status = await new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      assert.ok(Date.now() - stoppedAt < 3000, "it stops promptly");
+      // ~150 ms on a quiet machine; SIGTERM lands while two dozen controllers' informers start listing, which on
+      // a loaded 2-core machine took over 3 s. The point is that it stops instead of hanging.
+      const stopMs = Date.now() - stoppedAt;
+      assert.ok(stopMs < 10_000, `it stops promptly (took ${stopMs} ms)`);
       assert.equal(status, 0, `status ${status}: ${stderr}`);
       assert.match(stderr, /^orch controller-manager: running against https:\/\/127\.0\.0\.1:\d+ \(leader election off\)$/m);
       assert.ok(stderr.includes(`\ncontroller-manager: started ${CONTROLLERS.filter((c) => c.enabledByDefault).map((c) => c.name).join(", ")}\n`), stderr);
