@@ -123,7 +123,8 @@ describe("upstream kube-scheduler and kube-controller-manager on orch apiserver"
   });
 
   after(async () => {
-    for (const u of upstream) u.child.kill("SIGTERM");
+    // SIGKILL: upstream's scheduler outlived a SIGTERM here (left running after the suite).
+    for (const u of upstream) u.child.kill("SIGKILL");
     await server?.stop();
   });
 
