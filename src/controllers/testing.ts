@@ -1,8 +1,11 @@
 // Test support: a controller context over a real test API server, with the
 // informers started, and a poll helper. Test code only.
 
+import { after, before } from "node:test";
 import { namingFor } from "../machinery/naming.js";
-import type { TestServer } from "../apiserver/testing/harness.js";
+import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
+import { builtinModules } from "../api/index.js";
+import type { ApiGroupModule } from "../api/resource.js";
 import { DiscoveryCache, InformerFactory, RestClient, loadKubeconfig, type ResourceRef } from "../client/index.js";
 import type { ControllerContext } from "./controller.js";
 import { getIfExists } from "./resources.js";
@@ -41,6 +44,37 @@ export function controllerContext(t: TestServer, extra: Pick<ControllerContext, 
       client.close();
     },
   };
+}
+
+/** What `controllerOnTestServer` fills in before the suite's tests run. */
+export interface ControllerFixture {
+  t: TestServer;
+  ctx: TestContext;
+}
+
+/**
+ * Registers the suite's `before`/`after`: a test API server (the built-in
+ * kinds unless `modules` says otherwise) with one controller running on it,
+ * its informers started; after the suite the controller and the server stop.
+ */
+export function controllerOnTestServer(
+  make: (ctx: TestContext) => { run(): Promise<void> },
+  options: { modules?: readonly ApiGroupModule[]; extra?: Parameters<typeof controllerContext>[1]; ready?: (ctx: TestContext) => Promise<unknown> } = {},
+): ControllerFixture {
+  const fixture = {} as ControllerFixture;
+  let running: Promise<void>;
+  before(async () => {
+    fixture.t = await startTestServer({ modules: options.modules ?? builtinModules() });
+    fixture.ctx = controllerContext(fixture.t, options.extra);
+    running = make(fixture.ctx).run();
+    fixture.ctx.start();
+    await options.ready?.(fixture.ctx);
+  });
+  after(async () => {
+    await fixture.ctx.stop(running);
+    await fixture.t.close();
+  });
+  return fixture;
 }
 
 /** Polls until `check` resolves truthy; fails naming `what` after `ms`. */

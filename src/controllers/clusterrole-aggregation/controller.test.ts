@@ -5,39 +5,23 @@
 // of the roles its selectors match, each rule once, in name order; an invalid
 // selector is refused by validation.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
 import { clusterRoleResource } from "../../api/resource-refs.js";
 import type { ClusterRole, PolicyRule } from "../../api/rbac/types.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { controllerOnTestServer, eventually } from "../testing.js";
 import { ClusterRoleAggregationController } from "./controller.js";
 
 const GROUP = "rbac.authorization.orch.io";
 const WIDGETS: PolicyRule = { verbs: ["get", "list", "watch"], apiGroups: ["example.com"], resources: ["widgets"] };
 
 describe("clusterrole aggregation controller", () => {
-  let t: TestServer;
-  let ctx: TestContext;
-  let running: Promise<void>;
+  const fixture = controllerOnTestServer((ctx) => new ClusterRoleAggregationController(ctx));
   const CLUSTERROLES = clusterRoleResource();
-  const get = (name: string) => ctx.client.get<ClusterRole>(CLUSTERROLES, { name });
+  const get = (name: string) => fixture.ctx.client.get<ClusterRole>(CLUSTERROLES, { name });
   const has = (role: ClusterRole, rule: PolicyRule) => (role.rules ?? []).some((r) => JSON.stringify(r) === JSON.stringify(rule));
   const create = (name: string, labels: Record<string, string>, rules: PolicyRule[], extra: Partial<ClusterRole> = {}) =>
-    ctx.client.create<ClusterRole>(CLUSTERROLES, { apiVersion: `${GROUP}/v1`, kind: "ClusterRole", metadata: { name, labels }, rules, ...extra });
-
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t);
-    const controller = new ClusterRoleAggregationController(ctx);
-    ctx.start();
-    running = controller.run();
-  });
-  after(async () => {
-    await ctx.stop(running);
-    await t.close();
-  });
+    fixture.ctx.client.create<ClusterRole>(CLUSTERROLES, { apiVersion: `${GROUP}/v1`, kind: "ClusterRole", metadata: { name, labels }, rules, ...extra });
 
   test("a ClusterRole labelled aggregate-to-view extends view, then edit and admin; without the label it leaves them", async () => {
     const viewBefore = await get("view");
@@ -48,7 +32,7 @@ describe("clusterrole aggregation controller", () => {
     assert.deepEqual(view.rules, [...(viewBefore.rules ?? []), WIDGETS], "the new role's rules after system:aggregate-to-view's (name order)");
 
     const role = await get("widget-viewer");
-    await ctx.client.update(CLUSTERROLES, { ...role, metadata: { ...role.metadata, labels: {} } });
+    await fixture.ctx.client.update(CLUSTERROLES, { ...role, metadata: { ...role.metadata, labels: {} } });
     for (const name of ["view", "edit", "admin"]) await eventually(`${name} to lose the widget rule`, async () => !has(await get(name), WIDGETS));
     assert.deepEqual((await get("view")).rules, viewBefore.rules);
   });
@@ -78,10 +62,10 @@ describe("clusterrole aggregation controller", () => {
 
   test("an invalid selector is refused at the API (upstream's validation), so the controller never meets one", async () => {
     const body = (selectors: object[]) => ({ apiVersion: `${GROUP}/v1`, kind: "ClusterRole", metadata: { name: "bad-selector" }, aggregationRule: { clusterRoleSelectors: selectors } });
-    const bogus = await t.request("POST", `/apis/${GROUP}/v1/clusterroles`, { body: body([{ matchExpressions: [{ key: "k", operator: "Bogus" }] }]) });
+    const bogus = await fixture.t.request("POST", `/apis/${GROUP}/v1/clusterroles`, { body: body([{ matchExpressions: [{ key: "k", operator: "Bogus" }] }]) });
     assert.equal(bogus.status, 422, bogus.text);
     assert.match(bogus.json.message, /aggregationRule.clusterRoleSelectors\[0\].matchExpressions\[0\].operator: Invalid value: "Bogus": not a valid selector operator/);
-    const none = await t.request("POST", `/apis/${GROUP}/v1/clusterroles`, { body: body([]) });
+    const none = await fixture.t.request("POST", `/apis/${GROUP}/v1/clusterroles`, { body: body([]) });
     assert.equal(none.status, 422, none.text);
     assert.match(none.json.message, /aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil/);
   });

@@ -3,13 +3,12 @@
 // foreground deletion, dangling owners, and a live owner that keeps its
 // dependents.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { sampleApi } from "../../apiserver/testing/sample-api.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { isApiError, type ApiObject, type OwnerReference } from "../../machinery/index.js";
 import type { ResourceRef } from "../../client/index.js";
-import { controllerContext, eventually, type TestContext } from "../testing.js";
+import { controllerOnTestServer, eventually } from "../testing.js";
 import { GarbageCollector } from "./controller.js";
 import { NAMESPACES } from "../../api/resource-refs.js";
 
@@ -20,13 +19,14 @@ function ownedBy(owner: ApiObject, extra: Partial<OwnerReference> = {}): OwnerRe
 }
 
 describe("garbage collector", () => {
-  let t: TestServer;
-  let ctx: TestContext;
   let gc: GarbageCollector;
-  let running: Promise<void>;
+  const fixture = controllerOnTestServer((ctx) => (gc = new GarbageCollector(ctx, { rediscoverEveryMs: 60_000 })), {
+    modules: [sampleApi],
+    ready: (ctx) => eventually("the monitors to sync", () => ctx.informers.waitForSync().then((ok) => ok && gc.graph.size > 0)),
+  });
 
   const create = (name: string, options: { owners?: OwnerReference[]; finalizers?: string[] } = {}) =>
-    ctx.client.create(WIDGETS, {
+    fixture.ctx.client.create(WIDGETS, {
       apiVersion: "samples.orch.io/v1",
       kind: "Widget",
       metadata: { name, namespace: "default", ...(options.owners ? { ownerReferences: options.owners } : {}), ...(options.finalizers ? { finalizers: options.finalizers } : {}) },
@@ -34,7 +34,7 @@ describe("garbage collector", () => {
     });
   const get = async (name: string): Promise<ApiObject | undefined> => {
     try {
-      return await ctx.client.get(WIDGETS, { namespace: "default", name });
+      return await fixture.ctx.client.get(WIDGETS, { namespace: "default", name });
     } catch (err) {
       if (isApiError(err, "NotFound")) return undefined;
       throw err;
@@ -42,24 +42,11 @@ describe("garbage collector", () => {
   };
   const gone = (name: string) => eventually(`${name} to be deleted`, async () => (await get(name)) === undefined);
 
-  before(async () => {
-    t = await startTestServer({ modules: [sampleApi] });
-    ctx = controllerContext(t);
-    gc = new GarbageCollector(ctx, { rediscoverEveryMs: 60_000 });
-    running = gc.run();
-    ctx.start();
-    await eventually("the monitors to sync", () => ctx.informers.waitForSync().then((ok) => ok && gc.graph.size > 0));
-  });
-  after(async () => {
-    await ctx.stop(running);
-    await t.close();
-  });
-
   test("background: deleting the owner deletes its dependents, and theirs", async () => {
     const owner = await create("bg-owner");
     const child = await create("bg-child", { owners: [ownedBy(owner)] });
     await create("bg-grandchild", { owners: [ownedBy(child)] });
-    await ctx.client.delete(WIDGETS, { namespace: "default", name: "bg-owner" });
+    await fixture.ctx.client.delete(WIDGETS, { namespace: "default", name: "bg-owner" });
     await gone("bg-child");
     await gone("bg-grandchild");
   });
@@ -73,7 +60,7 @@ describe("garbage collector", () => {
     // Two owners, one gone: the dependent stays and lets go of the gone one.
     const other = await create("second-owner");
     await create("two-owners", { owners: [ownedBy(owner), ownedBy(other)] });
-    await ctx.client.delete(WIDGETS, { namespace: "default", name: "second-owner" });
+    await fixture.ctx.client.delete(WIDGETS, { namespace: "default", name: "second-owner" });
     await eventually("the reference to the deleted owner to go", async () => (await get("two-owners"))?.metadata.ownerReferences?.length === 1);
     assert.equal((await get("two-owners"))?.metadata.ownerReferences?.[0]?.name, "live-owner");
   });
@@ -83,7 +70,7 @@ describe("garbage collector", () => {
     await create("orphan-child", { owners: [ownedBy(owner, { controller: true, blockOwnerDeletion: true })] });
     const other = await create("orphan-other-owner");
     await create("orphan-two", { owners: [ownedBy(owner), ownedBy(other)] });
-    const marked = await ctx.client.delete(WIDGETS, { namespace: "default", name: "orphan-owner", propagationPolicy: "Orphan" });
+    const marked = await fixture.ctx.client.delete(WIDGETS, { namespace: "default", name: "orphan-owner", propagationPolicy: "Orphan" });
     assert.deepEqual((marked as ApiObject).metadata.finalizers, ["orphan"]);
     await gone("orphan-owner");
     const child = await get("orphan-child");
@@ -99,7 +86,7 @@ describe("garbage collector", () => {
     // The dependent holds its own finalizer, so the test can see the owner wait.
     await create("fg-child", { owners: [ownedBy(owner, { blockOwnerDeletion: true })], finalizers: ["example.com/hold"] });
     await create("fg-free", { owners: [ownedBy(owner)] });
-    await ctx.client.delete(WIDGETS, { namespace: "default", name: "fg-owner", propagationPolicy: "Foreground" });
+    await fixture.ctx.client.delete(WIDGETS, { namespace: "default", name: "fg-owner", propagationPolicy: "Foreground" });
     await eventually("the dependent to be deleted", async () => !!(await get("fg-child"))?.metadata.deletionTimestamp);
     await gone("fg-free");
     const waiting = await get("fg-owner");
@@ -107,17 +94,17 @@ describe("garbage collector", () => {
     assert.deepEqual(waiting.metadata.finalizers, ["foregroundDeletion"]);
     await new Promise((r) => setTimeout(r, 150));
     assert.ok(await get("fg-owner"), "still waiting");
-    await ctx.client.patch(WIDGETS, { namespace: "default", name: "fg-child", patch: { metadata: { finalizers: null } } });
+    await fixture.ctx.client.patch(WIDGETS, { namespace: "default", name: "fg-child", patch: { metadata: { finalizers: null } } });
     await gone("fg-child");
     await gone("fg-owner");
   });
 
   test("a cluster-scoped owner (a namespace) of namespaced dependents", async () => {
-    const ns = await ctx.client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "owner-ns" } });
+    const ns = await fixture.ctx.client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "owner-ns" } });
     await create("owned-by-ns", { owners: [ownedBy(ns)] });
     await new Promise((r) => setTimeout(r, 100));
     assert.ok(await get("owned-by-ns"));
-    await ctx.client.delete(NAMESPACES, { name: "owner-ns" });
+    await fixture.ctx.client.delete(NAMESPACES, { name: "owner-ns" });
     await gone("owned-by-ns");
   });
 });

@@ -1,16 +1,14 @@
 // The Job controller against a real API server (built-in API). No node agent
 // runs here: the test plays it, setting pod phases through pods/status.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { builtinModules } from "../../api/index.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import type { Pod } from "../../api/core/types.js";
 import type { Job, JobSpec } from "../../api/batch/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { assertExposesMetric } from "../../component/metrics/testing.js";
 import type { ApiObject } from "../../machinery/index.js";
-import { controllerContext, metricValue, eventually, type TestContext } from "../testing.js";
+import { controllerOnTestServer, metricValue, eventually } from "../testing.js";
 import { EVENTS, JOBS, PODS } from "../../api/resource-refs.js";
 import { JobController } from "./controller.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
@@ -22,36 +20,23 @@ test("completed indexes are written sorted with consecutive runs collapsed", () 
 
 
 describe("job controller", () => {
-  let t: TestServer;
-  let ctx: TestContext;
-  let running: Promise<void>;
   const metrics = new MetricsRegistry();
-
-  before(async () => {
-    t = await startTestServer({ modules: builtinModules() });
-    ctx = controllerContext(t, { metrics, config: { jobBackoffBaseMs: 20 } });
-    running = new JobController(ctx).run();
-    ctx.start();
-  });
-  after(async () => {
-    await ctx.stop(running);
-    await t.close();
-  });
+  const fixture = controllerOnTestServer((ctx) => new JobController(ctx), { extra: { metrics, config: { jobBackoffBaseMs: 20 } } });
 
   const createJob = (name: string, spec: JobSpec) =>
-    ctx.client.create<Job>(JOBS, {
+    fixture.ctx.client.create<Job>(JOBS, {
       apiVersion: "batch/v1",
       kind: "Job",
       metadata: { name, namespace: "default" },
       spec: { ...spec, template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox" }] } } },
     });
-  const getJob = (name: string) => ctx.client.get<Job>(JOBS, { namespace: "default", name });
+  const getJob = (name: string) => fixture.ctx.client.get<Job>(JOBS, { namespace: "default", name });
   const podsOf = async (job: string) =>
-    (await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { "batch.orch.io/job-name": job } })).items;
+    (await fixture.ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { "batch.orch.io/job-name": job } })).items;
   const running_ = async (job: string) => (await podsOf(job)).filter((p) => !p.status?.phase || p.status.phase === "Pending" || p.status.phase === "Running");
   /** Plays the node agent: the pod's containers ended with this phase. */
   const finish = (pod: Pod, phase: "Succeeded" | "Failed") =>
-    ctx.client.update(PODS, { ...pod, status: { ...pod.status, phase } }, { subresource: "status" });
+    fixture.ctx.client.update(PODS, { ...pod, status: { ...pod.status, phase } }, { subresource: "status" });
   const condition = (job: Job, type: string) => job.status?.conditions?.find((c) => c.type === type && c.status === "True");
   const untilCondition = (name: string, type: string) =>
     eventually(`job ${name} to be ${type}`, async () => {
@@ -78,12 +63,12 @@ describe("job controller", () => {
     assert.equal(job.status?.active, 0);
     assert.ok(job.status?.startTime && job.status.completionTime);
     for (const pod of await podsOf("nonindexed")) assert.deepEqual(pod.metadata.finalizers ?? [], [], "finished pods are released");
-    assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, ctx.lines.join("\n"));
+    assert.equal(metricValue(metrics, "job_controller_jobs_finished_total", { completion_mode: "NonIndexed", result: "succeeded", reason: "CompletionsReached" }), 1, fixture.ctx.lines.join("\n"));
     assert.equal(metricValue(metrics, "job_controller_job_pods_finished_total", { completion_mode: "NonIndexed", result: "succeeded" }), 3);
     assert.ok(metricValue(metrics, "job_controller_job_syncs_total", { action: "pods_created", completion_mode: "NonIndexed", result: "success" }) >= 1);
     // kubectl describe job shows what happened.
     await eventually("the Job's events", async () => {
-      const events = (await ctx.client.list<ApiObject & { reason?: string }>(EVENTS, { namespace: "default", fieldSelector: { "involvedObject.name": "nonindexed" } })).items;
+      const events = (await fixture.ctx.client.list<ApiObject & { reason?: string }>(EVENTS, { namespace: "default", fieldSelector: { "involvedObject.name": "nonindexed" } })).items;
       const reasons = events.map((e) => e.reason);
       return reasons.filter((r) => r === "SuccessfulCreate").length === 3 && reasons.includes("Completed");
     });
@@ -136,7 +121,7 @@ describe("job controller", () => {
     await createJob("slow", { completions: 1, parallelism: 1, activeDeadlineSeconds: 1 });
     await eventually("a pod", async () => (await running_("slow")).length === 1);
     const job = await untilCondition("slow", "Failed").catch((err: unknown) => {
-      throw new Error(`${String(err)}\n${ctx.lines.join("\n")}`);
+      throw new Error(`${String(err)}\n${fixture.ctx.lines.join("\n")}`);
     });
     assert.equal(condition(job, "Failed")?.reason, "DeadlineExceeded");
     assert.equal(condition(job, "Failed")?.message, "Job was active longer than specified deadline");
@@ -148,7 +133,7 @@ describe("job controller", () => {
     const job = await untilCondition("paused", "Suspended");
     assert.equal(condition(job, "Suspended")?.reason, "JobSuspended");
     assert.equal((await podsOf("paused")).length, 0);
-    await ctx.client.patch(JOBS, { namespace: "default", name: "paused", patch: { spec: { suspend: false } } });
+    await fixture.ctx.client.patch(JOBS, { namespace: "default", name: "paused", patch: { spec: { suspend: false } } });
     await eventually("a pod after resuming", async () => (await running_("paused")).length === 1);
     // The pods are made before the status is written: wait for it.
     await eventually("Suspended False, JobResumed", async () => (await getJob("paused")).status?.conditions?.find((c) => c.type === "Suspended")?.reason === "JobResumed");
@@ -166,12 +151,12 @@ describe("job controller", () => {
     });
     // Disrupted: ignored, replaced, not counted.
     const first = await eventually("a pod", async () => (await running_("strict"))[0]);
-    await ctx.client.update(PODS, { ...first, status: { ...first.status, phase: "Failed", conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager" }] } }, { subresource: "status" });
+    await fixture.ctx.client.update(PODS, { ...first, status: { ...first.status, phase: "Failed", conditions: [{ type: "DisruptionTarget", status: "True", reason: "DeletionByTaintManager" }] } }, { subresource: "status" });
     const second = await eventually("a replacement", async () => (await running_("strict")).find((p) => p.metadata.name !== first.metadata.name));
     assert.equal((await getJob("strict")).status?.failed ?? 0, 0, "an ignored failure is not counted");
     // Exit code 42: the Job fails.
     const terminated = { name: "c", state: { terminated: { exitCode: 42, reason: "Error" } } };
-    await ctx.client.update(PODS, { ...second, status: { ...second.status, phase: "Failed", containerStatuses: [terminated] } }, { subresource: "status" });
+    await fixture.ctx.client.update(PODS, { ...second, status: { ...second.status, phase: "Failed", containerStatuses: [terminated] } }, { subresource: "status" });
     const job = await untilCondition("strict", "Failed");
     assert.equal(condition(job, "Failed")?.reason, "PodFailurePolicy");
     assert.equal(condition(job, "Failed")?.message, `Container c for pod default/${second.metadata.name} failed with exit code 42 matching FailJob rule at index 0`);

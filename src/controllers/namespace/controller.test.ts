@@ -2,13 +2,12 @@
 // namespace deletes what is in it, waits for content held by finalizers,
 // reports why it waits, and only then lets the namespace go.
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { sampleApi } from "../../apiserver/testing/sample-api.js";
-import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ResourceRef } from "../../client/index.js";
-import { controllerContext, eventually, exists as existsOn, type TestContext } from "../testing.js";
+import { controllerOnTestServer, eventually, exists as existsOn, type TestContext } from "../testing.js";
 import { NamespaceController } from "./controller.js";
 import { NAMESPACES } from "../../api/resource-refs.js";
 
@@ -29,22 +28,10 @@ const widget = (namespace: string, name: string, finalizers?: string[]): ApiObje
 const exists = (ctx: TestContext, ref: ResourceRef, name: string, namespace?: string) => existsOn(ctx.client, ref, name, namespace);
 
 describe("namespace controller", () => {
-  let t: TestServer;
-  let ctx: TestContext;
-  let running: Promise<void>;
-  before(async () => {
-    t = await startTestServer({ modules: [sampleApi] });
-    ctx = controllerContext(t);
-    running = new NamespaceController(ctx).run();
-    ctx.start();
-  });
-  after(async () => {
-    await ctx.stop(running);
-    await t.close();
-  });
+  const fixture = controllerOnTestServer((ctx) => new NamespaceController(ctx), { modules: [sampleApi] });
 
   test("deleting a namespace deletes its widgets, waits for finalizers, then the namespace goes", async () => {
-    const { client } = ctx;
+    const { client } = fixture.ctx;
     await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "doomed" }, spec: { finalizers: ["kubernetes"] } });
     for (const name of ["a", "b"]) await client.create(WIDGETS, widget("doomed", name));
     await client.create(WIDGETS, widget("doomed", "held", ["example.com/hold"]));
@@ -53,7 +40,7 @@ describe("namespace controller", () => {
     const marked = (await client.delete(NAMESPACES, { name: "doomed" })) as Namespace;
     assert.ok(marked.metadata.deletionTimestamp, "held by spec.finalizers");
 
-    await eventually("the widgets without finalizers to go", async () => !(await exists(ctx, WIDGETS, "a", "doomed")) && !(await exists(ctx, WIDGETS, "b", "doomed")));
+    await eventually("the widgets without finalizers to go", async () => !(await exists(fixture.ctx, WIDGETS, "a", "doomed")) && !(await exists(fixture.ctx, WIDGETS, "b", "doomed")));
     // One delete-collection marks them in key order; "held" may be marked just after "a" and "b" go.
     await eventually("the held widget to be terminating", async () => !!(await client.get(WIDGETS, { namespace: "doomed", name: "held" })).metadata.deletionTimestamp);
     const waiting = await eventually("the namespace to say what it waits for", async () => {
@@ -71,12 +58,12 @@ describe("namespace controller", () => {
     assert.ok(isApiError(refused, "Forbidden"), "no new content in a terminating namespace");
 
     await client.patch(WIDGETS, { namespace: "doomed", name: "held", patch: { metadata: { finalizers: null } } });
-    await eventually("the namespace to go", async () => !(await exists(ctx, NAMESPACES, "doomed")));
-    assert.equal(await exists(ctx, WIDGETS, "bystander", "default"), true, "other namespaces are untouched");
+    await eventually("the namespace to go", async () => !(await exists(fixture.ctx, NAMESPACES, "doomed")));
+    assert.equal(await exists(fixture.ctx, WIDGETS, "bystander", "default"), true, "other namespaces are untouched");
   });
 
   test("a namespace held by someone else's finalizer is emptied but left to that finalizer", async () => {
-    const { client } = ctx;
+    const { client } = fixture.ctx;
     await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shared", finalizers: ["example.com/other"] }, spec: { finalizers: ["kubernetes"] } });
     await client.create(WIDGETS, widget("shared", "w"));
     await client.delete(NAMESPACES, { name: "shared" });
@@ -84,20 +71,20 @@ describe("namespace controller", () => {
       const ns = await client.get<Namespace>(NAMESPACES, { name: "shared" });
       return (ns.spec?.finalizers ?? []).length === 0;
     });
-    assert.equal(await exists(ctx, WIDGETS, "w", "shared"), false);
+    assert.equal(await exists(fixture.ctx, WIDGETS, "w", "shared"), false);
     const ns = await client.get<Namespace>(NAMESPACES, { name: "shared" });
     assert.deepEqual(ns.metadata.finalizers, ["example.com/other"], "not ours to remove");
     await client.patch(NAMESPACES, { name: "shared", patch: { metadata: { finalizers: null } } });
-    await eventually("the namespace to go", async () => !(await exists(ctx, NAMESPACES, "shared")));
+    await eventually("the namespace to go", async () => !(await exists(fixture.ctx, NAMESPACES, "shared")));
   });
 
   test("a namespace that is not being deleted is left alone", async () => {
-    const { client } = ctx;
+    const { client } = fixture.ctx;
     await client.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: "alive" }, spec: { finalizers: ["kubernetes"] } });
     await client.create(WIDGETS, widget("alive", "stays"));
-    const controller = new NamespaceController(ctx);
+    const controller = new NamespaceController(fixture.ctx);
     assert.equal(await controller.sync("alive"), undefined);
-    assert.equal(await exists(ctx, WIDGETS, "stays", "alive"), true);
+    assert.equal(await exists(fixture.ctx, WIDGETS, "stays", "alive"), true);
     assert.equal(await controller.sync("no-such-namespace"), undefined);
   });
 });
