@@ -9,12 +9,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { UserInfo } from "../filters/index.js";
 import type { TestServer } from "../testing/harness.js";
-import { rbacTestServer, type RbacTestServer } from "./testing.js";
+import { AUTHENTICATED, RBAC, RBAC_GROUP as GROUP, rbacTestServer, type RbacTestServer } from "./testing.js";
 
-const GROUP = "rbac.authorization.orch.io";
-const RBAC = `/apis/${GROUP}/v1`;
 const V1 = `${GROUP}/v1`;
-const AUTHENTICATED = "system:authenticated";
 
 const USERS: Record<string, UserInfo> = {
   alice: { name: "alice", groups: [AUTHENTICATED] },
@@ -40,9 +37,8 @@ describe("RBAC escalation prevention", () => {
   const create = (path: string, body: object) => s.create(path, body);
 
   before(async () => {
-    s = await rbacTestServer(USERS);
+    s = await rbacTestServer(USERS, { namespaces: ["team-a", "team-b"] });
     t = s.t;
-    for (const name of ["team-a", "team-b"]) await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const ns = `${RBAC}/namespaces/team-a`;
     await create(`${ns}/roles`, role("dev", [rule(["get", "list"], [""], ["pods"]), rule(["get"], [""], ["configmaps"], ["settings"]), rule(["get"], [""], ["*/log"]), MANAGE_RBAC]));
     await create(`${ns}/roles`, role("escalate", [rule(["escalate"], [GROUP], ["roles"]), MANAGE_RBAC]));

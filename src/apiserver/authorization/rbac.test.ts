@@ -9,12 +9,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { UserInfo } from "../filters/index.js";
 import type { TestServer } from "../testing/harness.js";
-import { rbacTestServer, type RbacTestServer } from "./testing.js";
+import { AUTHENTICATED, RBAC, RBAC_GROUP as GROUP, rbacTestServer, type RbacTestServer } from "./testing.js";
 import { serviceAccountGroups, serviceAccountUser } from "./rbac.js";
 
-const RBAC = "/apis/rbac.authorization.orch.io/v1";
-const GROUP = "rbac.authorization.orch.io";
-const AUTHENTICATED = "system:authenticated";
 
 const USERS: Record<string, UserInfo> = {
   alice: { name: "alice", groups: [AUTHENTICATED] },
@@ -37,9 +34,8 @@ describe("RBAC authorizer", () => {
   const create = (path: string, body: object) => s.create(path, body);
 
   before(async () => {
-    s = await rbacTestServer(USERS);
+    s = await rbacTestServer(USERS, { namespaces: ["team-a", "team-b"] });
     t = s.t;
-    for (const name of ["team-a", "team-b"]) await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
     const v1 = `${GROUP}/v1`;
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "pod-reader" }, rules: [rule(["get", "list", "watch"], [""], ["pods"])] });
     await create(`${RBAC}/clusterroles`, { apiVersion: v1, kind: "ClusterRole", metadata: { name: "one-configmap" }, rules: [rule(["get", "list", "watch"], [""], ["configmaps"], ["allowed"])] });

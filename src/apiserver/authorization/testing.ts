@@ -9,6 +9,9 @@ import { TokenAuthenticator, type UserInfo } from "../filters/index.js";
 import { startTestServer, type TestResponse, type TestServer } from "../testing/harness.js";
 
 export const RBAC_GROUP = "rbac.authorization.orch.io";
+/** The RBAC kinds' path (`${RBAC}/clusterroles`, `${RBAC}/namespaces/N/roles`). */
+export const RBAC = `/apis/${RBAC_GROUP}/v1`;
+export const AUTHENTICATED = "system:authenticated";
 
 export interface RbacTestServer {
   readonly t: TestServer;
@@ -20,14 +23,18 @@ export interface RbacTestServer {
   cached(resource: string, count: number, namespace?: string): Promise<void>;
 }
 
-export async function rbacTestServer(users: Record<string, UserInfo>, options: Omit<Parameters<typeof startTestServer>[0], "modules"> = {}): Promise<RbacTestServer> {
+/** `namespaces`: made (by the admin) before the server is handed over. */
+export async function rbacTestServer(
+  users: Record<string, UserInfo>,
+  { namespaces = [], ...options }: Omit<Parameters<typeof startTestServer>[0], "modules"> & { namespaces?: readonly string[] } = {},
+): Promise<RbacTestServer> {
   const t = await startTestServer({
     modules: builtinModules(),
     authorizationModes: ["RBAC"],
     authenticators: [new TokenAuthenticator(new Map(Object.entries(users).map(([k, u]) => [`${k}-token`, u])))],
     ...options,
   });
-  return {
+  const server: RbacTestServer = {
     t,
     as: (who, method, path, body) => t.request(method, path, { headers: { authorization: `Bearer ${who}-token` }, ...(body !== undefined ? { body } : {}) }),
     async create(path, body) {
@@ -42,4 +49,6 @@ export async function rbacTestServer(users: Record<string, UserInfo>, options: O
       }
     },
   };
+  for (const name of namespaces) await server.create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  return server;
 }
