@@ -20,10 +20,8 @@ export interface AdmissionAttributes {
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;
   readonly dryRun: boolean;
-  /** Who asked and the request's ways back to them; absent on writes the server makes itself. */
+  /** Who asked (`request.user`: the authenticated user, after impersonation) and the request's ways back to them; absent on writes the server makes itself. */
   readonly request?: AdmissionRequest;
-  /** Who asked (the authenticated user, after impersonation): `request.user`, kept at hand for plugins. */
-  readonly userInfo?: AdmissionUser;
 }
 
 /** The requester as admission sees it (upstream's user.Info). */

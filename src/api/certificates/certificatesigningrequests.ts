@@ -35,7 +35,7 @@ const requester: MutatingPlugin = {
     delete spec.uid;
     delete spec.groups;
     delete spec.extra;
-    const user = attrs.userInfo;
+    const user = attrs.request?.user;
     if (user === undefined) return;
     spec.username = user.name;
     if (user.uid) spec.uid = user.uid;

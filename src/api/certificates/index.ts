@@ -11,7 +11,7 @@ export { CERTIFICATES_TYPES, CERTIFICATES_V1 } from "./schemas.js";
 export type { CertificateSigningRequest, CertificateSigningRequestCondition, CertificateSigningRequestSpec, CertificateSigningRequestStatus } from "./types.js";
 export { csrCondition } from "./certificatesigningrequests.js";
 export { parseCsr, type ParsedCsr } from "./csr.js";
-export { BOOTSTRAPPERS_GROUP, CONDITION, KEY_USAGES, NODE_USER_PREFIX, NODES_GROUP, signerNames, type SignerNames } from "./signers.js";
+export { BOOTSTRAPPERS_GROUP, CONDITION, KEY_USAGES, NODE_USER_PREFIX, NODES_GROUP, nodeOfUser, signerNames, type SignerNames } from "./signers.js";
 
 export const certificatesModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {

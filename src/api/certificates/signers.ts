@@ -38,5 +38,11 @@ export const CONDITION = { approved: "Approved", denied: "Denied", failed: "Fail
 /** The user and group of node agents (upstream's system:node:NAME in system:nodes). */
 export const NODE_USER_PREFIX = "system:node:";
 export const NODES_GROUP = "system:nodes";
+
+/** The node a user is, when it is one (name system:node:NAME and group system:nodes); "" for system:node: alone. */
+export function nodeOfUser(user: { readonly name: string; readonly groups: readonly string[] }): string | undefined {
+  if (!user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_USER_PREFIX)) return undefined;
+  return user.name.slice(NODE_USER_PREFIX.length);
+}
 /** The group every bootstrap token's user is in. */
 export const BOOTSTRAPPERS_GROUP = "system:bootstrappers";

@@ -8,7 +8,7 @@
 // to it, and write only its own lease. Refusals are upstream's 403s.
 
 import type { AdmissionAttributes, ValidatingPlugin } from "../../api/admission.js";
-import { NODE_USER_PREFIX, NODES_GROUP } from "../../api/certificates/index.js";
+import { nodeOfUser } from "../../api/certificates/index.js";
 import { podReferences } from "../../api/core/pod-references.js";
 import type { Node, Pod } from "../../api/core/types.js";
 import { forbidden } from "../../machinery/index.js";
@@ -107,10 +107,10 @@ export function nodeRestriction(naming: Naming): ValidatingPlugin {
 
   return {
     name: "NodeRestriction",
-    handles: (a) => a.userInfo !== undefined && a.userInfo.groups.includes(NODES_GROUP) && a.userInfo.name.startsWith(NODE_USER_PREFIX),
+    handles: (a) => a.request?.user !== undefined && nodeOfUser(a.request.user) !== undefined,
     validate(a) {
-      const node = a.userInfo!.name.slice(NODE_USER_PREFIX.length);
-      if (node === "") throw refuse(a, `could not determine node from user ${JSON.stringify(a.userInfo!.name)}`);
+      const node = nodeOfUser(a.request!.user!)!;
+      if (node === "") throw refuse(a, `could not determine node from user ${JSON.stringify(a.request!.user!.name)}`);
       const { group, resource } = a.resource;
       if (group === "" && resource === "pods") return pods(node, a);
       if (group === "" && resource === "nodes") return nodes(node, a);

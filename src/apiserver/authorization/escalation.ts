@@ -36,7 +36,7 @@ export function rbacEscalation(deps: EscalationDeps): ValidatingPlugin {
       (a.operation === "CREATE" || a.operation === "UPDATE") && a.subresource === undefined && a.resource.group === deps.rbacGroup &&
       (ROLES.has(a.resource.resource) || BINDINGS.has(a.resource.resource)),
     async validate(a) {
-      const user = a.userInfo;
+      const user = a.request?.user;
       const rbac = deps.rbac();
       if (user === undefined || rbac === undefined || user.groups.includes(SYSTEM_MASTERS)) return;
       if (a.operation === "UPDATE" && onlyGarbageCollectionFields(a.object!, a.oldObject!)) return;

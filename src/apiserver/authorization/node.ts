@@ -11,7 +11,7 @@
 // this object").
 
 import type { ResolvedRules, RuleResolver } from "./rules.js";
-import { NODE_USER_PREFIX, NODES_GROUP } from "../../api/certificates/index.js";
+import { nodeOfUser } from "../../api/certificates/index.js";
 import { podReferences, type PodReferences } from "../../api/core/pod-references.js";
 import type { Pod } from "../../api/core/types.js";
 import { nodeRules, ruleAllows, type PolicyRule } from "../../api/rbac/index.js";
@@ -25,11 +25,6 @@ const ANY = { mode: "Any" } as const;
 
 const noOpinion = (reason: string): Decision => ({ decision: "NoOpinion", reason });
 
-/** The node a user is, when it is one (name system:node:NAME and group system:nodes); "" for system:node: alone. */
-export function nodeOfUser(user: UserInfo): string | undefined {
-  if (!user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_USER_PREFIX)) return undefined;
-  return user.name.slice(NODE_USER_PREFIX.length);
-}
 
 export class NodeAuthorizer implements Authorizer, RuleResolver {
   readonly #pods: RegistryStore;

@@ -485,7 +485,7 @@ export class RegistryStore {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
     const request = options.admission;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}) };
+    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request } : {}) };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {

@@ -40,7 +40,7 @@ export function reviewRequest(attrs: AdmissionAttributes, version: string): { ap
   const apiVersion = group === "" ? version : `${group}/${version}`;
   const kind = { group, version, kind: attrs.kind };
   const res = { group, version, resource };
-  const user = attrs.request?.user ?? attrs.userInfo;
+  const user = attrs.request?.user;
   const request: Record<string, unknown> = {
     uid: randomUUID(),
     kind,
