@@ -5,6 +5,7 @@
 
 import { f, s, type, type TypeDef } from "../../machinery/schema.js";
 import { CORE_V1, META_V1, listOf } from "../apps/schemas.js";
+import { probedConditionFields } from "../meta/schemas.js";
 
 export const BATCH_V1 = "io.k8s.api.batch.v1";
 
@@ -54,14 +55,7 @@ const jobStatus = type(`${BATCH_V1}.JobStatus`, "The observed state of a Job.", 
   ready: f(9, s.int32(), "Active Pods with a Ready condition."),
 });
 
-const jobCondition = type(`${BATCH_V1}.JobCondition`, "One observed condition of a Job.", {
-  type: f(1, s.string(), "The kind of condition.", { required: true }),
-  status: f(2, s.string(), "True, False or Unknown.", { required: true }),
-  lastProbeTime: f(3, s.time(), "When the condition was last checked."),
-  lastTransitionTime: f(4, s.time(), "When the status last changed."),
-  reason: f(5, s.string(), "A one-word, CamelCase reason for the last change."),
-  message: f(6, s.string(), "A human-readable explanation of the last change."),
-});
+const jobCondition = type(`${BATCH_V1}.JobCondition`, "One observed condition of a Job.", probedConditionFields);
 
 const jobTemplateSpec = type(`${BATCH_V1}.JobTemplateSpec`, "The Job a CronJob creates at each scheduled time.", {
   metadata: f(1, meta("ObjectMeta"), "Metadata of the Jobs created from this template."),

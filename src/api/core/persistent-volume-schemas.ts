@@ -5,7 +5,7 @@
 // local, csi) and node affinity. In-tree cloud sources are left out, as for pods.
 
 import { f, s, type, type Field, type SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
-import { META_V1 } from "../meta/schemas.js";
+import { META_V1, probedConditionFields } from "../meta/schemas.js";
 import { CORE_V1, listOf } from "./schemas.js";
 
 const core = (name: string) => s.ref(`${CORE_V1}.${name}`);
@@ -81,14 +81,7 @@ export const PERSISTENT_VOLUME_TYPES: readonly TypeDef[] = [
     currentVolumeAttributesClassName: f(8, s.string(), "The VolumeAttributesClass the claim uses now."),
     modifyVolumeStatus: f(9, core("ModifyVolumeStatus"), "The state of a volume modification in progress."),
   }),
-  t("PersistentVolumeClaimCondition", "One observed condition of a claim.", {
-    type: f(1, s.string(), "The kind of condition.", { required: true }),
-    status: f(2, s.string(), "True, False or Unknown.", { required: true }),
-    lastProbeTime: f(3, s.time(), "When the condition was last checked."),
-    lastTransitionTime: f(4, s.time(), "When the status last changed."),
-    reason: f(5, s.string(), "A one-word, CamelCase reason for the last change."),
-    message: f(6, s.string(), "A human-readable explanation of the last change."),
-  }),
+  t("PersistentVolumeClaimCondition", "One observed condition of a claim.", probedConditionFields),
   t("ModifyVolumeStatus", "The state of a ControllerModifyVolume operation.", {
     targetVolumeAttributesClassName: f(1, s.string(), "The VolumeAttributesClass being applied."),
     status: f(2, s.string(), "Pending, InProgress or Infeasible.", { required: true }),

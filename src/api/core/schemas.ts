@@ -15,7 +15,7 @@
 // PodTemplate) and the deprecated NodeSpec.configSource / NodeStatus.config.
 
 import { f, s, type, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../../machinery/schema.js";
-import { META_V1, registerMetaSchemas } from "../meta/schemas.js";
+import { META_V1, probedConditionFields, registerMetaSchemas } from "../meta/schemas.js";
 
 export const CORE_V1 = "io.k8s.api.core.v1";
 
@@ -617,13 +617,8 @@ const podTypes = [
     }),
   }),
   t("PodCondition", "One observed condition of a pod.", {
-    type: f(1, s.string(), "Condition type.", { required: true }),
+    ...probedConditionFields,
     observedGeneration: f(7, s.int64(), "The metadata.generation this condition reflects."),
-    status: f(2, s.string(), "True, False or Unknown.", { required: true }),
-    lastProbeTime: f(3, s.time(), "When the condition was last probed."),
-    lastTransitionTime: f(4, s.time(), "When status last changed."),
-    reason: f(5, s.string(), "CamelCase reason for the last transition."),
-    message: f(6, s.string(), "Human-readable details."),
   }),
   t("PodIP", "One IP of a pod.", { ip: f(1, s.string(), "The IP address.", { required: true }) }),
   t("HostIP", "One IP of a node.", { ip: f(1, s.string(), "The IP address.", { required: true }) }),

@@ -83,6 +83,20 @@ export const condition = type(`${META_V1}.Condition`, "One aspect of an object's
   message: f(6, s.string(), "Human-readable details; may be empty.", { required: true }),
 });
 
+/**
+ * The fields of the older, per-kind condition types that carry a probe time
+ * (upstream's JobCondition, PersistentVolumeClaimCondition, PodCondition):
+ * same names, same Protobuf numbers, none of metav1.Condition's required ones.
+ */
+export const probedConditionFields = {
+  type: f(1, s.string(), "The kind of condition.", { required: true }),
+  status: f(2, s.string(), "True, False or Unknown.", { required: true }),
+  lastProbeTime: f(3, s.time(), "When the condition was last checked."),
+  lastTransitionTime: f(4, s.time(), "When the status last changed."),
+  reason: f(5, s.string(), "A one-word, CamelCase reason for the last change."),
+  message: f(6, s.string(), "A human-readable explanation of the last change."),
+};
+
 export const status = type(`${META_V1}.Status`, "The result of an operation that returns no object, and the body of every error.", {
   metadata: f(1, meta("ListMeta"), "Standard list metadata."),
   status: f(2, s.string(), "Success or Failure."),
