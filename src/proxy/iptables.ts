@@ -23,7 +23,8 @@ function jumps(names: ChainNames): [table: string, chain: string, rule: string[]
 function run(cmd: string, args: string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(cmd, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (err: ExecFileException | null, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(" ")}: ${stderr.trim() || err.message}`));
+      // The code stays on the error: ENOENT (the binary is not installed) is reported differently.
+      if (err) reject(Object.assign(new Error(`${cmd} ${args.join(" ")}: ${stderr.trim() || err.message}`), typeof err.code === "string" ? { code: err.code } : {}));
       else resolve(stdout);
     });
     if (input !== undefined) child.stdin!.end(input);

@@ -61,6 +61,7 @@ export function startProxier(o: ProxierOptions): Proxier {
   let lastSync = 0;
   let timer: NodeJS.Timeout | undefined;
   let waiters: (() => void)[] = [];
+  const failures = syncFailureLog(o.log, minInterval);
 
   const sync = async (): Promise<void> => {
     running = true;
@@ -86,9 +87,10 @@ export function startProxier(o: ProxierOptions): Proxier {
       metrics?.duration.observe({}, (performance.now() - started) / 1000);
       metrics?.last.set({}, Date.now() / 1000);
       ready = true;
+      failures.succeeded();
     } catch (err) {
       metrics?.failures.inc({});
-      o.log(`orch-proxy: syncing rules failed (retrying): ${(err as Error).message}`);
+      failures.failed(err as NodeJS.ErrnoException);
       pending = true;
     } finally {
       lastSync = performance.now();
@@ -101,7 +103,7 @@ export function startProxier(o: ProxierOptions): Proxier {
   const schedule = (): void => {
     pending = true;
     if (running || timer !== undefined || o.signal.aborted || !(services.hasSynced() && slices.hasSynced())) return;
-    const wait = Math.max(0, lastSync + minInterval - performance.now());
+    const wait = Math.max(0, lastSync + failures.delayMs() - performance.now());
     timer = setTimeout(() => {
       timer = undefined;
       void sync();
@@ -130,5 +132,38 @@ export function startProxier(o: ProxierOptions): Proxier {
       waiters.push(resolve);
       schedule();
     }),
+  };
+}
+
+/** The longest wait between two failed syncs. */
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Failed syncs: each one doubles the wait before the next (from the minimum
+ * sync interval up to a minute), and a failure is logged when its message
+ * changes, not on every retry. A missing iptables binary is said once, with
+ * what to install and what works without it.
+ */
+export function syncFailureLog(log: (line: string) => void, minIntervalMs: number) {
+  let streak = 0;
+  let lastMessage: string | undefined;
+  const delayMs = () => Math.min(MAX_BACKOFF_MS, minIntervalMs * 2 ** streak);
+  return {
+    delayMs,
+    failed(err: NodeJS.ErrnoException) {
+      streak = Math.min(streak + 1, 16);
+      if (err.message === lastMessage) return;
+      lastMessage = err.message;
+      if (err.code === "ENOENT") {
+        log(`orch-proxy: ${err.message}: iptables is not installed (apt-get install iptables). Until it is, Service cluster IPs and NodePorts are not programmed on this machine; pods still reach each other by pod IP. Retrying with back-off up to ${MAX_BACKOFF_MS / 1000}s`);
+      } else {
+        log(`orch-proxy: syncing rules failed (retrying with back-off up to ${MAX_BACKOFF_MS / 1000}s; the same error is not logged again): ${err.message}`);
+      }
+    },
+    succeeded() {
+      if (streak > 0) log(`orch-proxy: rules synced after ${streak === 16 ? "many" : streak} failed attempt${streak === 1 ? "" : "s"}`);
+      streak = 0;
+      lastMessage = undefined;
+    },
   };
 }
