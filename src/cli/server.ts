@@ -114,9 +114,29 @@ function nodeNameOf(flags: ServerFlags): string {
 }
 
 /** One component's HTTPS base inside `orch server`, checking callers against the cluster as the component alone would. */
-function servePort(name: string, bindAddress: string, port: number, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
-  return startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: apiServerCheck(cluster), log, ...more });
+/**
+ * A part's HTTPS port. Its upstream default (10250, 10257, 10259) is tried
+ * first; when that is in use and the flag was not given (a second server on
+ * the same host), a free port is taken instead and the log says so. A port
+ * given on the command line that is in use is an error.
+ */
+async function servePort(flag: PortFlag, flags: ServerFlags, bindAddress: string, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
+  const name = PORT_FLAGS[flag];
+  const serve = (port: number) => startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: apiServerCheck(cluster), log, ...more });
+  const port = flags.get(flag);
+  try {
+    return await serve(port);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || flags.isSet(flag) || port === 0) throw err;
+    const running = await serve(0);
+    log(`${name}: port ${port} is in use (another orch server on this host?): serving on ${running.port} instead (--${flag} sets one)`);
+    return running;
+  }
 }
+
+/** The parts' port flags and the names their ports serve under. */
+const PORT_FLAGS = { "nodeagent-port": "orch-nodeagent", "controller-manager-port": "orch-controller-manager", "scheduler-port": "orch-scheduler" } as const;
+type PortFlag = keyof typeof PORT_FLAGS;
 
 /** A part's metrics registry, as its own process would make it. */
 function registryOf(context: RunContext): MetricsRegistry {
@@ -180,7 +200,7 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
 async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
-  const port = await servePort("orch-nodeagent", flags.get("nodeagent-bind-address"), flags.get("nodeagent-port"), cluster, context, log, {
+  const port = await servePort("nodeagent-port", flags, flags.get("nodeagent-bind-address"), cluster, context, log, {
     ...agentEndpoints(() => agent),
     metrics,
     // Callers judged as upstream's kubelet judges them (nodes/<subresource> of this node), with the agent's default settings.
@@ -230,14 +250,14 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const cluster = loadKubeconfig(server.kubeconfigPath);
   const ports: RunningComponentServer[] = [];
   let schedulerSynced = false;
-  const portOf = async (name: string, port: number, more: Partial<ComponentServerOptions>) => {
-    if (port < 0) return;
-    ports.push(await servePort(name, flags.get("bind-address"), port, cluster, context, log, more));
+  const portOf = async (flag: PortFlag, more: Partial<ComponentServerOptions>) => {
+    if (flags.get(flag) < 0) return;
+    ports.push(await servePort(flag, flags, flags.get("bind-address"), cluster, context, log, more));
   };
   try {
-    await portOf("orch-controller-manager", flags.get("controller-manager-port"), { metrics: metrics.controllers });
+    await portOf("controller-manager-port", { metrics: metrics.controllers });
     if (!flags.get("disable-scheduler")) {
-      await portOf("orch-scheduler", flags.get("scheduler-port"), {
+      await portOf("scheduler-port", {
         metrics: metrics.scheduler,
         readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
       });
@@ -289,7 +309,8 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       node = `node ${agent.nodeName} Ready`;
     }
     if (!context.signal.aborted) {
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}`);
+      const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
+      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {

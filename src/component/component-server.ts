@@ -57,6 +57,8 @@ export interface ComponentServerOptions {
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => void | Promise<void>;
 
 export interface RunningComponentServer {
+  /** The component's name (orch-scheduler, ...), as in its log lines. */
+  readonly name: string;
   readonly url: string;
   readonly port: number;
   readonly endpoints: ComponentEndpoints;
@@ -158,7 +160,7 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
       for (const s of sockets) s.destroy();
     }));
   options.signal?.addEventListener("abort", () => void close(), { once: true });
-  return { url, port, endpoints, metrics, servingCert: tls.cert, close };
+  return { name: options.name, url, port, endpoints, metrics, servingCert: tls.cert, close };
 }
 
 function plain(res: Response, status: number, body: string): void {

@@ -93,11 +93,13 @@ export interface StartOrchOptions {
   readyTimeoutMs?: number;
   /** `orch server`: leave the pods running when it stops (default false: --stop-pods-on-exit). */
   keepPods?: boolean;
+  /** `orch server`: its parts on their default ports (default false: free ones, so suites never collide). */
+  defaultPorts?: boolean;
 }
 
 export async function startOrch(subcommand: string, args: string[] = [], options: StartOrchOptions = {}): Promise<OrchProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
-  const portArgs = subcommand === "server" ? SERVER_PORT_ARGS : [];
+  const portArgs = subcommand === "server" && !options.defaultPorts ? SERVER_PORT_ARGS : [];
   const stopPods = subcommand === "server" && !options.keepPods ? ["--stop-pods-on-exit"] : [];
   const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...stopPods, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
   return {
