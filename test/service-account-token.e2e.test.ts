@@ -103,6 +103,9 @@ describe("service-account tokens on orch server", { skip: skipReason() }, () => 
   });
 
   test("a pod runs as default with the projected volume; a pod naming a missing account is refused", async () => {
+    // The namespace's default account comes from the ServiceAccount controller a moment after the namespace; until
+    // then a pod is refused as upstream refuses it (the admission step looks the account up).
+    await eventually("the default ServiceAccount", async () => (await k.run(["get", "serviceaccount", "default", "-n", NS])).code === 0);
     writeFileSync(join(files, "plain.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: {name: plain, namespace: ${NS}}\nspec:\n  restartPolicy: Never\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: c, image: busybox, command: [sh, -c, "true"]}\n`);
     await k.ok("create", "-f", join(files, "plain.yaml"));
     const spec = JSON.parse(await k.ok("get", "pod", "plain", "-n", NS, "-o", "jsonpath={.spec}"));

@@ -30,7 +30,7 @@ import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, sig
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
-import { NODES, SERVICES, storageClassResource } from "../api/resource-refs.js";
+import { NODES, SERVICE_ACCOUNTS, SERVICES, storageClassResource } from "../api/resource-refs.js";
 import { localPathStorageClass } from "../controllers/index.js";
 import { isApiError } from "../machinery/index.js";
 import { sleep } from "../machinery/until.js";
@@ -308,6 +308,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
+    await untilDefaultServiceAccount(clients.controllers, context.signal, log);
     if (!context.signal.aborted) {
       const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
       log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}`);
@@ -413,19 +414,32 @@ async function stopAgent(agent: NodeAgent, flags: ServerFlags, log: (line: strin
 
 
 /** Resolves once the node reports Ready=True (or the signal fires); says so when it takes long. */
-async function untilNodeReady(client: RestClient, name: string, signal: AbortSignal, log: (line: string) => void): Promise<void> {
+function untilNodeReady(client: RestClient, name: string, signal: AbortSignal, log: (line: string) => void): Promise<void> {
+  return untilTrue(`node ${name} to become Ready`, async () => {
+    const node = (await client.get(NODES, { name })) as { status?: { conditions?: { type: string; status: string }[] } };
+    return node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+  }, signal, log);
+}
+
+/**
+ * Resolves once the default namespace has its `default` ServiceAccount: the
+ * ServiceAccount admission step refuses pods until their namespace's account
+ * exists, so a workload created right after the ready line would otherwise
+ * see its pods refused (and retried with back-off) for a moment.
+ */
+function untilDefaultServiceAccount(client: RestClient, signal: AbortSignal, log: (line: string) => void): Promise<void> {
+  return untilTrue("the default ServiceAccount", () => client.get(SERVICE_ACCOUNTS, { namespace: "default", name: "default" }).then(() => true), signal, log);
+}
+
+/** Polls `check` (an error counts as false) until it answers true or the signal fires; logs once after 30 s. */
+async function untilTrue(what: string, check: () => Promise<boolean>, signal: AbortSignal, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   let warned = false;
   while (!signal.aborted) {
-    try {
-      const node = (await client.get(NODES, { name })) as { status?: { conditions?: { type: string; status: string }[] } };
-      if (node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) return;
-    } catch {
-      // Not registered yet.
-    }
+    if (await check().catch(() => false)) return;
     if (!warned && Date.now() - started > 30_000) {
       warned = true;
-      log(`orch server: still waiting for node ${name} to become Ready`);
+      log(`orch server: still waiting for ${what}`);
     }
     await sleep(200);
   }

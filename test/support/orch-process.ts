@@ -101,7 +101,7 @@ export async function startOrch(subcommand: string, args: string[] = [], options
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-${subcommand}-`));
   const portArgs = subcommand === "server" && !options.defaultPorts ? SERVER_PORT_ARGS : [];
   const stopPods = subcommand === "server" && !options.keepPods ? ["--stop-pods-on-exit"] : [];
-  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...stopPods, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const p = await spawnUntilReady([subcommand, "--data-dir", dataDir, "--secure-port", "0", ...portArgs, ...stopPods, ...withoutProxy(subcommand, args)], /ready: serving (https:\/\/\S+)/, options.readyTimeoutMs ?? 60_000);
   return {
     url: p.url,
     pid: p.child.pid!,
@@ -117,7 +117,7 @@ export async function startOrch(subcommand: string, args: string[] = [], options
 
 /** `orch controller-manager|proxy|cloud-controller-manager|...` with `args` (give it a port of 0); `exited` settles with its exit code. */
 export async function startComponent(subcommand: string, args: string[], options: { readyTimeoutMs?: number } = {}): Promise<ComponentProcess & { exited: Promise<number | null> }> {
-  const p = await spawnUntilReady([subcommand, ...args], /: serving \/healthz.* on (https:\/\/\S+)/, options.readyTimeoutMs ?? 20000);
+  const p = await spawnUntilReady([subcommand, ...args], /: serving \/healthz.* on (https:\/\/\S+)/, options.readyTimeoutMs ?? 60_000);
   return { url: p.url, output: p.output, stop: p.stop, exited: p.exited.then(() => p.child.exitCode) };
 }
 
@@ -138,7 +138,7 @@ export async function startJoinedAgent(join_: string[], nodeName: string, option
   const p = await spawnUntilReady(
     ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, ...AGENT_PORT_ARGS, "--stop-pods-on-exit"],
     /ready: node \S+ joined (https:\/\/\S+)/,
-    options.readyTimeoutMs ?? 20000,
+    options.readyTimeoutMs ?? 60_000,
   );
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   return {
