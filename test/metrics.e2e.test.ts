@@ -1,0 +1,126 @@
+// End to end: the resource metrics pipeline against a real `orch server`
+// (embedded runtime, --metric-resolution=2s) with kubectl 1.33: the node
+// agent's /stats/summary behind its port's access check, the API server
+// scraping /metrics/resource into metrics.k8s.io, and `kubectl top nodes`,
+// `kubectl top pods` (with a label selector and --containers) reading it; the
+// Table of `kubectl get pods.metrics.k8s.io`, and the errors of the API.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eventually } from "../src/controllers/testing.js";
+import { httpsGet } from "../src/component/testing/https-get.js";
+import { issueClientCert } from "../src/component/pki.js";
+import { killMatching, suiteToken } from "./support/suite-processes.js";
+import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { startOrch, type OrchProcess } from "./support/orch-process.js";
+
+const files = mkdtempSync(join(tmpdir(), "orch-e2e-metrics-"));
+const TOKEN = suiteToken(810_000);
+
+function pod(name: string, script: string, labels: Record<string, string>, limits = ""): string {
+  const path = join(files, `${name}.yaml`);
+  const l = Object.entries(labels).map(([k, v]) => `    ${k}: ${v}`).join("\n");
+  writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  labels:\n${l}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    command: [sh, -c, ${JSON.stringify(`${script} # ${TOKEN}`)}]\n${limits}`);
+  return path;
+}
+
+/** Millicores of a kubectl top CPU cell ("250m", "1"). */
+const millicores = (cell: string): number => (cell.endsWith("m") ? Number(cell.slice(0, -1)) : Number(cell) * 1000);
+
+describe("resource metrics: kubectl top against orch server", { skip: kubectlSkipReason() ?? false }, () => {
+  let orch: OrchProcess;
+  let k: Kubectl;
+
+  before(async () => {
+    orch = await startOrch("server", ["--node-name=metrics-main", "--metric-resolution=2s"], { readyTimeoutMs: 60_000 });
+    k = new Kubectl(orch.kubeconfig);
+    // A busy loop held to 300m by its limit (cgroup CPU quota), and an idle pod.
+    await k.ok("create", "-f", pod("burn", "while true; do :; done", { app: "burn" }, "    resources:\n      limits: {cpu: 300m, memory: 64Mi}\n"));
+    await k.ok("create", "-f", pod("idle", `sleep ${TOKEN}`, { app: "idle" }));
+    await k.ok("wait", "--for=condition=Ready", "pod/burn", "pod/idle", "--timeout=60s");
+  });
+  after(async () => {
+    await orch?.stop();
+    await killMatching(`# ${TOKEN}|sleep ${TOKEN}`);
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  test("discovery lists metrics.k8s.io/v1beta1 nodes and pods (get, list)", async () => {
+    const out = await k.ok("api-resources", "--api-group=metrics.k8s.io", "-o", "wide");
+    assert.match(out, /^nodes\s+metrics\.k8s\.io\/v1beta1\s+false\s+NodeMetrics\s+get,list/m);
+    assert.match(out, /^pods\s+metrics\.k8s\.io\/v1beta1\s+true\s+PodMetrics\s+get,list/m);
+  });
+
+  test("kubectl top nodes: the node's CPU and memory", async () => {
+    const out = await eventually("node metrics", async () => {
+      const r = await k.run(["top", "nodes"]);
+      return r.code === 0 && /metrics-main/.test(r.stdout) ? r.stdout : undefined;
+    }, 30_000);
+    assert.match(out, /^NAME\s+CPU\(cores\)\s+CPU(\(%\)|%)\s+MEMORY\(bytes\)\s+MEMORY(\(%\)|%)\s*$/m);
+    const row = out.split("\n").find((l) => l.startsWith("metrics-main"))!.trim().split(/\s+/);
+    assert.ok(millicores(row[1]!) > 0, `node CPU ${row[1]}`);
+    assert.match(row[3]!, /^\d+Mi$/);
+  });
+
+  test("kubectl top pods: the burning pod near its 300m limit, the idle one near 0; -l and --containers", async () => {
+    const cpu = await eventually("the busy pod's CPU", async () => {
+      const r = await k.run(["top", "pods"]);
+      const row = r.stdout.split("\n").find((l) => l.startsWith("burn "))?.trim().split(/\s+/);
+      return row !== undefined && millicores(row[1]!) >= 100 ? r.stdout : undefined;
+    }, 40_000);
+    const rows = new Map(cpu.split("\n").slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/)).map((r) => [r[0]!, r]));
+    assert.ok(millicores(rows.get("burn")![1]!) <= 400, `burn is held to its limit: ${rows.get("burn")![1]}`);
+    assert.ok(millicores(rows.get("idle")![1]!) < 50, `idle: ${rows.get("idle")![1]}`);
+    assert.match(rows.get("idle")![2]!, /^\d+Mi$/);
+    const selected = await k.ok("top", "pods", "-l", "app=burn");
+    assert.deepEqual(selected.split("\n").slice(1).filter(Boolean).map((l) => l.split(/\s+/)[0]), ["burn"]);
+    const containers = await k.ok("top", "pod", "burn", "--containers");
+    assert.match(containers, /^POD\s+NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/m);
+    assert.match(containers, /^burn\s+main\s+\d+m\s+\d+Mi/m);
+  });
+
+  test("the API: PodMetrics and NodeMetrics objects, the Table, 404, 400 and 405", async () => {
+    const m = JSON.parse(await k.ok("get", "--raw", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/burn")) as { kind: string; metadata: { labels: Record<string, string> }; window: string; timestamp: string; containers: { name: string; usage: { cpu: string; memory: string } }[] };
+    assert.equal(m.kind, "PodMetrics");
+    assert.deepEqual(m.metadata.labels, { app: "burn" });
+    assert.match(m.window, /^\d+(\.\d+)?s$/);
+    assert.match(m.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.deepEqual(m.containers.map((c) => c.name), ["main"]);
+    assert.match(m.containers[0]!.usage.cpu, /^\d+n$/);
+    assert.match(m.containers[0]!.usage.memory, /^\d+Ki$/);
+    const list = JSON.parse(await k.ok("get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=orch.io/hostname")) as { kind: string; items: { metadata: { name: string } }[] };
+    assert.deepEqual([list.kind, list.items.map((i) => i.metadata.name)], ["NodeMetricsList", ["metrics-main"]]);
+    const none = JSON.parse(await k.ok("get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=nope%3Dnope")) as { items: unknown[] };
+    assert.deepEqual(none.items, []);
+    const table = await k.ok("get", "pods.metrics.k8s.io");
+    assert.match(table, /^NAME\s+CPU\s+MEMORY\s+WINDOW\s*$/m);
+    assert.match(table, /^burn\s+\d+n\s+\d+Ki\s+\d+(\.\d+)?s\s*$/m);
+    const missing = await k.run(["get", "--raw", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nope"]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /podmetrics\.metrics\.k8s\.io "nope" not found/);
+    const badSelector = await k.run(["get", "--raw", "/apis/metrics.k8s.io/v1beta1/pods?labelSelector=a%3D%3D%3Db"]);
+    assert.match(badSelector.stderr, /BadRequest|unable to parse requirement|invalid/i);
+    const post = await k.run(["create", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes", "-f", "-"], { input: "{}" });
+    assert.match(post.stderr, /MethodNotAllowed|not supported|not allowed/i);
+  });
+
+  test("the agent's /stats/summary: 401 without credentials, 403 without nodes/stats, the summary for the API server's certificate", async () => {
+    const node = JSON.parse(await k.ok("get", "node", "metrics-main", "-o", "json")) as { status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } };
+    const base = `https://${node.status.addresses.find((a) => a.type === "InternalIP")!.address}:${node.status.daemonEndpoints.kubeletEndpoint.Port}`;
+    assert.equal((await httpsGet(`${base}/stats/summary`)).status, 401);
+    const eve = await issueClientCert({ cert: readFileSync(join(orch.dataDir, "ca.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "ca.key"), "utf8") }, "eve");
+    const denied = await httpsGet(`${base}/stats/summary`, { clientCert: eve });
+    assert.deepEqual([denied.status, denied.text], [403, "Forbidden (user=eve, verb=get, resource=nodes, subresource=stats)\n"]);
+    const clientCert = { cert: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.crt"), "utf8"), key: readFileSync(join(orch.dataDir, "apiserver-nodeagent-client.key"), "utf8") };
+    const ok = await httpsGet(`${base}/stats/summary`, { clientCert });
+    assert.equal(ok.status, 200);
+    const summary = JSON.parse(ok.text) as { node: { nodeName: string }; pods: { podRef: { name: string } }[] };
+    assert.equal(summary.node.nodeName, "metrics-main");
+    assert.ok(summary.pods.some((p) => p.podRef.name === "burn"));
+    const resource = await httpsGet(`${base}/metrics/resource`, { clientCert });
+    assert.match(resource.text, /^pod_cpu_usage_seconds_total\{namespace="default",pod="burn"\} /m);
+  });
+});
