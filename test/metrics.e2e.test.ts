@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
 import { httpsGet } from "../src/component/testing/https-get.js";
 import { issueClientCert } from "../src/component/pki.js";
+import { commandSkipReason } from "../src/component/metrics/testing.js";
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
@@ -39,7 +42,7 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     k = new Kubectl(orch.kubeconfig);
     // A busy loop held to 300m by its limit (cgroup CPU quota), and an idle pod.
     await k.ok("create", "-f", pod("burn", "while true; do :; done", { app: "burn" }, "    resources:\n      limits: {cpu: 300m, memory: 64Mi}\n"));
-    await k.ok("create", "-f", pod("idle", `sleep ${TOKEN}`, { app: "idle" }));
+    await k.ok("create", "-f", pod("idle", `sleep ${TOKEN}`, { app: "idle" }, "    readinessProbe:\n      exec: {command: [\"true\"]}\n      periodSeconds: 1\n"));
     await k.ok("wait", "--for=condition=Ready", "pod/burn", "pod/idle", "--timeout=60s");
   });
   after(async () => {
@@ -69,7 +72,7 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     const cpu = await eventually("the busy pod's CPU", async () => {
       const r = await k.run(["top", "pods"]);
       const row = r.stdout.split("\n").find((l) => l.startsWith("burn "))?.trim().split(/\s+/);
-      return row !== undefined && millicores(row[1]!) >= 100 ? r.stdout : undefined;
+      return row !== undefined && millicores(row[1]!) >= 100 && /^idle /m.test(r.stdout) ? r.stdout : undefined;
     }, 40_000);
     const rows = new Map(cpu.split("\n").slice(1).filter(Boolean).map((l) => l.trim().split(/\s+/)).map((r) => [r[0]!, r]));
     assert.ok(millicores(rows.get("burn")![1]!) <= 400, `burn is held to its limit: ${rows.get("burn")![1]}`);
@@ -122,5 +125,54 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     assert.ok(summary.pods.some((p) => p.podRef.name === "burn"));
     const resource = await httpsGet(`${base}/metrics/resource`, { clientCert });
     assert.match(resource.text, /^pod_cpu_usage_seconds_total\{namespace="default",pod="burn"\} /m);
+  });
+
+  test("a real Prometheus scrapes the agent's /metrics/resource and /metrics/probes with the API server's client certificate", { skip: commandSkipReason("prometheus", "prometheus") ?? false }, async () => {
+    const node = JSON.parse(await k.ok("get", "node", "metrics-main", "-o", "json")) as { status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } };
+    const target = `${node.status.addresses.find((a) => a.type === "InternalIP")!.address}:${node.status.daemonEndpoints.kubeletEndpoint.Port}`;
+    const dir = mkdtempSync(join(tmpdir(), "orch-prometheus-agent-"));
+    const job = (name: string, path: string): string[] => [
+      `  - job_name: ${name}`, "    scheme: https", `    metrics_path: ${path}`, "    tls_config:",
+      `      cert_file: ${join(orch.dataDir, "apiserver-nodeagent-client.crt")}`, `      key_file: ${join(orch.dataDir, "apiserver-nodeagent-client.key")}`,
+      // The agent's serving certificate is self-signed, as upstream's kubelet's by default.
+      "      insecure_skip_verify: true", "    static_configs:", `      - targets: ["${target}"]`,
+    ];
+    writeFileSync(join(dir, "prometheus.yml"), ["global:", "  scrape_interval: 1s", "  scrape_timeout: 1s", "scrape_configs:", ...job("resource", "/metrics/resource"), ...job("probes", "/metrics/probes"), ""].join("\n"));
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    let log = "";
+    const prometheus = spawn("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ["ignore", "pipe", "pipe"] });
+    prometheus.stderr!.on("data", (d: Buffer) => (log += d.toString()));
+    const query = async (q: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> => {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(q)}`).catch(() => undefined);
+      if (res === undefined || res.status !== 200) return []; // not listening (or not ready) yet
+      const body = (await res.json()) as { status: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      return body.status === "success" ? body.data!.result : [];
+    };
+    try {
+      const rate = await eventually("Prometheus to have two scrapes of the busy pod", async () => {
+        const r = await query('rate(container_cpu_usage_seconds_total{job="resource",pod="burn",container="main"}[10s])');
+        return r.length === 1 && Number(r[0]!.value[1]) > 0.05 ? r : undefined;
+      }, 40_000).catch((err: Error) => { throw new Error(`${err.message}\n${log.slice(-2000)}`); });
+      assert.equal(rate[0]!.metric["namespace"], "default");
+      const up = await query("up");
+      assert.deepEqual(up.map((r) => [r.metric["job"], r.value[1]]).sort(), [["probes", "1"], ["resource", "1"]]);
+      assert.equal((await query('resource_scrape_error{job="resource"}'))[0]?.value[1], "0");
+      const probes = await eventually("a probe count", async () => {
+        const r = await query('prober_probe_total{job="probes",pod="idle",probe_type="Readiness",result="successful"}');
+        return r.length === 1 && Number(r[0]!.value[1]) >= 1 ? r : undefined;
+      }, 20_000);
+      assert.equal(probes[0]!.metric["container"], "main");
+      assert.ok((await query('prober_probe_duration_seconds_count{job="probes",pod="idle"}')).length === 1);
+    } finally {
+      const exited = new Promise<void>((r) => prometheus.once("exit", () => r()));
+      prometheus.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+    }
   });
 });
