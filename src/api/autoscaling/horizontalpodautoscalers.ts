@@ -10,6 +10,7 @@ import { META_V1 } from "../meta/schemas.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
 import { status } from "../subresources/index.js";
 import { nameAgeTable } from "../table-format.js";
+import { parseQuantity } from "../core/quantity.js";
 
 export const AUTOSCALING_V2 = "io.k8s.api.autoscaling.v2";
 const V2 = AUTOSCALING_V2;
@@ -188,11 +189,8 @@ export function defaultHpa(obj: HorizontalPodAutoscaler): void {
 
 const SOURCE_TYPES = ["ContainerResource", "External", "Object", "Pods", "Resource"];
 const SOURCE_FIELD: Record<string, keyof MetricSpec> = { Object: "object", Pods: "pods", Resource: "resource", ContainerResource: "containerResource", External: "external" };
-const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[munkMGTPE])?$/;
-
 function positiveQuantity(q: string | undefined): boolean {
-  if (q === undefined || !QUANTITY.test(q)) return false;
-  return !/^[+-]?0*\.?0*([eE][+-]?\d+|[KMGTPE]i|[munkMGTPE])?$/.test(q) && !q.startsWith("-");
+  return (parseQuantity(q) ?? 0) > 0;
 }
 
 function validateTarget(t: MetricTarget | undefined, path: string): FieldError[] {
@@ -252,7 +250,7 @@ export function validateHpa(obj: HorizontalPodAutoscaler): FieldError[] {
     if (!m.type) return errs.push(field.required(`${at}.type`, "must specify a metric source type"));
     if (!SOURCE_TYPES.includes(m.type)) return errs.push(field.notSupported(`${at}.type`, m.type, SOURCE_TYPES));
     const own = SOURCE_FIELD[m.type]!;
-    for (const [typ, key] of Object.entries(SOURCE_FIELD)) if (key !== own && m[key] !== undefined) errs.push(field.forbidden(`${at}.${key}`, "must populate the given metric source only"));
+    for (const key of Object.values(SOURCE_FIELD)) if (key !== own && m[key] !== undefined) errs.push(field.forbidden(`${at}.${key}`, "must populate the given metric source only"));
     const src = m[own];
     if (src === undefined) return errs.push(field.required(`${at}.${own}`, "must populate information for the given metric source"));
     if (own === "resource" || own === "containerResource") errs.push(...validateResourceSource(src as ResourceMetricSource, `${at}.${own}`, own === "containerResource"));
