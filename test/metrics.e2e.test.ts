@@ -38,7 +38,7 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
   let k: Kubectl;
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=metrics-main", "--metric-resolution=2s"], { readyTimeoutMs: 60_000 });
+    orch = await startOrch("server", ["--node-name=metrics-main", "--metric-resolution=2s", "--horizontal-pod-autoscaler-sync-period=3s"], { readyTimeoutMs: 60_000 });
     k = new Kubectl(orch.kubeconfig);
     // A busy loop held to 300m by its limit (cgroup CPU quota), and an idle pod.
     await k.ok("create", "-f", pod("burn", "while true; do :; done", { app: "burn" }, "    resources:\n      limits: {cpu: 300m, memory: 64Mi}\n"));
@@ -173,6 +173,41 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
       prometheus.kill("SIGTERM");
       await exited;
       rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
+
+  test("a HorizontalPodAutoscaler scales a Deployment whose pods burn CPU up to maxReplicas: conditions, events, kubectl's columns", async () => {
+    writeFileSync(join(files, "burner.yaml"), [
+      "apiVersion: apps/v1", "kind: Deployment", "metadata:", "  name: burner", "spec:", "  replicas: 1",
+      "  selector:", "    matchLabels: {app: burner}", "  template:", "    metadata:", "      labels: {app: burner}", "    spec:",
+      "      terminationGracePeriodSeconds: 1", "      containers:", "      - name: main", "        image: busybox",
+      `        command: [sh, -c, ${JSON.stringify(`while true; do :; done # ${TOKEN}`)}]`,
+      // 100m requested, held to 200m: 200% of the request against a 50% target.
+      "        resources:", "          requests: {cpu: 100m}", "          limits: {cpu: 200m}", "---",
+      "apiVersion: autoscaling/v2", "kind: HorizontalPodAutoscaler", "metadata:", "  name: burner", "spec:",
+      "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: burner}", "  minReplicas: 1", "  maxReplicas: 3",
+      "  metrics:", "  - type: Resource", "    resource:", "      name: cpu", "      target: {type: Utilization, averageUtilization: 50}", "",
+    ].join("\n"));
+    await k.ok("apply", "-f", join(files, "burner.yaml"));
+    try {
+      const bad = await k.run(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata: { name: "bad" }, spec: { scaleTargetRef: { kind: "Deployment", name: "x" }, minReplicas: 2, maxReplicas: 1 } }) });
+      assert.match(bad.stderr, /spec\.maxReplicas: Invalid value: 1: must be greater than or equal to `minReplicas`/);
+      await eventually("the deployment scaled to 3", async () => JSON.parse(await k.ok("get", "deployment", "burner", "-o", "json")).spec.replicas === 3, 90_000);
+      const hpa = await eventually("the HPA's status", async () => {
+        const h = JSON.parse(await k.ok("get", "hpa", "burner", "-o", "json")) as { status?: { desiredReplicas?: number; currentReplicas?: number; currentMetrics?: { resource: { current: { averageUtilization: number } } }[]; conditions?: { type: string; status: string; reason: string }[] } };
+        return h.status?.currentReplicas === 3 ? h : undefined;
+      }, 30_000);
+      const conditions = Object.fromEntries((hpa.status!.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+      assert.equal(conditions["ScalingActive"], "True/ValidMetricFound");
+      assert.match(conditions["AbleToScale"]!, /^True\//);
+      assert.ok(hpa.status!.currentMetrics![0]!.resource.current.averageUtilization > 50);
+      const table = await k.ok("get", "hpa", "burner");
+      assert.match(table, /^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE\s*$/m);
+      assert.match(table, /^burner\s+Deployment\/burner\s+cpu: \d+%\/50%\s+1\s+3\s+3\s+/m);
+      const described = await k.ok("describe", "hpa", "burner");
+      assert.match(described, /Normal\s+SuccessfulRescale\s+.*New size: 3; reason: cpu resource utilization \(percentage of request\) above target/);
+    } finally {
+      await k.run(["delete", "-f", join(files, "burner.yaml"), "--wait=false"]);
     }
   });
 });
