@@ -65,6 +65,7 @@ export class HpaController {
     const { signal } = this.#ctx;
     while (!signal.aborted) {
       await this.syncAll().catch((err: unknown) => this.#ctx.log(`hpa: ${errorMessage(err)}`));
+      if (signal.aborted) break;
       await new Promise<void>((r) => {
         const t = setTimeout(r, this.#o.syncPeriodMs);
         signal.addEventListener("abort", () => { clearTimeout(t); r(); }, { once: true });
@@ -73,9 +74,10 @@ export class HpaController {
   }
 
   async syncAll(): Promise<void> {
-    const list = await this.#ctx.client.list<HorizontalPodAutoscaler>(HPAS, {});
+    const list = await this.#ctx.client.list<HorizontalPodAutoscaler>(HPAS, { signal: this.#ctx.signal });
     const seen = new Set<string>();
     for (const hpa of list.items) {
+      if (this.#ctx.signal.aborted) return;
       const key = `${hpa.metadata.namespace}/${hpa.metadata.name}`;
       seen.add(key);
       await this.reconcile(hpa).catch((err: unknown) => this.#ctx.log(`hpa ${key}: ${errorMessage(err)}`));
