@@ -110,7 +110,7 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     assert.match(post.stderr, /MethodNotAllowed|not supported|not allowed/i);
   });
 
-  test("the agent's /stats/summary: 401 without credentials, 403 without nodes/stats, the summary for the API server's certificate", async () => {
+  test("the agent's /stats/summary: 401 without credentials, 403 without nodes/stats, the summary for the API server's certificate and through nodes/proxy", async () => {
     const node = JSON.parse(await k.ok("get", "node", "metrics-main", "-o", "json")) as { status: { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } };
     const base = `https://${node.status.addresses.find((a) => a.type === "InternalIP")!.address}:${node.status.daemonEndpoints.kubeletEndpoint.Port}`;
     assert.equal((await httpsGet(`${base}/stats/summary`)).status, 401);
@@ -125,6 +125,14 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     assert.ok(summary.pods.some((p) => p.podRef.name === "burn"));
     const resource = await httpsGet(`${base}/metrics/resource`, { clientCert });
     assert.match(resource.text, /^pod_cpu_usage_seconds_total\{namespace="default",pod="burn"\} /m);
+    // The same through the API server: nodes/proxy.
+    const proxied = JSON.parse(await k.ok("get", "--raw", "/api/v1/nodes/metrics-main/proxy/stats/summary")) as typeof summary;
+    assert.equal(proxied.node.nodeName, "metrics-main");
+    assert.match(await k.ok("get", "--raw", "/api/v1/nodes/metrics-main/proxy/metrics/resource"), /^# TYPE node_cpu_usage_seconds_total counter$/m);
+    const unknownNode = await k.run(["get", "--raw", "/api/v1/nodes/nope/proxy/stats/summary"]);
+    assert.match(unknownNode.stderr, /nodes "nope" not found/);
+    const post = await k.run(["create", "--raw", "/api/v1/nodes/metrics-main/proxy/stats/summary", "-f", "-"], { input: "{}" });
+    assert.match(post.stderr, /MethodNotAllowed|not supported/i);
   });
 
   test("a real Prometheus scrapes the agent's /metrics/resource and /metrics/probes with the API server's client certificate", { skip: commandSkipReason("prometheus", "prometheus") ?? false }, async () => {
