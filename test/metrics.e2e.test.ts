@@ -48,7 +48,6 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
   after(async () => {
     await orch?.stop();
     await killMatching(`# ${TOKEN}|sleep ${TOKEN}`);
-    rmSync(files, { recursive: true, force: true });
   });
 
   test("discovery lists metrics.k8s.io/v1beta1 nodes and pods (get, list)", async () => {
@@ -219,3 +218,25 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     }
   });
 });
+
+describe("resource metrics with upstream's names (--api-group-suffix=k8s.io)", { skip: kubectlSkipReason() ?? false }, () => {
+  test("kubectl top nodes and pods read metrics.k8s.io on the k8s.io profile too", async () => {
+    const orch = await startOrch("server", ["--node-name=metrics-k8s", "--metric-resolution=1s", "--api-group-suffix=k8s.io"], { readyTimeoutMs: 60_000 });
+    try {
+      const k = new Kubectl(orch.kubeconfig);
+      await k.ok("create", "-f", pod("quiet", `sleep ${TOKEN}`, { app: "quiet" }));
+      await k.ok("wait", "--for=condition=Ready", "pod/quiet", "--timeout=60s");
+      const nodes = await eventually("node metrics", async () => {
+        const r = await k.run(["top", "nodes"]);
+        return r.code === 0 && /^metrics-k8s\s+\d+m\s+/m.test(r.stdout) ? r.stdout : undefined;
+      }, 30_000);
+      assert.match(nodes, /^NAME\s+CPU\(cores\)/m);
+      await eventually("pod metrics", async () => /^quiet\s+\d+m\s+\d+Mi/m.test((await k.run(["top", "pods"])).stdout) || undefined, 30_000);
+    } finally {
+      await orch.stop();
+      await killMatching(`# ${TOKEN}|sleep ${TOKEN}`);
+      rmSync(files, { recursive: true, force: true });
+    }
+  });
+});
+
