@@ -13,6 +13,7 @@ import { coreModule } from "./core/index.js";
 import { eventsModule } from "./events/index.js";
 import { discoveryModule } from "./discovery/index.js";
 import { flowcontrolModule } from "./flowcontrol/index.js";
+import { metricsModule } from "./metrics/index.js";
 import { networkingModule } from "./networking/index.js";
 import { nodeModule } from "./node/index.js";
 import { policyModule } from "./policy/index.js";
@@ -21,5 +22,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule, metricsModule];
 }

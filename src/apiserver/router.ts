@@ -16,6 +16,7 @@ import { handleUpgrade } from "./handlers/subresources/upgrade.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import { setWarnings } from "./handlers/write-options.js";
 import type { NodeAgentClient } from "./node-agents.js";
+import type { MetricsApi } from "./metrics-api/index.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
 import type { Stores } from "./storage-factory.js";
@@ -40,6 +41,8 @@ export interface RouterOptions {
   readonly serviceAccountTokens?: ServiceAccountTokens;
   /** Service-account issuer discovery (/.well-known/openid-configuration, /openid/v1/jwks), when the issuer allows it. */
   readonly openIdMetadata?: OpenIdMetadata;
+  /** metrics.k8s.io, answered from the node agents' resource metrics, not stored. */
+  readonly metricsApi?: MetricsApi;
   /** The access reviews (api/authorization): answered with the server's authorizers, not stored. */
   readonly authorization?: AuthorizationReviews;
 }
@@ -82,6 +85,11 @@ export class Router {
     }
     if (parsed.kind === "resource" && parsed.name === undefined && this.#o.authorization !== undefined && isAuthorizationReview(this.#o.authorization, parsed.group, parsed.version, parsed.resource, parsed.namespace)) {
       return handleAuthorizationReview(this.#o.authorization, req, res, parsed, ctx.user!);
+    }
+    if (parsed.kind === "resource" && this.#o.metricsApi?.handles(parsed.group)) {
+      const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
+      if (def === undefined || parsed.subresource !== undefined || (parsed.namespace !== undefined && !def.namespaced)) throw pathNotFound();
+      return this.#o.metricsApi.serve({ req, res, def, version: parsed.version, namespace: parsed.namespace, name: parsed.name, query: url.searchParams });
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);

@@ -3,6 +3,7 @@
 // resource declaration and a verb.
 //   /api/v1/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]]
 //   /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]]
+//   .../RESOURCE/NAME/proxy/PATH... (a proxy subresource keeps the rest of the path)
 
 export interface ResourcePath {
   kind: "resource";
@@ -13,6 +14,8 @@ export interface ResourcePath {
   resource: string;
   name: string | undefined;
   subresource: string | undefined;
+  /** What follows a `proxy` subresource (`/api/v1/nodes/NAME/proxy/stats/summary` → "stats/summary"). */
+  proxyPath?: string;
 }
 
 export type ParsedPath =
@@ -54,7 +57,11 @@ export function parsePath(rawPath: string): ParsedPath {
     rest = rest.slice(2);
   }
   const [resource, name, subresource, ...extra] = rest;
-  if (extra.length > 0 || resource === undefined) return { kind: "other", path };
+  if (resource === undefined) return { kind: "other", path };
+  if (extra.length > 0) {
+    if (subresource !== "proxy") return { kind: "other", path };
+    return { kind: "resource", group, version: version!, namespace, resource, name, subresource, proxyPath: extra.join("/") };
+  }
   return { kind: "resource", group, version: version!, namespace, resource, name, subresource };
 }
 

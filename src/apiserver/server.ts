@@ -44,6 +44,7 @@ import { startFlowControlBootstrap } from "./flowcontrol-bootstrap.js";
 import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
+import { startMetricsApi } from "./metrics-api/index.js";
 import { OpenApi } from "./handlers/openapi.js";
 import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
@@ -83,6 +84,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
   cacheWindowMs?: number;
+  /** How often the node agents' /metrics/resource are scraped for metrics.k8s.io (default 15 s; metrics-server's --metric-resolution). */
+  metricResolutionMs?: number;
   /** The API server's metrics registry; one from its feature gates when omitted. */
   metrics?: MetricsRegistry;
   /** The parsed command line, for /flagz. */
@@ -206,6 +209,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const apiMetrics = new ApiServerMetrics({ registry: metrics, storage, resources: [...stores], log });
   await apiMetrics.start();
   const agents = new NodeAgentClient(credentials.nodeAgentClient);
+  const metricsApi = startMetricsApi({ stores, agents, encoding, resolutionMs: options.metricResolutionMs ?? 15_000, log });
   // The bearer tokens this server knows, for requests and for TokenReviews.
   const tokenAuthenticators = [new TokenAuthenticator(new Map([[credentials.adminToken, ADMIN]])), ...(tokenFile ? [tokenFile] : []), ...bootstrapTokens(stores, naming)];
   const openapi = new OpenApi(registry);
@@ -219,6 +223,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({
     endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
+    ...(metricsApi ? { metricsApi: metricsApi.api } : {}),
     authentication: {
       groups: authenticationGroups(naming),
       reviewToken: async (token) => {
@@ -295,6 +300,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ready = false;
       crds?.stop();
       apiMetrics.stop();
+      await metricsApi?.stop();
       agents.close();
       compactor.stop();
       stopServiceAllocator();

@@ -56,6 +56,12 @@ export const apiserverFlags = {
     description: "A port range to reserve for services with NodePort visibility. Example: '30000-32767'. Inclusive at both ends of the range.",
     check: (v) => { try { parsePortRange(v); return undefined; } catch (err) { return (err as Error).message; } },
   }),
+  "metric-resolution": flag.duration({
+    section: GENERIC,
+    default: "15s",
+    check: (ms) => (ms < 1000 ? "must be at least 1s" : undefined),
+    description: "How often the node agents' /metrics/resource are scraped for the metrics.k8s.io API (kubectl top, HorizontalPodAutoscalers), as metrics-server's --metric-resolution.",
+  }),
   "join-token-ttl": flag.duration({
     section: "Authentication flags",
     default: "24h",

@@ -29,6 +29,7 @@ export async function startApiServerFromFlags(
     securePort: flags.get("secure-port"),
     storage: { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")] },
     compactionIntervalMs: flags.get("compaction-interval"),
+    metricResolutionMs: flags.get("metric-resolution"),
     serviceClusterIPRange: flags.get("service-cluster-ip-range"),
     serviceNodePortRange: flags.get("service-node-port-range"),
     featureGates: context.featureGates,

@@ -28,6 +28,18 @@ export const controllerFlags = {
     max: 1000,
     description: "The maximum number of endpoints the endpointslice controller puts in one EndpointSlice.",
   }),
+  "horizontal-pod-autoscaler-sync-period": flag.duration({
+    section: SECTION,
+    default: "15s",
+    check: (ms) => (ms < 1000 ? "must be at least 1s" : undefined),
+    description: "The period for syncing the number of pods in horizontal pod autoscaler.",
+  }),
+  "horizontal-pod-autoscaler-downscale-stabilization": flag.duration({
+    section: SECTION,
+    default: "5m",
+    check: (ms) => (ms < 0 ? "must not be negative" : undefined),
+    description: "The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.",
+  }),
 };
 
 function syncs(kinds: string, byDefault: number) {
@@ -51,6 +63,8 @@ export function controllerConfigFromFlags(values: ControllerFlagValues): Control
     concurrentDeploymentSyncs: values["concurrent-deployment-syncs"],
     concurrentDaemonSetSyncs: values["concurrent-daemonset-syncs"],
     concurrentStatefulSetSyncs: values["concurrent-statefulset-syncs"],
+    hpaSyncPeriodMs: values["horizontal-pod-autoscaler-sync-period"],
+    hpaDownscaleStabilizationMs: values["horizontal-pod-autoscaler-downscale-stabilization"],
   };
 }
 

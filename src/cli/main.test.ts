@@ -225,6 +225,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "join-token-ttl": "24h0m0s",
       "max-mutating-requests-inflight": "200",
       "max-requests-inflight": "400",
+      "metric-resolution": "15s",
       "min-request-timeout": "1800",
       "request-timeout": "1m0s",
       "secure-port": "6443",

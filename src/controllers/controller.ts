@@ -45,6 +45,10 @@ export interface ControllerConfig {
   podGcPeriodMs?: number;
   /** Where the local-path provisioner makes volumes (`orch server`: DATA_DIR/volumes); unset: it does not run. */
   localPathDir?: string;
+  /** `--horizontal-pod-autoscaler-sync-period` (default 15 s). */
+  hpaSyncPeriodMs?: number;
+  /** `--horizontal-pod-autoscaler-downscale-stabilization` (default 5 min): the scale-down window of autoscalers without a behavior. */
+  hpaDownscaleStabilizationMs?: number;
   /** The CSR signer's CA and certificate lifetime (`--cluster-signing-cert-file`, `-key-file`, `-duration`); unset: nothing is signed. */
   signing?: { certFile: string; keyFile: string; durationMs?: number };
 }

@@ -28,3 +28,4 @@ export { pvcProtectionController, pvProtectionController, PvcProtectionControlle
 export { localPathProvisionerController, LocalPathProvisioner, localPathStorageClass, localPathProvisioner } from "./local-path-provisioner/controller.js";
 export { resourceQuotaController, ResourceQuotaController, type ResourceQuotaControllerOptions } from "./resourcequota/controller.js";
 export { disruptionController, DisruptionController } from "./disruption/controller.js";
+export { hpaController, HpaController } from "./hpa/controller.js";

@@ -30,6 +30,7 @@ import { localPathProvisionerController } from "./local-path-provisioner/control
 import { csrApprovingController, csrSigningController, tokenCleanerController } from "./certificates/index.js";
 import { resourceQuotaController } from "./resourcequota/controller.js";
 import { disruptionController } from "./disruption/controller.js";
+import { hpaController } from "./hpa/controller.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -61,6 +62,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   tokenCleanerController,
   resourceQuotaController,
   disruptionController,
+  hpaController,
 ];
 
 export interface LeaderElectionSettings {

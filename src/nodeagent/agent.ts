@@ -10,6 +10,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { join, resolve } from "node:path";
+import { uptime } from "node:os";
 import type { Pod, PodStatus } from "../api/core/types.js";
 import { componentName, configAnnotations, namingFor, type Naming } from "../machinery/naming.js";
 import { RestClient, loadKubeconfig, namingOfServer } from "../client/index.js";
@@ -33,6 +34,8 @@ import { connectRuntime } from "./runtime/connect.js";
 import { Shutdown } from "./shutdown/shutdown.js";
 import { cgroupV2, checkSwap } from "./swap/swap.js";
 import { SyncPipeline } from "./sync/sync-pipeline.js";
+import { StatsCollector } from "./stats/collect.js";
+import { ProbeMetrics, serveStats } from "./stats/endpoints.js";
 import { startWatchdog } from "./watchdog/watchdog.js";
 
 export interface NodeAgentOptions {
@@ -89,6 +92,8 @@ export interface NodeAgent {
   healthy(): boolean;
   /** Answers GET /containerLogs/{namespace}/{pod}/{container} (the component server checks access first). */
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
+  /** Answers GET /stats/summary, /metrics/resource, /metrics/probes, /metrics/cadvisor and /metrics/statscollector (access checked first). */
+  serveStats(req: Request, res: Response, url: URL): Promise<void>;
   /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
   serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
@@ -102,6 +107,11 @@ export interface NodeAgent {
   readonly done: Promise<string | undefined>;
 }
 
+
+/** When the node booted (the summary's node startTime), to the second. */
+function bootTime(): string {
+  return new Date(Math.floor((Date.now() - uptime() * 1000) / 1000) * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+}
 
 /** Local directories of seed 001's table that the agent owns, with their modes. */
 export function localDirectories(rootDir: string, certDir: string, podLogsDir: string): [string, number][] {
@@ -184,6 +194,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const gates = options.featureGates ?? defaultFeatureGates();
     const facts = () => nodeFacts({ nodeName, hostnameOverride: options.hostnameOverride, hostIP, rootDir, config, runtimeVersion: `${runtime.name}://${runtime.version}`, gates });
     const startFacts = facts();
+    const probeMetrics = new ProbeMetrics();
     const sync = new SyncPipeline({
       runtime: runtime.client,
       runtimeName: runtime.name,
@@ -198,6 +209,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       allocatable: allocatableNumbers(startFacts),
       ...(client ? { client } : {}),
       metrics: agentMetrics(options.metrics, naming, nodeName),
+      probeResults: (r) => probeMetrics.record(r),
       ...(options.metrics ? { registry: options.metrics } : {}),
       tuning,
       log,
@@ -220,6 +232,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const attach = new ContainerAttach({ pods: known, runtime: runtime.client });
     shutdown.defer(() => exec.close(), () => attach.close());
     startWatchdog({ healthy, signal, log });
+    const podStartTimes = () => new Map(sync.statuses.all().flatMap(({ pod, status }) => (status.startTime ? [[pod.metadata.uid!, status.startTime] as const] : [])));
+    const stats = { collector: new StatsCollector({ runtime: runtime.client, rootDir, podLogsDir, podStartTimes }), probes: probeMetrics, nodeName, nodeStartTime: bootTime(), log };
 
     log(`nodeagent: node ${nodeName} running ${client ? "joined" : "standalone"} on ${runtime.name} ${runtime.version} (${runtime.endpoint}); static pods from ${config.staticPodPath}`);
     const done = shutdown.arm(options.signal);
@@ -230,6 +244,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       pods: () => sync.statuses.all(),
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
+      serveStats: (req, res, url) => serveStats(stats, req, res, url),
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop: () => shutdown.stop(),

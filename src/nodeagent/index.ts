@@ -6,5 +6,6 @@ export { loadConfig, defaultConfig, ConfigError, type NodeAgentConfig } from "./
 export { CONTAINER_LOGS_PATH } from "./logs/container-logs.js";
 export { EXEC_PATH } from "./exec/container-exec.js";
 export { ATTACH_PATH } from "./exec/container-attach.js";
+export { STATS_PATHS } from "./stats/endpoints.js";
 export { LockContentionError } from "./lock/lock-file.js";
 export { SwapError } from "./swap/swap.js";

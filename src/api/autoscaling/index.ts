@@ -1,20 +1,23 @@
-// The autoscaling/v1 group as far as orch serves it: only the Scale type,
-// which the scale subresources of deployments, replicasets and statefulsets
-// speak. It has no resource of its own.
+// The autoscaling group: the v1 Scale type, which the scale subresources of
+// deployments, replicasets and statefulsets speak, and the v2
+// HorizontalPodAutoscaler (v1 HorizontalPodAutoscaler is not served: orch has
+// no conversion between built-in versions yet).
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { AUTOSCALING_TYPES } from "./schemas.js";
+import { HPA_TYPES, horizontalPodAutoscalers } from "./horizontalpodautoscalers.js";
 
 export { AUTOSCALING_TYPES, AUTOSCALING_V1 } from "./schemas.js";
 export type { Scale } from "./schemas.js";
+export { AUTOSCALING_V2, HPA_TYPES, defaultScaleDown, defaultScaleUp, type HorizontalPodAutoscaler, type HorizontalPodAutoscalerCondition, type HPAScalingRules, type MetricSpec, type MetricStatus } from "./horizontalpodautoscalers.js";
 
 export const autoscalingModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
-    registry.add(...AUTOSCALING_TYPES);
+    registry.add(...AUTOSCALING_TYPES, ...HPA_TYPES);
   },
   resources(): ResourceDefinition[] {
-    return [];
+    return [horizontalPodAutoscalers];
   },
 };
 

@@ -46,11 +46,21 @@ export interface ProbeEvent {
   message: string;
 }
 
+export interface ProbeResult {
+  pod: Pod;
+  container: string;
+  kind: Kind;
+  ok: boolean;
+  seconds: number;
+}
+
 export interface ProberOptions {
   runtime: CriClient;
   onChange: (uid: string) => void;
   /** Each failed probe run, for the Unhealthy event. */
   onEvent?: (event: ProbeEvent) => void;
+  /** Each probe run with its outcome and how long it took (the agent's /metrics/probes). */
+  onResult?: (result: ProbeResult) => void;
   log?: (line: string) => void;
   /** Milliseconds per probe second (periodSeconds, initialDelaySeconds); tests shorten it. Default 1000. */
   secondMs?: number;
@@ -160,7 +170,9 @@ export class Prober {
         w.timer = setTimeout(() => void tick(), period);
         return;
       }
+      const began = performance.now();
       const outcome = await runProbe(probe, { runtime: this.#o.runtime, containerId, container, podIP });
+      this.#o.onResult?.({ pod, container: container.name!, kind, ok: outcome.ok, seconds: (performance.now() - began) / 1000 });
       if (w.stopped) return;
       if (!outcome.ok) {
         w.lastOutput = outcome.output;

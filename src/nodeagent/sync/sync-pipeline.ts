@@ -17,7 +17,7 @@ import { NO_POD_EVENTS, podEvents } from "../events/pod-events.js";
 import type { AgentMetrics } from "../metrics/metrics.js";
 import { Pleg } from "../pleg/pleg.js";
 import { PodWorkers } from "../pod-workers/pod-workers.js";
-import { Prober } from "../probes/prober.js";
+import { Prober, type ProbeResult } from "../probes/prober.js";
 import { Backoff } from "../runtime-manager/backoff.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { PodSyncer } from "../runtime-manager/pod-syncer.js";
@@ -44,6 +44,8 @@ export interface SyncPipelineOptions {
   /** Joined mode: events, ConfigMaps and Secrets, status writes and the API's pods. */
   client?: RestClient;
   metrics: AgentMetrics;
+  /** Each probe run (the agent's /metrics/probes). */
+  probeResults?: (result: ProbeResult) => void;
   /** The component's registry, for the pods informer. */
   registry?: MetricsRegistry;
   tuning: { plegPeriodMs?: number; crashLoopBackOff?: { initialMs: number; maxMs: number } };
@@ -63,7 +65,7 @@ export class SyncPipeline {
     this.#o = options;
     const { runtime, client, naming, config, log } = options;
     const events = client ? podEvents({ client, component: naming.agentName, host: options.nodeName, log }) : NO_POD_EVENTS;
-    this.#prober = new Prober({ runtime, onChange: (uid) => this.workers.wake(uid), onEvent: (e) => events.record(e.pod, e.container, "Warning", e.reason, e.message), log });
+    this.#prober = new Prober({ runtime, onChange: (uid) => this.workers.wake(uid), onEvent: (e) => events.record(e.pod, e.container, "Warning", e.reason, e.message), ...(options.probeResults ? { onResult: options.probeResults } : {}), log });
     this.syncer = new PodSyncer({
       runtime,
       labels: options.labels,

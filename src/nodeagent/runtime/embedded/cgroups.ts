@@ -37,17 +37,20 @@ export class Cgroups {
       this.version = "v2";
     } else if (V1_CONTROLLERS.every((c) => existsSync(join(root, c, "cgroup.procs")))) {
       this.version = "v1";
+      // A hybrid host: containers join the unified hierarchy too (no controllers there), for their pressure files.
+      this.#unified = existsSync(join(root, "unified", "cgroup.procs"));
     } else {
       this.unavailable = `no writable cgroup hierarchy under ${root}`;
     }
   }
 
   readonly #root: string;
+  #unified = false;
 
   /** The cgroup.procs files a process writes itself into to join the group `path` (relative, e.g. "orch/abc"). */
   procsFiles(path: string): string[] {
     if (this.version === "v2") return [join(this.#root, path, "cgroup.procs")];
-    if (this.version === "v1") return V1_CONTROLLERS.map((c) => join(this.#root, c, path, "cgroup.procs"));
+    if (this.version === "v1") return this.#v1Dirs(path).map((d) => join(d, "cgroup.procs"));
     return [];
   }
 
@@ -186,7 +189,12 @@ export class Cgroups {
 
   #dirs(path: string): string[] {
     if (this.version === "v2") return [join(this.#root, path)];
-    if (this.version === "v1") return V1_CONTROLLERS.map((c) => join(this.#root, c, path));
+    if (this.version === "v1") return this.#v1Dirs(path);
     return [];
+  }
+
+  #v1Dirs(path: string): string[] {
+    const dirs = V1_CONTROLLERS.map((c) => join(this.#root, c, path));
+    return this.#unified ? [...dirs, join(this.#root, "unified", path)] : dirs;
   }
 }
