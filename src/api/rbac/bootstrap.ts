@@ -89,7 +89,8 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
   const adminRules = [
     ...editRules,
     rule(["create"], [`authorization.${naming.groupSuffix}`], ["localsubjectaccessreviews"]),
-    rule([...READ, ...WRITE], [rbac], ["rolebindings", "roles"]),
+    // Both spellings of the group: upstream's is served as an alias (alias-group.ts) for kubectl's `auth reconcile`.
+    rule([...READ, ...WRITE], [...new Set([rbac, "rbac.authorization.k8s.io"])], ["rolebindings", "roles"]),
   ];
   const discoveryURLs = ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"];
   // Upstream lists the three health paths alone; orch's public paths (component/endpoints.ts) include their
