@@ -26,7 +26,7 @@ import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
-import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, credentialFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
@@ -44,6 +44,7 @@ const serverFlags = {
   ...apiserverFlags,
   ...controllerFlags,
   ...signingFlags,
+  ...credentialFlags(true),
   "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
   "container-runtime-endpoint": flag.string({
     section: NODE,
@@ -259,6 +260,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const loops = [
     runControllerManager({
       client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
+      useServiceAccountCredentials: flags.get("use-service-account-credentials"),
       // The local-path provisioner makes volumes here: this host is the node's.
       config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
       metrics: metrics.controllers,

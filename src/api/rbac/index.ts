@@ -13,6 +13,7 @@ import type { ApiObject } from "../../machinery/index.js";
 
 export { RBAC_TYPES, RBAC_V1 } from "./schemas.js";
 export type { ClusterRole, PolicyRule, Role, RoleBinding, RoleRef, Subject } from "./types.js";
+export { CONTROLLER_ROLE_PREFIX, controllerAccount, controllerRoles, type ControllerRole } from "./controller-roles.js";
 export { AUTOUPDATE_ANNOTATION, BOOTSTRAP_LABEL, bootstrapPolicy, nodeRules, type BootstrapPolicy } from "./bootstrap.js";
 
 export const rbacModule: ApiGroupModule = {
