@@ -23,7 +23,9 @@ export const certificatesModule: ApiGroupModule = {
     const upstream = namingFor("k8s.io").certificatesGroup;
     if (naming.certificatesGroup === upstream) return [certificateSigningRequests(naming)];
     const alias = certificateSigningRequests({ ...naming, certificatesGroup: upstream });
-    return [certificateSigningRequests(naming), storedUnderGroup(alias, naming.certificatesGroup)];
+    // Upstream's name first: discovery lists it first, so kubectl's mapping of `certificate approve NAME` (by resource, the
+    // first group serving it) lands on the group it checks for.
+    return [storedUnderGroup(alias, naming.certificatesGroup), certificateSigningRequests(naming)];
   },
 };
 
