@@ -54,7 +54,6 @@ const PROFILES: readonly Profile[] = [
     exceptions: [
       { match: /^orch-embedded:\/\//, reason: "the container runtime's own name in runtime versions and container ids (as containerd:// is containerd's)" },
       { match: /^[a-z0-9.-]+_orch-server-[0-9a-f]+$/, reason: "the leader-election identity names the process holding the lease (host_process-id), not a name of the table" },
-      { match: /^orch[:-]apiserver-nodeagent-client$/, reason: "the API server's client certificate towards node agents has a fixed CN, made at the data folder's first start (src/component/pki.ts); its bootstrap binding names that user (to follow the table it needs a certificate per profile)" },
     ],
     expect: { hostnameLabel: "kubernetes.io/hostname", leaseNamespace: "kube-node-lease", managers: ["kube-controller-manager", "kubelet"] },
   },

@@ -5,7 +5,7 @@
 // kinds this server serves); withAggregation (aggregation.ts) turns them into
 // upstream's aggregated roles. Data only; the API server reconciles it at start.
 
-import type { Naming } from "../../machinery/naming.js";
+import { nodeAgentClientUser, type Naming } from "../../machinery/naming.js";
 import type { ClusterRole, PolicyRule, RoleBinding, Subject } from "./types.js";
 import { withAggregation } from "./aggregation.js";
 import { CONTROLLER_ROLE_PREFIX, controllerRoles } from "./controller-roles.js";
@@ -145,7 +145,7 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding("system:service-account-issuer-discovery", [group("system:serviceaccounts")]),
       binding("system:monitoring", [group("system:monitoring")]),
       // The API server's client certificate towards node agents (component/pki.ts NODE_AGENT_CLIENT; upstream's apiserver-kubelet-client).
-      { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: "orch-apiserver-nodeagent-client" }]), metadata: meta("orch:apiserver-nodeagent-client") },
+      { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: nodeAgentClientUser(naming) }]), metadata: meta(nodeAgentClientUser(naming).replace("-", ":")) },
       // kubeadm's kubelet-bootstrap, node-autoapprove-bootstrap and node-autoapprove-certificate-rotation bindings.
       binding("system:node-bootstrapper", [group("system:bootstrappers")]),
       binding(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [group("system:bootstrappers")]),
