@@ -4,10 +4,14 @@
 // rolls out and a Job completes; each controller's account exists in the
 // system namespace; a token of the Deployment controller's account is that
 // account (`kubectl auth whoami`) and is refused what its role lacks (403
-// with upstream's text), allowed what it has.
+// with upstream's text), allowed what it has. The server's own node agent
+// talks as system:node:NAME, so the Node authorizer bounds it.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
@@ -62,6 +66,37 @@ describe("controllers under their own service accounts (orch server)", { skip: s
     await canI(["create", "pods", "-n", NS], "no");
     await canI(["delete", "deployments", "-n", NS], "no");
     assert.equal((await as("get", "replicasets", "-n", NS)).code, 0, "its role reads replica sets");
+  });
+
+  test("orch server's own node agent talks as system:node:NAME: its pods get their secret, other secrets are refused (Node authorizer)", async () => {
+    const pem = readFileSync(join(orch.dataDir, "nodeagent", "pki", "nodeagent-client-current.pem"), "utf8");
+    const cert = new X509Certificate(pem);
+    assert.ok(cert.subject.split("\n").includes("CN=system:node:creds-main"), cert.subject);
+    assert.ok(cert.subject.split("\n").includes("O=system:nodes"), cert.subject);
+    await k.ok("create", "secret", "generic", "mounted", "-n", NS, "--from-literal=k=v");
+    await k.ok("create", "secret", "generic", "unrelated", "-n", NS, "--from-literal=k=v");
+    const podFile = join(orch.dataDir, "secret-pod.yaml");
+    writeFileSync(podFile, `apiVersion: v1
+kind: Pod
+metadata: {name: with-secret, namespace: ${NS}}
+spec:
+  containers: [{name: c, image: busybox:1.36, command: [cat, /s/k], volumeMounts: [{name: s, mountPath: /s}]}]
+  restartPolicy: Never
+  volumes: [{name: s, secret: {secretName: mounted}}]
+`);
+    await k.ok("apply", "-f", podFile);
+    const done = await k.run(["wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/with-secret", "-n", NS, "--timeout=90s"], { timeoutMs: 100_000 });
+    assert.equal(done.code, 0, done.stderr + done.stdout);
+    assert.equal((await k.ok("logs", "with-secret", "-n", NS)).trim(), "v");
+    // The agent's own credentials: the Node authorizer's graph, not admin.
+    const certFile = join(orch.dataDir, "node.crt");
+    writeFileSync(certFile, pem);
+    const asNode = (...args: string[]) => k.run(["--client-certificate", certFile, "--client-key", certFile, "--token", "", ...args]);
+    const mine = await asNode("get", "secret", "mounted", "-n", NS);
+    assert.equal(mine.code, 0, mine.stderr);
+    const other = await asNode("get", "secret", "unrelated", "-n", NS);
+    assert.notEqual(other.code, 0);
+    assert.match(other.stderr, /secrets "unrelated" is forbidden: User "system:node:creds-main" cannot get resource "secrets" in API group "" in the namespace "creds-e2e": no relationship found between node 'creds-main' and this object/);
   });
 
   test("the garbage collector and the namespace controller clean up under their roles", async () => {
