@@ -7,7 +7,7 @@ import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent
 import { componentName, namingFor } from "../machinery/naming.js";
 import { RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { bootstrapNodeCredentials, rotateNodeCertificate } from "../nodeagent/certificates/index.js";
+import { bootstrapNodeCredentials, rotateNodeCertificate, type BootstrappedCredentials } from "../nodeagent/certificates/index.js";
 import { nodeHostname } from "../nodeagent/host/host.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { serveComponent } from "./serve-component.js";
@@ -88,6 +88,18 @@ export const command = defineCommand({
     // address:port; ready once the PLEG relists.
     let agent: NodeAgent | undefined;
     const certDir = flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`;
+    // TLS bootstrap first, as upstream's kubelet: the port checks callers with the --kubeconfig it writes.
+    let credentials: BootstrappedCredentials | undefined;
+    const nodeName = nodeHostname(flags.get("hostname-override"));
+    try {
+      if (flags.get("bootstrap-kubeconfig")) {
+        credentials = await bootstrapNodeCredentials({ kubeconfig: flags.get("kubeconfig"), bootstrapKubeconfig: flags.get("bootstrap-kubeconfig"), certDir, nodeName, signal: context.signal, log });
+      }
+    } catch (err) {
+      if (context.signal.aborted) return 0;
+      log(`${context.command}: TLS bootstrap: ${(err as Error).message}`);
+      return 1;
+    }
     const server = await serveComponent({
       // Without --tls-cert-file, the self-signed pair is <cert-dir>/nodeagent.crt|.key, reused across restarts.
       certDir: { dir: certDir, name: namingFor().agentName },
@@ -99,15 +111,7 @@ export const command = defineCommand({
       ...(config.authentication.x509.clientCAFile ? { clientCaFile: config.authentication.x509.clientCAFile } : {}),
       ...agentEndpoints(() => agent),
     });
-    let joined: { client: RestClient; rotating: Promise<void> } | undefined;
-    try {
-      if (flags.get("bootstrap-kubeconfig")) joined = await bootstrapped(flags, certDir, context.signal, log, server.metrics);
-    } catch (err) {
-      await server.close();
-      if (context.signal.aborted) return 0;
-      log(`${context.command}: TLS bootstrap: ${(err as Error).message}`);
-      return 1;
-    }
+    const joined = credentials === undefined ? undefined : withRotation(credentials, nodeName, certDir, context.signal, log, server.metrics);
     try {
       agent = await startNodeAgent({
         ...(joined !== undefined ? { client: joined.client } : {}),
@@ -154,13 +158,10 @@ export const command = defineCommand({
   },
 });
 
-/** --bootstrap-kubeconfig: the node's certificate (got with the bootstrap token when needed), its client, and its renewal. */
-async function bootstrapped(
-  flags: { get(name: "kubeconfig" | "bootstrap-kubeconfig" | "hostname-override"): string },
-  certDir: string, signal: AbortSignal, log: (line: string) => void, metrics: MetricsRegistry,
-): Promise<{ client: RestClient; rotating: Promise<void> }> {
-  const nodeName = nodeHostname(flags.get("hostname-override"));
-  const creds = await bootstrapNodeCredentials({ kubeconfig: flags.get("kubeconfig"), bootstrapKubeconfig: flags.get("bootstrap-kubeconfig"), certDir, nodeName, signal, log });
+/** --bootstrap-kubeconfig: the client of the node's certificate, and its renewal at 80 % of its life. */
+function withRotation(
+  creds: BootstrappedCredentials, nodeName: string, certDir: string, signal: AbortSignal, log: (line: string) => void, metrics: MetricsRegistry,
+): { client: RestClient; rotating: Promise<void> } {
   const client = new RestClient(creds.config, { userAgent: `${componentName(creds.naming, "nodeagent")}/${nodeName}`, metrics });
   const rotating = rotateNodeCertificate({
     config: creds.config, certificate: creds.certificate, dir: certDir, naming: creds.naming, nodeName, signal, log,
