@@ -89,9 +89,12 @@ spec:
     assert.equal(done.code, 0, done.stderr + done.stdout);
     assert.equal((await k.ok("logs", "with-secret", "-n", NS)).trim(), "v");
     // The agent's own credentials: the Node authorizer's graph, not admin.
-    const certFile = join(orch.dataDir, "node.crt");
-    writeFileSync(certFile, pem);
-    const asNode = (...args: string[]) => k.run(["--client-certificate", certFile, "--client-key", certFile, "--token", "", ...args]);
+    const data = Buffer.from(pem).toString("base64");
+    const nodeKubeconfig = join(orch.dataDir, "node.kubeconfig");
+    writeFileSync(nodeKubeconfig, readFileSync(orch.kubeconfig, "utf8").replace(/    token: .*/, `    client-certificate-data: ${data}\n    client-key-data: ${data}`));
+    const node = new Kubectl(nodeKubeconfig);
+    assert.match(await node.ok("auth", "whoami"), /system:node:creds-main[\s\S]*system:nodes/);
+    const asNode = (...args: string[]) => node.run(args);
     const mine = await asNode("get", "secret", "mounted", "-n", NS);
     assert.equal(mine.code, 0, mine.stderr);
     const other = await asNode("get", "secret", "unrelated", "-n", NS);
