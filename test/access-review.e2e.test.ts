@@ -135,7 +135,9 @@ subjects:
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: widget-reader}
 `;
 
-describe("kubectl auth reconcile (--api-group-suffix=k8s.io)", { skip: kubectlSkipReason() ?? false }, () => {
+// On the orch.io profile the same file works: rbac.authorization.k8s.io is served there as an alias of
+// rbac.authorization.orch.io (api/alias-group.ts), one storage under both names.
+for (const suffix of ["k8s.io", "orch.io"]) describe(`kubectl auth reconcile (--api-group-suffix=${suffix})`, { skip: kubectlSkipReason() ?? false }, () => {
   let t: TestServer;
   let k: Kubectl;
   const dir = mkdtempSync(join(tmpdir(), "orch-e2e-reconcile-"));
@@ -149,7 +151,7 @@ describe("kubectl auth reconcile (--api-group-suffix=k8s.io)", { skip: kubectlSk
   before(async () => {
     t = await startTestServer({
       modules: builtinModules(),
-      groupSuffix: "k8s.io",
+      groupSuffix: suffix,
       authenticators: [new TokenAuthenticator(new Map([["carol-token", { name: "carol", groups: ["system:authenticated"] }]]))],
     });
     k = new Kubectl(t.server.kubeconfigPath);
@@ -178,8 +180,8 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role-manager}
     assert.match(created.stdout, /^role.rbac.authorization.k8s.io\/reader reconciled$/m);
     assert.match(created.stdout, /^clusterrolebinding.rbac.authorization.k8s.io\/widget-reader reconciled$/m);
     assert.match(created.stderr, /reconciliation required create/);
-    assert.deepEqual((await json("get", "role", "reader", "-n", "team-r")).rules, [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]);
-    assert.deepEqual((await json("get", "clusterrolebinding", "widget-reader")).roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "widget-reader" });
+    assert.deepEqual((await json("get", "role.rbac.authorization.k8s.io", "reader", "-n", "team-r")).rules, [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]);
+    assert.deepEqual((await json("get", "clusterrolebinding.rbac.authorization.k8s.io", "widget-reader")).roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "widget-reader" });
 
     const again = await k.run(["auth", "reconcile", "-f", join(dir, "v1.yaml")]);
     assert.equal(again.code, 0, again.stderr);
@@ -189,15 +191,15 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role-manager}
     assert.equal(grown.code, 0, grown.stderr);
     assert.match(grown.stderr, /reconciliation required update/);
     // kubectl adds what is missing as rules of their own.
-    assert.deepEqual((await json("get", "role", "reader", "-n", "team-r")).rules, [
+    assert.deepEqual((await json("get", "role.rbac.authorization.k8s.io", "reader", "-n", "team-r")).rules, [
       { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }, { apiGroups: [""], resources: ["pods"], verbs: ["watch"] },
     ]);
-    assert.deepEqual((await json("get", "rolebinding", "reader", "-n", "team-r")).subjects.map((s: { name: string }) => s.name), ["alice", "bob"]);
+    assert.deepEqual((await json("get", "rolebinding.rbac.authorization.k8s.io", "reader", "-n", "team-r")).subjects.map((s: { name: string }) => s.name), ["alice", "bob"]);
 
     const trimmed = await k.run(["auth", "reconcile", "-f", join(dir, "v1.yaml"), "--remove-extra-permissions", "--remove-extra-subjects"]);
     assert.equal(trimmed.code, 0, trimmed.stderr);
-    assert.deepEqual((await json("get", "role", "reader", "-n", "team-r")).rules, [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]);
-    assert.deepEqual((await json("get", "rolebinding", "reader", "-n", "team-r")).subjects.map((s: { name: string }) => s.name), ["alice"]);
+    assert.deepEqual((await json("get", "role.rbac.authorization.k8s.io", "reader", "-n", "team-r")).rules, [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]);
+    assert.deepEqual((await json("get", "rolebinding.rbac.authorization.k8s.io", "reader", "-n", "team-r")).subjects.map((s: { name: string }) => s.name), ["alice"]);
 
     // carol reconciles the Role only: adding watch (she lacks it) is refused by the escalation check.
     const carolRole = file("carol-role.yaml", reconcileFile("get, list, watch", "alice").split("---")[0]!);
@@ -206,5 +208,33 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: role-manager}
     assert.match(refused.stderr, /roles.rbac.authorization.k8s.io "reader" is forbidden: user "carol" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["pods"\], Verbs:\["watch"\]\}/);
     const allowed = await k.run(["--token", "carol-token", "auth", "reconcile", "-f", file("carol-ok.yaml", reconcileFile("get, list", "alice").split("---")[0]!)]);
     assert.equal(allowed.code, 0, allowed.stderr);
+    // Stored once, under the profile's own group: the profile's name reads the same objects.
+    const own = await json("get", `rolebinding.rbac.authorization.${suffix}`, "reader", "-n", "team-r");
+    assert.equal(own.apiVersion, `rbac.authorization.${suffix}/v1`);
+    assert.deepEqual(own.roleRef, { apiGroup: `rbac.authorization.${suffix}`, kind: "Role", name: "reader" });
+  });
+
+  test("kubectl certificate approve and deny (certificates.k8s.io compiled in)", async () => {
+    const { makeCertificateRequest } = await import("../src/component/pki.js");
+    const { signerNames } = await import("../src/api/certificates/index.js");
+    const { namingFor } = await import("../src/machinery/naming.js");
+    const signer = signerNames(namingFor(suffix)).apiServerClient;
+    for (const name of ["approve-me", "deny-me"]) {
+      const request = Buffer.from((await makeCertificateRequest(name, [])).csr).toString("base64");
+      await k.ok("create", "-f", file(`${name}.yaml`, `apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: ${name}}
+spec:
+  request: ${request}
+  signerName: ${signer}
+  usages: [client auth]
+`));
+    }
+    assert.match(await k.ok("certificate", "approve", "approve-me"), /certificatesigningrequest.certificates.k8s.io\/approve-me approved/);
+    assert.match(await k.ok("certificate", "deny", "deny-me"), /certificatesigningrequest.certificates.k8s.io\/deny-me denied/);
+    const conditions = async (name: string) =>
+      (await json("get", `csr.certificates.${suffix}`, name)).status.conditions.map((c: { type: string; reason: string }) => `${c.type}/${c.reason}`);
+    assert.deepEqual(await conditions("approve-me"), ["Approved/KubectlApprove"]);
+    assert.deepEqual(await conditions("deny-me"), ["Denied/KubectlDeny"]);
   });
 });

@@ -158,11 +158,14 @@ describe("service-account tokens on orch server", { skip: skipReason() }, () => 
     assert.equal(result.secrets, 403, JSON.stringify(result));
     assert.match(result.secretsMessage, new RegExp(`User "system:serviceaccount:${NS}:reader" cannot list resource "secrets"`));
     assert.equal(result.otherNamespace, 403);
-    // The mounted token is bound to the pod and lives 3607 s, as the admission step asked.
+    // The mounted token is bound to the pod; asked for 3607 s by the admission step, it is signed for a year with
+    // warnafter at 3607 s (--service-account-extend-token-expiration, on by default as upstream's).
     const uid = (await k.ok("get", "pod", "in-cluster", "-n", NS, "-o", "jsonpath={.metadata.uid}")).trim();
     const claims = decodeJwt(result.token);
-    assert.deepEqual((claims["orch.io"] as { pod?: unknown }).pod, { name: "in-cluster", uid });
-    assert.equal(claims.exp! - claims.iat!, 3607);
+    const own = claims["orch.io"] as { pod?: unknown; warnafter?: number };
+    assert.deepEqual(own.pod, { name: "in-cluster", uid });
+    assert.equal(claims.exp! - claims.iat!, 365 * 24 * 3600);
+    assert.equal(own.warnafter, claims.iat! + 3607);
   });
 
   test("without env of its own, a pod finds the API server by the kubernetes service's environment and cluster IP", async () => {

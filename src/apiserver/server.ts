@@ -9,7 +9,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { namingFor, providerName, type Naming } from "../machinery/naming.js";
+import { namingFor, nodeAgentClientUser, providerName, type Naming } from "../machinery/naming.js";
 import type { ApiGroupModule } from "../api/resource.js";
 import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck } from "../component/index.js";
@@ -167,7 +167,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     advertiseAddress(options.bindAddress),
     // Pods reach the server as the `kubernetes` service (in-cluster clients): its names and cluster IP, as upstream's serving certificate.
     ...inClusterNames(options.serviceClusterIPRange ?? "10.96.0.0/12"),
-  ]);
+  ], nodeAgentClientUser(naming));
   // Read before anything starts: a malformed encryption config stops the start with what is wrong.
   const encryption = options.encryptionProviderConfig ? loadEncryptionConfig(options.encryptionProviderConfig, naming.groupSuffix) : undefined;
   // Likewise the admission configuration (PodSecurity's defaults and exemptions).

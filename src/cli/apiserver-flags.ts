@@ -126,6 +126,14 @@ export const apiserverFlags = {
       "The maximum validity duration of a token created by the service account token issuer. If an otherwise valid TokenRequest with a validity duration " +
       "larger than this value is requested, a token will be issued with a validity duration of this value (0: no maximum).",
   }),
+  "service-account-extend-token-expiration": flag.bool({
+    section: "Authentication flags",
+    default: true,
+    description:
+      "Turns on projected service account expiration extension during token generation, which helps safe transition from legacy token to bound service " +
+      "account token feature. If this flag is enabled, admission injected tokens would be extended up to 1 year to prevent unexpected failure during " +
+      "transition, ignoring value of service-account-max-token-expiration.",
+  }),
   "enable-admission-plugins": flag.strings({
     section: "Admission flags",
     description:

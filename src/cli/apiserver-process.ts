@@ -51,6 +51,7 @@ export async function startApiServerFromFlags(
       jwksUri: flags.get("service-account-jwks-uri"),
       apiAudiences: flags.get("api-audiences"),
       maxExpirationSeconds: Math.floor(flags.get("service-account-max-token-expiration") / 1000),
+      extendExpiration: flags.get("service-account-extend-token-expiration"),
       admission: ((options.serviceAccountAdmission ?? false) || flags.get("enable-admission-plugins").includes("ServiceAccount")) && !flags.get("disable-admission-plugins").includes("ServiceAccount"),
     },
     authorizationModes: flags.get("authorization-mode"),

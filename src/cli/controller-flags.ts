@@ -68,6 +68,20 @@ export function controllerConfigFromFlags(values: ControllerFlagValues): Control
   };
 }
 
+/** `--use-service-account-credentials` (upstream's; off in `orch controller-manager` as upstream's, on in `orch server`). */
+export function credentialFlags(byDefault: boolean) {
+  return {
+    "use-service-account-credentials": flag.bool({
+      section: SECTION,
+      default: byDefault,
+      description:
+        "If true, use individual service account credentials for each controller: controller NAME talks as the service account <account> in the " +
+        "system namespace (created when missing, tokens renewed), bound to the ClusterRole system:controller:<account>. The shared informers keep the " +
+        "manager's credentials.",
+    }),
+  };
+}
+
 /** The CSR signer's flags (upstream's names); orch server defaults the files to its data folder's CA. */
 export const signingFlags = {
   "cluster-signing-cert-file": flag.string({ section: SECTION, description: "PEM CA certificate the CSR signer signs with (orch server: DATA_DIR/ca.crt when empty)." }),

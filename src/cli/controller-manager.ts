@@ -7,7 +7,7 @@ import { baseFlags, flag, secureServingFlags, tlsServingFlags } from "../compone
 import { componentClient, loadKubeconfig } from "../client/index.js";
 import { CONTROLLERS, runControllerManager, selectControllers } from "../controllers/index.js";
 import { defineCommand } from "./command.js";
-import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, credentialFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { serveComponent } from "./serve-component.js";
 
 const GENERIC = "Generic flags";
@@ -37,6 +37,7 @@ export const command = defineCommand({
     }),
     ...controllerFlags,
     ...signingFlags,
+    ...credentialFlags(false),
     ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 10257 }),
     ...tlsServingFlags(),
     ...baseFlags(),
@@ -60,6 +61,7 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
+        useServiceAccountCredentials: flags.get("use-service-account-credentials"),
         config: { ...controllerConfigFromFlags(flags.values), signing: signingConfigFromFlags((name) => flags.get(name)) },
         signal: context.signal,
         log,

@@ -229,6 +229,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "min-request-timeout": "1800",
       "request-timeout": "1m0s",
       "secure-port": "6443",
+      "service-account-extend-token-expiration": "true",
       "service-account-issuer": "[https://kubernetes.default.svc.cluster.local]",
       "service-account-jwks-uri": "",
       "service-account-key-file": "[]",

@@ -35,6 +35,20 @@ test("orch nodeagent: a bad drop-in exits 2 naming the file and the field", asyn
   }
 });
 
+test("orch nodeagent --bootstrap-kubeconfig: without --kubeconfig it is refused; an unreadable bootstrap file exits 1 naming it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-boot-"));
+  try {
+    const alone = orch(["--port", "0", "--root-dir", join(dir, "root"), "--bootstrap-kubeconfig", join(dir, "boot.kubeconfig")]);
+    assert.notEqual(await alone.exit, 0);
+    assert.match(alone.output(), /--bootstrap-kubeconfig needs --kubeconfig/);
+    const missing = orch(["--port", "0", "--root-dir", join(dir, "root"), "--cert-dir", join(dir, "pki"), "--kubeconfig", join(dir, "agent.kubeconfig"), "--bootstrap-kubeconfig", join(dir, "boot.kubeconfig")]);
+    assert.equal(await missing.exit, 1);
+    assert.match(missing.output(), /TLS bootstrap: .*boot\.kubeconfig/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("orch nodeagent: a second agent on the same lock file exits with a clear error; the first stops cleanly on SIGTERM", { skip: process.getuid?.() !== 0 ? "needs root (the embedded runtime)" : undefined }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "nodeagent-cli-"));
   try {

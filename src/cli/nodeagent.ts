@@ -4,7 +4,11 @@
 
 import { baseFlags, flag, parseFeatureGates, tlsServingFlags, type AccessPolicy } from "../component/index.js";
 import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
-import { namingFor } from "../machinery/naming.js";
+import { componentName, namingFor } from "../machinery/naming.js";
+import { RestClient } from "../client/index.js";
+import type { MetricsRegistry } from "../component/metrics/index.js";
+import { bootstrapNodeCredentials, rotateNodeCertificate, type BootstrappedCredentials } from "../nodeagent/certificates/index.js";
+import { nodeHostname } from "../nodeagent/host/host.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { serveComponent } from "./serve-component.js";
 import { defineCommand } from "./command.js";
@@ -20,6 +24,13 @@ export const command = defineCommand({
     "through a container runtime. Without --kubeconfig it runs standalone (seed 001, \"What the service does\" 7).",
   flags: {
     kubeconfig: flag.string({ section: GENERIC, description: "Path to a kubeconfig file for the control plane; empty runs the agent standalone." }),
+    "bootstrap-kubeconfig": flag.string({
+      section: GENERIC,
+      description:
+        "Path to a kubeconfig file holding a bootstrap token, used to get a client certificate for the agent when --kubeconfig does not exist or holds " +
+        "no valid certificate for this node. The certificate and key are kept in --cert-dir (<agent>-client-current.pem) and a kubeconfig naming them " +
+        "is written to --kubeconfig; the certificate is renewed at 80 % of its life.",
+    }),
     config: flag.string({ section: GENERIC, description: "Path to a NodeAgentConfiguration file (nodeagent.config.orch.io/v1beta1, YAML or JSON)." }),
     "config-dir": flag.string({ section: GENERIC, description: "Directory of drop-in configuration files merged over --config, in lexical name order (*.conf, *.yaml, *.yml, *.json)." }),
     "root-dir": flag.string({ section: GENERIC, default: "/var/lib/nodeagent", description: "Directory for the agent's files: pod volumes, plugins, checkpoints." }),
@@ -36,6 +47,10 @@ export const command = defineCommand({
     port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/containerLogs, /healthz, /metrics, /statusz...); 0 picks a free one (the Node advertises the port picked). Overrides port." }),
     ...tlsServingFlags(),
     ...baseFlags(),
+  },
+  validate(flags) {
+    if (flags.get("bootstrap-kubeconfig") && !flags.get("kubeconfig")) return "--bootstrap-kubeconfig needs --kubeconfig (where the agent's kubeconfig is written)";
+    return undefined;
   },
   async run(flags, context) {
     const log = (line: string) => context.stderr.write(`${line}\n`);
@@ -73,6 +88,18 @@ export const command = defineCommand({
     // address:port; ready once the PLEG relists.
     let agent: NodeAgent | undefined;
     const certDir = flags.isSet("cert-dir") || !flags.isSet("root-dir") ? flags.get("cert-dir") : `${flags.get("root-dir")}/pki`;
+    // TLS bootstrap first, as upstream's kubelet: the port checks callers with the --kubeconfig it writes.
+    let credentials: BootstrappedCredentials | undefined;
+    const nodeName = nodeHostname(flags.get("hostname-override"));
+    try {
+      if (flags.get("bootstrap-kubeconfig")) {
+        credentials = await bootstrapNodeCredentials({ kubeconfig: flags.get("kubeconfig"), bootstrapKubeconfig: flags.get("bootstrap-kubeconfig"), certDir, nodeName, signal: context.signal, log });
+      }
+    } catch (err) {
+      if (context.signal.aborted) return 0;
+      log(`${context.command}: TLS bootstrap: ${(err as Error).message}`);
+      return 1;
+    }
     const server = await serveComponent({
       // Without --tls-cert-file, the self-signed pair is <cert-dir>/nodeagent.crt|.key, reused across restarts.
       certDir: { dir: certDir, name: namingFor().agentName },
@@ -84,12 +111,14 @@ export const command = defineCommand({
       ...(config.authentication.x509.clientCAFile ? { clientCaFile: config.authentication.x509.clientCAFile } : {}),
       ...agentEndpoints(() => agent),
     });
+    const joined = credentials === undefined ? undefined : withRotation(credentials, nodeName, certDir, context.signal, log, server.metrics);
     try {
       agent = await startNodeAgent({
+        ...(joined !== undefined ? { client: joined.client } : {}),
         // The Node advertises the port actually served (--port 0 picks one).
         config: { ...config, port: server.port },
         ...(flags.get("node-ip") ? { nodeIP: flags.get("node-ip") } : {}),
-        ...(flags.get("kubeconfig") ? { kubeconfig: flags.get("kubeconfig") } : {}),
+        ...(flags.get("kubeconfig") && joined === undefined ? { kubeconfig: flags.get("kubeconfig") } : {}),
         ...(flags.get("hostname-override") ? { hostnameOverride: flags.get("hostname-override") } : {}),
         rootDir: flags.get("root-dir"),
         certDir,
@@ -122,10 +151,24 @@ export const command = defineCommand({
       }
       throw err;
     } finally {
+      joined?.client.close();
+      await joined?.rotating;
       await server.close();
     }
   },
 });
+
+/** --bootstrap-kubeconfig: the client of the node's certificate, and its renewal at 80 % of its life. */
+function withRotation(
+  creds: BootstrappedCredentials, nodeName: string, certDir: string, signal: AbortSignal, log: (line: string) => void, metrics: MetricsRegistry,
+): { client: RestClient; rotating: Promise<void> } {
+  const client = new RestClient(creds.config, { userAgent: `${componentName(creds.naming, "nodeagent")}/${nodeName}`, metrics });
+  const rotating = rotateNodeCertificate({
+    config: creds.config, certificate: creds.certificate, dir: certDir, naming: creds.naming, nodeName, signal, log,
+    onRotated: () => client.reconnect(),
+  });
+  return { client, rotating };
+}
 
 /** The agent port's access from its configuration (seed 001's authentication and authorization settings). */
 export function accessPolicy(config: Pick<NodeAgentConfig, "authentication" | "authorization">): AccessPolicy {

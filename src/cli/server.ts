@@ -15,18 +15,19 @@ import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfSe
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
 import { accessPolicy } from "./nodeagent.js";
-import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
-import { BOOTSTRAP_TOKEN_PATTERN } from "../api/certificates/index.js";
+import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
+import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
+import { issueClientCert, PKI_FILES } from "../component/pki.js";
 import { startProxier } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
-import { componentName, namingFor, type ComponentName } from "../machinery/naming.js";
+import { componentName, namingFor, type ComponentName, type Naming } from "../machinery/naming.js";
 import { startScheduler } from "../scheduler/index.js";
 import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
-import { controllerConfigFromFlags, controllerFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
+import { controllerConfigFromFlags, controllerFlags, credentialFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
@@ -44,6 +45,7 @@ const serverFlags = {
   ...apiserverFlags,
   ...controllerFlags,
   ...signingFlags,
+  ...credentialFlags(true),
   "node-name": flag.string({ section: NODE, description: "Name of this machine's node (default: the host name, lower-cased)." }),
   "container-runtime-endpoint": flag.string({
     section: NODE,
@@ -245,7 +247,9 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.
   const naming = namingFor(flags.get("api-group-suffix"));
   const client = (agent: ComponentName, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: componentName(naming, agent), ...(registry ? { metrics: registry } : {}) });
-  const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: client("nodeagent", metrics.agent), proxy: client("proxy") };
+  // The node agent talks as its node (system:node:NAME in system:nodes), so the Node authorizer and NodeRestriction bound it as a joined node's.
+  const agentClient = new RestClient(await ownNodeConfig(flags, naming, server.kubeconfigPath, log), { userAgent: componentName(naming, "nodeagent"), metrics: metrics.agent });
+  const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: agentClient, proxy: client("proxy") };
   // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
   const cluster = loadKubeconfig(server.kubeconfigPath);
   const ports: RunningComponentServer[] = [];
@@ -279,6 +283,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const loops = [
     runControllerManager({
       client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
+      useServiceAccountCredentials: flags.get("use-service-account-credentials"),
       // The local-path provisioner makes volumes here: this host is the node's.
       config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
       metrics: metrics.controllers,
@@ -384,6 +389,28 @@ async function joinConfig(flags: ServerFlags, context: RunContext, log: (line: s
   const options = { cluster, dir, nodeName, naming, signal: context.signal, log };
   const { config, certificate } = await nodeClientConfig(options);
   return { config, rotation: { ...options, config, certificate } };
+}
+
+/**
+ * The client config of this server's own node agent: the API server's address and CA with a client certificate
+ * for system:node:NAME (group system:nodes) that this server signs with its CA, kept in
+ * DATA_DIR/nodeagent/pki/<agent>-client-current.pem as a joined agent keeps its own, and issued again at a start
+ * past 80 % of its life.
+ */
+async function ownNodeConfig(flags: ServerFlags, naming: Naming, kubeconfigPath: string, log: (line: string) => void): Promise<ClientConfig> {
+  const { server, ca, tlsServerName } = loadKubeconfig(kubeconfigPath);
+  const nodeName = nodeNameOf(flags);
+  const file = clientCertificateFile(join(flags.get("data-dir"), "nodeagent", "pki"), naming);
+  let certificate = loadNodeCertificate(file, nodeName);
+  if (certificate === undefined || rotationTime(certificate) <= Date.now()) {
+    const dataDir = flags.get("data-dir");
+    const caPair = { cert: readFileSync(join(dataDir, PKI_FILES.caCert), "utf8"), key: readFileSync(join(dataDir, PKI_FILES.caKey), "utf8") };
+    const issued = await issueClientCert(caPair, `${NODE_USER_PREFIX}${nodeName}`, [NODES_GROUP]);
+    storeNodeCertificate(file, issued.cert, issued.key);
+    certificate = loadNodeCertificate(file, nodeName)!;
+    log(`${naming.agentName}: client certificate for ${NODE_USER_PREFIX}${nodeName} stored in ${file}`);
+  }
+  return { server, ...(ca !== undefined ? { ca } : {}), ...(tlsServerName !== undefined ? { tlsServerName } : {}), cert: certificate.cert, key: certificate.key };
 }
 
 /** The `local-path` StorageClass, marked default, from the first start (a class a user deleted comes back). */

@@ -55,3 +55,24 @@ test("a TLS client trusting only the CA accepts the serving cert for 127.0.0.1",
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the API server's node-agent client certificate carries the naming table's user; a start under the other profile replaces it", async () => {
+  const { namingFor, nodeAgentClientUser } = await import("../machinery/naming.js");
+  assert.equal(nodeAgentClientUser(namingFor()), "orch-apiserver-nodeagent-client");
+  assert.equal(nodeAgentClientUser(namingFor("k8s.io")), "kube-apiserver-kubelet-client");
+  const dir = mkdtempSync(join(tmpdir(), "orch-pki-agent-client-"));
+  try {
+    const cn = (pem: string) => new X509Certificate(pem).subject.split("\n");
+    const orch = await ensureCredentials(dir, [], nodeAgentClientUser(namingFor()));
+    assert.ok(cn(orch.nodeAgentClient.cert).includes("CN=orch-apiserver-nodeagent-client"), cn(orch.nodeAgentClient.cert).join(" "));
+    assert.ok(cn(orch.nodeAgentClient.cert).includes("O=system:masters"));
+    const again = await ensureCredentials(dir, [], nodeAgentClientUser(namingFor()));
+    assert.equal(again.nodeAgentClient.cert, orch.nodeAgentClient.cert, "kept while valid and named right");
+    const kube = await ensureCredentials(dir, [], nodeAgentClientUser(namingFor("k8s.io")));
+    assert.ok(cn(kube.nodeAgentClient.cert).includes("CN=kube-apiserver-kubelet-client"), cn(kube.nodeAgentClient.cert).join(" "));
+    assert.ok(cn(kube.nodeAgentClient.cert).includes("O=system:masters"));
+    assert.equal(readFileSync(join(dir, PKI_FILES.nodeAgentClientCert), "utf8"), kube.nodeAgentClient.cert);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

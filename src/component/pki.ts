@@ -38,7 +38,7 @@ export const PKI_FILES = {
   nodeAgentClientKey: "apiserver-nodeagent-client.key",
 } as const;
 
-/** The subject of the API server's client certificate towards node agents (in the masters group, as upstream's kubeadm makes it). */
+/** The subject of the API server's client certificate towards node agents (in the masters group, as upstream's kubeadm makes it); the user is the naming table's (machinery/naming.ts nodeAgentClientUser), this one the orch.io profile's. */
 export const NODE_AGENT_CLIENT = { user: "orch-apiserver-nodeagent-client", groups: ["system:masters"] } as const;
 
 /** The names the serving certificate covers: loopback, the host name, and any extra names asked for. */
@@ -50,7 +50,7 @@ export function servingNames(extra: string[] = []): { dns: string[]; ips: string
 }
 
 /** Load the credentials under `dir`, creating whatever is missing (and a new serving cert when names changed or it expires soon). */
-export async function ensureCredentials(dir: string, extraNames: string[] = []): Promise<Credentials> {
+export async function ensureCredentials(dir: string, extraNames: string[] = [], nodeAgentClientUser: string = NODE_AGENT_CLIENT.user): Promise<Credentials> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = (name: string) => join(dir, name);
 
@@ -85,10 +85,11 @@ export async function ensureCredentials(dir: string, extraNames: string[] = []):
   let nodeAgentClient: { cert: string; key: string } | undefined;
   if (existsSync(path(PKI_FILES.nodeAgentClientCert)) && existsSync(path(PKI_FILES.nodeAgentClientKey))) {
     const cert = readFileSync(path(PKI_FILES.nodeAgentClientCert), "utf8");
-    if (stillValid(cert, ca.cert)) nodeAgentClient = { cert, key: readFileSync(path(PKI_FILES.nodeAgentClientKey), "utf8") };
+    // Kept while valid and for the user the naming table names (a data folder started under the other profile gets a new one).
+    if (stillValid(cert, ca.cert) && commonName(cert) === nodeAgentClientUser) nodeAgentClient = { cert, key: readFileSync(path(PKI_FILES.nodeAgentClientKey), "utf8") };
   }
   if (nodeAgentClient === undefined) {
-    nodeAgentClient = await issueClientCert(ca, NODE_AGENT_CLIENT.user, [...NODE_AGENT_CLIENT.groups]);
+    nodeAgentClient = await issueClientCert(ca, nodeAgentClientUser, [...NODE_AGENT_CLIENT.groups]);
     writeSecret(path(PKI_FILES.nodeAgentClientKey), nodeAgentClient.key);
     writeFileSync(path(PKI_FILES.nodeAgentClientCert), nodeAgentClient.cert, { mode: 0o644 });
   }
@@ -201,6 +202,14 @@ async function signLeaf(
 }
 
 /** A certificate is kept while it is signed by our CA and has more than 30 days left. */
+function commonName(certPem: string): string | undefined {
+  try {
+    return /^CN=(.*)$/m.exec(new NodeX509(certPem).subject)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 function stillValid(certPem: string, caPem: string): boolean {
   try {
     const cert = new NodeX509(certPem);

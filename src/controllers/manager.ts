@@ -31,6 +31,7 @@ import { csrApprovingController, csrSigningController, tokenCleanerController } 
 import { resourceQuotaController } from "./resourcequota/controller.js";
 import { disruptionController } from "./disruption/controller.js";
 import { hpaController } from "./hpa/controller.js";
+import { serviceAccountClients } from "./service-account-credentials.js";
 
 /** Every controller this manager knows, in start order. */
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -95,6 +96,8 @@ export interface ControllerManagerOptions {
   config?: ControllerConfig;
   /** The `manager` label of running_managed_controllers (default "orch-controller-manager"). */
   managerName?: string;
+  /** `--use-service-account-credentials`: each controller talks as its own service account (service-account-credentials.ts). */
+  useServiceAccountCredentials?: boolean;
 }
 
 /**
@@ -136,7 +139,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     return;
   }
   const start = (signal: AbortSignal) =>
-    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config", "managerName"]) });
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config", "managerName", "useServiceAccountCredentials"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -162,6 +165,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
 interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config"> {
   controllers: readonly ControllerDescriptor[];
   managerName?: string;
+  useServiceAccountCredentials?: boolean;
 }
 
 async function runControllers(options: RunControllersOptions): Promise<void> {
@@ -181,16 +185,23 @@ async function runControllers(options: RunControllersOptions): Promise<void> {
     help: "Indicates where instances of a controller are currently running",
   });
   const manager = options.managerName ?? "orch-controller-manager";
-  const runs = options.controllers.map((c) => {
+  const accounts = options.useServiceAccountCredentials
+    ? serviceAccountClients({ root: client, naming: options.naming, signal, log, ...pick(options, ["metrics"]) })
+    : undefined;
+  const runs = options.controllers.map(async (c) => {
     const labels = { manager, name: c.name };
     running?.set(labels, 1);
-    return c.run(context)
+    // Its own account's client (informers and discovery stay shared, on the manager's credentials).
+    const own = accounts === undefined ? context : { ...context, client: await accounts.clientFor(c.name).catch(() => client) };
+    if (signal.aborted) return running?.remove(labels);
+    return c.run(own)
       .catch((err: unknown) => log(`controller-manager: ${c.name} stopped with an error: ${errorMessage(err)}`))
       .finally(() => running?.remove(labels));
   });
   context.informers.start(signal);
   log(`controller-manager: started ${options.controllers.map((c) => c.name).join(", ")}`);
   await Promise.all(runs);
+  accounts?.close();
 }
 
 async function namingOf(client: RestClient): Promise<Naming> {

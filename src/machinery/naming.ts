@@ -198,6 +198,16 @@ export function componentName(naming: Naming, component: ComponentName): string 
   return `${product}-${component === "nodeagent" ? naming.agentName : component}`;
 }
 
+/**
+ * The user of the API server's client certificate towards node agents
+ * (kubeadm's kube-apiserver-kubelet-client): "orch-apiserver-nodeagent-client",
+ * upstream "kube-apiserver-kubelet-client".
+ */
+export function nodeAgentClientUser(naming: Naming): string {
+  const product = naming.systemNamespace.slice(0, -"-system".length);
+  return `${product}-apiserver-${naming.agentName}-client`;
+}
+
 /** The `provider` label of the `kubernetes` service: "orch" (upstream "kubernetes"). */
 export function providerName(naming: Naming): string {
   return naming.keyDomain.split(".")[0]!;

@@ -24,6 +24,12 @@ export const MAX_TOKEN_SECONDS = 2 ** 32;
 export const DEFAULT_TOKEN_SECONDS = 3600;
 /** The projected token's lifetime the ServiceAccount admission step asks for (upstream's WarnOnlyBoundTokenExpirationSeconds). */
 export const PROJECTED_TOKEN_SECONDS = 60 * 60 + 7;
+/**
+ * --service-account-extend-token-expiration: a pod-bound TokenRequest for
+ * exactly PROJECTED_TOKEN_SECONDS is signed for a year (upstream's
+ * ExpirationExtensionSeconds) and carries the requested expiry as `warnafter`.
+ */
+export const EXTENDED_TOKEN_SECONDS = 24 * 365 * 60 * 60;
 
 export interface BoundObjectReference {
   kind?: string;
@@ -86,6 +92,8 @@ export interface ServiceAccountNames {
   /** The user extra keys of pod-bound tokens ("authentication.kubernetes.io/pod-name"). */
   readonly podNameExtra: string;
   readonly podUidExtra: string;
+  /** The audit annotation on a request whose extended token is past its `warnafter` ("authentication.k8s.io/stale-token"). */
+  readonly staleTokenAnnotation: string;
 }
 
 export function serviceAccountNames(naming: Naming): ServiceAccountNames {
@@ -97,6 +105,7 @@ export function serviceAccountNames(naming: Naming): ServiceAccountNames {
     rootCaConfigMap: `${product}-root-ca.crt`,
     podNameExtra: `authentication.${naming.keyDomain}/pod-name`,
     podUidExtra: `authentication.${naming.keyDomain}/pod-uid`,
+    staleTokenAnnotation: `${naming.authenticationGroup}/stale-token`,
   };
 }
 

@@ -1,7 +1,8 @@
 // The certificates.<suffix> API group: CertificateSigningRequests (the
 // signer and approver controllers act on them: src/controllers/certificates).
 
-import type { Naming } from "../../machinery/naming.js";
+import { namingFor, type Naming } from "../../machinery/naming.js";
+import { storedUnderGroup } from "../alias-group.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
 import { certificateSigningRequests } from "./certificatesigningrequests.js";
@@ -18,7 +19,13 @@ export const certificatesModule: ApiGroupModule = {
     registry.add(...CERTIFICATES_TYPES);
   },
   resources(naming: Naming): ResourceDefinition[] {
-    return [certificateSigningRequests(naming)];
+    // kubectl `certificate approve|deny` has upstream's group name compiled in: serve that name too, over the same storage.
+    const upstream = namingFor("k8s.io").certificatesGroup;
+    if (naming.certificatesGroup === upstream) return [certificateSigningRequests(naming)];
+    const alias = certificateSigningRequests({ ...naming, certificatesGroup: upstream });
+    // Upstream's name first: discovery lists it first, so kubectl's mapping of `certificate approve NAME` (by resource, the
+    // first group serving it) lands on the group it checks for.
+    return [storedUnderGroup(alias, naming.certificatesGroup), certificateSigningRequests(naming)];
   },
 };
 

@@ -5,9 +5,10 @@
 // kinds this server serves); withAggregation (aggregation.ts) turns them into
 // upstream's aggregated roles. Data only; the API server reconciles it at start.
 
-import type { Naming } from "../../machinery/naming.js";
+import { nodeAgentClientUser, type Naming } from "../../machinery/naming.js";
 import type { ClusterRole, PolicyRule, RoleBinding, Subject } from "./types.js";
 import { withAggregation } from "./aggregation.js";
+import { CONTROLLER_ROLE_PREFIX, controllerRoles } from "./controller-roles.js";
 
 /** Upstream's marks on bootstrap objects (the keys stay upstream's, as kubectl and tools look for them). */
 export const BOOTSTRAP_LABEL = { "kubernetes.io/bootstrapping": "rbac-defaults" } as const;
@@ -22,6 +23,9 @@ const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verb
 export interface BootstrapPolicy {
   readonly clusterRoles: readonly ClusterRole[];
   readonly clusterRoleBindings: readonly RoleBinding[];
+  /** Roles and RoleBindings in the system namespace (upstream's namespace policy: the token cleaner's). */
+  readonly roles: readonly ClusterRole[];
+  readonly roleBindings: readonly RoleBinding[];
 }
 
 /**
@@ -89,8 +93,15 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
   const adminRules = [
     ...editRules,
     rule(["create"], [`authorization.${naming.groupSuffix}`], ["localsubjectaccessreviews"]),
-    rule([...READ, ...WRITE], [rbac], ["rolebindings", "roles"]),
+    // Both spellings of the group: upstream's is served as an alias (alias-group.ts) for kubectl's `auth reconcile`.
+    rule([...READ, ...WRITE], [...new Set([rbac, "rbac.authorization.k8s.io"])], ["rolebindings", "roles"]),
   ];
+  // Each controller's account and role (controller-roles.ts), bound as upstream's: system:controller:<account> → SA <system namespace>/<account>.
+  const controllers = controllerRoles(naming);
+  const account = (name: string): Subject => ({ kind: "ServiceAccount", name, namespace: naming.systemNamespace });
+  const inSystem = <T extends { metadata: object }>(obj: T, kind: string): T => ({ ...obj, kind, metadata: { ...obj.metadata, namespace: naming.systemNamespace } });
+  const controllerRole = (c: (typeof controllers)[number]) => role(CONTROLLER_ROLE_PREFIX + c.account, [...c.rules]);
+  const controllerBinding = (c: (typeof controllers)[number]) => binding(CONTROLLER_ROLE_PREFIX + c.account, [account(c.account)]);
   const discoveryURLs = ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"];
   // Upstream lists the three health paths alone; orch's public paths (component/endpoints.ts) include their
   // per-check subpaths (/readyz/etcd), which anonymous probes read, so they are here too.
@@ -120,6 +131,7 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       role("system:node-bootstrapper", [rule(["create", "get", "list", "watch"], [naming.certificatesGroup], ["certificatesigningrequests"])]),
       role(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [rule(["create"], [naming.certificatesGroup], ["certificatesigningrequests/nodeclient"])]),
       role(`system:${naming.certificatesGroup}:certificatesigningrequests:selfnodeclient`, [rule(["create"], [naming.certificatesGroup], ["certificatesigningrequests/selfnodeclient"])]),
+      ...controllers.filter((c) => !c.systemNamespaceOnly).map(controllerRole),
       role("system:basic-user", [
         rule(["create"], reviewGroups, ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
         rule(["create"], whoamiGroups, ["selfsubjectreviews"]),
@@ -133,11 +145,17 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding("system:service-account-issuer-discovery", [group("system:serviceaccounts")]),
       binding("system:monitoring", [group("system:monitoring")]),
       // The API server's client certificate towards node agents (component/pki.ts NODE_AGENT_CLIENT; upstream's apiserver-kubelet-client).
-      { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: "orch-apiserver-nodeagent-client" }]), metadata: meta("orch:apiserver-nodeagent-client") },
+      { ...binding("system:kubelet-api-admin", [{ kind: "User", apiGroup: rbac, name: nodeAgentClientUser(naming) }]), metadata: meta(nodeAgentClientUser(naming).replace("-", ":")) },
       // kubeadm's kubelet-bootstrap, node-autoapprove-bootstrap and node-autoapprove-certificate-rotation bindings.
       binding("system:node-bootstrapper", [group("system:bootstrappers")]),
       binding(`system:${naming.certificatesGroup}:certificatesigningrequests:nodeclient`, [group("system:bootstrappers")]),
       binding(`system:${naming.certificatesGroup}:certificatesigningrequests:selfnodeclient`, [group("system:nodes")]),
+      ...controllers.filter((c) => !c.systemNamespaceOnly).map(controllerBinding),
     ],
+    roles: controllers.filter((c) => c.systemNamespaceOnly).map((c) => inSystem(controllerRole(c), "Role")),
+    roleBindings: controllers.filter((c) => c.systemNamespaceOnly).map((c) => {
+      const b = inSystem(controllerBinding(c), "RoleBinding");
+      return { ...b, roleRef: { ...b.roleRef!, kind: "Role" } };
+    }),
   };
 }

@@ -26,6 +26,8 @@ export interface ServiceAccountOptions {
   readonly apiAudiences?: readonly string[];
   /** --service-account-max-token-expiration in seconds (0: none). */
   readonly maxExpirationSeconds?: number;
+  /** --service-account-extend-token-expiration (default true): projected-volume tokens bound to a pod are signed for a year, with `warnafter` at the hour asked. */
+  readonly extendExpiration?: boolean;
   /**
    * The ServiceAccount admission step (default false here; `orch apiserver`
    * and `orch server` turn it on, as upstream enables it by default): in-process
@@ -61,6 +63,7 @@ export function serviceAccountTokens(options: ServiceAccountOptions, o: { dataDi
     issuers,
     apiAudiences: options.apiAudiences !== undefined && options.apiAudiences.length > 0 ? options.apiAudiences : issuers,
     maxExpirationSeconds: options.maxExpirationSeconds ?? 0,
+    extendExpiration: options.extendExpiration ?? true,
     names: serviceAccountNames(o.naming),
     objects: o.objects,
   });

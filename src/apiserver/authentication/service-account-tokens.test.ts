@@ -266,6 +266,7 @@ describe("service-account names per profile", () => {
       rootCaConfigMap: "orch-root-ca.crt",
       podNameExtra: "authentication.orch.io/pod-name",
       podUidExtra: "authentication.orch.io/pod-uid",
+      staleTokenAnnotation: "authentication.orch.io/stale-token",
     });
     assert.deepEqual(serviceAccountNames(namingFor("k8s.io")), {
       claim: "kubernetes.io",
@@ -274,6 +275,77 @@ describe("service-account names per profile", () => {
       rootCaConfigMap: "kube-root-ca.crt",
       podNameExtra: "authentication.kubernetes.io/pod-name",
       podUidExtra: "authentication.kubernetes.io/pod-uid",
+      staleTokenAnnotation: "authentication.k8s.io/stale-token",
     });
+  });
+});
+
+describe("--service-account-extend-token-expiration", () => {
+  const YEAR = 24 * 365 * 3600;
+  for (const extend of [true, false]) {
+    test(`${extend ? "on (the default)" : "off"}: a pod-bound request for 3607 s is ${extend ? "signed for a year with warnafter at 3607 s" : "signed for 3607 s"}; others as asked`, async () => {
+      const t = await startTestServer({ modules: builtinModules(), serviceAccounts: { maxExpirationSeconds: 7200, ...(extend ? {} : { extendExpiration: false }) } });
+      try {
+        await create(t, `${NS}/serviceaccounts`, { metadata: { name: "robot" } });
+        const p = await create(t, `${NS}/pods`, pod("web", "robot"));
+        const bound = { boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "web", uid: p.metadata.uid } };
+        const r = await token(t, "robot", { ...bound, expirationSeconds: 3607 });
+        assert.equal(r.status, 201, r.text);
+        const claims = decodeJwt(r.json.status.token);
+        const own = claims["orch.io"] as { warnafter?: number };
+        // The answer reports what was asked: the node agent renews on that clock.
+        assert.equal(r.json.spec.expirationSeconds, 3607);
+        assert.equal(Date.parse(r.json.status.expirationTimestamp) / 1000, claims.iat! + 3607);
+        if (extend) {
+          assert.equal(claims.exp! - claims.iat!, YEAR, "a year, past --service-account-max-token-expiration");
+          assert.equal(own.warnafter, claims.iat! + 3607);
+        } else {
+          assert.equal(claims.exp! - claims.iat!, 3607);
+          assert.equal(own.warnafter, undefined);
+        }
+        // Not pod-bound, or another lifetime: as asked, no warnafter.
+        for (const spec of [{ expirationSeconds: 3607 }, { ...bound, expirationSeconds: 3600 }, { ...bound, expirationSeconds: 7000 }]) {
+          const other = await token(t, "robot", spec);
+          assert.equal(other.status, 201, other.text);
+          const c = decodeJwt(other.json.status.token);
+          assert.equal(c.exp! - c.iat!, spec.expirationSeconds, JSON.stringify(spec));
+          assert.equal((c["orch.io"] as { warnafter?: number }).warnafter, undefined);
+        }
+      } finally {
+        await t.close();
+      }
+    });
+  }
+
+  test("an extended token used past warnafter still authenticates, and the request's audit event is annotated stale-token", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { loadServiceAccountKeys } = await import("./service-account-keys.js");
+    const { ServiceAccountTokens } = await import("./service-account-tokens.js");
+    const { auditAnnotationsOf } = await import("../audit/index.js");
+    const { serviceAccountNames } = await import("../../api/authentication/token-request.js");
+    let nowMs = Date.UTC(2026, 0, 1);
+    const objects = { get: async (resource: string, _ns: string, name: string) => ({ apiVersion: "v1", kind: "Object", metadata: { name, uid: `${resource}-uid` } }) };
+    const tokens = new ServiceAccountTokens({
+      keys: loadServiceAccountKeys({ dataDir: mkdtempSync(join(tmpdir(), "orch-sa-keys-")) }),
+      issuers: ["https://issuer"], apiAudiences: ["https://issuer"], maxExpirationSeconds: 0,
+      names: serviceAccountNames(namingFor()), objects, now: () => nowMs,
+    });
+    const jwt = await tokens.issue({
+      namespace: "ns", serviceAccount: { name: "robot", uid: "serviceaccounts-uid" }, pod: { name: "web", uid: "pods-uid" },
+      audiences: ["https://issuer"], expirationSeconds: YEAR, warnAfterSeconds: 3607,
+    });
+    const auth = tokens.authenticator();
+    const fresh = { headers: { authorization: `Bearer ${jwt}` } } as never;
+    assert.equal((await auth.authenticate(fresh))?.name, "system:serviceaccount:ns:robot");
+    assert.equal(auditAnnotationsOf(fresh), undefined, "within the hour: no annotation");
+    nowMs += 4000 * 1000;
+    const late = { headers: { authorization: `Bearer ${jwt}` } } as never;
+    assert.equal((await auth.authenticate(late))?.name, "system:serviceaccount:ns:robot");
+    assert.deepEqual(auditAnnotationsOf(late), { "authentication.orch.io/stale-token": "subject: system:serviceaccount:ns:robot, seconds after warning threshold: 393" });
+    nowMs += (YEAR - 3000) * 1000;
+    const expired = await tokens.check(jwt);
+    assert.deepEqual(expired, { error: "service account token has expired" });
   });
 });

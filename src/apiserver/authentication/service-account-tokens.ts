@@ -15,6 +15,7 @@ import { serviceAccountUser, type ServiceAccountNames } from "../../api/authenti
 import type { ApiObject } from "../../machinery/index.js";
 import type { UserInfo } from "../filters/index.js";
 import type { Incoming } from "../http/respond.js";
+import { addAuditAnnotation } from "../audit/index.js";
 import type { Authenticator } from "../filters/index.js";
 import type { ServiceAccountKeys, VerifyingKey } from "./service-account-keys.js";
 
@@ -40,6 +41,8 @@ export interface ServiceAccountTokenOptions {
   readonly maxExpirationSeconds: number;
   readonly names: ServiceAccountNames;
   readonly objects: AccountObjects;
+  /** --service-account-extend-token-expiration (default true): pod-bound projected-volume requests get EXTENDED_TOKEN_SECONDS. */
+  readonly extendExpiration?: boolean;
   /** The clock in ms (tests); default Date.now. */
   readonly now?: () => number;
 }
@@ -52,16 +55,20 @@ export interface TokenClaims {
   readonly secret?: { readonly name: string; readonly uid: string };
   readonly audiences: readonly string[];
   readonly expirationSeconds: number;
+  /** An extended token: seconds after issue past which its use is audited as stale (the private claim's `warnafter`). */
+  readonly warnAfterSeconds?: number;
 }
 
 /** A review's outcome: the user and the audiences it was accepted for, or why not. */
-export type TokenCheck = { readonly user: UserInfo; readonly audiences: readonly string[] } | { readonly error: string };
+export type TokenCheck = { readonly user: UserInfo; readonly audiences: readonly string[]; readonly stale?: string } | { readonly error: string };
 
 interface PrivateClaim {
   namespace?: string;
   serviceaccount?: { name?: string; uid?: string };
   pod?: { name?: string; uid?: string };
   secret?: { name?: string; uid?: string };
+  /** NumericDate: an extended token is used past what was asked for after this (upstream's claim). */
+  warnafter?: number;
 }
 
 /** One minute, upstream's jwt.DefaultLeeway. */
@@ -81,6 +88,10 @@ export class ServiceAccountTokens {
 
   get maxExpirationSeconds(): number {
     return this.#o.maxExpirationSeconds;
+  }
+
+  get extendExpiration(): boolean {
+    return this.#o.extendExpiration ?? true;
   }
 
   get objects(): AccountObjects {
@@ -104,6 +115,7 @@ export class ServiceAccountTokens {
       namespace: claims.namespace,
       serviceaccount: ref(claims.serviceAccount),
       ...(claims.pod !== undefined ? { pod: ref(claims.pod) } : claims.secret !== undefined ? { secret: ref(claims.secret) } : {}),
+      ...(claims.warnAfterSeconds !== undefined && claims.warnAfterSeconds !== 0 ? { warnafter: issuedAtSeconds + claims.warnAfterSeconds } : {}),
     };
     return new SignJWT({ [this.#o.names.claim]: privateClaim } as JWTPayload)
       .setProtectedHeader({ alg: signing.alg, kid: signing.kid })
@@ -156,7 +168,11 @@ export class ServiceAccountTokens {
       groups: [...sa.groups, "system:authenticated"],
       ...(extra !== undefined ? { extra } : {}),
     };
-    return { user, audiences: accepted };
+    // Upstream's safe transition: an extended token used past what its pod asked for is valid, and audited as stale.
+    const nowSeconds = Math.floor(this.#now() / 1000);
+    const stale = typeof claim.warnafter === "number" && nowSeconds > claim.warnafter
+      ? `subject: ${sa.name}, seconds after warning threshold: ${nowSeconds - claim.warnafter}` : undefined;
+    return { user, audiences: accepted, ...(stale !== undefined ? { stale } : {}) };
   }
 
   /** The bearer-token authenticator of the filter chain. */
@@ -166,7 +182,9 @@ export class ServiceAccountTokens {
         const header = req.headers.authorization;
         if (typeof header !== "string" || !header.startsWith("Bearer ")) return undefined;
         const result = await this.check(header.slice(7));
-        return result !== undefined && "user" in result ? result.user : undefined;
+        if (result === undefined || !("user" in result)) return undefined;
+        if (result.stale !== undefined) addAuditAnnotation(req, this.#o.names.staleTokenAnnotation, result.stale);
+        return result.user;
       },
     };
   }

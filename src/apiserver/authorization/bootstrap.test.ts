@@ -36,6 +36,33 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
       "system:basic-user",
       "system:certificates.orch.io:certificatesigningrequests:nodeclient",
       "system:certificates.orch.io:certificatesigningrequests:selfnodeclient",
+      "system:controller:certificate-controller",
+      "system:controller:clusterrole-aggregation-controller",
+      "system:controller:cronjob-controller",
+      "system:controller:daemon-set-controller",
+      "system:controller:deployment-controller",
+      "system:controller:disruption-controller",
+      "system:controller:endpoint-controller",
+      "system:controller:endpointslice-controller",
+      "system:controller:endpointslicemirroring-controller",
+      "system:controller:generic-garbage-collector",
+      "system:controller:horizontal-pod-autoscaler",
+      "system:controller:job-controller",
+      "system:controller:local-path-provisioner",
+      "system:controller:namespace-controller",
+      "system:controller:node-controller",
+      "system:controller:persistent-volume-binder",
+      "system:controller:pod-garbage-collector",
+      "system:controller:pv-protection-controller",
+      "system:controller:pvc-protection-controller",
+      "system:controller:replicaset-controller",
+      "system:controller:replication-controller",
+      "system:controller:resourcequota-controller",
+      "system:controller:root-ca-cert-publisher",
+      "system:controller:service-account-controller",
+      "system:controller:statefulset-controller",
+      "system:controller:taint-eviction-controller",
+      "system:controller:ttl-after-finished-controller",
       "system:discovery",
       "system:kubelet-api-admin",
       "system:monitoring",
@@ -58,6 +85,17 @@ test("bootstrap roles and bindings: created, completed on restart keeping additi
     for (const r of viewRole.rules) assert.ok(has(editRole.rules, r) && has(adminRole.rules, r), `view's ${JSON.stringify(r)} in edit and admin`);
     for (const r of editRole.rules) assert.ok(has(adminRole.rules, r), `edit's ${JSON.stringify(r)} in admin`);
     assert.ok(adminRole.rules.length > editRole.rules.length && editRole.rules.length > viewRole.rules.length);
+    // The controllers' roles (controller-roles.ts), each bound to its account in the system namespace as upstream's.
+    const deploymentBinding = (await t.request("GET", `${RBAC}/clusterrolebindings/system:controller:deployment-controller`)).json;
+    assert.deepEqual(deploymentBinding.subjects, [{ kind: "ServiceAccount", name: "deployment-controller", namespace: "orch-system" }]);
+    assert.deepEqual(deploymentBinding.roleRef, { apiGroup: GROUP, kind: "ClusterRole", name: "system:controller:deployment-controller" });
+    // The token cleaner's is a Role and RoleBinding in the system namespace only.
+    const cleaner = await t.request("GET", `${RBAC}/namespaces/orch-system/roles/system:controller:token-cleaner`);
+    assert.equal(cleaner.status, 200, cleaner.text);
+    assert.deepEqual(cleaner.json.rules[0], { verbs: ["get", "list", "watch", "delete"], apiGroups: [""], resources: ["secrets"] });
+    const cleanerBinding = (await t.request("GET", `${RBAC}/namespaces/orch-system/rolebindings/system:controller:token-cleaner`)).json;
+    assert.deepEqual(cleanerBinding.roleRef, { apiGroup: GROUP, kind: "Role", name: "system:controller:token-cleaner" });
+    assert.equal((await t.request("GET", `${RBAC}/clusterroles/system:controller:token-cleaner`)).status, 404);
     const bindings = await t.request("GET", `${RBAC}/clusterrolebindings/cluster-admin`);
     assert.deepEqual(bindings.json.subjects, [{ kind: "Group", apiGroup: GROUP, name: "system:masters" }]);
     const viewRules = (await t.request("GET", `${RBAC}/clusterroles/view`)).json.rules;

@@ -11,7 +11,7 @@ import type { Naming } from "../../machinery/naming.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { Stores } from "../storage-factory.js";
 
-/** Creates or completes the bootstrap ClusterRoles and ClusterRoleBindings; a no-op when RBAC's kinds are not served. */
+/** Creates or completes the bootstrap ClusterRoles and ClusterRoleBindings (and the system namespace's Roles and RoleBindings); a no-op when RBAC's kinds are not served. */
 export async function reconcileBootstrapPolicy(stores: Stores, naming: Naming, log: (line: string) => void): Promise<void> {
   const roles = stores.for({ group: naming.rbacGroup, resource: "clusterroles" });
   const bindings = stores.for({ group: naming.rbacGroup, resource: "clusterrolebindings" });
@@ -31,8 +31,15 @@ export async function reconcileBootstrapPolicy(stores: Stores, naming: Naming, l
     await roles.modify(undefined, name, (obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, ...role.metadata.labels } }, aggregationRule: structuredClone(role.aggregationRule) } as ClusterRole));
     log(`rbac: ${name} aggregates its rules now`);
   }
-  for (const binding of policy.clusterRoleBindings) {
-    await reconcile(bindings, binding, (current) => missing((binding as RoleBinding).subjects ?? [], (current as RoleBinding).subjects ?? []), (current, add) => {
+  const namespacedRoles = stores.for({ group: naming.rbacGroup, resource: "roles" });
+  const namespacedBindings = stores.for({ group: naming.rbacGroup, resource: "rolebindings" });
+  for (const role of namespacedRoles === undefined ? [] : policy.roles) {
+    await reconcile(namespacedRoles!, role, (current) => missing(role.rules ?? [], (current as ClusterRole).rules ?? []), (current, add) => {
+      (current as ClusterRole).rules = [...((current as ClusterRole).rules ?? []), ...(add as NonNullable<ClusterRole["rules"]>)];
+    }, log);
+  }
+  for (const binding of [...policy.clusterRoleBindings, ...(namespacedBindings === undefined ? [] : policy.roleBindings)]) {
+    await reconcile(binding.metadata.namespace === undefined ? bindings : namespacedBindings!, binding, (current) => missing((binding as RoleBinding).subjects ?? [], (current as RoleBinding).subjects ?? []), (current, add) => {
       (current as RoleBinding).subjects = [...((current as RoleBinding).subjects ?? []), ...(add as NonNullable<RoleBinding["subjects"]>)];
     }, log);
   }
@@ -46,17 +53,18 @@ async function reconcile(
   log: (line: string) => void,
 ): Promise<void> {
   const name = wanted.metadata.name!;
+  const namespace = wanted.metadata.namespace;
   try {
-    await store.create(undefined, structuredClone(wanted));
+    await store.create(namespace, structuredClone(wanted));
     return;
   } catch (err) {
     if (!isApiError(err, "AlreadyExists")) throw err;
   }
-  const current = (await store.get(undefined, name)).object;
+  const current = (await store.get(namespace, name)).object;
   if (current.metadata.annotations?.[AUTOUPDATE_ANNOTATION] === "false") return;
   const add = lacking(current);
   if (add.length === 0) return;
-  await store.modify(undefined, name, (obj) => {
+  await store.modify(namespace, name, (obj) => {
     complete(obj, lacking(obj));
     return obj;
   });

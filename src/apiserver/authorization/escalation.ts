@@ -13,6 +13,7 @@
 import type { AdmissionAttributes, AdmissionUser, ValidatingPlugin } from "../../api/admission.js";
 import type { ClusterRole, RoleBinding } from "../../api/rbac/index.js";
 import { forbidden, goQuote, type ApiObject } from "../../machinery/index.js";
+import { namingFor } from "../../machinery/naming.js";
 import { decide, type Authorizer, type RequestAttributes } from "../filters/index.js";
 import { canonical } from "./bootstrap.js";
 import { SYSTEM_MASTERS, type RbacAuthorizer } from "./rbac.js";
@@ -27,13 +28,15 @@ export interface EscalationDeps {
 }
 
 const ROLES = new Set(["roles", "clusterroles"]);
+/** Upstream's RBAC group name, served as an alias of the profile's (api/alias-group.ts): the same objects, so the same check. */
+const UPSTREAM_RBAC_GROUP = namingFor("k8s.io").rbacGroup;
 const BINDINGS = new Set(["rolebindings", "clusterrolebindings"]);
 
 export function rbacEscalation(deps: EscalationDeps): ValidatingPlugin {
   return {
     name: "RBACEscalation",
     handles: (a) =>
-      (a.operation === "CREATE" || a.operation === "UPDATE") && a.subresource === undefined && a.resource.group === deps.rbacGroup &&
+      (a.operation === "CREATE" || a.operation === "UPDATE") && a.subresource === undefined && (a.resource.group === deps.rbacGroup || a.resource.group === UPSTREAM_RBAC_GROUP) &&
       (ROLES.has(a.resource.resource) || BINDINGS.has(a.resource.resource)),
     async validate(a) {
       const user = a.request?.user;

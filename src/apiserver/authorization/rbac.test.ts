@@ -20,6 +20,9 @@ const USERS: Record<string, UserInfo> = {
   builder: { name: serviceAccountUser("team-a", "builder"), groups: [...serviceAccountGroups("team-a"), AUTHENTICATED] },
   dave: { name: "dave", groups: [AUTHENTICATED] },
   eve: { name: "eve", groups: [AUTHENTICATED] },
+  viewer: { name: "viewer", groups: [AUTHENTICATED] },
+  editor: { name: "editor", groups: [AUTHENTICATED] },
+  nsadmin: { name: "nsadmin", groups: [AUTHENTICATED] },
 };
 
 const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]) => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -51,11 +54,15 @@ describe("RBAC authorizer", () => {
       apiVersion: v1, kind: "RoleBinding", metadata: { name: "builder-cm" }, subjects: [{ kind: "ServiceAccount", name: "builder" }], roleRef: ref("ClusterRole", "one-configmap"),
     });
     await create(`${RBAC}/namespaces/team-b/rolebindings`, { apiVersion: v1, kind: "RoleBinding", metadata: { name: "eve-scale" }, subjects: [user("eve")], roleRef: ref("ClusterRole", "scaler") });
+    // The user-facing bootstrap roles, granted in team-a only.
+    for (const [who, role] of [["viewer", "view"], ["editor", "edit"], ["nsadmin", "admin"]] as const) {
+      await create(`${RBAC}/namespaces/team-a/rolebindings`, { apiVersion: v1, kind: "RoleBinding", metadata: { name: `${who}-${role}` }, subjects: [user(who)], roleRef: ref("ClusterRole", role) });
+    }
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "bob-reader" }, subjects: [user("bob")], roleRef: ref("ClusterRole", "pod-reader") });
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "monitors" }, subjects: [group("monitors")], roleRef: ref("ClusterRole", "monitoring") });
     await create(`${RBAC}/clusterrolebindings`, { apiVersion: v1, kind: "ClusterRoleBinding", metadata: { name: "dangling" }, subjects: [user("dave")], roleRef: ref("ClusterRole", "missing") });
     // The authorizer reads the watch caches: wait until they hold every binding and role (the bootstrap ones too: 7 and 4).
-    const expected: Record<string, number> = { roles: 1, clusterroles: 4 + 7, rolebindings: 4, clusterrolebindings: 3 + 4 };
+    const expected: Record<string, number> = { roles: 1, clusterroles: 4 + 7, rolebindings: 7, clusterrolebindings: 3 + 4 };
     for (const [resource, n] of Object.entries(expected)) await s.cached(resource, n);
   });
   after(() => t?.close());
@@ -108,6 +115,29 @@ describe("RBAC authorizer", () => {
     ["builder", "GET", "/api/v1/namespaces/team-a/configmaps", false],
     ["builder", "GET", "/api/v1/namespaces/team-b/configmaps/allowed", false],
     ["dave", "GET", "/api/v1/namespaces/team-a/pods", false],
+    // The bootstrap roles view ⊂ edit ⊂ admin, bound in team-a: reads, writes, secrets, RBAC, and nothing outside team-a.
+    ["viewer", "GET", "/api/v1/namespaces/team-a/pods", true],
+    ["viewer", "GET", "/apis/apps/v1/namespaces/team-a/deployments", true],
+    ["viewer", "GET", "/api/v1/namespaces/team-a/secrets", false],
+    ["viewer", "DELETE", "/apis/apps/v1/namespaces/team-a/deployments/web", false],
+    ["viewer", "GET", "/api/v1/namespaces/team-b/pods", false],
+    ["viewer", "GET", `${RBAC}/namespaces/team-a/roles`, false],
+    ["editor", "DELETE", "/apis/apps/v1/namespaces/team-a/deployments/web", true],
+    ["editor", "GET", "/api/v1/namespaces/team-a/secrets", true],
+    ["editor", "DELETE", "/api/v1/namespaces/team-a/secrets/x", true],
+    ["editor", "GET", `${RBAC}/namespaces/team-a/roles`, false],
+    ["editor", "DELETE", `${RBAC}/namespaces/team-a/rolebindings/alice-dev`, false],
+    ["editor", "GET", "/api/v1/namespaces/team-b/secrets", false],
+    ["editor", "DELETE", "/api/v1/namespaces/team-a/resourcequotas/q", false],
+    ["nsadmin", "GET", `${RBAC}/namespaces/team-a/roles`, true],
+    ["nsadmin", "GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings", true],
+    ["nsadmin", "DELETE", `${RBAC}/namespaces/team-a/rolebindings/nothing`, true],
+    ["nsadmin", "GET", "/api/v1/namespaces/team-a/resourcequotas", true],
+    ["nsadmin", "DELETE", "/api/v1/namespaces/team-a/resourcequotas/q", false],
+    ["nsadmin", "DELETE", "/api/v1/namespaces/team-a", false],
+    ["nsadmin", "GET", `${RBAC}/namespaces/team-b/roles`, false],
+    ["nsadmin", "GET", `${RBAC}/clusterroles`, false],
+    ["nsadmin", "GET", "/api/v1/nodes", false],
     // system:masters (the admin token) is always allowed.
     ["admin", "GET", "/api/v1/nodes", true],
     ["admin", "GET", "/metrics", true],
@@ -120,6 +150,22 @@ describe("RBAC authorizer", () => {
       else assert.equal(r.status, 403, r.text);
     });
   }
+
+  test("escalation with the bootstrap roles: admin may bind edit in its namespace, not cluster-admin nor elsewhere; edit may bind nothing", async () => {
+    const v1 = `${GROUP}/v1`;
+    const bindTo = (name: string, ns: string, role: string) => ({ apiVersion: v1, kind: "RoleBinding", metadata: { name, namespace: ns }, subjects: [user("someone")], roleRef: ref("ClusterRole", role) });
+    const ok = await as("nsadmin", "POST", `${RBAC}/namespaces/team-a/rolebindings`, bindTo("someone-edit", "team-a", "edit"));
+    assert.equal(ok.status, 201, ok.text);
+    const up = await as("nsadmin", "POST", `${RBAC}/namespaces/team-a/rolebindings`, bindTo("someone-root", "team-a", "cluster-admin"));
+    assert.equal(up.status, 403, up.text);
+    assert.match(up.json.message, /user "nsadmin" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held/);
+    const elsewhere = await as("nsadmin", "POST", `${RBAC}/namespaces/team-b/rolebindings`, bindTo("someone-edit", "team-b", "edit"));
+    assert.equal(elsewhere.status, 403, elsewhere.text);
+    const editor = await as("editor", "POST", `${RBAC}/namespaces/team-a/rolebindings`, bindTo("editor-view", "team-a", "view"));
+    assert.equal(editor.status, 403, editor.text);
+    const role = await as("nsadmin", "POST", `${RBAC}/namespaces/team-a/roles`, { apiVersion: v1, kind: "Role", metadata: { name: "nodes", namespace: "team-a" }, rules: [rule(["get"], [""], ["nodes"])] });
+    assert.equal(role.status, 403, "a Role granting what admin lacks: " + role.text);
+  });
 
   test("the 403 is upstream's Status, in the namespace or at the cluster scope", async () => {
     const r = await as("alice", "GET", "/api/v1/namespaces/team-b/pods");

@@ -193,6 +193,45 @@ describe("certificate controllers and node TLS bootstrap", () => {
     assert.match(failed.message ?? "", /usages did not match/);
   });
 
+  test("orch nodeagent --bootstrap-kubeconfig: a certificate got with the token, --kubeconfig written naming it; the next start reads that", async () => {
+    const { writeFileSync, readFileSync } = await import("node:fs");
+    const { bootstrapNodeCredentials } = await import("../../nodeagent/certificates/index.js");
+    const { loadKubeconfig } = await import("../../client/index.js");
+    const agentDir = mkdtempSync(join(tmpdir(), "orch-node-bootstrap-"));
+    try {
+      const bootstrapFile = join(agentDir, "bootstrap.kubeconfig");
+      writeFileSync(bootstrapFile, [
+        "apiVersion: v1", "kind: Config",
+        `clusters: [{name: c, cluster: {server: "${t.server.url}", certificate-authority-data: ${Buffer.from(ca).toString("base64")}}}]`,
+        `users: [{name: u, user: {token: "${token}"}}]`,
+        "contexts: [{name: x, context: {cluster: c, user: u}}]", "current-context: x", "",
+      ].join("\n"));
+      const kubeconfig = join(agentDir, "etc", "nodeagent.kubeconfig");
+      const certDir = join(agentDir, "pki");
+      const lines: string[] = [];
+      const made = await bootstrapNodeCredentials({ kubeconfig, bootstrapKubeconfig: bootstrapFile, certDir, nodeName: "booted", log: (l) => lines.push(l) });
+      assert.equal(made.naming.groupSuffix, "orch.io");
+      assert.equal((await whoami(made.config)).body.status.userInfo.username, "system:node:booted");
+      // --kubeconfig names the certificate file for both client-certificate and client-key, as upstream's kubelet writes it.
+      const written = readFileSync(kubeconfig, "utf8");
+      const pem = clientCertificateFile(certDir, naming);
+      assert.match(written, new RegExp(`client-certificate: "${pem}"`));
+      assert.match(written, new RegExp(`client-key: "${pem}"`));
+      assert.equal(statSync(kubeconfig).mode & 0o777, 0o600);
+      const loaded = loadKubeconfig(kubeconfig);
+      assert.equal(loaded.token, undefined, "no token in the written kubeconfig");
+      // A second start: --kubeconfig is used as it is, the bootstrap file is not even read.
+      rmSync(bootstrapFile);
+      const again = await bootstrapNodeCredentials({ kubeconfig, bootstrapKubeconfig: bootstrapFile, certDir, nodeName: "booted" });
+      assert.equal(again.certificate.cert, made.certificate.cert);
+      assert.equal((await whoami(again.config)).body.status.userInfo.username, "system:node:booted");
+      // Another node's name: the stored certificate is not this node's, so it bootstraps again (and fails here: the file is gone).
+      await assert.rejects(bootstrapNodeCredentials({ kubeconfig, bootstrapKubeconfig: bootstrapFile, certDir, nodeName: "other" }), /ENOENT|no such file/i);
+    } finally {
+      rmSync(agentDir, { recursive: true, force: true });
+    }
+  });
+
   test("an expired bootstrap token is refused, then deleted by the cleaner", async () => {
     const old = generateBootstrapToken();
     const secret = bootstrapTokenSecret(naming, old, { now: new Date(Date.now() - 3_600_000), ttlMs: 1000, description: "expired" });

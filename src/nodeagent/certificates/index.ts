@@ -4,3 +4,4 @@ export {
   clientCertificateFile, loadNodeCertificate, nodeClientConfig, parseNodeCertificate, requestNodeCertificate, rotateNodeCertificate, rotationTime,
   storeNodeCertificate, ROTATION_FRACTION, type NodeCertificate, type NodeCredentialsOptions, type RotationOptions,
 } from "./client-certificate.js";
+export { bootstrapNodeCredentials, type BootstrapOptions, type BootstrappedCredentials } from "./bootstrap-kubeconfig.js";

@@ -5,11 +5,13 @@
 // checked (422), the account must exist (404), a boundObjectRef names a Pod
 // or a Secret of the namespace that exists (404) with the given uid (409),
 // and a pod must run as the account (400). Empty audiences become the API
-// audiences; --service-account-max-token-expiration caps the lifetime.
+// audiences; --service-account-max-token-expiration caps the lifetime;
+// --service-account-extend-token-expiration signs a pod's projected-volume
+// request (3607 s) for a year with `warnafter` at the hour.
 // Bodies are JSON, YAML or Protobuf (kubectl create token sends Protobuf).
 
 import {
-  DEFAULT_TOKEN_SECONDS, TOKEN_REQUEST_KIND, TOKEN_REQUEST_TYPE, validateTokenRequestSpec,
+  DEFAULT_TOKEN_SECONDS, EXTENDED_TOKEN_SECONDS, PROJECTED_TOKEN_SECONDS, TOKEN_REQUEST_KIND, TOKEN_REQUEST_TYPE, validateTokenRequestSpec,
   type BoundObjectReference, type TokenRequest,
 } from "../../../api/authentication/token-request.js";
 import type { Pod } from "../../../api/core/types.js";
@@ -65,6 +67,9 @@ export async function requestToken(r: SubresourceRequest): Promise<void> {
   const audiences = spec.audiences.length > 0 ? spec.audiences : [...tokens.apiAudiences];
   const max = tokens.maxExpirationSeconds;
   const expirationSeconds = max > 0 && spec.expirationSeconds > max ? max : spec.expirationSeconds;
+  // Upstream's safe transition of projected tokens: a pod-bound request for exactly the admission step's lifetime is
+  // signed for a year and warns (audit) after the hour asked; the answer reports the hour.
+  const extended = tokens.extendExpiration && pod !== undefined && expirationSeconds === PROJECTED_TOKEN_SECONDS;
   const nowSeconds = Math.floor(Date.now() / 1000);
   const refOf = (o: ApiObject) => ({ name: o.metadata.name ?? "", uid: o.metadata.uid ?? "" });
   const token = await tokens.issue({
@@ -73,7 +78,8 @@ export async function requestToken(r: SubresourceRequest): Promise<void> {
     ...(pod !== undefined ? { pod: refOf(pod) } : {}),
     ...(secret !== undefined ? { secret: refOf(secret) } : {}),
     audiences,
-    expirationSeconds,
+    expirationSeconds: extended ? EXTENDED_TOKEN_SECONDS : expirationSeconds,
+    ...(extended ? { warnAfterSeconds: expirationSeconds } : {}),
   }, nowSeconds);
   const answer: TokenRequest = {
     apiVersion: typeof sent.apiVersion === "string" ? sent.apiVersion : `${authGroup}/v1`,
