@@ -45,6 +45,8 @@ export interface ResponseScope {
   readonly def: ResourceDefinition;
   readonly gv: string;
   readonly encoding: Encoding;
+  /** A watch event's object in the request's version (a custom resource's conversion); absent: as stored. */
+  readonly present?: (cached: Cached<ApiObject>) => Promise<Cached<ApiObject>>;
 }
 
 /** Protobuf is offered for kinds with a Protobuf form: built-in ones; a declaration saying `protobuf: false` (custom resources) gets none. */
@@ -339,13 +341,16 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
         }
         if (event.initialEventsEnd) env.onInitialEventsEnd?.();
         frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, def.schema, encoding.schemas);
-      } else if (rep.as === "object") {
-        frame = objectEventFrame(scope, rep, event.type, event.object);
-      } else if (rep.as === "Table") {
-        const one = table(def, [withApiVersion(event.object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
-        frame = eventFrame(rep, event.type, one, META_TABLE, encoding.schemas);
       } else {
-        frame = eventFrame(rep, event.type, partialObjectMetadata(event.object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
+        const object = scope.present === undefined ? event.object : await scope.present(event.object);
+        if (rep.as === "object") {
+          frame = objectEventFrame(scope, rep, event.type, object);
+        } else if (rep.as === "Table") {
+          const one = table(def, [withApiVersion(object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
+          frame = eventFrame(rep, event.type, one, META_TABLE, encoding.schemas);
+        } else {
+          frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
+        }
       }
       await write(res, frame);
     }
