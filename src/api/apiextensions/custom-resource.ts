@@ -122,23 +122,24 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
       const target = schemaFor(version);
       const out = [...objects];
       const moving = out.flatMap((o, i) => (o.apiVersion === apiVersion ? [] : [i]));
+      const fresh = new Set(moving);
       if (moving.length > 0) {
         // One review per source version, as upstream sends one list (objects of one version) per call.
         const bySource = new Map<string, number[]>();
         for (const i of moving) bySource.set(String(out[i]!.apiVersion), [...(bySource.get(String(out[i]!.apiVersion)) ?? []), i]);
         for (const indexes of bySource.values()) {
-          const converted = webhook === undefined ? indexes.map((i) => ({ ...out[i]!, apiVersion })) : await webhook(indexes.map((i) => out[i]!), apiVersion);
+          const converted = webhook === undefined ? indexes.map((i) => ({ ...structuredClone(out[i]!), apiVersion })) : await webhook(indexes.map((i) => out[i]!), apiVersion);
           indexes.forEach((i, n) => {
             const obj = converted[n]!;
-            // What the webhook returns is pruned by the target version's schema, as upstream's converter does.
-            if (webhook !== undefined) prune(target.schema, obj);
+            // A converted object is pruned by the target version's schema, as upstream's schema-coercing converter does.
+            prune(target.schema, obj);
             out[i] = obj;
           });
         }
       }
       if (target.defaults) {
         for (let i = 0; i < out.length; i++) {
-          const obj = moving.includes(i) && webhook !== undefined ? out[i]! : structuredClone(out[i]!);
+          const obj = fresh.has(i) ? out[i]! : structuredClone(out[i]!);
           applyDefaults(target.schema, obj);
           out[i] = obj;
         }
