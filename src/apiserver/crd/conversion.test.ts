@@ -9,22 +9,12 @@ import assert from "node:assert/strict";
 import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
-import { endpointCrd, startConversionWebhook, type ConversionWebhook } from "./testing.js";
+import { endpointCrd, startConversionWebhook, until, type ConversionWebhook } from "./testing.js";
 
 const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
 
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 3000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function served(t: TestServer, path: string): Promise<void> {
-  await until(path, async () => ((await t.request("GET", path)).status === 200 ? true : undefined));
+  await until(path, async () => ((await t.request("GET", path)).status === 200 ? true : undefined), 3000);
 }
 
 describe("custom resources: conversion webhook across two versions", () => {

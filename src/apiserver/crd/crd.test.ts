@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
-import { cronTabCrd } from "./testing.js";
+import { cronTabCrd, until } from "./testing.js";
 import { codecFor } from "../../machinery/codec/protobuf/index.js";
 import { OPENAPI_V2_DOCUMENT, openApiV2Types } from "../../machinery/codec/protobuf/openapi-v2.js";
 
@@ -22,16 +22,6 @@ const tab = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { cronSpec: "* * * * */5", image: "img", ...spec },
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 1000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("custom resources", () => {
   let t: TestServer;

@@ -7,6 +7,17 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { selfSignedServingCert } from "../../component/pki.js";
 
+/** Poll `fn` every 20 ms until it gives a value (a definition is served asynchronously). */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 1000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function cronTabCrd(extra: Record<string, unknown> = {}) {
   return {
     apiVersion: "apiextensions.orch.io/v1",
