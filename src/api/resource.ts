@@ -158,6 +158,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /** Upstream's columns for `kubectl get`; default Name and Created At. */
   readonly table?: TableDefinition<T>;
+  /** Custom resources: the Table of a request through `version` when it differs from `table` (each version's own printer columns). */
+  tableFor?(version: string): TableDefinition<T> | undefined;
   /**
    * Unknown-field detection for a kind without a registered schema (custom
    * resources: their schema is data): drop the fields it does not know, in

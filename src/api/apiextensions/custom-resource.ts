@@ -8,7 +8,7 @@
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
 import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
 import { META_V1 } from "../meta/schemas.js";
-import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
+import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";
 import { evaluateRules, hasRules } from "./cel.js";
@@ -102,7 +102,8 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   if (statusEnabled(storage.subresources)) subresources.push(status());
   const scaleSpec = storage.subresources?.scale;
   if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
-  const columns = (storage.additionalPrinterColumns?.length ? storage.additionalPrinterColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  // Each version's printer columns (the storage version's is the declaration's table; others answer through tableFor).
+  const tables = new Map((spec.versions ?? []).map((v) => [v.name!, printerTable(v.additionalPrinterColumns)]));
   const selectable = Object.fromEntries(
     (storage.selectableFields ?? []).flatMap((f) => {
       const path = parseJsonPath(f.jsonPath ?? "");
@@ -178,21 +179,28 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),
-    table: {
-      columns: [
-        { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
-        ...columns.map(({ column }): TableColumn => ({
-          name: column.name!,
-          type: column.type as TableColumn["type"],
-          ...(column.format ? { format: column.format } : {}),
-          description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
-          priority: column.priority ?? 0,
-        })),
-      ],
-      cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
-    },
+    table: tables.get(storage.name!)!,
+    tableFor: (version) => (version === storage.name ? undefined : tables.get(version)),
     ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
   });
+}
+
+/** The Table of a version's printer columns (upstream's default, Age, when it has none). */
+function printerTable(printerColumns: CustomResourceColumnDefinition[] | undefined): TableDefinition<ApiObject> {
+  const columns = (printerColumns?.length ? printerColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  return {
+    columns: [
+      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+      ...columns.map(({ column }): TableColumn => ({
+        name: column.name!,
+        type: column.type as TableColumn["type"],
+        ...(column.format ? { format: column.format } : {}),
+        description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
+        priority: column.priority ?? 0,
+      })),
+    ],
+    cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
+  };
 }
 
 /**

@@ -97,6 +97,17 @@ describe("custom resources: conversion webhook across two versions", () => {
     assert.equal((await t.request("GET", `${V1}/b`)).json.spec.port, 7001);
   });
 
+  test("each version's Table has its own printer columns", async () => {
+    const accept = { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" };
+    const v1 = await t.request("GET", V1, { headers: accept });
+    assert.equal(v1.status, 200, v1.text);
+    assert.deepEqual(v1.json.columnDefinitions.map((c: any) => c.name), ["Name", "Host"]);
+    assert.deepEqual(v1.json.rows.find((r: any) => r.cells[0] === "a").cells, ["a", "db.local"]);
+    const v2 = await t.request("GET", `${V2}/a`, { headers: accept });
+    assert.equal(v2.status, 200, v2.text);
+    assert.deepEqual(v2.json.columnDefinitions.map((c: any) => c.name), ["Name", "Age"], "v2 has no printer columns: upstream's Age");
+  });
+
   test("webhook failures are 500s with upstream's text; the server stays up", async () => {
     try {
       hook.mode = "fail";
