@@ -97,6 +97,21 @@ describe("custom resources: conversion webhook across two versions", () => {
     assert.equal((await t.request("GET", `${V1}/b`)).json.spec.port, 7001);
   });
 
+  test("server-side apply through v2 creates and updates", async () => {
+    const apply = (hostPort: string) => t.request("PATCH", `${V2}/ssa?fieldManager=test`, {
+      rawBody: JSON.stringify({ apiVersion: `${group}/v2`, kind: "Endpoint", metadata: { name: "ssa" }, spec: { hostPort } }),
+      headers: { "content-type": "application/apply-patch+yaml" },
+    });
+    const created = await apply("a:1");
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.spec.hostPort, "a:1");
+    const updated = await apply("a:2");
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.json.spec.hostPort, "a:2");
+    assert.deepEqual((await t.request("GET", `${V1}/ssa`)).json.spec, { host: "a", port: 2 });
+    assert.equal(updated.json.metadata.managedFields[0].apiVersion, `${group}/v2`);
+  });
+
   test("each version's Table has its own printer columns", async () => {
     const accept = { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" };
     const v1 = await t.request("GET", V1, { headers: accept });
@@ -190,5 +205,21 @@ describe("custom resources: conversion None", () => {
     const list = await t.request("GET", `/apis/${group}/v2/endpoints`);
     assert.equal(list.json.items[0].apiVersion, `${group}/v2`);
     assert.equal(list.json.items[0].spec.protocol, "TCP");
+  });
+
+  test("a default added to the schema later shows on objects stored before it (defaults on read)", async () => {
+    const path = `/apis/${group}/v1/namespaces/default/endpoints/a`;
+    assert.equal((await t.request("GET", path)).json.spec.weight, undefined);
+    const crd = (await t.request("GET", `${CRDS}/endpoints.${group}`)).json;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.weight = { type: "integer", default: 5 };
+    const put = await t.request("PUT", `${CRDS}/endpoints.${group}`, { body: crd });
+    assert.equal(put.status, 200, put.text);
+    const got = await until("the new default on read", async () => {
+      const r = (await t.request("GET", path)).json;
+      return r.spec.weight === 5 ? r : undefined;
+    }, 3000);
+    assert.equal(got.spec.host, "h");
+    const listed = (await t.request("GET", `/apis/${group}/v1/endpoints`)).json;
+    assert.equal(listed.items[0].spec.weight, 5);
   });
 });

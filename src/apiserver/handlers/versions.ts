@@ -5,11 +5,12 @@
 // return. Conversions that need no webhook are memoized per stored revision,
 // so the watch cache's records keep serving their serialized bytes.
 
-import type { ResourceDefinition } from "../../api/resource.js";
+import type { Conversion, ResourceDefinition } from "../../api/resource.js";
 import type { ApiObject } from "../../machinery/index.js";
 import { cachedRecord, type Cached } from "../../storage/cacher/index.js";
 
-const memo = new WeakMap<Cached<ApiObject>, Map<string, Cached<ApiObject>>>();
+/** Per conversion (a changed definition brings a new one: new defaults), per stored record, per version. */
+const memos = new WeakMap<Conversion, WeakMap<Cached<ApiObject>, Map<string, Cached<ApiObject>>>>();
 
 /** `items` in `version` (same order); records that need nothing come back as they were. */
 export async function inVersion(def: ResourceDefinition, version: string, items: readonly Cached<ApiObject>[]): Promise<Cached<ApiObject>[]> {
@@ -17,6 +18,8 @@ export async function inVersion(def: ResourceDefinition, version: string, items:
   if (conversion === undefined || items.length === 0) return [...items];
   const out = [...items];
   const todo: number[] = [];
+  let memo = memos.get(conversion);
+  if (memo === undefined) memos.set(conversion, (memo = new WeakMap()));
   items.forEach((c, i) => {
     const known = conversion.stable ? memo.get(c)?.get(version) : undefined;
     if (known !== undefined) out[i] = known;
