@@ -5,7 +5,9 @@
 // only when there is one, unless optionalOldSelf). Failures as upstream:
 // `spec: Invalid value: "object": <message>` (or `failed rule: <rule>`),
 // messageExpression, reason and fieldPath honoured. Integers are CEL ints,
-// `number` fields doubles, objects maps.
+// `number` fields doubles, objects maps. Cost limits as upstream's, priced by
+// ./cel-cost.ts: estimated when a definition is written, actual (over the
+// values) before each evaluation, with a budget per object.
 
 import { celEnv, isCelError, parse, plan, type CelEnv } from "@bufbuild/cel";
 import type { Expr } from "@bufbuild/cel-spec/cel/expr/syntax_pb.js";

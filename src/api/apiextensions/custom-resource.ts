@@ -1,9 +1,12 @@
 // A custom kind as a declaration: the ResourceDefinition the API server
-// serves for an established CustomResourceDefinition. Its schema is data
-// (the storage version's openAPIV3Schema): objects are pruned at decoding,
-// defaulted and validated on every write; the Table has the definition's
-// printer columns (default Age); status and scale subresources when asked;
-// selectable fields as field selectors; JSON only, no strategic merge.
+// serves for an established CustomResourceDefinition. Its schemas are data
+// (each version's openAPIV3Schema): objects are pruned at decoding,
+// defaulted and validated on every write by the schema of the version they
+// are written in, and converted between versions (None: apiVersion only;
+// Webhook: through the server's converter), then pruned and defaulted by the
+// target version's schema, reads included; each version's printer columns
+// (default Age); status and scale subresources when asked; selectable
+// fields as field selectors; JSON only, no strategic merge.
 
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
 import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
