@@ -447,6 +447,22 @@ describe("custom resources: hostile definitions", () => {
     assert.equal((await t.request("GET", "/readyz")).status, 200);
     assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
   });
+
+  test("a validation rule over the estimated cost limit refuses the definition (422, upstream's message)", async () => {
+    const crd = JSON.parse(JSON.stringify(cronTabCrd()));
+    crd.metadata.name = "costly.stable.example.com";
+    crd.spec.names = { plural: "costly", singular: "costly", kind: "Costly" };
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = {
+      type: "array", items: { type: "string" }, "x-kubernetes-validations": [{ rule: "self.all(x, self.exists(y, x == y))" }],
+    };
+    const r = await t.request("POST", CRDS, { body: crd });
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.json.message, /spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].properties\[tags\].x-kubernetes-validations\[0\].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/);
+    const bounded = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags;
+    bounded.maxItems = 10;
+    bounded.items.maxLength = 10;
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201, "with bounds it fits");
+  });
 });
 
 describe("custom resources in OpenAPI v2: versions and v2's reductions", () => {
