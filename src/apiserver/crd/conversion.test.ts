@@ -133,6 +133,14 @@ describe("custom resources: conversion webhook across two versions", () => {
       const listed = await t.request("GET", V2);
       assert.equal(listed.status, 500, listed.text);
       assert.match(listed.json.message, new RegExp(`conversion webhook for ${group}/v1, Kind=EndpointList failed: the converter refuses`));
+      const list = await t.request("GET", V1);
+      const w = await t.watch(`${V2}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`);
+      assert.equal((await t.request("PATCH", `${V1}/a`, { body: { metadata: { labels: { poke: "1" } } }, headers: { "content-type": "application/merge-patch+json" } })).status, 200);
+      const [event] = await w.next(1, 3000);
+      w.close();
+      assert.equal(event.type, "ERROR", "a watch whose event cannot be converted ends with an ERROR event");
+      assert.equal(event.object.code, 500);
+      assert.match(event.object.message, /conversion webhook for conv.example.com\/v1, Kind=Endpoint failed: the converter refuses/);
       hook.mode = "wrong-uid";
       const uid = await t.request("GET", `${V2}/a`);
       assert.equal(uid.status, 500);
