@@ -24,6 +24,8 @@ export interface AdmissionAttributes {
   readonly request?: AdmissionRequest;
   /** Who asked (the authenticated user, after impersonation): `request.user`, kept at hand for plugins. */
   readonly userInfo?: AdmissionUser;
+  /** The version the objects are in, for a kind with a conversion (a custom resource's request version); absent: the resource's preferred version. */
+  readonly version?: string;
 }
 
 /** The requester as admission sees it (upstream's user.Info). */

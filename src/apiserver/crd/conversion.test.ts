@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
+import { admissionregistrationModule } from "../../api/admissionregistration/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
 import { endpointCrd, startConversionWebhook, until, type ConversionWebhook } from "./testing.js";
 
@@ -25,7 +26,7 @@ describe("custom resources: conversion webhook across two versions", () => {
   const V2 = `/apis/${group}/v2/namespaces/default/endpoints`;
   before(async () => {
     hook = await startConversionWebhook();
-    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule, admissionregistrationModule] });
     const conversion = { strategy: "Webhook", webhook: { clientConfig: { url: hook.url, caBundle: hook.caBundle }, conversionReviewVersions: ["v1"] } };
     const crd = await t.request("POST", CRDS, { body: endpointCrd(conversion, group) });
     assert.equal(crd.status, 201, crd.text);
@@ -110,6 +111,31 @@ describe("custom resources: conversion webhook across two versions", () => {
     assert.equal(updated.json.spec.hostPort, "a:2");
     assert.deepEqual((await t.request("GET", `${V1}/ssa`)).json.spec, { host: "a", port: 2 });
     assert.equal(updated.json.metadata.managedFields[0].apiVersion, `${group}/v2`);
+  });
+
+  test("admission webhooks see the object in the request's version", async () => {
+    const config = {
+      apiVersion: "admissionregistration.orch.io/v1", kind: "ValidatingWebhookConfiguration", metadata: { name: "see" },
+      webhooks: [{ name: "see.conv.example.com", admissionReviewVersions: ["v1"], sideEffects: "None", clientConfig: { url: hook.url.replace("/convert", "/admit"), caBundle: hook.caBundle },
+        rules: [{ operations: ["CREATE"], apiGroups: [group], apiVersions: ["*"], resources: ["endpoints"] }] }],
+    };
+    assert.equal((await t.request("POST", "/apis/admissionregistration.orch.io/v1/validatingwebhookconfigurations", { body: config })).status, 201);
+    const admitted = () => hook.reviews.filter((r) => r.kind === "AdmissionReview");
+    // Through v1, which is not the preferred version (v2 is): the review says v1 and carries the v1 object.
+    const body = { apiVersion: `${group}/v1`, kind: "Endpoint", metadata: { name: "seen" }, spec: { host: "s", port: 1 } };
+    await until("the webhook to be called", async () => {
+      const r = await t.request("POST", V1, { body });
+      assert.equal(r.status, 201, r.text);
+      if (admitted().length > 0) return true;
+      await t.request("DELETE", `${V1}/seen`);
+      return undefined;
+    }, 3000);
+    const review = admitted()[0].request;
+    assert.deepEqual(review.kind, { group, version: "v1", kind: "Endpoint" });
+    assert.equal(review.resource.version, "v1");
+    assert.equal(review.object.apiVersion, `${group}/v1`);
+    assert.deepEqual(review.object.spec, { host: "s", port: 1 });
+    assert.equal((await t.request("DELETE", "/apis/admissionregistration.orch.io/v1/validatingwebhookconfigurations/see")).status, 200);
   });
 
   test("each version's Table has its own printer columns", async () => {

@@ -517,7 +517,9 @@ export class RegistryStore {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
     const request = options.admission;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}) };
+    const apiVersion = this.def.conversion !== undefined ? (obj ?? old)!.apiVersion : undefined;
+    const version = typeof apiVersion === "string" && apiVersion.includes("/") ? { version: apiVersion.slice(apiVersion.indexOf("/") + 1) } : {};
+    return { ...version, operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}) };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {
