@@ -478,7 +478,7 @@ export class RegistryStore {
   /** A stored object in the request's version (for a kind with a conversion). */
   async #inVersion(obj: ApiObject, options: RequestOptions, name: string): Promise<ApiObject> {
     if (this.def.conversion === undefined || options.version === undefined) return obj;
-    return (await this.#convert(obj, options.version, name));
+    return this.#convert(obj, options.version, name);
   }
 
   /** The object in the storage version, to be stored. */
