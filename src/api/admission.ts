@@ -22,6 +22,8 @@ export interface AdmissionAttributes {
   readonly dryRun: boolean;
   /** Who asked (`request.user`: the authenticated user, after impersonation) and the request's ways back to them; absent on writes the server makes itself. */
   readonly request?: AdmissionRequest;
+  /** The version the objects are in, for a kind with a conversion (a custom resource's request version); absent: the resource's preferred version. */
+  readonly version?: string;
 }
 
 /** The requester as admission sees it (upstream's user.Info). */

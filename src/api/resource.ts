@@ -158,12 +158,23 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /** Upstream's columns for `kubectl get`; default Name and Created At. */
   readonly table?: TableDefinition<T>;
+  /** Custom resources: the Table of a request through `version` when it differs from `table` (each version's own printer columns). */
+  tableFor?(version: string): TableDefinition<T> | undefined;
   /**
    * Unknown-field detection for a kind without a registered schema (custom
    * resources: their schema is data): drop the fields it does not know, in
    * place, and name them (field validation then ignores, warns or refuses).
    */
-  pruneUnknown?(value: Record<string, unknown>): string[];
+  pruneUnknown?(value: Record<string, unknown>, version?: string): string[];
+  /**
+   * Custom resources: objects in one version as another (the definition's
+   * conversion: None changes apiVersion only, Webhook asks its webhook), with
+   * the target version's defaults applied (upstream defaults what it reads
+   * from storage too). With it, the store runs each write in the request's
+   * version (defaults, admission, validation by that version's schema) and
+   * converts at the storage boundary; handlers convert what they answer.
+   */
+  readonly conversion?: Conversion;
   /**
    * Custom resources: the OpenAPI v3 schema a served version declares, as the
    * definition gives it (undefined: none, anything goes). When present, the
@@ -184,6 +195,14 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   pendingFinalizers?(obj: T): readonly string[];
   /** Called when an object is first marked for deletion (namespaces: status.phase = Terminating). */
   prepareForDelete?(obj: T, ctx: StrategyContext): void;
+}
+
+/** A custom resource's conversion between its versions (ResourceDefinition.conversion). */
+export interface Conversion {
+  /** `objects` (any versions) in `version` (a version name), same order; objects already in it and without defaults to apply come back as they were. Throws an ApiError. */
+  convert(objects: readonly ApiObject[], version: string): Promise<ApiObject[]>;
+  /** The same input always converts the same way (no webhook): results may be memoized per stored revision. */
+  readonly stable: boolean;
 }
 
 /** Another resource's storage under a field mapping (ResourceDefinition.storedAs). */

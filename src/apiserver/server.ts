@@ -25,7 +25,7 @@ import { runtimeClassAdmission } from "./admission/runtime-class.js";
 import { DEFAULT_POD_SECURITY, loadAdmissionConfig, podSecurity, type PodSecurityConfig } from "./admission/pod-security/index.js";
 import { serviceAccountAdmission } from "./admission/service-account.js";
 import { mutatingWebhooks, validatingWebhooks } from "./admission/webhooks/index.js";
-import { webhookSources, type CachedObjects } from "./admission/webhooks/sources.js";
+import { resolveService, webhookSources, type CachedObjects } from "./admission/webhooks/sources.js";
 import { validatingAdmissionPolicy } from "./admission/policy/index.js";
 import { policySources } from "./admission/policy/sources.js";
 import { accountLookup, storeObjects } from "./authentication/account-objects.js";
@@ -218,7 +218,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const oidc = openIdMetadata({ issuer: saTokens.issuer, keys: saTokens.keys, ...(options.serviceAccounts?.jwksUri ? { jwksUri: options.serviceAccounts.jwksUri } : {}) }, () => externalAddress, log);
   const discovery = new Discovery(registry);
   // Custom resources: every stored definition is served before the server reports ready.
-  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log });
+  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log,
+    resolveService: (namespace, name, port) => resolveService(cachedObjects(() => stores), namespace, name, port) });
   authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
   rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({

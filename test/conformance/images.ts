@@ -46,7 +46,7 @@ function busyboxBase(root: string): void {
 }
 
 /** Copies host files into the image at the same paths, with every shared library they load (ldd). */
-function copyWithLibraries(root: string, files: string[]): void {
+export function copyWithLibraries(root: string, files: string[]): void {
   const wanted = new Set<string>();
   for (const file of files) {
     wanted.add(file);

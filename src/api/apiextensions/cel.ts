@@ -5,12 +5,16 @@
 // only when there is one, unless optionalOldSelf). Failures as upstream:
 // `spec: Invalid value: "object": <message>` (or `failed rule: <rule>`),
 // messageExpression, reason and fieldPath honoured. Integers are CEL ints,
-// `number` fields doubles, objects maps.
+// `number` fields doubles, objects maps. Cost limits as upstream's, priced by
+// ./cel-cost.ts: estimated when a definition is written, actual (over the
+// values) before each evaluation, with a budget per object.
 
 import { celEnv, isCelError, parse, plan, type CelEnv } from "@bufbuild/cel";
+import type { Expr } from "@bufbuild/cel-spec/cel/expr/syntax_pb.js";
 import { strings } from "@bufbuild/cel/ext";
 import { field, type FieldError } from "../../machinery/index.js";
 import { childPath, isObject, LIST_MAP_KEYS, LIST_TYPE, VALIDATIONS } from "./json-schema.js";
+import { costMessage, exprCost, PER_CALL_LIMIT, RUNTIME_BUDGET, schemaShape, STATIC_RULE_LIMIT, STATIC_SCHEMA_LIMIT, valueShape, type Shape } from "./cel-cost.js";
 import type { JSONSchemaProps, ValidationRule } from "./types.js";
 
 type Program = (bindings: Record<string, unknown>) => unknown;
@@ -20,6 +24,8 @@ interface CompiledRule {
   readonly program: Program;
   readonly message: Program | undefined;
   readonly usesOldSelf: boolean;
+  /** The rule's AST, priced before each evaluation (./cel-cost.ts). */
+  readonly ast: Expr;
 }
 
 let sharedEnv: CelEnv | undefined;
@@ -29,8 +35,13 @@ function env(): CelEnv {
 
 /** Compile one expression; throws with the parser's message. */
 function compile(expr: string): Program {
-  const run = plan(env(), parse(expr)) as (ctx?: Record<string, unknown>) => unknown;
-  return (bindings) => run(bindings);
+  return compileWithAst(expr).program;
+}
+
+function compileWithAst(expr: string): { program: Program; ast: Expr } {
+  const parsed = parse(expr);
+  const run = plan(env(), parsed) as (ctx?: Record<string, unknown>) => unknown;
+  return { program: (bindings) => run(bindings), ast: parsed.expr };
 }
 
 /** One CEL expression compiled in the shared environment (admission webhooks' matchConditions); throws with the parser's message. */
@@ -50,7 +61,7 @@ function rulesOf(schema: JSONSchemaProps): CompiledRule[] {
   if (rules === undefined) {
     rules = (schema[VALIDATIONS] ?? []).map((rule) => ({
       rule,
-      program: compile(rule.rule ?? "true"),
+      ...compileWithAst(rule.rule ?? "true"),
       message: rule.messageExpression ? compile(rule.messageExpression) : undefined,
       usesOldSelf: /\boldSelf\b/.test(rule.rule ?? ""),
     }));
@@ -59,27 +70,47 @@ function rulesOf(schema: JSONSchemaProps): CompiledRule[] {
   return rules;
 }
 
-/** Compile errors of every rule in a schema, for the CRD's validation (`<path>.x-kubernetes-validations[i].rule`). */
+/**
+ * Compile errors and estimated costs of every rule in a schema, for the
+ * CRD's validation (`<path>.x-kubernetes-validations[i].rule`): a rule's
+ * cost times how often it can run (the bounds of the lists and maps around
+ * it) over 10^7 is refused, and so is a schema whose rules total over 10^8.
+ */
 export function checkRules(schema: JSONSchemaProps, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const visit = (s: JSONSchemaProps, p: string) => {
+  let total = 0;
+  const visit = (s: JSONSchemaProps, p: string, cardinality: number) => {
     if (!isObject(s as unknown)) return;
+    const shape = schemaShape(s);
     (s[VALIDATIONS] ?? []).forEach((rule, i) => {
       for (const [key, expr] of [["rule", rule.rule], ["messageExpression", rule.messageExpression]] as const) {
         if (typeof expr !== "string" || expr.trim() === "") continue;
+        const at = `${p}.x-kubernetes-validations[${i}].${key}`;
+        let ast: Expr;
         try {
-          compile(expr);
+          ast = compileWithAst(expr).ast;
         } catch (err) {
-          errs.push(field.invalid(`${p}.x-kubernetes-validations[${i}].${key}`, rule, `compilation failed: ERROR: ${err instanceof Error ? err.message : String(err)}`));
+          errs.push(field.invalid(at, rule, `compilation failed: ERROR: ${err instanceof Error ? err.message : String(err)}`));
+          continue;
         }
+        const cost = exprCost(ast, bindingShapes(shape)) * cardinality;
+        if (cost > STATIC_RULE_LIMIT) errs.push(field.forbidden(at, costMessage(`estimated ${key} cost`, cost, STATIC_RULE_LIMIT)));
+        total += cost;
       }
     });
-    for (const [k, prop] of Object.entries(s.properties ?? {})) visit(prop, `${p}.properties[${k}]`);
-    if (isObject(s.items as unknown)) visit(s.items as JSONSchemaProps, `${p}.items`);
-    if (isObject(s.additionalProperties as unknown)) visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`);
+    for (const [k, prop] of Object.entries(s.properties ?? {})) visit(prop, `${p}.properties[${k}]`, cardinality);
+    if (isObject(s.items as unknown)) visit(s.items as JSONSchemaProps, `${p}.items`, cardinality * shape.size());
+    if (isObject(s.additionalProperties as unknown)) visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, cardinality * shape.size());
   };
-  visit(schema, path);
+  visit(schema, path, 1);
+  if (total > STATIC_SCHEMA_LIMIT) {
+    errs.push(field.forbidden(path, costMessage("x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema", total, STATIC_SCHEMA_LIMIT, true)));
+  }
   return errs;
+}
+
+function bindingShapes(shape: Shape, old: Shape = shape): Map<string, Shape> {
+  return new Map([["self", shape], ["oldSelf", old]]);
 }
 
 /** Does the schema carry any rule? (Objects of kinds without rules skip the walk.) */
@@ -92,21 +123,29 @@ export function hasRules(schema: JSONSchemaProps): boolean {
 /** Evaluate every rule of the schema over `value` (and `old` on updates). */
 export function evaluateRules(schema: JSONSchemaProps, value: unknown, old: unknown): FieldError[] {
   const errs: FieldError[] = [];
-  walk(schema, value, old, "", errs);
+  walk(schema, value, old, "", errs, { left: RUNTIME_BUDGET });
   return errs;
 }
 
-function walk(schema: JSONSchemaProps, value: unknown, old: unknown, path: string, errs: FieldError[]): void {
-  if (value === undefined || value === null || !isObject(schema as unknown)) return;
-  for (const r of rulesOf(schema)) evaluate(r, schema, value, old, path, errs);
+/** What is left of the object's runtime cost budget (negative: spent, nothing more runs). */
+interface Budget {
+  left: number;
+}
+
+function walk(schema: JSONSchemaProps, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
+  if (value === undefined || value === null || !isObject(schema as unknown) || budget.left < 0) return;
+  for (const r of rulesOf(schema)) {
+    evaluate(r, schema, value, old, path, errs, budget);
+    if (budget.left < 0) return;
+  }
   if (isObject(value)) {
     const oldObj = isObject(old) ? old : undefined;
     for (const [key, prop] of Object.entries(schema.properties ?? {})) {
       if (path === "" && key === "metadata") continue;
-      if (key in value) walk(prop, value[key], oldObj?.[key], childPath(path, key), errs);
+      if (key in value) walk(prop, value[key], oldObj?.[key], childPath(path, key), errs, budget);
     }
     if (isObject(schema.additionalProperties as unknown)) {
-      for (const [key, v] of Object.entries(value)) walk(schema.additionalProperties as JSONSchemaProps, v, oldObj?.[key], childPath(path, key), errs);
+      for (const [key, v] of Object.entries(value)) walk(schema.additionalProperties as JSONSchemaProps, v, oldObj?.[key], childPath(path, key), errs, budget);
     }
   } else if (Array.isArray(value) && isObject(schema.items as unknown)) {
     const items = schema.items as JSONSchemaProps;
@@ -115,14 +154,26 @@ function walk(schema: JSONSchemaProps, value: unknown, old: unknown, path: strin
     const oldList = Array.isArray(old) ? old : [];
     value.forEach((item, i) => {
       const prior = keys === undefined || !isObject(item) ? undefined : oldList.find((o) => isObject(o) && keys.every((k) => o[k] === item[k]));
-      walk(items, item, prior, `${path}[${i}]`, errs);
+      walk(items, item, prior, `${path}[${i}]`, errs, budget);
     });
   }
 }
 
-function evaluate(r: CompiledRule, schema: JSONSchemaProps, value: unknown, old: unknown, path: string, errs: FieldError[]): void {
+function evaluate(r: CompiledRule, schema: JSONSchemaProps, value: unknown, old: unknown, path: string, errs: FieldError[], budget: Budget): void {
   const hasOld = old !== undefined && old !== null;
   if (r.usesOldSelf && !hasOld) return;
+  // Priced before it runs (./cel-cost.ts): over the per-call limit it does not run; past the object's budget nothing more does.
+  const cost = exprCost(r.ast, bindingShapes(valueShape(value), valueShape(old)));
+  const typeOf = schema.type ?? (schema["x-kubernetes-int-or-string"] ? "string" : "object");
+  if (cost > PER_CALL_LIMIT) {
+    errs.push(field.invalid(path, typeOf, `'operation cancelled: actual cost limit exceeded': call cost exceeds limit for rule: ${r.rule.message?.trim() || r.rule.rule}`));
+    return;
+  }
+  budget.left -= cost;
+  if (budget.left < 0) {
+    errs.push(field.invalid(path, typeOf, "validation failed due to running out of cost budget, no further validation rules will be run"));
+    return;
+  }
   const bindings: Record<string, unknown> = { self: toCel(schema, value) };
   if (hasOld) bindings["oldSelf"] = toCel(schema, old);
   const typeName = schema.type ?? (schema["x-kubernetes-int-or-string"] ? "string" : "object");

@@ -1,19 +1,22 @@
 // A custom kind as a declaration: the ResourceDefinition the API server
-// serves for an established CustomResourceDefinition. Its schema is data
-// (the storage version's openAPIV3Schema): objects are pruned at decoding,
-// defaulted and validated on every write; the Table has the definition's
-// printer columns (default Age); status and scale subresources when asked;
-// selectable fields as field selectors; JSON only, no strategic merge.
+// serves for an established CustomResourceDefinition. Its schemas are data
+// (each version's openAPIV3Schema): objects are pruned at decoding,
+// defaulted and validated on every write by the schema of the version they
+// are written in, and converted between versions (None: apiVersion only;
+// Webhook: through the server's converter), then pruned and defaulted by the
+// target version's schema, reads included; each version's printer columns
+// (default Age); status and scale subresources when asked; selectable
+// fields as field selectors; JSON only, no strategic merge.
 
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
 import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
 import { META_V1 } from "../meta/schemas.js";
-import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn } from "../resource.js";
+import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";
 import { evaluateRules, hasRules } from "./cel.js";
 import { evaluate, parseJsonPath, setAt, type Step } from "./jsonpath.js";
-import { applyDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
+import { applyDefaults, hasDefaults, isObject, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, prune, validateValue } from "./json-schema.js";
 import { statusEnabled } from "./validation.js";
 import type { CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion, JSONSchemaProps } from "./types.js";
 
@@ -48,6 +51,13 @@ function deprecationWarning(crd: CustomResourceDefinition, version: CustomResour
 export interface CustomResourceOptions {
   /** The definition is terminating: creates are refused (405, as upstream). */
   readonly terminating: () => boolean;
+  /**
+   * Conversion strategy Webhook: the objects (all of one version) as
+   * `apiVersion` (group/version), from the definition's webhook; throws an
+   * ApiError with upstream's message when the webhook fails. Absent: such a
+   * definition converts as None would (apiVersion only).
+   */
+  readonly webhookConvert?: (objects: readonly ApiObject[], apiVersion: string) => Promise<ApiObject[]>;
 }
 
 const AGE: CustomResourceColumnDefinition = {
@@ -56,6 +66,21 @@ const AGE: CustomResourceColumnDefinition = {
   description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
   jsonPath: ".metadata.creationTimestamp",
 };
+
+const ANYTHING: JSONSchemaProps = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+
+/** One version's schema at work: validation (with its CEL rules), pruning, defaults. */
+interface VersionSchema {
+  readonly schema: JSONSchemaProps;
+  readonly rules: boolean;
+  readonly defaults: boolean;
+}
+
+/** The kind's version named by an object's apiVersion (`group/v1` → `v1`). */
+function versionOf(obj: { apiVersion?: unknown }): string | undefined {
+  const av = obj.apiVersion;
+  return typeof av === "string" && av.includes("/") ? av.slice(av.indexOf("/") + 1) : undefined;
+}
 
 /** The declaration of the kind `crd` defines (its accepted names), or undefined when no version is served. */
 export function customResource(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition | undefined {
@@ -66,24 +91,65 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const byName = new Map((spec.versions ?? []).map((v) => [v.name!, v]));
   const storage: CustomResourceDefinitionVersion | undefined = (spec.versions ?? []).find((v) => v.storage);
   if (storage === undefined) return undefined;
-  const schema: JSONSchemaProps = storage.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+  // Each version validates, prunes and defaults by its own schema (upstream's per-version structural schemas).
+  const schemas = new Map<string, VersionSchema>();
+  for (const v of spec.versions ?? []) {
+    const schema = v.schema?.openAPIV3Schema ?? ANYTHING;
+    schemas.set(v.name!, { schema, rules: hasRules(schema), defaults: hasDefaults(schema) });
+  }
+  const storageSchema = schemas.get(storage.name!)!;
+  const schemaFor = (version: string | undefined) => (version === undefined ? undefined : schemas.get(version)) ?? storageSchema;
   const group = spec.group!;
   const gr = { group, resource: names.plural };
   const subresources: Subresource[] = [];
   if (statusEnabled(storage.subresources)) subresources.push(status());
   const scaleSpec = storage.subresources?.scale;
   if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
-  const columns = (storage.additionalPrinterColumns?.length ? storage.additionalPrinterColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  // Each version's printer columns (the storage version's is the declaration's table; others answer through tableFor).
+  const tables = new Map((spec.versions ?? []).map((v) => [v.name!, printerTable(v.additionalPrinterColumns)]));
   const selectable = Object.fromEntries(
     (storage.selectableFields ?? []).flatMap((f) => {
       const path = parseJsonPath(f.jsonPath ?? "");
       return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
     }),
   );
-  const rules = hasRules(schema);
   const validate = (obj: ApiObject, old?: ApiObject) => {
+    const { schema, rules } = schemaFor(versionOf(obj));
     const errs = validateValue(schema, obj);
     return rules ? [...errs, ...evaluateRules(schema, obj, old)] : errs;
+  };
+  const webhook = spec.conversion?.strategy === "Webhook" ? options.webhookConvert : undefined;
+  const conversion = {
+    stable: webhook === undefined,
+    async convert(objects: readonly ApiObject[], version: string): Promise<ApiObject[]> {
+      const apiVersion = `${group}/${version}`;
+      const target = schemaFor(version);
+      const out = [...objects];
+      const moving = out.flatMap((o, i) => (o.apiVersion === apiVersion ? [] : [i]));
+      const fresh = new Set(moving);
+      if (moving.length > 0) {
+        // One review per source version, as upstream sends one list (objects of one version) per call.
+        const bySource = new Map<string, number[]>();
+        for (const i of moving) bySource.set(String(out[i]!.apiVersion), [...(bySource.get(String(out[i]!.apiVersion)) ?? []), i]);
+        for (const indexes of bySource.values()) {
+          const converted = webhook === undefined ? indexes.map((i) => ({ ...structuredClone(out[i]!), apiVersion })) : await webhook(indexes.map((i) => out[i]!), apiVersion);
+          indexes.forEach((i, n) => {
+            const obj = converted[n]!;
+            // A converted object is pruned by the target version's schema, as upstream's schema-coercing converter does.
+            prune(target.schema, obj);
+            out[i] = obj;
+          });
+        }
+      }
+      if (target.defaults) {
+        for (let i = 0; i < out.length; i++) {
+          const obj = fresh.has(i) ? out[i]! : structuredClone(out[i]!);
+          applyDefaults(target.schema, obj);
+          out[i] = obj;
+        }
+      }
+      return out;
+    },
   };
   return defineResource<ApiObject>({
     group,
@@ -104,9 +170,10 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     protobuf: false,
     strategicMerge: false,
     subresources,
-    pruneUnknown: (value) => prune(schema, value),
+    pruneUnknown: (value, version) => prune(schemaFor(version ?? versionOf(value)).schema, value),
     openAPISchema: (version) => byName.get(version)?.schema?.openAPIV3Schema as Record<string, unknown> | undefined,
-    defaults: (obj) => applyDefaults(schema, obj),
+    defaults: (obj) => applyDefaults(schemaFor(versionOf(obj)).schema, obj),
+    conversion,
     prepareForCreate() {
       if (options.terminating()) {
         const err = methodNotSupported(gr, "create");
@@ -115,21 +182,28 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),
-    table: {
-      columns: [
-        { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
-        ...columns.map(({ column }): TableColumn => ({
-          name: column.name!,
-          type: column.type as TableColumn["type"],
-          ...(column.format ? { format: column.format } : {}),
-          description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
-          priority: column.priority ?? 0,
-        })),
-      ],
-      cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
-    },
+    table: tables.get(storage.name!)!,
+    tableFor: (version) => (version === storage.name ? undefined : tables.get(version)),
     ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
   });
+}
+
+/** The Table of a version's printer columns (upstream's default, Age, when it has none). */
+function printerTable(printerColumns: CustomResourceColumnDefinition[] | undefined): TableDefinition<ApiObject> {
+  const columns = (printerColumns?.length ? printerColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));
+  return {
+    columns: [
+      { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+      ...columns.map(({ column }): TableColumn => ({
+        name: column.name!,
+        type: column.type as TableColumn["type"],
+        ...(column.format ? { format: column.format } : {}),
+        description: column.description || `Custom resource definition column (in JSONPath format): ${column.jsonPath}`,
+        priority: column.priority ?? 0,
+      })),
+    ],
+    cells: (obj, now) => [obj.metadata.name ?? "", ...columns.map(({ column, path }) => cell(column, path === undefined ? [] : evaluate(path, obj), now))],
+  };
 }
 
 /**

@@ -19,6 +19,8 @@ import type { Naming } from "../../machinery/naming.js";
 import type { ApiRegistry } from "../api-registry.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { Stores } from "../storage-factory.js";
+import type { ServiceResolver } from "../admission/webhooks/call.js";
+import { webhookConverter } from "./conversion.js";
 
 export interface ServedApiDocuments {
   /** Discovery and OpenAPI answers are rebuilt on the next request. */
@@ -33,6 +35,8 @@ export interface CrdControllerOptions {
   readonly documents: readonly ServedApiDocuments[];
   readonly naming: Naming;
   readonly log: (line: string) => void;
+  /** Where a conversion webhook's Service leads (its endpoints); without it only URL webhooks are reachable. */
+  readonly resolveService?: ServiceResolver;
   /** How soon a definition whose objects are still finalizing is looked at again (default 1 s). */
   readonly retryMs?: number;
 }
@@ -202,7 +206,10 @@ export class CrdController {
 
   async #serve(crd: CustomResourceDefinition): Promise<void> {
     const name = crd.metadata.name!;
-    const def = customResource(crd, { terminating: () => this.#terminating.has(name) });
+    const resolve: ServiceResolver = this.#o.resolveService ?? (async (ns, svc) => {
+      throw new Error(`service "${ns}/${svc}" cannot be resolved: services are not served`);
+    });
+    const def = customResource(crd, { terminating: () => this.#terminating.has(name), webhookConvert: webhookConverter(crd, resolve) });
     const before = this.#served.get(name);
     if (def === undefined) {
       this.#unserve(name);

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { coreModule } from "../../api/core/index.js";
 import { apiextensionsModule } from "../../api/apiextensions/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
-import { cronTabCrd } from "./testing.js";
+import { cronTabCrd, until } from "./testing.js";
 import { codecFor } from "../../machinery/codec/protobuf/index.js";
 import { OPENAPI_V2_DOCUMENT, openApiV2Types } from "../../machinery/codec/protobuf/openapi-v2.js";
 
@@ -22,16 +22,6 @@ const tab = (name: string, spec: Record<string, unknown> = {}) => ({
   metadata: { name },
   spec: { cronSpec: "* * * * */5", image: "img", ...spec },
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 1000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("custom resources", () => {
   let t: TestServer;
@@ -456,6 +446,22 @@ describe("custom resources: hostile definitions", () => {
     }
     assert.equal((await t.request("GET", "/readyz")).status, 200);
     assert.equal((await t.request("POST", CRDS, { body: cronTabCrd() })).status, 201);
+  });
+
+  test("a validation rule over the estimated cost limit refuses the definition (422, upstream's message)", async () => {
+    const crd = JSON.parse(JSON.stringify(cronTabCrd()));
+    crd.metadata.name = "costly.stable.example.com";
+    crd.spec.names = { plural: "costly", singular: "costly", kind: "Costly" };
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = {
+      type: "array", items: { type: "string" }, "x-kubernetes-validations": [{ rule: "self.all(x, self.exists(y, x == y))" }],
+    };
+    const r = await t.request("POST", CRDS, { body: crd });
+    assert.equal(r.status, 422, r.text);
+    assert.match(r.json.message, /spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].properties\[tags\].x-kubernetes-validations\[0\].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x/);
+    const bounded = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags;
+    bounded.maxItems = 10;
+    bounded.items.maxLength = 10;
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201, "with bounds it fits");
   });
 });
 

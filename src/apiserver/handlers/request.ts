@@ -95,7 +95,7 @@ export function validateFields(
   const version = gv.slice(gv.indexOf("/") + 1);
   return checkBody(
     { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind,
-      pruneUnknown: type === r.store.def.schema ? r.store.def.pruneUnknown : undefined },
+      pruneUnknown: type === r.store.def.schema && r.store.def.pruneUnknown ? (v) => r.store.def.pruneUnknown!(v, version) : undefined },
     body.value,
     body.duplicates,
   );
@@ -116,6 +116,7 @@ export function storeOptions(r: ResourceRequest, opts: WriteOptions, gv: string,
     dryRun: opts.dryRun,
     manageFields: recordUpdate({ schemas: r.schemas, def: r.store.def, manager: opts.fieldManager, apiVersion: gv, subresource: recordedAs }),
     admission: admissionRequest(r),
+    version: r.path.version,
   };
 }
 

@@ -20,6 +20,7 @@ import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendW
 import type { DeleteOptions } from "../registry/store.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
 import { WatchStream } from "../registry/watch.js";
+import { inVersion, oneInVersion } from "./versions.js";
 import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
 
 export type { HandlerDeps, ResourceRequest } from "./request.js";
@@ -122,7 +123,8 @@ function recordedAs(sub: Subresource | undefined): string | undefined {
 }
 
 async function get(r: ResourceRequest, gv: string): Promise<void> {
-  return sendObject(scope(r, gv), 200, await r.store.get(r.path.namespace, r.path.name!, { resourceVersion: r.query.get("resourceVersion") ?? undefined }));
+  const found = await r.store.get(r.path.namespace, r.path.name!, { resourceVersion: r.query.get("resourceVersion") ?? undefined });
+  return sendObject(scope(r, gv), 200, await oneInVersion(r.store.def, r.path.version, found));
 }
 
 /** What a list and a watch both select by: selectors and the resource version to start from. */
@@ -143,7 +145,7 @@ async function list(r: ResourceRequest, gv: string): Promise<void> {
     limit: intParam(q, "limit"),
     continue: q.get("continue") ?? undefined,
   });
-  return sendList(scope(r, gv), result);
+  return sendList(scope(r, gv), { ...result, items: await inVersion(r.store.def, r.path.version, result.items) });
 }
 
 async function watch(r: ResourceRequest, gv: string): Promise<void> {
@@ -167,7 +169,9 @@ async function watch(r: ResourceRequest, gv: string): Promise<void> {
     if (isApiError(err, "Expired") || isApiError(err, "Gone")) return sendWatchError(scope(r, gv), representation, err);
     throw err;
   }
-  return sendWatch(scope(r, gv), stream, representation, r.watchEnv);
+  const def = r.store.def;
+  const present = def.conversion === undefined ? undefined : (c: Cached<ApiObject>) => oneInVersion(def, r.path.version, c);
+  return sendWatch({ ...scope(r, gv), ...(present ? { present } : {}) }, stream, representation, r.watchEnv);
 }
 
 async function create(r: ResourceRequest, gv: string): Promise<void> {
@@ -175,7 +179,7 @@ async function create(r: ResourceRequest, gv: string): Promise<void> {
   const { obj, warnings } = await readObject(r, gv, opts);
   const created = await r.store.create(r.path.namespace, obj, storeOptions(r, opts, gv, undefined));
   setWarnings(r.res, warnings);
-  return sendObject(scope(r, gv), 201, created);
+  return sendObject(scope(r, gv), 201, await oneInVersion(r.store.def, r.path.version, created));
 }
 
 async function update(r: ResourceRequest, gv: string, subresource: Subresource | undefined): Promise<void> {
@@ -184,7 +188,7 @@ async function update(r: ResourceRequest, gv: string, subresource: Subresource |
   obj.metadata.name ??= r.path.name;
   const { object, created } = await r.store.update(r.path.namespace, r.path.name!, obj, { ...storeOptions(r, opts, gv, recordedAs(subresource)), subresource });
   setWarnings(r.res, warnings);
-  return sendObject(scope(r, gv), created ? 201 : 200, object);
+  return sendObject(scope(r, gv), created ? 201 : 200, await oneInVersion(r.store.def, r.path.version, object));
 }
 
 async function patch(r: ResourceRequest, gv: string, subresource: Subresource | undefined): Promise<void> {
@@ -206,7 +210,7 @@ async function patch(r: ResourceRequest, gv: string, subresource: Subresource | 
     { ...storeOptions(r, opts, gv, recordedAs(subresource)), subresource },
   );
   setWarnings(r.res, state.warnings);
-  return sendObject(scope(r, gv), 200, out);
+  return sendObject(scope(r, gv), 200, await oneInVersion(r.store.def, r.path.version, out));
 }
 
 /**
@@ -227,9 +231,9 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
   const gr = { group: r.store.def.group, resource: r.store.def.resource };
   const wantRv = applied.metadata.resourceVersion;
   const now = new Date();
-  const send = (code: number, out: Cached<ApiObject>) => {
+  const send = async (code: number, out: Cached<ApiObject>) => {
     setWarnings(r.res, warnings);
-    return sendObject(scope(r, gv), code, out);
+    return sendObject(scope(r, gv), code, await oneInVersion(r.store.def, r.path.version, out));
   };
   // Patch, or create when absent; a create that loses the race to another writer applies over what it made.
   for (let attempt = 0; ; attempt++) {
@@ -241,14 +245,14 @@ async function serverSideApply(r: ResourceRequest, gv: string, opts: WriteOption
           if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(gr, r.path.name!);
           return applyConfiguration(config, current, now);
         },
-        { dryRun: opts.dryRun, now, subresource, admission: admissionRequest(r) },
+        { dryRun: opts.dryRun, now, subresource, admission: admissionRequest(r), version: r.path.version },
       );
       return send(200, out);
     } catch (err) {
       if (!isApiError(err, "NotFound") || subresource !== undefined) throw err;
     }
     try {
-      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, admission: admissionRequest(r) }));
+      return send(201, await r.store.create(r.path.namespace, applyConfiguration(config, undefined, now), { dryRun: opts.dryRun, now, admission: admissionRequest(r), version: r.path.version }));
     } catch (err) {
       if (!isApiError(err, "AlreadyExists") || attempt > 0) throw err;
     }
@@ -287,7 +291,7 @@ async function remove(r: ResourceRequest, gv: string): Promise<void> {
     return sendStatusSuccess(r.res, 200, { name: r.path.name!, group: r.store.def.group, kind: r.store.def.resource });
   }
   const result = await r.store.delete(r.path.namespace, r.path.name!, options, { admission: admissionRequest(r) });
-  return sendObject(scope(r, gv), result.deleted ? 200 : 202, cachedRecord({ key: "", object: result.object, revision: 0 }));
+  return sendObject(scope(r, gv), result.deleted ? 200 : 202, await oneInVersion(r.store.def, r.path.version, cachedRecord({ key: "", object: result.object, revision: 0 })));
 }
 
 async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
@@ -297,5 +301,5 @@ async function deleteCollection(r: ResourceRequest, gv: string): Promise<void> {
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
   }, options, { admission: admissionRequest(r) });
-  return sendList(scope(r, gv), result);
+  return sendList(scope(r, gv), { ...result, items: await inVersion(r.store.def, r.path.version, result.items) });
 }

@@ -45,6 +45,8 @@ export interface ResponseScope {
   readonly def: ResourceDefinition;
   readonly gv: string;
   readonly encoding: Encoding;
+  /** A watch event's object in the request's version (a custom resource's conversion); absent: as stored. */
+  readonly present?: (cached: Cached<ApiObject>) => Promise<Cached<ApiObject>>;
 }
 
 /** Protobuf is offered for kinds with a Protobuf form: built-in ones; a declaration saying `protobuf: false` (custom resources) gets none. */
@@ -98,6 +100,13 @@ function includeObject(req: Incoming): IncludeObject {
   if (v === null || v === "") return "Metadata";
   if (v === "None" || v === "Metadata" || v === "Object") return v;
   throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+}
+
+/** The declaration whose Table answers: a custom resource's version may have printer columns of its own. */
+function tableDef(scope: ResponseScope): ResourceDefinition {
+  const { def, gv } = scope;
+  const own = def.tableFor?.(gv.slice(gv.indexOf("/") + 1));
+  return own === undefined ? def : { ...def, table: own };
 }
 
 function withApiVersion(obj: ApiObject, gv: string): ApiObject {
@@ -178,7 +187,7 @@ export function sendObject(scope: ResponseScope, code: number, cached: Cached<Ap
   if (rep.as === "object") {
     bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv) : encodeValue(withApiVersion(cached.object, gv), rep.format, def.schema, encoding.schemas, { pretty: pretty(req) });
   } else if (rep.as === "Table") {
-    const value = table(def, [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version });
+    const value = table(tableDef(scope), [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version });
     bytes = encodeValue(value, rep.format, META_TABLE, encoding.schemas, { pretty: pretty(req) });
   } else {
     bytes = encodeValue(partialObjectMetadata(cached.object, rep.group, rep.version), rep.format, META_PARTIAL, encoding.schemas, { pretty: pretty(req) });
@@ -192,7 +201,7 @@ export async function sendList(scope: ResponseScope, list: ListResult): Promise<
   const options = { pretty: pretty(req) };
   if (rep.as === "Table") {
     const objects = list.items.map((c) => withApiVersion(c.object, gv));
-    const value = table(def, objects, { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version, listMeta: list.metadata });
+    const value = table(tableDef(scope), objects, { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version, listMeta: list.metadata });
     return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, META_TABLE, encoding.schemas, options));
   }
   if (rep.as !== "object") {
@@ -339,13 +348,16 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
         }
         if (event.initialEventsEnd) env.onInitialEventsEnd?.();
         frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, def.schema, encoding.schemas);
-      } else if (rep.as === "object") {
-        frame = objectEventFrame(scope, rep, event.type, event.object);
-      } else if (rep.as === "Table") {
-        const one = table(def, [withApiVersion(event.object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
-        frame = eventFrame(rep, event.type, one, META_TABLE, encoding.schemas);
       } else {
-        frame = eventFrame(rep, event.type, partialObjectMetadata(event.object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
+        const object = scope.present === undefined ? event.object : await scope.present(event.object);
+        if (rep.as === "object") {
+          frame = objectEventFrame(scope, rep, event.type, object);
+        } else if (rep.as === "Table") {
+          const one = table(tableDef(scope), [withApiVersion(object.object, gv)], { now: new Date(), include, group: rep.group, version: rep.version });
+          frame = eventFrame(rep, event.type, one, META_TABLE, encoding.schemas);
+        } else {
+          frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
+        }
       }
       await write(res, frame);
     }

@@ -70,6 +70,12 @@ export interface RequestOptions {
   manageFields?: (live: ApiObject | undefined, next: ApiObject, now: Date) => ApiObject;
   /** The request as admission plugins see it (user, warnings, audit annotations). */
   admission?: AdmissionRequest;
+  /**
+   * The request's version, for a kind with a conversion (custom resources):
+   * the write runs in it (defaults, admission, validation) and is converted
+   * to the storage version only to be stored. Ignored for other kinds.
+   */
+  version?: string;
 }
 
 /** Hooks the store needs from the rest of the server. */
@@ -188,7 +194,7 @@ export class RegistryStore {
       const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
-      const bytes = encodeObject(this.#toStored(obj), name);
+      const bytes = encodeObject(this.#toStored(await this.#toStorageVersion(obj, name)), name);
       try {
         if (options.dryRun) {
           if ((await this.#storage((s) => s.getStored(key), name)) !== undefined) throw alreadyExists(this.groupResource, name);
@@ -217,7 +223,7 @@ export class RegistryStore {
     meta.creationTimestamp = formatTimestamp(ctx.now);
     if (this.def.generation === false) delete meta.generation;
     else meta.generation = 1;
-    obj.apiVersion = this.#storageVersion;
+    obj.apiVersion = this.#apiVersion(options);
     obj.kind = this.def.kind;
     this.#defaults(obj, ctx);
     omitEmptyMetadata(meta);
@@ -289,7 +295,7 @@ export class RegistryStore {
     const ctx = this.#context(options);
     let result: Cached<ApiObject> | undefined;
     const tryUpdate = async (kv: KeyValue | undefined): Promise<UpdateDecision> => {
-      const current = kv === undefined ? undefined : this.decode(kv);
+      const current = kv === undefined ? undefined : await this.#inVersion(this.decode(kv), options, name);
       const decided = decide(current);
       if (decided === "create" || current === undefined) return undefined;
       const next = await this.#prepareUpdate(decided, current, ctx, subresource, options);
@@ -300,7 +306,7 @@ export class RegistryStore {
         result = cachedRecord({ key, object: next, revision: 0 });
         return DELETE;
       }
-      const bytes = encodeObject(this.#toStored(next), name);
+      const bytes = encodeObject(this.#toStored(await this.#toStorageVersion(next, name)), name);
       // Semantic, not byte, equality: a client's key order must not make a no-op a write.
       if (sameObject(next, current)) {
         result = this.#record(kv!);
@@ -338,7 +344,7 @@ export class RegistryStore {
     if (meta.uid !== undefined && meta.uid !== "" && meta.uid !== old.uid) {
       throw conflict(this.groupResource, old.name ?? "", `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid}`);
     }
-    next.apiVersion = this.#storageVersion;
+    next.apiVersion = this.#apiVersion(options);
     next.kind = this.def.kind;
     meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
@@ -461,6 +467,32 @@ export class RegistryStore {
     return decodeRecord(kv, this.decode);
   }
 
+  // ---- versions (kinds with a conversion: custom resources) ----
+
+  /** The apiVersion a write's object is prepared in: the request's for a kind with a conversion, else the storage version. */
+  #apiVersion(options: RequestOptions): string {
+    if (this.def.conversion === undefined || options.version === undefined) return this.#storageVersion;
+    return this.def.group === "" ? options.version : `${this.def.group}/${options.version}`;
+  }
+
+  /** A stored object in the request's version (for a kind with a conversion). */
+  async #inVersion(obj: ApiObject, options: RequestOptions, name: string): Promise<ApiObject> {
+    if (this.def.conversion === undefined || options.version === undefined) return obj;
+    return this.#convert(obj, options.version, name);
+  }
+
+  /** The object in the storage version, to be stored. */
+  async #toStorageVersion(obj: ApiObject, name: string): Promise<ApiObject> {
+    if (this.def.conversion === undefined || obj.apiVersion === this.#storageVersion) return obj;
+    return this.#convert(obj, this.#storageVersion.slice(this.#storageVersion.indexOf("/") + 1), name);
+  }
+
+  async #convert(obj: ApiObject, version: string, name: string): Promise<ApiObject> {
+    const [out] = await this.def.conversion!.convert([obj], version);
+    if (out === undefined) throw this.#apiError(new Error("conversion returned no object"), name);
+    return out;
+  }
+
   // ---- strategy plumbing ----
 
   #context(options: RequestOptions): StrategyContext {
@@ -485,7 +517,9 @@ export class RegistryStore {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
     const request = options.admission;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request } : {}) };
+    const apiVersion = this.def.conversion !== undefined ? (obj ?? old)!.apiVersion : undefined;
+    const version = typeof apiVersion === "string" && apiVersion.includes("/") ? { version: apiVersion.slice(apiVersion.indexOf("/") + 1) } : {};
+    return { ...version, operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request } : {}) };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {

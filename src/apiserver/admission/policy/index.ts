@@ -105,7 +105,7 @@ export function validatingAdmissionPolicy(sources: PolicySources): ValidatingPlu
       const bindings = await sources.bindings();
       if (bindings.length === 0) return;
       const policies = new Map((await sources.policies()).map((p) => [p.metadata.name, p]));
-      const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
+      const version = attrs.version ?? sources.versionOf(attrs.resource.group, attrs.resource.resource);
       let namespaceObject: ApiObject | null | undefined;
       const auditFailures: unknown[] = [];
       for (const binding of [...bindings].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""))) {

@@ -104,7 +104,7 @@ function replaceContents(target: ApiObject, next: ApiObject): void {
 
 /** The served version of the request's resource and the webhooks of `configs` it goes to. */
 async function requestHooks(sources: WebhookSources, attrs: AdmissionAttributes, configs: readonly WebhookConfiguration[]): Promise<{ version: string; hooks: Matched[] }> {
-  const version = sources.versionOf(attrs.resource.group, attrs.resource.resource);
+  const version = attrs.version ?? sources.versionOf(attrs.resource.group, attrs.resource.resource);
   return { version, hooks: await matching(sorted(configs), attrs, sources, version) };
 }
 

@@ -30,7 +30,7 @@ export function webhookSources(naming: Naming, objects: CachedObjects): WebhookS
 }
 
 /** A ready endpoint of the service port (pod IP and target port), else the cluster IP and service port. */
-async function resolveService(objects: CachedObjects, namespace: string, name: string, port: number): Promise<{ host: string; port: number }> {
+export async function resolveService(objects: CachedObjects, namespace: string, name: string, port: number): Promise<{ host: string; port: number }> {
   const svc = (await objects.get({ group: "", resource: "services" }, namespace, name)) as Service | undefined;
   if (svc === undefined) throw new Error(`service "${name}" not found`);
   const sp = (svc.spec?.ports ?? []).find((p) => p.port === port);
