@@ -5,7 +5,8 @@
 
 import type { ApiObject, GroupResource } from "../machinery/index.js";
 
-export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
+/** CONNECT is a connect subresource (pods/exec, pods/attach): its object is the options (PodExecOptions, PodAttachOptions). */
+export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
 /** What a plugin sees of one request. `object` is the plugin's to change in the mutating phase only. */
 export interface AdmissionAttributes {
@@ -15,7 +16,7 @@ export interface AdmissionAttributes {
   readonly subresource: string | undefined;
   readonly namespace: string | undefined;
   readonly name: string;
-  /** The object being written (CREATE, UPDATE); undefined on DELETE. */
+  /** The object being written (CREATE, UPDATE), the connect options (CONNECT, without metadata); undefined on DELETE. */
   readonly object: ApiObject | undefined;
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;

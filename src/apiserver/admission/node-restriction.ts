@@ -107,7 +107,7 @@ export function nodeRestriction(naming: Naming): ValidatingPlugin {
 
   return {
     name: "NodeRestriction",
-    handles: (a) => a.userInfo !== undefined && a.userInfo.groups.includes(NODES_GROUP) && a.userInfo.name.startsWith(NODE_USER_PREFIX),
+    handles: (a) => a.operation !== "CONNECT" && a.userInfo !== undefined && a.userInfo.groups.includes(NODES_GROUP) && a.userInfo.name.startsWith(NODE_USER_PREFIX),
     validate(a) {
       const node = a.userInfo!.name.slice(NODE_USER_PREFIX.length);
       if (node === "") throw refuse(a, `could not determine node from user ${JSON.stringify(a.userInfo!.name)}`);

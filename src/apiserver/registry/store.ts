@@ -472,6 +472,22 @@ export class RegistryStore {
     this.def.defaults?.(obj, ctx);
   }
 
+  /**
+   * Admission of a connect subresource (pods/exec, pods/attach): the CONNECT
+   * operation with the request's options as the object (PodExecOptions,
+   * PodAttachOptions), mutating then validating plugins, as upstream's connect
+   * handler runs them before it proxies anything. Throws the refusal.
+   */
+  async admitConnect(namespace: string | undefined, name: string, subresource: string, options: ApiObject, request?: AdmissionRequest): Promise<void> {
+    if (this.#admission.empty) return;
+    const attrs = {
+      operation: "CONNECT" as const, resource: this.groupResource, kind: options.kind ?? "", subresource, namespace: this.def.namespaced ? (namespace ?? "") : undefined, name,
+      object: options, oldObject: undefined, dryRun: false, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}),
+    };
+    await this.#admission.admit(attrs);
+    await this.#admission.validate(attrs);
+  }
+
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
     if (!this.#admission.empty) await this.#admission.admit(this.#attributes(operation, obj, old, subresource, options));
