@@ -23,6 +23,12 @@ export interface AdmissionAttributes {
   readonly dryRun: boolean;
   /** Who asked and the request's ways back to them; absent on writes the server makes itself. */
   readonly request?: AdmissionRequest;
+  /**
+   * What the kind does to an object a mutating webhook's patch produced, as upstream decodes and
+   * defaults it again: drops the fields a custom resource's schema does not name, then applies
+   * the kind's defaults. In place; absent where there is no object to write.
+   */
+  readonly normalize?: (obj: ApiObject) => void;
   /** Who asked (the authenticated user, after impersonation): `request.user`, kept at hand for plugins. */
   readonly userInfo?: AdmissionUser;
 }

@@ -7,6 +7,7 @@
 // "Chunked lists", "States and transitions" (two-phase deletion), "Dry run".
 //
 // The write pipeline, in this one order for every resource (upstream's):
+//   (an object a mutating webhook patched is pruned and defaulted again, as upstream decodes it)
 //   create: defaults → mutating admission → prepareForCreate → managed fields
 //           → validate → validating admission → storage (skipped on dry run)
 //   update: the new object (PUT body, patch or apply over the current one) →
@@ -501,7 +502,14 @@ export class RegistryStore {
     const meta = (obj ?? old)!.metadata;
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
     const request = options.admission;
-    return { operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}) };
+    const normalize = (o: ApiObject) => {
+      this.def.pruneUnknown?.(o as unknown as Record<string, unknown>);
+      this.#defaults(o, this.#context(options));
+    };
+    return {
+      operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun,
+      ...(obj !== undefined ? { normalize } : {}), ...(request ? { request, ...(request.user ? { userInfo: request.user } : {}) } : {}),
+    };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {

@@ -9,6 +9,7 @@ import { builtinModules } from "../../../api/index.js";
 import { selfSignedServingCert } from "../../../component/pki.js";
 import { startTestServer, upgradeRefusal, type TestResponse, type TestServer } from "../../testing/harness.js";
 import { createUntil as createAt, warnings } from "./testing.js";
+import { cronTabCrd } from "../../crd/testing.js";
 import { mutatingWebhooks } from "./index.js";
 
 const GROUP = "admissionregistration.orch.io";
@@ -48,6 +49,12 @@ function answer(path: string, review: Review): Record<string, unknown> {
       return review.request.object.stdin === true && review.request.object.container === "container1"
         ? { uid, allowed: false, status: { message: "attaching to pod 'to-be-attached-pod' is not allowed" } }
         : { uid, allowed: true };
+    case "/add-init": // agnhost's /mutating-pods: an init container with no terminationMessagePolicy
+      return review.request.object.spec.initContainers?.length
+        ? { uid, allowed: true }
+        : { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/spec/initContainers", value: [{ name: "webhook-added-init-container", image: "busybox" }] }])).toString("base64") };
+    case "/crontab": // a field the schema does not name (pruned), a defaulted one removed (defaulted again)
+      return { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/spec/notInSchema", value: "yes" }, { op: "remove", path: "/spec/replicas" }, { op: "replace", path: "/spec/image", value: "mutated" }])).toString("base64") };
     case "/wrong-uid":
       return { uid: "other", allowed: true };
     default:
@@ -366,4 +373,29 @@ test("CONNECT: a webhook on pods/attach sees PodAttachOptions and its denial ref
   assert.equal(seen.length, before);
   await t.request("DELETE", "/api/v1/namespaces/default/pods/to-be-attached-pod");
   await remove(VWC, "attach");
+});
+
+test("after a mutating webhook's patch the object is defaulted again (a pod's new init container) and a custom resource pruned to its schema", async () => {
+  const podHook = webhook("add-init.example.com", "/add-init", { rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }] });
+  const crHook = webhook("crontab.example.com", "/crontab", { rules: [{ operations: ["CREATE"], apiGroups: ["stable.example.com"], apiVersions: ["v1"], resources: ["crontabs"] }] });
+  await configure(MWC, "MutatingWebhookConfiguration", "normalize", [podHook, crHook]);
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "webhook-to-be-mutated" }, spec: { containers: [{ name: "example", image: "pause" }] } };
+  const created = await createAt(t, "/api/v1/namespaces/default/pods", pod, (r) => r.status !== 201 || r.json.spec.initContainers !== undefined);
+  assert.equal(created.status, 201, created.text);
+  const init = created.json.spec.initContainers[0];
+  assert.equal(init.name, "webhook-added-init-container");
+  assert.equal(init.terminationMessagePolicy, "File", "defaulted after the patch");
+  assert.equal(init.terminationMessagePath, "/dev/termination-log");
+
+  assert.equal((await t.request("POST", "/apis/apiextensions.orch.io/v1/customresourcedefinitions", { body: cronTabCrd() })).status, 201);
+  const CT = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+  const tab = { apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name: "mutated" }, spec: { cronSpec: "* * * * */5", image: "img", replicas: 3 } };
+  const cr = await createAt(t, CT, tab, (r) => r.status === 201 && r.json.spec.image === "mutated");
+  assert.equal(cr.status, 201, cr.text);
+  assert.equal(cr.json.spec.image, "mutated", "the patch applied");
+  assert.equal(cr.json.spec.notInSchema, undefined, "pruned after the patch");
+  assert.equal(cr.json.spec.replicas, 1, "defaulted after the patch");
+  assert.equal((await t.request("GET", `${CT}/mutated`)).json.spec.notInSchema, undefined, "not stored either");
+  await t.request("DELETE", "/api/v1/namespaces/default/pods/webhook-to-be-mutated");
+  await remove(MWC, "normalize");
 });
