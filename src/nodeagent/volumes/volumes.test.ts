@@ -98,3 +98,26 @@ test("volumes: a persistentVolumeClaim mounts its bound volume's directory; a mi
   // Without an API server (a standalone agent), such volumes are refused.
   await assert.rejects(setupVolumes(pod("data"), ctx), /persistentVolumeClaim volumes need the API server/);
 });
+
+test("volumes: an emptyDir with medium Memory is a tmpfs (sizeLimit its size), unmounted at teardown", { skip: process.getuid?.() === 0 ? false : "mounting a tmpfs needs root" }, async () => {
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "mem", namespace: "ns", uid: "uid-tmpfs" },
+    spec: { volumes: [{ name: "mem", emptyDir: { medium: "Memory", sizeLimit: "8Mi" } }, { name: "disk", emptyDir: {} }], containers: [{ name: "c", image: "busybox" }] },
+  };
+  const paths = await setupVolumes(pod, ctx);
+  const mem = paths.get("mem")!;
+  const mountOf = (dir: string) => readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")).find((f) => f[4] === dir);
+  const mount = mountOf(mem);
+  assert.ok(mount !== undefined, "a mount on the volume's directory");
+  assert.equal(mount[mount.indexOf("-") + 1], "tmpfs");
+  assert.match(mount.at(-1)!, /size=8192k/);
+  assert.equal(statSync(mem).mode & 0o777, 0o777);
+  assert.equal(mountOf(paths.get("disk")!), undefined, "a plain emptyDir is a directory");
+  await setupVolumes(pod, ctx); // a resync keeps the one mount
+  assert.equal(readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4] === mem).length, 1);
+  teardownPodDir(rootDir, "uid-tmpfs");
+  assert.equal(mountOf(mem), undefined, "unmounted");
+  assert.equal(existsSync(mem), false);
+});

@@ -7,14 +7,17 @@
 // atomically (a new file renamed over the old), so a container never reads
 // half a token or CA; a projected serviceAccountToken is the pod's bound token
 // from the token manager (./token-manager.ts), renewed on the resync after 80 %
-// of its life.
+// of its life. An emptyDir with `medium: Memory` is a tmpfs mounted on its
+// directory (size: its sizeLimit), unmounted when the pod's directory goes.
 
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
 import { basename, dirname, join, normalize } from "node:path";
 import type { Container, Pod, Volume } from "../../api/core/types.js";
 import type { Mount } from "../cri/index.js";
 import { DEFAULT_TOKEN_SECONDS } from "../../api/authentication/token-request.js";
 import { podField, resourceField, type ObjectSource } from "../env/env.js";
+import { parseQuantity } from "../../api/core/quantity.js";
 
 export class VolumeError extends Error {}
 
@@ -77,6 +80,7 @@ async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<str
   const src = v[kind] as Record<string, unknown>;
   switch (kind) {
     case "emptyDir":
+      if (src["medium"] === "Memory") mountTmpfs(dir, v.name!, src["sizeLimit"]);
       chmodSync(dir, 0o777); // any container user may write, as upstream
       return dir;
     case "configMap":
@@ -253,7 +257,45 @@ export function containerMounts(pod: Pod, container: Container, volumePaths: Rea
   });
 }
 
-/** Removes the pod's directory once its containers are gone. */
+/** Whether `dir` is a mount point (another device than its parent's): a resync finds its tmpfs in place. */
+function isMountPoint(dir: string): boolean {
+  return statSync(dir).dev !== statSync(dirname(dir)).dev;
+}
+
+/** A memory-backed emptyDir: a tmpfs on its directory, limited to sizeLimit when given (else the node's memory bounds it). */
+function mountTmpfs(dir: string, volume: string, sizeLimit: unknown): void {
+  if (isMountPoint(dir)) return;
+  const bytes = sizeLimit === undefined || sizeLimit === null ? undefined : parseQuantity(sizeLimit as string | number);
+  const options = ["mode=0777", ...(bytes !== undefined && bytes > 0 ? [`size=${Math.ceil(bytes)}`] : [])].join(",");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], { stdio: ["ignore", "ignore", "pipe"] });
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? "").trim();
+    throw new VolumeError(`volume "${volume}": mounting a tmpfs for medium Memory failed: ${stderr || (err as Error).message}`);
+  }
+}
+
+/** The mount points under `dir` (from /proc/self/mountinfo), deepest first. */
+function mountsUnder(dir: string): string[] {
+  let info = "";
+  try {
+    info = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return [];
+  }
+  const unescape = (p: string) => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+  return info.split("\n").map((line) => unescape(line.split(" ")[4] ?? "")).filter((p) => p.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+}
+
+/** Removes the pod's directory once its containers are gone (its tmpfs volumes unmounted first). */
 export function teardownPodDir(rootDir: string, uid: string): void {
-  rmSync(podDir(rootDir, uid), { recursive: true, force: true });
+  const dir = podDir(rootDir, uid);
+  for (const mount of mountsUnder(dir)) {
+    try {
+      execFileSync("umount", [mount], { stdio: "ignore" });
+    } catch {
+      execFileSync("umount", ["-l", mount], { stdio: "ignore" }); // busy: detach now, freed when the last user goes
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
 }
