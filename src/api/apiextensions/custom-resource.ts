@@ -70,7 +70,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const group = spec.group!;
   const gr = { group, resource: names.plural };
   const subresources: Subresource[] = [];
-  if (statusEnabled(storage.subresources)) subresources.push(status());
+  if (statusEnabled(storage.subresources)) subresources.push(status({ metadata: [] }));
   const scaleSpec = storage.subresources?.scale;
   if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
   const columns = (storage.additionalPrinterColumns?.length ? storage.additionalPrinterColumns : [AGE]).map((c) => ({ column: c, path: parseJsonPath(c.jsonPath ?? "") }));

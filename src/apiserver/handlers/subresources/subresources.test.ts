@@ -95,11 +95,15 @@ test("onlyMoving: a copy of the current object with one path from the input, rem
   assert.deepEqual(current["spec"], { finalizers: ["k"], other: 1 }, "the current object is not changed");
 });
 
-test("status: writes there move .status only; main-resource writes keep the stored .status", () => {
+test("status: writes there move .status, labels and annotations (not the spec); main-resource writes keep the stored .status", () => {
   const decl = status();
-  const current = { apiVersion: "v1", kind: "X", metadata: { name: "a" }, spec: { n: 1 }, status: { phase: "A" } } as ApiObject;
-  const through = decl.prepareUpdate!({ ...current, spec: { n: 2 }, status: { phase: "B" } } as ApiObject, current);
+  const current = { apiVersion: "v1", kind: "X", metadata: { name: "a", labels: { l: "1" } }, spec: { n: 1 }, status: { phase: "A" } } as ApiObject;
+  const input = { ...current, metadata: { name: "a", annotations: { patchedstatus: "true" }, finalizers: ["x/y"] }, spec: { n: 2 }, status: { phase: "B" } } as ApiObject;
+  const through = decl.prepareUpdate!(input, current);
   assert.deepEqual([through["spec"], through["status"]], [{ n: 1 }, { phase: "B" }]);
+  assert.deepEqual(through.metadata, { name: "a", annotations: { patchedstatus: "true" } }, "labels and annotations as sent, nothing else");
+  const kept = status({ metadata: [] }).prepareUpdate!(input, current);
+  assert.deepEqual(kept.metadata, current.metadata, "a kind that resets metadata for status");
   const main = { ...current, spec: { n: 2 }, status: { phase: "B" } } as ApiObject;
   decl.prepareMainUpdate!(main, current);
   assert.deepEqual([main["spec"], main["status"]], [{ n: 2 }, { phase: "A" }]);
