@@ -66,6 +66,37 @@ test("volumes: a missing ConfigMap fails unless optional; a hostPath of the wron
   await assert.rejects(setupVolumes(pod([{ name: "v", hostPath: { path: "/proc/self/status", type: "Directory" } }]), ctx), /is not a directory/);
 });
 
+test("volumes: a key removed from a ConfigMap, or an optional Secret deleted, leaves the volume on the next sync", async () => {
+  let data: Record<string, string> | undefined = { a: "1", "sub/b": "2" };
+  let secret: Record<string, string> | undefined = { token: "abc" };
+  const live = { ...ctx, objects: { configMap: async () => (data ? { data } : undefined), secret: async () => secret } };
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: "uid-removed" },
+    spec: {
+      volumes: [
+        { name: "cm", configMap: { name: "cm", items: undefined, optional: true } as never },
+        { name: "s", secret: { secretName: "s", optional: true } },
+        { name: "proj", projected: { sources: [{ configMap: { name: "cm", optional: true } }, { secret: { name: "s", optional: true } }] } as never },
+      ],
+      containers: [],
+    },
+  };
+  const paths = await setupVolumes(pod, live);
+  assert.equal(readFileSync(join(paths.get("cm")!, "sub/b"), "utf8"), "2");
+  assert.equal(readFileSync(join(paths.get("proj")!, "token"), "utf8"), "abc");
+  data = { a: "1" };
+  secret = undefined;
+  await setupVolumes(pod, live);
+  assert.equal(readFileSync(join(paths.get("cm")!, "a"), "utf8"), "1", "a kept key stays");
+  assert.equal(existsSync(join(paths.get("cm")!, "sub")), false, "a removed key goes, with its folder");
+  assert.equal(existsSync(join(paths.get("s")!, "token")), false, "a deleted optional secret's files go");
+  assert.equal(existsSync(join(paths.get("proj")!, "token")), false);
+  assert.equal(existsSync(join(paths.get("proj")!, "a")), true);
+  teardownPodDir(rootDir, "uid-removed");
+});
+
 test("volumes: a persistentVolumeClaim mounts its bound volume's directory; a missing or unbound claim waits with upstream's message", async () => {
   const pvDir = join(rootDir, "volumes", "pvc-1");
   const claims: Record<string, object> = {

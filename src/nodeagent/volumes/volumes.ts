@@ -11,7 +11,7 @@
 // directory (size: its sizeLimit), unmounted when the pod's directory goes.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
 import { basename, dirname, join, normalize } from "node:path";
 import type { Container, Pod, Volume } from "../../api/core/types.js";
 import type { Mount } from "../cri/index.js";
@@ -103,8 +103,33 @@ async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<str
       break;
     }
   }
-  for (const [path, f] of files) writeIfChanged(join(dir, safePath(path, v.name!)), f.data, f.mode);
+  const wanted = new Set<string>();
+  for (const [path, f] of files) {
+    const file = join(dir, safePath(path, v.name!));
+    wanted.add(file);
+    writeIfChanged(file, f.data, f.mode);
+  }
+  // A key removed from its source, or an optional source deleted, leaves the volume on the next sync, as upstream's atomic writer.
+  removeUnwanted(dir, wanted);
   return dir;
+}
+
+/** Removes the files under `dir` not in `wanted` (and folders left empty); returns whether `dir` is now empty. */
+function removeUnwanted(dir: string, wanted: ReadonlySet<string>): boolean {
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    try {
+      if (entry.isDirectory()) {
+        if (removeUnwanted(path, wanted)) rmSync(path, { recursive: true, force: true });
+        else empty = false;
+      } else if (!wanted.has(path)) rmSync(path, { force: true });
+      else empty = false;
+    } catch {
+      empty = false; // in use (a subPath mount point): left for the pod's teardown
+    }
+  }
+  return empty;
 }
 
 function safePath(path: string, volume: string): string {
