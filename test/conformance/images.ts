@@ -137,6 +137,9 @@ const RECIPES: Record<string, ImageRecipe> = {
       mkdirSync(join(root, "usr/local/apache2/htdocs"), { recursive: true });
       mkdirSync(join(root, "usr/local/apache2/logs"), { recursive: true });
       writeFileSync(join(root, "usr/local/apache2/htdocs/index.html"), "<html><body><h1>It works!</h1></body></html>\n");
+      // mod_mime refuses to start without its types file (upstream's image has conf/mime.types).
+      if (existsSync("/etc/mime.types")) copyFileSync("/etc/mime.types", join(root, "etc/mime.types"));
+      else writeFileSync(join(root, "etc/mime.types"), "text/html\thtml htm\ntext/plain\ttxt\n");
       writeFileSync(join(root, "etc/httpd.conf"), [
         "ServerRoot /usr/local/apache2",
         "Listen 80",
@@ -144,6 +147,7 @@ const RECIPES: Record<string, ImageRecipe> = {
         "LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so",
         "LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so",
         "LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so",
+        "TypesConfig /etc/mime.types",
         "User www-data",
         "Group www-data",
         "ServerName localhost",
@@ -158,6 +162,14 @@ const RECIPES: Record<string, ImageRecipe> = {
     config: { Cmd: ["httpd-foreground"], ExposedPorts: { "80/tcp": {} } },
   },
 };
+
+/** Fills `root` with the file system of the image `name` (tests look inside one without packing it). */
+export function fillImageRoot(name: string, root: string, src: string): void {
+  const recipe = RECIPES[name];
+  if (recipe === undefined) throw new Error(`no recipe for image "${name}": known are ${Object.keys(RECIPES).join(", ")}`);
+  mkdirSync(join(root, "usr/local/bin"), { recursive: true });
+  recipe.fill(root, src);
+}
 
 /** Builds every image (or those named) into `outDir`; returns the tarballs written. */
 export async function buildConformanceImages(outDir: string, src: string, only: string[] = Object.keys(RECIPES)): Promise<string[]> {
