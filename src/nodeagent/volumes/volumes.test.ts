@@ -152,3 +152,22 @@ test("volumes: an emptyDir with medium Memory is a tmpfs (sizeLimit its size), u
   assert.equal(mountOf(mem), undefined, "unmounted");
   assert.equal(existsSync(mem), false);
 });
+
+test("volumes: subPathExpr expands the container's environment; a missing value, an absolute path or .. refuses the mount", async () => {
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: "uid-expr" },
+    spec: { volumes: [{ name: "workdir1", emptyDir: {} }], containers: [] },
+  };
+  const paths = await setupVolumes(pod, ctx);
+  const container = (expr: string) => ({ name: "dapi-container", volumeMounts: [{ name: "workdir1", mountPath: "/subpath_mount", subPathExpr: expr }] }) as never;
+  const env = new Map([["ANNOTATION", "mypath"], ["POD_NAME", "foo"], ["ABS", "/tmp"], ["UP", ".."], ["EMPTY", ""]]);
+  const [mount] = containerMounts(pod, container("$(ANNOTATION)/$(POD_NAME)"), paths, env);
+  assert.equal(mount!.hostPath, join(paths.get("workdir1")!, "mypath", "foo"));
+  assert.equal(existsSync(mount!.hostPath), true, "the sub-path is created");
+  assert.throws(() => containerMounts(pod, container("$(MISSING)/$(EMPTY)"), paths, env), (e: Error) => e instanceof VolumeError && /missing value for EMPTY, MISSING/.test(e.message));
+  assert.throws(() => containerMounts(pod, container("$(ABS)"), paths, env), /must not be an absolute path/);
+  assert.throws(() => containerMounts(pod, container("$(UP)"), paths, env), /must not contain '\.\.'/);
+  teardownPodDir(rootDir, "uid-expr");
+});

@@ -264,16 +264,41 @@ function setupHostPath(src: { path?: string; type?: string }, name: string): str
   return path;
 }
 
-/** The container's bind mounts from its volumeMounts (configMap, secret, downwardAPI and projected are read-only). */
-export function containerMounts(pod: Pod, container: Container, volumePaths: ReadonlyMap<string, string>): Mount[] {
+/**
+ * A volumeMount's subPath, or its subPathExpr expanded with the container's
+ * environment (every $(VAR) must have a non-empty value), as upstream's
+ * kubelet: never absolute, never `..`. A failure keeps the container waiting
+ * (CreateContainerConfigError) until the pod changes.
+ */
+function subPathOf(m: { name?: string | null; subPath?: string | null; subPathExpr?: string | null }, container: string, env: ReadonlyMap<string, string>): string {
+  let subPath = m.subPath ?? "";
+  if (m.subPathExpr) {
+    const missing = new Set<string>();
+    subPath = m.subPathExpr.replace(/\$\$|\$\(([^)]*)\)/g, (whole, name: string | undefined) => {
+      if (whole === "$$") return "$";
+      const value = env.get(name!);
+      if (!value) missing.add(name!);
+      return value ?? "";
+    });
+    if (missing.size > 0) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": missing value for ${[...missing].sort().join(", ")}`);
+  }
+  if (subPath === "") return "";
+  if (subPath.startsWith("/")) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split(/[\\/]/).includes("..")) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": must not contain '..'`);
+  return subPath;
+}
+
+/** The container's bind mounts from its volumeMounts (configMap, secret, downwardAPI and projected are read-only); `env` expands subPathExpr. */
+export function containerMounts(pod: Pod, container: Container, volumePaths: ReadonlyMap<string, string>, env: ReadonlyMap<string, string> = new Map()): Mount[] {
   const readOnlyKinds = ["configMap", "secret", "downwardAPI", "projected"];
   return (container.volumeMounts ?? []).map((m) => {
     const base = volumePaths.get(m.name ?? "");
     if (base === undefined) throw new VolumeError(`volumeMount "${m.name}": no such volume`);
     const volume = (pod.spec?.volumes ?? []).find((v) => v.name === m.name)!;
     let hostPath = base;
-    if (m.subPath) {
-      hostPath = join(base, safePath(m.subPath, m.name!));
+    const subPath = subPathOf(m, container.name ?? "", env);
+    if (subPath) {
+      hostPath = join(base, safePath(subPath, m.name!));
       if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
     }
     const claimReadOnly = (volume["persistentVolumeClaim"] as { readOnly?: boolean } | undefined)?.readOnly === true;
