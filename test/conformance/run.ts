@@ -22,6 +22,8 @@ import { readSkips, writeReport, type RunFacts } from "./report.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(REPO, "bin/orch.js");
+/** Outside the default 10.96.0.0/12 every other orch server on the machine uses. */
+const SERVICE_RANGE = "10.220.0.0/16";
 
 interface Options {
   e2e: string;
@@ -152,7 +154,9 @@ async function main(): Promise<void> {
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
   // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
   // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  // A service range of its own: other orch servers on the machine (tests) use the default 10.96.0.0/12, and
+  // whichever proxy's chain comes first in PREROUTING/OUTPUT answers for an address both have (DNS at 10.96.0.10).
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
