@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fillImageRoot } from "./images.js";
@@ -25,6 +25,20 @@ test("the httpd image's Apache starts with its configuration and keeps running",
     const log = existsSync(join(root, "tmp/error.log")) ? readFileSync(join(root, "tmp/error.log"), "utf8") : "";
     assert.equal(early, "running", `apache2 exited (${String(early)}): ${log}`);
     assert.doesNotMatch(log, /Configuration Failed|AH01597/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+const UPSTREAM = process.env["UPSTREAM_SRC"] ?? "/work/upstream/src";
+const noAgnhost = process.getuid?.() !== 0 ? "needs root" : !existsSync(join(UPSTREAM, "test/images/agnhost")) ? `no upstream tree at ${UPSTREAM}` : !existsSync("/usr/lib/go-1.19/bin/go") ? "no Go 1.19" : false;
+
+test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { skip: noAgnhost }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-agnhost-test-"));
+  try {
+    fillImageRoot("agnhost", root, UPSTREAM); // builds agnhost with Go from the upstream tree
+    assert.equal(readlinkSync(join(root, "agnhost-2")), "agnhost");
+    assert.ok(existsSync(join(root, "agnhost-2")), "the link resolves");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -87,6 +87,8 @@ const RECIPES: Record<string, ImageRecipe> = {
     fill(root, src) {
       busyboxBase(root);
       goBuild(src, "./test/images/agnhost", join(root, "agnhost"));
+      // As upstream's Dockerfile: the "override the image's default command" specs run /agnhost-2.
+      symlinkSync("agnhost", join(root, "agnhost-2"));
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
