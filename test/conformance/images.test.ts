@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,7 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     fillImageRoot("agnhost", root, UPSTREAM); // builds agnhost with Go from the upstream tree
     assert.equal(readlinkSync(join(root, "agnhost-2")), "agnhost");
     assert.ok(existsSync(join(root, "agnhost-2")), "the link resolves");
+    assert.match(execFileSync("chroot", [root, "/usr/bin/curl", "--version"], { encoding: "utf8" }), /^curl \d/, "curl runs inside the image");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -89,6 +89,9 @@ const RECIPES: Record<string, ImageRecipe> = {
       goBuild(src, "./test/images/agnhost", join(root, "agnhost"));
       // As upstream's Dockerfile: the "override the image's default command" specs run /agnhost-2.
       symlinkSync("agnhost", join(root, "agnhost-2"));
+      // Upstream's image has curl (alpine's): lifecycle hooks and service specs run it inside agnhost pods.
+      ensurePackages(["/usr/bin/curl"], ["curl"]);
+      copyWithLibraries(root, ["/usr/bin/curl"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
