@@ -171,7 +171,8 @@ async function main(): Promise<void> {
     date: started,
     minutes: (Date.now() - started.getTime()) / 60_000,
     commit: execFileSync("git", ["-C", REPO, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
-    e2eVersion: /GitVersion:"([^"]+)"/.exec(execFileSync(o.e2e, ["--version"], { encoding: "utf8" }))?.[1] ?? "",
+    // `e2e.test --version` prints the bare version (v1.23.16); older builds print a version.Info.
+    e2eVersion: ((v: string) => /GitVersion:"([^"]+)"/.exec(v)?.[1] ?? /^v\d+\.\d+\.\d+\S*/.exec(v.trim())?.[0] ?? "")(execFileSync(o.e2e, ["--version"], { encoding: "utf8" })),
     runtime: o.runtime,
     focus,
     total: all.length,
