@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,9 +40,7 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     assert.equal(readlinkSync(join(root, "agnhost-2")), "agnhost");
     assert.ok(existsSync(join(root, "agnhost-2")), "the link resolves");
     assert.match(execFileSync("chroot", [root, "/usr/bin/curl", "--version"], { encoding: "utf8" }), /^curl \d/, "curl runs inside the image");
-    // The service specs' probe: `nc -v -t -w 2 HOST PORT` must at least parse its options (exit 1 on refusal, not 1 on usage).
-    const nc = spawnSync("chroot", [root, "/bin/sh", "-c", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; echo x | nc -v -t -w 1 127.0.0.1 9"], { encoding: "utf8" });
-    assert.doesNotMatch(nc.stderr, /invalid option|Usage:/, nc.stderr);
+
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

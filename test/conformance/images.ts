@@ -90,11 +90,8 @@ const RECIPES: Record<string, ImageRecipe> = {
       // As upstream's Dockerfile: the "override the image's default command" specs run /agnhost-2.
       symlinkSync("agnhost", join(root, "agnhost-2"));
       // Upstream's image has curl (alpine's): lifecycle hooks and service specs run it inside agnhost pods.
-      ensurePackages(["/usr/bin/curl", "/bin/nc.openbsd"], ["curl", "netcat-openbsd"]);
-      copyWithLibraries(root, ["/usr/bin/curl", "/bin/nc.openbsd"]);
-      // The service specs run `nc -v -t -w 2 HOST PORT` in agnhost pods: alpine's busybox nc has -v, Debian's
-      // does not. OpenBSD's nc takes those options; in /usr/bin it comes before busybox's /bin/nc on PATH.
-      copyFileSync(join(root, "bin/nc.openbsd"), join(root, "usr/bin/nc"));
+      ensurePackages(["/usr/bin/curl"], ["curl"]);
+      copyWithLibraries(root, ["/usr/bin/curl"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
