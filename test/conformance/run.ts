@@ -24,6 +24,7 @@ const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(REPO, "bin/orch.js");
 /** Outside the default 10.96.0.0/12 every other orch server on the machine uses. */
 const SERVICE_RANGE = "10.220.0.0/16";
+const CHAIN_PREFIX = "OCONF";
 
 interface Options {
   e2e: string;
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
   // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
   // A service range of its own: other orch servers on the machine (tests) use the default 10.96.0.0/12, and
   // whichever proxy's chain comes first in PREROUTING/OUTPUT answers for an address both have (DNS at 10.96.0.10).
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
@@ -165,6 +166,8 @@ async function main(): Promise<void> {
   } finally {
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();
+    // The proxy leaves its rules behind on exit (as kube-proxy); ours would keep answering for our service range.
+    execFileSync(process.execPath, [BIN, "proxy", "--cleanup", `--iptables-chain-prefix=${CHAIN_PREFIX}`], { stdio: "inherit" });
   }
   const outcomes = mergeShards(readReports(join(o.workDir, "reports"), "shard")).filter((s) => selected.includes(s.name));
   const facts: RunFacts = {
