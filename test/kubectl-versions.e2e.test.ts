@@ -63,6 +63,16 @@ for (const profile of [{ name: "default", args: [] as string[] }, { name: "k8s.i
         const web = `web-${tag}`;
         const cm = `conf-${tag}`;
 
+        // version: the server reports API release 1.33 with orch's version as build metadata
+        // (docs/apiserver.md, "Version"); kubectl warns of the skew only beyond one minor release.
+        const v = await k.run(["version", "-o", "json"]);
+        assert.equal(v.code, 0, v.stderr);
+        const server = JSON.parse(v.stdout).serverVersion;
+        assert.deepEqual([server.major, server.minor], ["1", "33"]);
+        assert.match(server.gitVersion, /^v1\.33\.0\+orch\.\d+\.\d+\.\d+/);
+        const skewed = Number(version.split(".")[1]) < 32;
+        assert.equal(/exceeds the supported minor version skew of \+\/-1/.test(v.stderr), skewed, `${version} skew warning: ${v.stderr}`);
+
         // apply: create, then a change (client-side: strategic merge by the published patch keys).
         const dPath = file(`${web}.yaml`, deployment(web, 1, "nginx:1.27"));
         assert.match(await step("apply (create)", ["apply", "-f", dPath]), new RegExp(`deployment.apps/${web} created`));

@@ -5,7 +5,8 @@
 
 import type { ApiObject, GroupResource } from "../machinery/index.js";
 
-export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE";
+/** CONNECT is a connect subresource (pods/exec, pods/attach): its object is the options (PodExecOptions, PodAttachOptions). */
+export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
 /** What a plugin sees of one request. `object` is the plugin's to change in the mutating phase only. */
 export interface AdmissionAttributes {
@@ -15,7 +16,7 @@ export interface AdmissionAttributes {
   readonly subresource: string | undefined;
   readonly namespace: string | undefined;
   readonly name: string;
-  /** The object being written (CREATE, UPDATE); undefined on DELETE. */
+  /** The object being written (CREATE, UPDATE), the connect options (CONNECT, without metadata); undefined on DELETE. */
   readonly object: ApiObject | undefined;
   /** The stored object (UPDATE, DELETE). */
   readonly oldObject: ApiObject | undefined;
@@ -24,6 +25,12 @@ export interface AdmissionAttributes {
   readonly request?: AdmissionRequest;
   /** The version the objects are in, for a kind with a conversion (a custom resource's request version); absent: the resource's preferred version. */
   readonly version?: string;
+  /**
+   * What the kind does to an object a mutating webhook's patch produced, as upstream decodes and
+   * defaults it again: drops the fields a custom resource's schema does not name, then applies
+   * the kind's defaults. In place; absent where there is no object to write.
+   */
+  readonly normalize?: (obj: ApiObject) => void;
 }
 
 /** The requester as admission sees it (upstream's user.Info). */

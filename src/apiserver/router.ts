@@ -112,6 +112,6 @@ export class Router {
     const { socket, head } = ctx.exchange;
     const def = path.kind === "resource" ? this.#o.registry.lookup(path.group, path.version, path.resource) : undefined;
     const store = def === undefined ? undefined : this.#o.stores.for(def);
-    await handleUpgrade({ req, socket, head, path, query: url.searchParams, store, ...this.#deps });
+    await handleUpgrade({ req, socket, head, path, query: url.searchParams, store, ...(ctx.user !== undefined ? { user: ctx.user } : {}), ...this.#deps });
   }
 }

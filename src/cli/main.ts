@@ -3,7 +3,7 @@
 // subcommand's run() decides. bin/orch.js calls main() with process.argv.
 
 import { setMaxListeners } from "node:events";
-import { versionInfo, type FlagDecls } from "../component/index.js";
+import { orchVersion, type FlagDecls } from "../component/index.js";
 import { command as apiserver } from "./apiserver.js";
 import { command as cloudControllerManager } from "./cloud-controller-manager.js";
 import { runCommand, type Command, type Io } from "./command.js";
@@ -32,7 +32,7 @@ export const commands: readonly AnyCommand[] = [
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length)) + 3;
   return [
-    `orch is a cluster orchestrator (${versionInfo().gitVersion}).`,
+    `orch is a cluster orchestrator (v${orchVersion()}).`,
     "",
     "Usage:",
     "  orch <command> [flags]",
@@ -57,7 +57,7 @@ export async function main(argv: readonly string[], io: Io = process): Promise<n
     return 0;
   }
   if (first === "--version") {
-    io.stdout.write(`orch ${versionInfo().gitVersion}\n`);
+    io.stdout.write(`orch v${orchVersion()}\n`);
     return 0;
   }
   // `orch help apiserver` is `orch apiserver --help`.

@@ -91,6 +91,9 @@ describe("component server", () => {
     const v = JSON.parse(res.text);
     for (const k of ["major", "minor", "gitVersion", "gitCommit", "buildDate", "goVersion", "platform"]) assert.ok(k in v, k);
     assert.match(v.goVersion, /^node\d+/);
+    // The API release orch is compatible with, orch's own version as build metadata (as k3s does).
+    assert.deepEqual([v.major, v.minor], ["1", "33"]);
+    assert.match(v.gitVersion, /^v1\.33\.0\+orch\.\d+\.\d+\.\d+$/);
   });
 
   test("metrics need credentials: 401 without, 401 for a bad token, 200 with the admin token or a client certificate of the cluster CA", async () => {

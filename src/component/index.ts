@@ -36,7 +36,7 @@ export {
 } from "./feature-gates.js";
 export { knownFeatures, type FeatureName, type FeatureSpec, type FeatureStage } from "./features.js";
 export { METRICS, SECURE_SERVING, baseFlags, metricsFlags, secureServingFlags, tlsServingFlags } from "./common-flags.js";
-export { EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, versionInfo, type VersionInfo } from "./version.js";
+export { API_COMPATIBILITY_VERSION, EMULATION_VERSION, MINIMUM_COMPATIBILITY_VERSION, orchVersion, versionInfo, type VersionInfo } from "./version.js";
 export { HealthChecks, conditionCheck, logCheck, pingCheck, type HealthCheck, type HealthEndpoint } from "./health.js";
 export { ComponentEndpoints, componentEndpoints, isPublicPath, negotiateMetrics, type ExtraHandler } from "./endpoints.js";
 export { componentRegistry, registerComponentMetrics, type ComponentRegistryOptions } from "./component-metrics.js";

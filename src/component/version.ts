@@ -1,5 +1,10 @@
-// The version every component reports (`orch --version`, and later /version and
-// /statusz). Shaped like upstream's version.Info so upstream clients read it.
+// The version every component reports on /version, /statusz, build_info and
+// the node's kubeletVersion. Shaped like upstream's version.Info so upstream
+// clients read it. Clients compare it with their own release (kubectl's skew
+// warning, e2e.test's "server version" spec, client-go's feature checks), so it
+// names the Kubernetes API release orch is compatible with, with orch's own
+// version as semver build metadata, as k3s does: `v1.33.0+orch.0.1.0`.
+// `orch --version` prints orch's own version (orchVersion()).
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,7 +13,7 @@ import { packageRoot } from "./package-root.js";
 export interface VersionInfo {
   readonly major: string;
   readonly minor: string;
-  /** "v" + the package version, e.g. "v0.1.0". */
+  /** The API release, "+orch." and the package version: "v1.33.0+orch.0.1.0". */
   readonly gitVersion: string;
   readonly gitCommit: string;
   readonly gitTreeState: string;
@@ -27,17 +32,32 @@ export const EMULATION_VERSION = "1.36";
 /** The oldest release orch stays compatible with (/statusz's minimumCompatibilityVersion). */
 export const MINIMUM_COMPATIBILITY_VERSION = "1.35";
 
+/**
+ * The Kubernetes API release /version reports (major.minor): the newest kubectl orch is
+ * tested with (test/support/kubectl.ts runs 1.27 to 1.33), so that kubectl prints no skew
+ * warning and clients that gate on the server's minor version take their current paths.
+ */
+export const API_COMPATIBILITY_VERSION = "1.33";
+
 let cached: VersionInfo | undefined;
+let packageVersion: string | undefined;
+
+/** orch's own version, from package.json: "0.1.0". */
+export function orchVersion(): string {
+  if (packageVersion !== undefined) return packageVersion;
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
+  packageVersion = typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  return packageVersion;
+}
 
 export function versionInfo(): VersionInfo {
   if (cached !== undefined) return cached;
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
-  const version = typeof pkg.version === "string" ? pkg.version : "0.0.0";
-  const [major = "0", minor = "0"] = version.split(".");
+  const [major = "1", minor = "0"] = API_COMPATIBILITY_VERSION.split(".");
   cached = Object.freeze({
     major,
     minor,
-    gitVersion: `v${version}`,
+    // Semver build metadata allows only [0-9A-Za-z-] in dot-separated parts.
+    gitVersion: `v${major}.${minor}.0+orch.${orchVersion().replace(/[^0-9A-Za-z.-]/g, "-")}`,
     // Not stamped at build time (yet): upstream leaves these empty in unstamped builds too.
     gitCommit: "",
     gitTreeState: "",

@@ -87,6 +87,11 @@ const RECIPES: Record<string, ImageRecipe> = {
     fill(root, src) {
       busyboxBase(root);
       goBuild(src, "./test/images/agnhost", join(root, "agnhost"));
+      // As upstream's Dockerfile: the "override the image's default command" specs run /agnhost-2.
+      symlinkSync("agnhost", join(root, "agnhost-2"));
+      // Upstream's image has curl (alpine's): lifecycle hooks and service specs run it inside agnhost pods.
+      ensurePackages(["/usr/bin/curl"], ["curl"]);
+      copyWithLibraries(root, ["/usr/bin/curl"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
@@ -137,6 +142,9 @@ const RECIPES: Record<string, ImageRecipe> = {
       mkdirSync(join(root, "usr/local/apache2/htdocs"), { recursive: true });
       mkdirSync(join(root, "usr/local/apache2/logs"), { recursive: true });
       writeFileSync(join(root, "usr/local/apache2/htdocs/index.html"), "<html><body><h1>It works!</h1></body></html>\n");
+      // mod_mime refuses to start without its types file (upstream's image has conf/mime.types).
+      if (existsSync("/etc/mime.types")) copyFileSync("/etc/mime.types", join(root, "etc/mime.types"));
+      else writeFileSync(join(root, "etc/mime.types"), "text/html\thtml htm\ntext/plain\ttxt\n");
       writeFileSync(join(root, "etc/httpd.conf"), [
         "ServerRoot /usr/local/apache2",
         "Listen 80",
@@ -144,6 +152,7 @@ const RECIPES: Record<string, ImageRecipe> = {
         "LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so",
         "LoadModule dir_module /usr/lib/apache2/modules/mod_dir.so",
         "LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so",
+        "TypesConfig /etc/mime.types",
         "User www-data",
         "Group www-data",
         "ServerName localhost",
@@ -158,6 +167,14 @@ const RECIPES: Record<string, ImageRecipe> = {
     config: { Cmd: ["httpd-foreground"], ExposedPorts: { "80/tcp": {} } },
   },
 };
+
+/** Fills `root` with the file system of the image `name` (tests look inside one without packing it). */
+export function fillImageRoot(name: string, root: string, src: string): void {
+  const recipe = RECIPES[name];
+  if (recipe === undefined) throw new Error(`no recipe for image "${name}": known are ${Object.keys(RECIPES).join(", ")}`);
+  mkdirSync(join(root, "usr/local/bin"), { recursive: true });
+  recipe.fill(root, src);
+}
 
 /** Builds every image (or those named) into `outDir`; returns the tarballs written. */
 export async function buildConformanceImages(outDir: string, src: string, only: string[] = Object.keys(RECIPES)): Promise<string[]> {

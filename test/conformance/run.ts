@@ -22,6 +22,9 @@ import { readSkips, writeReport, type RunFacts } from "./report.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(REPO, "bin/orch.js");
+/** Outside the default 10.96.0.0/12 every other orch server on the machine uses. */
+const SERVICE_RANGE = "10.220.0.0/16";
+const CHAIN_PREFIX = "OCONF";
 
 interface Options {
   e2e: string;
@@ -152,7 +155,9 @@ async function main(): Promise<void> {
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
   // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
   // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", "--iptables-chain-prefix=OCONF", "--bind-address=0.0.0.0", ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  // A service range of its own: other orch servers on the machine (tests) use the default 10.96.0.0/12, and
+  // whichever proxy's chain comes first in PREROUTING/OUTPUT answers for an address both have (DNS at 10.96.0.10).
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
@@ -161,13 +166,16 @@ async function main(): Promise<void> {
   } finally {
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();
+    // The proxy leaves its rules behind on exit (as kube-proxy); ours would keep answering for our service range.
+    execFileSync(process.execPath, [BIN, "proxy", "--cleanup", `--iptables-chain-prefix=${CHAIN_PREFIX}`], { stdio: "inherit" });
   }
   const outcomes = mergeShards(readReports(join(o.workDir, "reports"), "shard")).filter((s) => selected.includes(s.name));
   const facts: RunFacts = {
     date: started,
     minutes: (Date.now() - started.getTime()) / 60_000,
     commit: execFileSync("git", ["-C", REPO, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
-    e2eVersion: /GitVersion:"([^"]+)"/.exec(execFileSync(o.e2e, ["--version"], { encoding: "utf8" }))?.[1] ?? "",
+    // `e2e.test --version` prints the bare version (v1.23.16); older builds print a version.Info.
+    e2eVersion: ((v: string) => /GitVersion:"([^"]+)"/.exec(v)?.[1] ?? /^v\d+\.\d+\.\d+\S*/.exec(v.trim())?.[0] ?? "")(execFileSync(o.e2e, ["--version"], { encoding: "utf8" })),
     runtime: o.runtime,
     focus,
     total: all.length,

@@ -37,7 +37,12 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`orch ${args[0]} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not ready is not done: a server left running keeps its ports, its data folder and (orch server) its
+      // iptables chains, which a later server with the same chain prefix would fight over.
+      child.kill("SIGKILL");
+      reject(new Error(`orch ${args[0]} not ready after ${timeoutMs} ms (killed):\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = ready.exec(output);

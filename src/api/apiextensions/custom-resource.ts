@@ -102,7 +102,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const group = spec.group!;
   const gr = { group, resource: names.plural };
   const subresources: Subresource[] = [];
-  if (statusEnabled(storage.subresources)) subresources.push(status());
+  if (statusEnabled(storage.subresources)) subresources.push(status({ metadata: [] }));
   const scaleSpec = storage.subresources?.scale;
   if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
   // Each version's printer columns (the storage version's is the declaration's table; others answer through tableFor).

@@ -79,7 +79,8 @@ export const deployments: ResourceDefinition = defineResource<Deployment>({
   shortNames: ["deploy"],
   categories: ["all"],
   schema: `${APPS_V1}.Deployment`,
-  subresources: [scale(replicaScale<Deployment>()), status()],
+  // Upstream's deployment status strategy keeps the stored labels.
+  subresources: [scale(replicaScale<Deployment>()), status({ metadata: ["annotations"] })],
   defaults: defaultDeployment,
   prepareForCreate(obj) {
     obj.status = {};

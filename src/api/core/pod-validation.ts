@@ -46,6 +46,24 @@ export interface PodSpecValidationOptions {
 }
 
 /** A whole pod spec at `path` (`spec` for pods, `spec.template.spec` for workloads). */
+/** Upstream's sysctl name format (segments joined by `.` or `/`), at most 253 characters. */
+const SYSCTL_FMT = "([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?";
+const SYSCTL_RE = new RegExp(`^${SYSCTL_FMT}$`);
+
+/** spec.securityContext.sysctls: names required, well-formed and unique (upstream's validateSysctls). */
+function validateSysctls(sysctls: readonly { name?: string | null }[] | null | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  (sysctls ?? []).forEach((s, i) => {
+    const name = s?.name ?? "";
+    if (name === "") errs.push(field.required(`${path}[${i}].name`, ""));
+    else if (name.length > 253 || !SYSCTL_RE.test(name)) errs.push(field.invalid(`${path}[${i}].name`, name, `must have at most 253 characters and match regex ${SYSCTL_FMT}`));
+    else if (seen.has(name)) errs.push(field.duplicate(`${path}[${i}].name`, name));
+    seen.add(name);
+  });
+  return errs;
+}
+
 export function validatePodSpec(spec: PodSpec | undefined | null, path: string, options: PodSpecValidationOptions = {}): FieldError[] {
   if (typeof spec !== "object" || spec === null) return [field.required(path, "")];
   const errs: FieldError[] = [];
@@ -62,6 +80,7 @@ export function validatePodSpec(spec: PodSpec | undefined | null, path: string, 
   ctx.targets = new Set(names);
   (spec.ephemeralContainers ?? []).forEach((c, i) => validateContainer(c, `${path}.ephemeralContainers[${i}]`, ctx, "ephemeral", errs));
 
+  errs.push(...validateSysctls(spec.securityContext?.["sysctls"] as { name?: string | null }[] | undefined, `${path}.securityContext.sysctls`));
   errs.push(...validateEnum(spec.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));
   errs.push(...validateEnum(spec.dnsPolicy, `${path}.dnsPolicy`, DNS_POLICIES));
   if (spec.dnsPolicy === "None" && !spec["dnsConfig"]) {

@@ -109,6 +109,17 @@ test("pods: validation messages match upstream", () => {
       ['spec.containers[1].name: Duplicate value: "web"'],
     ],
     [
+      // Upstream's conformance spec "Sysctls should reject invalid sysctls": foo- and bar.. only.
+      "sysctls",
+      { ...c({}), securityContext: { sysctls: [{ name: "foo-", value: "bar" }, { name: "kernel.shmmax", value: "1" }, { name: "safe-and-unsafe", value: "1" }, { name: "bar..", value: "42" }, { name: "net/ipv4/ip_forward", value: "1" }, { name: "kernel.shmmax", value: "2" }, { value: "3" }] } },
+      [
+        'spec.securityContext.sysctls[0].name: Invalid value: "foo-": must have at most 253 characters and match regex ([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?',
+        'spec.securityContext.sysctls[3].name: Invalid value: "bar..": must have at most 253 characters and match regex ([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?',
+        'spec.securityContext.sysctls[5].name: Duplicate value: "kernel.shmmax"',
+        "spec.securityContext.sysctls[6].name: Required value",
+      ],
+    ],
+    [
       "restart policy",
       { ...c({}), restartPolicy: "Sometimes" },
       ['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"'],

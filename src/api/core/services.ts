@@ -118,6 +118,30 @@ function validateService(svc: Service): FieldError[] {
 }
 
 /** Keep what the allocator assigned when an update leaves it out (upstream's patchAllocatedValues). */
+/**
+ * Upstream's dropTypeDependentFields: on an update to a type that no longer
+ * uses a field the server may have filled in (cluster IPs and IP families for
+ * ExternalName, node ports, the health-check node port, externalTrafficPolicy),
+ * the field is cleared when the client sent it unchanged (a changed one is
+ * left for validation to refuse). The allocator then frees what was dropped.
+ */
+export function dropTypeDependentFields(spec: ServiceSpec, old: ServiceSpec): void {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (old.type !== "ExternalName" && spec.type === "ExternalName") {
+    if (same(spec.clusterIP, old.clusterIP) && same(spec.clusterIPs, old.clusterIPs)) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    if (same(spec.ipFamilies, old.ipFamilies)) delete spec.ipFamilies;
+    if (same(spec.ipFamilyPolicy, old.ipFamilyPolicy)) delete spec.ipFamilyPolicy;
+  }
+  const nodePorts = (s: ServiceSpec) => (s.ports ?? []).map((p) => p?.nodePort ?? 0).filter((n) => n !== 0).sort();
+  if (needsNodePorts(old) && !needsNodePorts(spec) && same(nodePorts(spec), nodePorts(old))) for (const p of spec.ports ?? []) if (p) delete p.nodePort;
+  const needsHealthCheck = (s: ServiceSpec) => s.type === "LoadBalancer" && s.externalTrafficPolicy === "Local";
+  if (needsHealthCheck(old) && !needsHealthCheck(spec) && spec.healthCheckNodePort === old.healthCheckNodePort) delete spec.healthCheckNodePort;
+  if (needsNodePorts(old) && !needsNodePorts(spec) && spec.externalTrafficPolicy === old.externalTrafficPolicy) delete spec.externalTrafficPolicy;
+}
+
 export function keepAllocated(spec: ServiceSpec, old: ServiceSpec): void {
   if (spec.type === "ExternalName" || old.type === "ExternalName") return;
   if (!spec.clusterIP && (spec.clusterIPs ?? []).length === 0 && old.clusterIP) {
@@ -192,7 +216,8 @@ export function servicesResource(): ResourceDefinition {
       svc.status = {};
     },
     prepareForUpdate(svc, old) {
-      keepAllocated((svc.spec ??= {}), old.spec ?? {});
+      dropTypeDependentFields((svc.spec ??= {}), old.spec ?? {});
+      keepAllocated(svc.spec, old.spec ?? {});
     },
     validate: validateService,
     validateUpdate(svc, old) {

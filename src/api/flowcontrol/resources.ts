@@ -205,7 +205,7 @@ export function flowSchemas(naming: Naming): ResourceDefinition {
     namespaced: false,
     schema: `${FLOWCONTROL_V1}.FlowSchema`,
     nameRule: "path-segment",
-    subresources: [status({ validate: () => [] })],
+    subresources: [status({ validate: () => [], metadata: [] })], // upstream keeps the stored metadata
     defaults(fs) {
       const spec = (fs.spec ??= {});
       if (!spec.matchingPrecedence) spec.matchingPrecedence = 1000;
@@ -239,7 +239,7 @@ export function priorityLevelConfigurations(naming: Naming): ResourceDefinition 
     namespaced: false,
     schema: `${FLOWCONTROL_V1}.PriorityLevelConfiguration`,
     nameRule: "path-segment",
-    subresources: [status({ validate: () => [] })],
+    subresources: [status({ validate: () => [], metadata: [] })], // upstream keeps the stored metadata
     defaults(pl) {
       const limited = pl.spec?.limited;
       if (limited != null) {

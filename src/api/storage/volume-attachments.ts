@@ -37,7 +37,7 @@ export function volumeAttachments(naming: Naming): ResourceDefinition {
     kind: "VolumeAttachment",
     namespaced: false,
     schema: `${STORAGE_V1}.VolumeAttachment`,
-    subresources: [status({ validate: () => [] })],
+    subresources: [status({ validate: () => [], metadata: [] })], // upstream: ResetObjectMetaForStatus
     prepareForCreate(va) {
       delete va.status;
     },

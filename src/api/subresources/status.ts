@@ -1,5 +1,8 @@
-// `status`: writes there change only .status, and writes to the main
-// resource leave .status as stored (upstream's status strategies). A kind
+// `status`: writes there change .status, and writes to the main resource
+// leave .status as stored (upstream's status strategies). Upstream's status
+// strategies reset the spec but take the new object's metadata, so labels and
+// annotations move through /status too (conformance's status lifecycles patch
+// an annotation there), except where a kind resets them (`metadata`). A kind
 // may check status writes with a rule of its own; otherwise its
 // validateUpdate runs.
 
@@ -10,6 +13,8 @@ import { onlyMoving } from "./only-moving.js";
 export interface StatusOptions<T extends ApiObject> {
   /** The kind's rule for writes through /status (default: its validateUpdate). */
   validate?(obj: T, old: T, ctx: StrategyContext): FieldError[];
+  /** The metadata fields a status write may change (default labels and annotations; upstream's ResetObjectMetaForStatus kinds: none). */
+  metadata?: readonly ("labels" | "annotations")[];
 }
 
 export function status<T extends ApiObject>(options: StatusOptions<T> = {}): Subresource<T> {
@@ -19,7 +24,8 @@ export function status<T extends ApiObject>(options: StatusOptions<T> = {}): Sub
     recordsManager: true,
     resetFields: { here: ["spec"], main: ["status"] },
     prepareUpdate(input, current) {
-      const next = onlyMoving(current, input, ["status"]);
+      let next = onlyMoving(current, input, ["status"]);
+      for (const key of options.metadata ?? ["labels", "annotations"]) next = onlyMoving(next, input, ["metadata", key]);
       // An apply through /status brings its own managedFields.
       if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
       return next;

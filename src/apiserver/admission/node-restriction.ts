@@ -107,7 +107,7 @@ export function nodeRestriction(naming: Naming): ValidatingPlugin {
 
   return {
     name: "NodeRestriction",
-    handles: (a) => a.request?.user !== undefined && nodeOfUser(a.request.user) !== undefined,
+    handles: (a) => a.operation !== "CONNECT" && a.request?.user !== undefined && nodeOfUser(a.request.user) !== undefined,
     validate(a) {
       const node = nodeOfUser(a.request!.user!)!;
       if (node === "") throw refuse(a, `could not determine node from user ${JSON.stringify(a.request!.user!.name)}`);

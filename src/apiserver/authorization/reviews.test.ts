@@ -86,6 +86,18 @@ describe("access reviews", () => {
     assert.equal(asked.json.status.allowed, true);
   });
 
+  test("a review asked for as a Table (or metadata) is upstream's 406; JSON with a Table fallback is answered", async () => {
+    const path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+    const body = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { nonResourceAttributes: { path: "/", verb: "get" } } };
+    const table = await s.t.request("POST", path, { body, headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
+    assert.equal(table.status, 406, table.text);
+    assert.equal(table.json.message, "the resource selfsubjectaccessreviews.authorization.k8s.io does not support being converted to a Table");
+    const meta = await s.t.request("POST", path, { body, headers: { accept: "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io" } });
+    assert.equal(meta.status, 406, meta.text);
+    const fallback = await s.t.request("POST", path, { body, headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io, application/json" } });
+    assert.equal(fallback.status, 201, fallback.text);
+  });
+
   test("SelfSubjectAccessReview: every authenticated user may ask about itself", async () => {
     const ask = async (who: string, attrs: object) => {
       const r = await as(who, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: attrs });

@@ -11,7 +11,8 @@
 // pkg/registry/authorization).
 
 import { AUTHORIZATION_REVIEWS, AUTHORIZATION_V1, AUTHORIZATION_VERSION, type AuthorizationReviewResource, type NonResourceRule, type ResourceRule, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus, type SubjectRulesReviewStatus } from "../../api/authorization/index.js";
-import { badRequest, field, invalid, methodNotSupported, type FieldError } from "../../machinery/index.js";
+import { ApiError, badRequest, buildStatus, field, invalid, methodNotSupported, type FieldError } from "../../machinery/index.js";
+import { negotiate, parseAccept } from "../../machinery/negotiation.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { decide, type Authorizer, type RequestAttributes, type UserInfo } from "../filters/index.js";
 import { methodAction } from "../handlers/authentication.js";
@@ -44,6 +45,13 @@ export async function handleAuthorizationReview(
   const resource = path.resource as AuthorizationReviewResource;
   const kind = AUTHORIZATION_REVIEWS[resource];
   if (req.method !== "POST") throw methodNotSupported({ group: path.group, resource }, methodAction(req.method));
+  // The answer is the review itself: a client that accepts only a Table or metadata of it gets upstream's 406.
+  const plain = parseAccept(req.headers.accept).filter((r) => !r.params["as"]);
+  if (plain.length === 0) {
+    const as = parseAccept(req.headers.accept).find((r) => r.params["as"])?.params["as"] ?? "Table";
+    throw new ApiError(buildStatus({ code: 406, reason: "NotAcceptable", message: `the resource ${resource}.${path.group} does not support being converted to a ${as}` }));
+  }
+  negotiate(plain.map((r) => `${r.type}/${r.subtype}`).join(", "), { cbor: reviews.cbor, protobuf: true, list: false }); // a 406 when no format is ours
   const apiVersion = `${path.group}/${AUTHORIZATION_VERSION}`;
   const body = await readReview(reviews, req, apiVersion, kind);
   const gk = { group: path.group, kind };

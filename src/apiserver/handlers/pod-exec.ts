@@ -6,9 +6,12 @@
 // TLS with the API server's client certificate, as upstream's upgrade-aware
 // proxy does: the agent answers the handshake, the agent's refusals (plain
 // text) reach kubectl as they are. Errors found here are Status objects.
+// Admission runs first (operation CONNECT, the options as the object), so a
+// webhook may refuse an exec or an attach, as upstream's connect handler.
 
 import type { Node, Pod } from "../../api/core/types.js";
-import { ApiError, badRequest, buildStatus } from "../../machinery/index.js";
+import { ApiError, badRequest, buildStatus, type ApiObject } from "../../machinery/index.js";
+import { addAuditAnnotation } from "../audit/index.js";
 import { agentBaseUrl } from "../node-agents.js";
 import type { UpgradeRequest } from "./request.js";
 import { logContainer } from "./pod-log.js";
@@ -31,6 +34,23 @@ export function agentStreamQuery(subresource: string, query: URLSearchParams): U
   return out;
 }
 
+/** The PodExecOptions or PodAttachOptions (core/v1) a connect request's query spells, as admission sees them. */
+export function connectOptions(subresource: string, query: URLSearchParams): ApiObject {
+  const flag = (name: string) => TRUE.has(query.get(name) ?? "");
+  const container = query.get("container");
+  const options: Record<string, unknown> = {
+    kind: subresource === "exec" ? "PodExecOptions" : "PodAttachOptions",
+    apiVersion: "v1",
+    ...(flag("stdin") ? { stdin: true } : {}),
+    ...(flag("stdout") ? { stdout: true } : {}),
+    ...(flag("stderr") ? { stderr: true } : {}),
+    ...(flag("tty") ? { tty: true } : {}),
+    ...(container ? { container } : {}),
+    ...(subresource === "exec" ? { command: query.getAll("command") } : {}),
+  };
+  return options as unknown as ApiObject;
+}
+
 /**
  * Checks the request (GET or POST, routed by the pods/exec and pods/attach
  * declarations in src/api/subresources/exec.ts) and joins the client's
@@ -41,6 +61,12 @@ export async function proxyPodStream(r: UpgradeRequest): Promise<void> {
   const subresource = r.subresource.name;
   const name = r.name;
   const params = agentStreamQuery(subresource, r.query);
+  // A refusal is answered before the pod is even read (upstream admits before its location lookup).
+  await r.store.admitConnect(r.path.namespace, name, subresource, connectOptions(subresource, r.query), {
+    user: r.user,
+    warn: () => {}, // no response headers to carry a warning on an upgrade
+    annotate: (key, value) => addAuditAnnotation(r.req, key, value),
+  });
   const pod = (await r.store.get(r.path.namespace, name)).object as Pod;
   const container = logContainer(pod, r.query.get("container") || undefined);
   const nodeName = pod.spec?.nodeName ?? "";

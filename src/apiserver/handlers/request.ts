@@ -68,6 +68,8 @@ export interface UpgradeRequest extends HandlerDeps {
   store: RegistryStore;
   readonly name: string;
   readonly subresource: Subresource;
+  /** The authenticated user (after impersonation), handed to admission. */
+  user?: AdmissionUser;
 }
 
 export function scope(r: ResourceRequest, gv: string): ResponseScope {

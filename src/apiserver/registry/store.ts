@@ -7,6 +7,7 @@
 // "Chunked lists", "States and transitions" (two-phase deletion), "Dry run".
 //
 // The write pipeline, in this one order for every resource (upstream's):
+//   (an object a mutating webhook patched is pruned and defaulted again, as upstream decodes it)
 //   create: defaults → mutating admission → prepareForCreate → managed fields
 //           → validate → validating admission → storage (skipped on dry run)
 //   update: the new object (PUT body, patch or apply over the current one) →
@@ -504,6 +505,22 @@ export class RegistryStore {
     this.def.defaults?.(obj, ctx);
   }
 
+  /**
+   * Admission of a connect subresource (pods/exec, pods/attach): the CONNECT
+   * operation with the request's options as the object (PodExecOptions,
+   * PodAttachOptions), mutating then validating plugins, as upstream's connect
+   * handler runs them before it proxies anything. Throws the refusal.
+   */
+  async admitConnect(namespace: string | undefined, name: string, subresource: string, options: ApiObject, request?: AdmissionRequest): Promise<void> {
+    if (this.#admission.empty) return;
+    const attrs = {
+      operation: "CONNECT" as const, resource: this.groupResource, kind: options.kind ?? "", subresource, namespace: this.def.namespaced ? (namespace ?? "") : undefined, name,
+      object: options, oldObject: undefined, dryRun: false, ...(request ? { request } : {}),
+    };
+    await this.#admission.admit(attrs);
+    await this.#admission.validate(attrs);
+  }
+
   /** Mutating admission: plugins may change `obj` in place. */
   async #admit(operation: AdmissionOperation, obj: ApiObject, old: ApiObject | undefined, subresource: string | undefined, options: RequestOptions): Promise<void> {
     if (!this.#admission.empty) await this.#admission.admit(this.#attributes(operation, obj, old, subresource, options));
@@ -518,8 +535,16 @@ export class RegistryStore {
     const namespace = this.def.namespaced ? (meta.namespace ?? "") : undefined;
     const request = options.admission;
     const apiVersion = this.def.conversion !== undefined ? (obj ?? old)!.apiVersion : undefined;
-    const version = typeof apiVersion === "string" && apiVersion.includes("/") ? { version: apiVersion.slice(apiVersion.indexOf("/") + 1) } : {};
-    return { ...version, operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun, ...(request ? { request } : {}) };
+    const version = typeof apiVersion === "string" && apiVersion.includes("/") ? apiVersion.slice(apiVersion.indexOf("/") + 1) : undefined;
+    const normalize = (o: ApiObject) => {
+      this.def.pruneUnknown?.(o as unknown as Record<string, unknown>, version);
+      this.#defaults(o, this.#context(options));
+    };
+    return {
+      ...(version !== undefined ? { version } : {}),
+      operation, resource: this.groupResource, kind: this.def.kind, subresource, namespace, name: meta.name ?? "", object: obj, oldObject: old, dryRun: !!options.dryRun,
+      ...(obj !== undefined ? { normalize } : {}), ...(request ? { request } : {}),
+    };
   }
 
   #validate(obj: ApiObject, errs: FieldError[]): void {

@@ -93,6 +93,24 @@ test("node ports: assigned in range, requested ones kept, clashes and strangers 
   await eventually(async () => ((await s.request("POST", SVC, { body: svc("np-d", { type: "NodePort", ports: [{ port: 80, nodePort: 30443 }] }) })).status === 201 || undefined), "node port 30443 to be free again");
 });
 
+test("NodePort → ExternalName with the fields sent back unchanged (a get-modify-put): cluster IPs, node ports and externalTrafficPolicy are dropped and freed", async () => {
+  const created = await s.request("POST", SVC, { body: svc("to-external", { type: "NodePort", ports: [{ port: 80, nodePort: 30555 }] }) });
+  assert.equal(created.status, 201, created.text);
+  const ip = created.json.spec.clusterIP as string;
+  const cur = (await s.request("GET", `${SVC}/to-external`)).json;
+  const changed = await s.request("PUT", `${SVC}/to-external`, { body: { ...cur, spec: { ...cur.spec, type: "ExternalName", externalName: "externalsvc.default.svc.cluster.local" } } });
+  assert.equal(changed.status, 200, changed.text);
+  const spec = changed.json.spec;
+  assert.deepEqual([spec.clusterIP, spec.clusterIPs, spec.ipFamilies, spec.ipFamilyPolicy, spec.externalTrafficPolicy, spec.ports[0].nodePort], [undefined, undefined, undefined, undefined, undefined, undefined]);
+  // Both are free again once the change is seen.
+  await eventually(async () => ((await s.request("POST", SVC, { body: svc("reuse-port", { type: "NodePort", ports: [{ port: 80, nodePort: 30555 }] }) })).status === 201 || undefined), "node port 30555 to be free again");
+  await eventually(async () => ((await s.request("POST", SVC, { body: svc("reuse-ip", { clusterIP: ip }) })).status === 201 || undefined), `${ip} to be free again`);
+  // A changed cluster IP is the client's and left for validation to refuse.
+  const back = (await s.request("GET", `${SVC}/reuse-port`)).json;
+  const refused = await s.request("PUT", `${SVC}/reuse-port`, { body: { ...back, spec: { ...back.spec, type: "ExternalName", externalName: "x.example.com", clusterIP: "10.96.0.99", clusterIPs: ["10.96.0.99"] } } });
+  assert.equal(refused.status, 422, refused.text);
+});
+
 test("a deleted service's address is free again; a dry run reserves nothing", async () => {
   await s.request("POST", SVC, { body: svc("gone", { clusterIP: "10.96.8.8" }) });
   assert.equal((await s.request("DELETE", `${SVC}/gone`)).status, 200);

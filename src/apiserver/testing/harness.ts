@@ -176,3 +176,24 @@ export async function startTestServer(options: {
     },
   };
 }
+
+/** An HTTP/1.1 Upgrade request: the status and body of the server's refusal. */
+export function upgradeRefusal(t: TestServer, method: string, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({
+      host: "127.0.0.1",
+      port: t.server.port,
+      ca: t.server.credentials.caCertPem,
+      method,
+      path,
+      headers: { authorization: `Bearer ${t.server.credentials.adminToken}`, connection: "Upgrade", upgrade: "websocket" },
+    });
+    req.once("upgrade", () => reject(new Error("upgraded")));
+    req.once("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).once("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}

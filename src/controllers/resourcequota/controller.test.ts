@@ -10,7 +10,7 @@ import { isApiError, type ApiObject } from "../../machinery/index.js";
 import { eventually, type TestContext } from "../testing.js";
 import { useControllers } from "../workload/testing.js";
 import { ResourceQuotaController } from "./controller.js";
-import { CONFIGMAPS, NAMESPACES, PODS, RESOURCEQUOTAS } from "../../api/resource-refs.js";
+import { CONFIGMAPS, NAMESPACES, PODS, REPLICASETS, RESOURCEQUOTAS } from "../../api/resource-refs.js";
 
 const pod = (name: string, namespace: string, resources?: object, extra: object = {}): ApiObject => ({
   apiVersion: "v1",
@@ -51,6 +51,17 @@ describe("resource quota: admission and controller", () => {
     await ctx.client.delete(PODS, { namespace: "q1", name: "a", gracePeriodSeconds: 0 });
     await eventually("pods used back to 1", async () => (await used("q1", "pods"))["pods"] === "1");
     await ctx.client.create(PODS, pod("c", "q1"));
+  });
+
+  test("count/replicasets.apps: a kind counted only by count/ is watched once a quota counts it, so a delete gives quota back at once", async () => {
+    const rq = await quota("q-rs", "rs", { hard: { "count/replicasets.apps": "5" } });
+    assert.deepEqual(rq.status?.used, { "count/replicasets.apps": "0" });
+    const rs = { apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name: "test-rs", namespace: "q-rs" }, spec: { replicas: 0, selector: { matchLabels: { name: "nginx" } }, template: { metadata: { labels: { name: "nginx" } }, spec: { containers: [{ name: "nginx", image: "nginx" }] } } } };
+    await ctx.client.create(REPLICASETS, rs);
+    await eventually("the replica set is counted", async () => (await used("q-rs", "rs"))["count/replicasets.apps"] === "1");
+    await ctx.client.delete(REPLICASETS, { namespace: "q-rs", name: "test-rs" });
+    // Well before the resync (a minute here): the deletion itself triggers the recount.
+    await eventually("the replica set's quota is given back", async () => (await used("q-rs", "rs"))["count/replicasets.apps"] === "0", 10_000);
   });
 
   test("concurrent creates never take more than the limit (compare-and-swap on the quota)", async () => {

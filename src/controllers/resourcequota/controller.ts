@@ -6,8 +6,9 @@
 // map, secret, replication controller or quota of its namespace is deleted
 // or a pod finishes (replenishment: what admission charged is returned), and
 // on a full resync every 5 minutes (upstream's --resource-quota-sync-period
-// default; not a flag here). Counts of kinds not watched,
-// `count/<resource>.<group>`, are listed when a quota is counted.
+// default; not a flag here). A kind counted by `count/<resource>.<group>`
+// alone is watched from the first quota that counts it (a metadata cache,
+// shared with the garbage collector's), so its deletions free quota at once too.
 
 import { isDeepStrictEqual } from "node:util";
 import { isApiError, type ApiObject, type GroupResource } from "../../machinery/index.js";
@@ -58,6 +59,8 @@ export class ResourceQuotaController {
   readonly queue = new WorkQueue({ name: "resourcequota_primary" });
   readonly #quotas: Informer<ResourceQuota>;
   readonly #watched = new Map<string, Informer<ApiObject>>();
+  /** Frees quota when an object of a watched kind is deleted (set by run()). */
+  #onWatched: (gr: string, informer: Informer<ApiObject>) => void = () => {};
 
   constructor(context: ControllerContext, options: ResourceQuotaControllerOptions = {}) {
     this.#ctx = context;
@@ -83,7 +86,7 @@ export class ResourceQuotaController {
     const replenish = (obj: ApiObject) => {
       for (const rq of this.#quotas.byIndex(NAMESPACE_INDEX, obj.metadata.namespace ?? "")) enqueue(rq);
     };
-    for (const [gr, informer] of this.#watched) {
+    this.#onWatched = (gr, informer) => {
       const pods = gr === grKey(PODS);
       informer.addEventHandler({
         onUpdate: (old, obj) => {
@@ -91,7 +94,8 @@ export class ResourceQuotaController {
         },
         onDelete: replenish,
       });
-    }
+    };
+    for (const [gr, informer] of this.#watched) this.#onWatched(gr, informer);
     const timer = setInterval(() => {
       for (const rq of this.#quotas.list()) enqueue(rq);
     }, this.#resyncMs);
@@ -132,12 +136,20 @@ export class ResourceQuotaController {
     });
   }
 
-  /** The namespace's objects of `gr`: from the watched caches, else listed (a resource not served counts nothing). */
+  /** The namespace's objects of `gr` from its cache, watched from now on when it was not (a resource not served counts nothing). */
   async #objects(gr: GroupResource, namespace: string): Promise<readonly ApiObject[]> {
-    const watched = this.#watched.get(grKey(gr));
-    if (watched !== undefined) return watched.byIndex(NAMESPACE_INDEX, namespace);
-    const ref = (await this.#ctx.discovery.resources()).find((r) => r.group === gr.group && r.resource === gr.resource && r.preferred);
-    if (ref === undefined || !ref.namespaced) return [];
-    return (await this.#ctx.client.list<ApiObject>(ref, { namespace })).items;
+    let watched = this.#watched.get(grKey(gr));
+    if (watched === undefined) {
+      const ref = (await this.#ctx.discovery.resources()).find((r) => r.group === gr.group && r.resource === gr.resource && r.preferred);
+      if (ref === undefined || !ref.namespaced) return [];
+      watched = this.#watched.get(grKey(gr)); // another worker may have started it meanwhile
+      if (watched === undefined) {
+        watched = this.#ctx.informers.informerFor<ApiObject>({ resource: ref, metadataOnly: true });
+        this.#watched.set(grKey(gr), watched);
+        this.#onWatched(grKey(gr), watched);
+      }
+    }
+    if (!watched.hasSynced() && !(await watched.waitForSync(this.#ctx.signal))) return [];
+    return watched.byIndex(NAMESPACE_INDEX, namespace);
   }
 }

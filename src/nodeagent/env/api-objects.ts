@@ -44,6 +44,7 @@ export function apiObjects(client: RestClient, authenticationGroup: string): Obj
       return kubernetes.service;
     },
     configMap: (ns, name) => get<ConfigMap>(CONFIGMAPS, ns, name),
+    services: async (ns) => (await client.list<Service>(SERVICES, { namespace: ns })).items,
     persistentVolumeClaim: (ns, name) => get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name),
     persistentVolume: (name) => get<PersistentVolume>(PERSISTENT_VOLUMES, "", name),
     secret: async (ns, name) => {

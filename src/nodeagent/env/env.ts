@@ -23,6 +23,8 @@ export interface ObjectSource {
   serviceAccountToken?(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<string>;
   /** The `kubernetes` service in `default` (in-cluster clients find the API server by its environment); absent on an agent without an API server. */
   apiServerService?(): Promise<Service | undefined>;
+  /** The services of a namespace, for service links (enableServiceLinks); absent on an agent without an API server. */
+  services?(namespace: string): Promise<readonly Service[]>;
 }
 
 export const NO_OBJECTS: ObjectSource = { configMap: async () => undefined, secret: async () => undefined };
@@ -87,8 +89,14 @@ export function resourceField(container: Container, ref: { resource?: string; di
 
 export async function containerEnv(pod: Pod, container: Container, ctx: EnvContext): Promise<KeyValue[]> {
   const namespace = pod.metadata.namespace ?? "default";
-  // The API server's service environment comes first, so envFrom and env override it and $(KUBERNETES_SERVICE_HOST) expands.
-  const vars = new Map<string, string>(serviceEnv("kubernetes", await ctx.objects.apiServerService?.()));
+  // Service links come first, so envFrom and env override them and $(KUBERNETES_SERVICE_HOST) expands: the
+  // services of the pod's namespace (unless enableServiceLinks is false), then, always, the API server's.
+  const vars = new Map<string, string>();
+  if (pod.spec?.enableServiceLinks !== false && ctx.objects.services !== undefined) {
+    const services = [...(await ctx.objects.services(namespace))].sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1));
+    for (const svc of services) for (const [k, v] of serviceEnv(svc.metadata.name ?? "", svc)) vars.set(k, v);
+  }
+  for (const [k, v] of serviceEnv("kubernetes", await ctx.objects.apiServerService?.())) vars.set(k, v);
   for (const from of container.envFrom ?? []) {
     const prefix = typeof from["prefix"] === "string" ? from["prefix"] : "";
     const cmRef = from["configMapRef"] as { name?: string; optional?: boolean } | undefined;

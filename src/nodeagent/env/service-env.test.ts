@@ -40,3 +40,25 @@ test("containers get the API server's service environment, below their own env, 
   assert.equal(env["URL"], "https://10.96.0.1");
   assert.equal(env["KUBERNETES_PORT_443_TCP_ADDR"], "10.96.0.1");
 });
+
+test("service links: every service of the pod's namespace with a cluster IP, unless enableServiceLinks is false", async () => {
+  const fooservice: Service = { apiVersion: "v1", kind: "Service", metadata: { name: "fooservice", namespace: "n" }, spec: { clusterIP: "10.96.0.7", ports: [{ port: 8765, protocol: "TCP" }] } };
+  const headless: Service = { apiVersion: "v1", kind: "Service", metadata: { name: "headless", namespace: "n" }, spec: { clusterIP: "None", ports: [{ port: 80 }] } };
+  const asked: string[] = [];
+  const objects: ObjectSource = {
+    configMap: async () => undefined, secret: async () => undefined, apiServerService: async () => kubernetes,
+    services: async (ns) => (asked.push(ns), [fooservice, headless]),
+  };
+  const pod = (links?: boolean): Pod => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "n", uid: "u" }, spec: { ...(links === undefined ? {} : { enableServiceLinks: links }), containers: [{ name: "c" }] } });
+  const envOf = async (p: Pod) => Object.fromEntries((await containerEnv(p, p.spec!.containers![0]!, { objects, hostIP: "", podIP: "", nodeAllocatable: { cpu: 1, memory: 1 } })).map((kv) => [kv.key, kv.value]));
+  const env = await envOf(pod());
+  assert.deepEqual(asked, ["n"]);
+  assert.equal(env["FOOSERVICE_SERVICE_HOST"], "10.96.0.7");
+  assert.equal(env["FOOSERVICE_SERVICE_PORT"], "8765");
+  assert.equal(env["FOOSERVICE_PORT_8765_TCP_ADDR"], "10.96.0.7");
+  assert.equal(env["HEADLESS_SERVICE_HOST"], undefined, "no cluster IP, no variables");
+  assert.equal(env["KUBERNETES_SERVICE_HOST"], "10.96.0.1", "the API server's always");
+  const off = await envOf(pod(false));
+  assert.equal(off["FOOSERVICE_SERVICE_HOST"], undefined);
+  assert.equal(off["KUBERNETES_SERVICE_HOST"], "10.96.0.1");
+});

@@ -182,7 +182,7 @@ export class ContainerRunner {
       attempt: s.attempt,
       labels: this.#o.labels,
       envs,
-      mounts: containerMounts(pod, c, s.volumePaths),
+      mounts: containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))),
       seccomp,
       swap,
       ...(s.targetId !== undefined ? { targetId: s.targetId } : {}),

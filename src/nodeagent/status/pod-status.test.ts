@@ -92,3 +92,10 @@ test("pod status: ephemeral containers are listed (waiting, running, exited) but
   assert.equal(eph[2]!.state!.waiting!.reason, "ErrImagePull");
   assert.equal(status(pod("Always"), rp).ephemeralContainerStatuses, undefined, "none without ephemeral containers");
 });
+
+test("pod status: an init container that completed successfully is ready; a running or failed one is not", () => {
+  const ready = (c: RuntimeContainer) => status(pod("Never", true), runtime([c])).initContainerStatuses![0]!.ready;
+  assert.equal(ready(container("init", "CONTAINER_EXITED")), true);
+  assert.equal(ready(container("init", "CONTAINER_EXITED", { exitCode: 1 })), false);
+  assert.equal(ready(container("init", "CONTAINER_RUNNING")), false);
+});

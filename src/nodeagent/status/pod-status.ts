@@ -150,7 +150,11 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const { pod, now } = input;
   const old = pod.status ?? {};
   const spec = pod.spec ?? {};
-  const init = (spec.initContainers ?? []).map((c) => containerStatus(c, input, "PodInitializing"));
+  // A (non-sidecar) init container is ready once it has completed successfully, as upstream's kubelet reports it.
+  const init = (spec.initContainers ?? []).map((c) => {
+    const s = containerStatus(c, input, "PodInitializing");
+    return isSidecar(c) ? s : { ...s, ready: s.state?.terminated?.exitCode === 0 };
+  });
   const initDone = pendingInitContainers(pod, init, []).length === 0;
   const regular = (spec.containers ?? []).map((c) => containerStatus(c, input, initDone ? "ContainerCreating" : "PodInitializing"));
   let phase = input.terminal ?? podPhase(pod, init, regular);

@@ -66,6 +66,37 @@ test("volumes: a missing ConfigMap fails unless optional; a hostPath of the wron
   await assert.rejects(setupVolumes(pod([{ name: "v", hostPath: { path: "/proc/self/status", type: "Directory" } }]), ctx), /is not a directory/);
 });
 
+test("volumes: a key removed from a ConfigMap, or an optional Secret deleted, leaves the volume on the next sync", async () => {
+  let data: Record<string, string> | undefined = { a: "1", "sub/b": "2" };
+  let secret: Record<string, string> | undefined = { token: "abc" };
+  const live = { ...ctx, objects: { configMap: async () => (data ? { data } : undefined), secret: async () => secret } };
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: "uid-removed" },
+    spec: {
+      volumes: [
+        { name: "cm", configMap: { name: "cm", items: undefined, optional: true } as never },
+        { name: "s", secret: { secretName: "s", optional: true } },
+        { name: "proj", projected: { sources: [{ configMap: { name: "cm", optional: true } }, { secret: { name: "s", optional: true } }] } as never },
+      ],
+      containers: [],
+    },
+  };
+  const paths = await setupVolumes(pod, live);
+  assert.equal(readFileSync(join(paths.get("cm")!, "sub/b"), "utf8"), "2");
+  assert.equal(readFileSync(join(paths.get("proj")!, "token"), "utf8"), "abc");
+  data = { a: "1" };
+  secret = undefined;
+  await setupVolumes(pod, live);
+  assert.equal(readFileSync(join(paths.get("cm")!, "a"), "utf8"), "1", "a kept key stays");
+  assert.equal(existsSync(join(paths.get("cm")!, "sub")), false, "a removed key goes, with its folder");
+  assert.equal(existsSync(join(paths.get("s")!, "token")), false, "a deleted optional secret's files go");
+  assert.equal(existsSync(join(paths.get("proj")!, "token")), false);
+  assert.equal(existsSync(join(paths.get("proj")!, "a")), true);
+  teardownPodDir(rootDir, "uid-removed");
+});
+
 test("volumes: a persistentVolumeClaim mounts its bound volume's directory; a missing or unbound claim waits with upstream's message", async () => {
   const pvDir = join(rootDir, "volumes", "pvc-1");
   const claims: Record<string, object> = {
@@ -97,4 +128,46 @@ test("volumes: a persistentVolumeClaim mounts its bound volume's directory; a mi
   await assert.rejects(setupVolumes(pod("nfs"), withClaims), /persistent volume "nfs-pv" has an unsupported source/);
   // Without an API server (a standalone agent), such volumes are refused.
   await assert.rejects(setupVolumes(pod("data"), ctx), /persistentVolumeClaim volumes need the API server/);
+});
+
+test("volumes: an emptyDir with medium Memory is a tmpfs (sizeLimit its size), unmounted at teardown", { skip: process.getuid?.() === 0 ? false : "mounting a tmpfs needs root" }, async () => {
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "mem", namespace: "ns", uid: "uid-tmpfs" },
+    spec: { volumes: [{ name: "mem", emptyDir: { medium: "Memory", sizeLimit: "8Mi" } }, { name: "disk", emptyDir: {} }], containers: [{ name: "c", image: "busybox" }] },
+  };
+  const paths = await setupVolumes(pod, ctx);
+  const mem = paths.get("mem")!;
+  const mountOf = (dir: string) => readFileSync("/proc/self/mountinfo", "utf8").split("\n").map((l) => l.split(" ")).find((f) => f[4] === dir);
+  const mount = mountOf(mem);
+  assert.ok(mount !== undefined, "a mount on the volume's directory");
+  assert.equal(mount[mount.indexOf("-") + 1], "tmpfs");
+  assert.match(mount.at(-1)!, /size=8192k/);
+  assert.equal(statSync(mem).mode & 0o777, 0o777);
+  assert.equal(mountOf(paths.get("disk")!), undefined, "a plain emptyDir is a directory");
+  await setupVolumes(pod, ctx); // a resync keeps the one mount
+  assert.equal(readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4] === mem).length, 1);
+  teardownPodDir(rootDir, "uid-tmpfs");
+  assert.equal(mountOf(mem), undefined, "unmounted");
+  assert.equal(existsSync(mem), false);
+});
+
+test("volumes: subPathExpr expands the container's environment; a missing value, an absolute path or .. refuses the mount", async () => {
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "p", namespace: "ns", uid: "uid-expr" },
+    spec: { volumes: [{ name: "workdir1", emptyDir: {} }], containers: [] },
+  };
+  const paths = await setupVolumes(pod, ctx);
+  const container = (expr: string) => ({ name: "dapi-container", volumeMounts: [{ name: "workdir1", mountPath: "/subpath_mount", subPathExpr: expr }] }) as never;
+  const env = new Map([["ANNOTATION", "mypath"], ["POD_NAME", "foo"], ["ABS", "/tmp"], ["UP", ".."], ["EMPTY", ""]]);
+  const [mount] = containerMounts(pod, container("$(ANNOTATION)/$(POD_NAME)"), paths, env);
+  assert.equal(mount!.hostPath, join(paths.get("workdir1")!, "mypath", "foo"));
+  assert.equal(existsSync(mount!.hostPath), true, "the sub-path is created");
+  assert.throws(() => containerMounts(pod, container("$(MISSING)/$(EMPTY)"), paths, env), (e: Error) => e instanceof VolumeError && /missing value for EMPTY, MISSING/.test(e.message));
+  assert.throws(() => containerMounts(pod, container("$(ABS)"), paths, env), /must not be an absolute path/);
+  assert.throws(() => containerMounts(pod, container("$(UP)"), paths, env), /must not contain '\.\.'/);
+  teardownPodDir(rootDir, "uid-expr");
 });

@@ -7,14 +7,17 @@
 // atomically (a new file renamed over the old), so a container never reads
 // half a token or CA; a projected serviceAccountToken is the pod's bound token
 // from the token manager (./token-manager.ts), renewed on the resync after 80 %
-// of its life.
+// of its life. An emptyDir with `medium: Memory` is a tmpfs mounted on its
+// directory (size: its sizeLimit), unmounted when the pod's directory goes.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync, closeSync, openSync } from "node:fs";
 import { basename, dirname, join, normalize } from "node:path";
 import type { Container, Pod, Volume } from "../../api/core/types.js";
 import type { Mount } from "../cri/index.js";
 import { DEFAULT_TOKEN_SECONDS } from "../../api/authentication/token-request.js";
 import { podField, resourceField, type ObjectSource } from "../env/env.js";
+import { parseQuantity } from "../../api/core/quantity.js";
 
 export class VolumeError extends Error {}
 
@@ -77,6 +80,7 @@ async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<str
   const src = v[kind] as Record<string, unknown>;
   switch (kind) {
     case "emptyDir":
+      if (src["medium"] === "Memory") mountTmpfs(dir, v.name!, src["sizeLimit"]);
       chmodSync(dir, 0o777); // any container user may write, as upstream
       return dir;
     case "configMap":
@@ -99,8 +103,33 @@ async function setupVolume(pod: Pod, v: Volume, ctx: VolumeContext): Promise<str
       break;
     }
   }
-  for (const [path, f] of files) writeIfChanged(join(dir, safePath(path, v.name!)), f.data, f.mode);
+  const wanted = new Set<string>();
+  for (const [path, f] of files) {
+    const file = join(dir, safePath(path, v.name!));
+    wanted.add(file);
+    writeIfChanged(file, f.data, f.mode);
+  }
+  // A key removed from its source, or an optional source deleted, leaves the volume on the next sync, as upstream's atomic writer.
+  removeUnwanted(dir, wanted);
   return dir;
+}
+
+/** Removes the files under `dir` not in `wanted` (and folders left empty); returns whether `dir` is now empty. */
+function removeUnwanted(dir: string, wanted: ReadonlySet<string>): boolean {
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    try {
+      if (entry.isDirectory()) {
+        if (removeUnwanted(path, wanted)) rmSync(path, { recursive: true, force: true });
+        else empty = false;
+      } else if (!wanted.has(path)) rmSync(path, { force: true });
+      else empty = false;
+    } catch {
+      empty = false; // in use (a subPath mount point): left for the pod's teardown
+    }
+  }
+  return empty;
 }
 
 function safePath(path: string, volume: string): string {
@@ -235,16 +264,41 @@ function setupHostPath(src: { path?: string; type?: string }, name: string): str
   return path;
 }
 
-/** The container's bind mounts from its volumeMounts (configMap, secret, downwardAPI and projected are read-only). */
-export function containerMounts(pod: Pod, container: Container, volumePaths: ReadonlyMap<string, string>): Mount[] {
+/**
+ * A volumeMount's subPath, or its subPathExpr expanded with the container's
+ * environment (every $(VAR) must have a non-empty value), as upstream's
+ * kubelet: never absolute, never `..`. A failure keeps the container waiting
+ * (CreateContainerConfigError) until the pod changes.
+ */
+function subPathOf(m: { name?: string | null; subPath?: string | null; subPathExpr?: string | null }, container: string, env: ReadonlyMap<string, string>): string {
+  let subPath = m.subPath ?? "";
+  if (m.subPathExpr) {
+    const missing = new Set<string>();
+    subPath = m.subPathExpr.replace(/\$\$|\$\(([^)]*)\)/g, (whole, name: string | undefined) => {
+      if (whole === "$$") return "$";
+      const value = env.get(name!);
+      if (!value) missing.add(name!);
+      return value ?? "";
+    });
+    if (missing.size > 0) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": missing value for ${[...missing].sort().join(", ")}`);
+  }
+  if (subPath === "") return "";
+  if (subPath.startsWith("/")) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split(/[\\/]/).includes("..")) throw new VolumeError(`failed to prepare subPath for volumeMount "${m.name}" of container "${container}": must not contain '..'`);
+  return subPath;
+}
+
+/** The container's bind mounts from its volumeMounts (configMap, secret, downwardAPI and projected are read-only); `env` expands subPathExpr. */
+export function containerMounts(pod: Pod, container: Container, volumePaths: ReadonlyMap<string, string>, env: ReadonlyMap<string, string> = new Map()): Mount[] {
   const readOnlyKinds = ["configMap", "secret", "downwardAPI", "projected"];
   return (container.volumeMounts ?? []).map((m) => {
     const base = volumePaths.get(m.name ?? "");
     if (base === undefined) throw new VolumeError(`volumeMount "${m.name}": no such volume`);
     const volume = (pod.spec?.volumes ?? []).find((v) => v.name === m.name)!;
     let hostPath = base;
-    if (m.subPath) {
-      hostPath = join(base, safePath(m.subPath, m.name!));
+    const subPath = subPathOf(m, container.name ?? "", env);
+    if (subPath) {
+      hostPath = join(base, safePath(subPath, m.name!));
       if (!existsSync(hostPath)) mkdirSync(hostPath, { recursive: true, mode: 0o755 });
     }
     const claimReadOnly = (volume["persistentVolumeClaim"] as { readOnly?: boolean } | undefined)?.readOnly === true;
@@ -253,7 +307,45 @@ export function containerMounts(pod: Pod, container: Container, volumePaths: Rea
   });
 }
 
-/** Removes the pod's directory once its containers are gone. */
+/** Whether `dir` is a mount point (another device than its parent's): a resync finds its tmpfs in place. */
+function isMountPoint(dir: string): boolean {
+  return statSync(dir).dev !== statSync(dirname(dir)).dev;
+}
+
+/** A memory-backed emptyDir: a tmpfs on its directory, limited to sizeLimit when given (else the node's memory bounds it). */
+function mountTmpfs(dir: string, volume: string, sizeLimit: unknown): void {
+  if (isMountPoint(dir)) return;
+  const bytes = sizeLimit === undefined || sizeLimit === null ? undefined : parseQuantity(sizeLimit as string | number);
+  const options = ["mode=0777", ...(bytes !== undefined && bytes > 0 ? [`size=${Math.ceil(bytes)}`] : [])].join(",");
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], { stdio: ["ignore", "ignore", "pipe"] });
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? "").trim();
+    throw new VolumeError(`volume "${volume}": mounting a tmpfs for medium Memory failed: ${stderr || (err as Error).message}`);
+  }
+}
+
+/** The mount points under `dir` (from /proc/self/mountinfo), deepest first. */
+function mountsUnder(dir: string): string[] {
+  let info = "";
+  try {
+    info = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return [];
+  }
+  const unescape = (p: string) => p.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+  return info.split("\n").map((line) => unescape(line.split(" ")[4] ?? "")).filter((p) => p.startsWith(`${dir}/`)).sort((a, b) => b.length - a.length);
+}
+
+/** Removes the pod's directory once its containers are gone (its tmpfs volumes unmounted first). */
 export function teardownPodDir(rootDir: string, uid: string): void {
-  rmSync(podDir(rootDir, uid), { recursive: true, force: true });
+  const dir = podDir(rootDir, uid);
+  for (const mount of mountsUnder(dir)) {
+    try {
+      execFileSync("umount", [mount], { stdio: "ignore" });
+    } catch {
+      execFileSync("umount", ["-l", mount], { stdio: "ignore" }); // busy: detach now, freed when the last user goes
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
 }

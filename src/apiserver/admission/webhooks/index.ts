@@ -133,6 +133,8 @@ export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
           let next: ApiObject;
           try {
             next = applyJsonPatch(structuredClone(attrs.object), ops) as unknown as ApiObject;
+            // Upstream decodes and defaults the patched object: pruned to the schema, defaults filled in.
+            attrs.normalize?.(next);
           } catch (err) {
             throw internalError(new Error(`JSON Patch: ${(err as Error).message}`));
           }

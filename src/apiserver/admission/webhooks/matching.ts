@@ -46,7 +46,8 @@ export async function namespaceMatches(hook: Webhook, attrs: AdmissionAttributes
 export function objectMatches(hook: Webhook, attrs: AdmissionAttributes): boolean {
   const selector = selectorFromLabelSelector(hook.objectSelector ?? {});
   if (selector.empty) return true;
-  return [attrs.object, attrs.oldObject].some((o) => o !== undefined && selector.matches(o.metadata.labels ?? {}));
+  // Connect options have no metadata: they match as an object without labels.
+  return [attrs.object, attrs.oldObject].some((o) => o !== undefined && selector.matches(o.metadata?.labels ?? {}));
 }
 
 type Program = (bindings: Record<string, unknown>) => unknown;

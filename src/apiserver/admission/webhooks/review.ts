@@ -55,7 +55,8 @@ export function reviewRequest(attrs: AdmissionAttributes, version: string): { ap
     object: withTypeMeta(attrs.object, apiVersion, attrs.kind),
     oldObject: withTypeMeta(attrs.oldObject, apiVersion, attrs.kind),
     dryRun: attrs.dryRun,
-    options: { apiVersion: "meta.k8s.io/v1", kind: OPTIONS_KIND[attrs.operation], ...(attrs.dryRun ? { dryRun: ["All"] } : {}) },
+    // A connect request has no operation options (upstream sends none).
+    ...(attrs.operation === "CONNECT" ? {} : { options: { apiVersion: "meta.k8s.io/v1", kind: OPTIONS_KIND[attrs.operation], ...(attrs.dryRun ? { dryRun: ["All"] } : {}) } }),
   };
   return { apiVersion: REVIEW_API_VERSION, kind: "AdmissionReview", request };
 }

@@ -7,8 +7,9 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { builtinModules } from "../../../api/index.js";
 import { selfSignedServingCert } from "../../../component/pki.js";
-import { startTestServer, type TestResponse, type TestServer } from "../../testing/harness.js";
+import { startTestServer, upgradeRefusal, type TestResponse, type TestServer } from "../../testing/harness.js";
 import { createUntil as createAt, warnings } from "./testing.js";
+import { cronTabCrd } from "../../crd/testing.js";
 import { mutatingWebhooks } from "./index.js";
 
 const GROUP = "admissionregistration.orch.io";
@@ -44,6 +45,16 @@ function answer(path: string, review: Review): Record<string, unknown> {
       const count = Number(review.request.object.metadata.annotations?.count ?? "0") + 1;
       return { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/metadata/annotations", value: { ...(review.request.object.metadata.annotations ?? {}), count: String(count) } }])).toString("base64") };
     }
+    case "/deny-attach": // agnhost's /pods/attach, used by upstream's conformance spec
+      return review.request.object.stdin === true && review.request.object.container === "container1"
+        ? { uid, allowed: false, status: { message: "attaching to pod 'to-be-attached-pod' is not allowed" } }
+        : { uid, allowed: true };
+    case "/add-init": // agnhost's /mutating-pods: an init container with no terminationMessagePolicy
+      return review.request.object.spec.initContainers?.length
+        ? { uid, allowed: true }
+        : { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/spec/initContainers", value: [{ name: "webhook-added-init-container", image: "busybox" }] }])).toString("base64") };
+    case "/crontab": // a field the schema does not name (pruned), a defaulted one removed (defaulted again)
+      return { uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from(JSON.stringify([{ op: "add", path: "/spec/notInSchema", value: "yes" }, { op: "remove", path: "/spec/replicas" }, { op: "replace", path: "/spec/image", value: "mutated" }])).toString("base64") };
     case "/wrong-uid":
       return { uid: "other", allowed: true };
     default:
@@ -327,4 +338,64 @@ test("clientConfig.service: the call goes to the service's endpoint with the ser
   assert.equal(r.status, 403, r.text);
   assert.equal(r.json.message, 'admission webhook "svc.example.com" denied the request: name bad-svc is not allowed');
   await remove(VWC, "svc");
+});
+
+test("CONNECT: a webhook on pods/attach sees PodAttachOptions and its denial refuses the attach before anything is proxied", async () => {
+  await configure(VWC, "ValidatingWebhookConfiguration", "attach", [
+    webhook("deny-attaching-pod.example.com", "/deny-attach", { rules: [{ operations: ["CONNECT"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods/attach"] }] }),
+  ]);
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "to-be-attached-pod" }, spec: { containers: [{ name: "container1", image: "busybox" }] } };
+  assert.equal((await t.request("POST", "/api/v1/namespaces/default/pods", { body: pod })).status, 201);
+  const attach = (query: string) => upgradeRefusal(t, "POST", `/api/v1/namespaces/default/pods/to-be-attached-pod/attach?${query}`);
+  let denied = await attach("stdin=true&stdout=true&container=container1");
+  for (let i = 0; i < 50 && denied.status !== 400; i++) {
+    await new Promise((r) => setTimeout(r, 40)); // the configuration reaches the watch cache
+    denied = await attach("stdin=true&stdout=true&container=container1");
+  }
+  assert.equal(denied.status, 400, denied.body);
+  assert.equal(JSON.parse(denied.body).message, `admission webhook "deny-attaching-pod.example.com" denied the request: attaching to pod 'to-be-attached-pod' is not allowed`);
+  const review = seen.filter((s) => s.path.startsWith("/deny-attach")).at(-1)!.review as Review & { request: { subResource?: string; options?: unknown } };
+  assert.equal(review.request.operation, "CONNECT");
+  assert.equal(review.request.subResource, "attach");
+  assert.deepEqual(review.request.resource, { group: "", version: "v1", resource: "pods" });
+  assert.deepEqual(review.request.kind, { group: "", version: "v1", kind: "PodAttachOptions" });
+  assert.deepEqual(review.request.object, { kind: "PodAttachOptions", apiVersion: "v1", stdin: true, stdout: true, container: "container1" });
+  assert.equal(review.request.options, undefined, "a connect request has no operation options");
+  assert.equal(review.request.name, "to-be-attached-pod");
+  // Allowed (no stdin): admission passes and the attach goes on to find the pod's node (it has none).
+  const allowed = await attach("stdout=true&container=container1");
+  assert.equal(allowed.status, 400, allowed.body);
+  assert.equal(JSON.parse(allowed.body).message, "pod to-be-attached-pod does not have a host assigned");
+  // exec is another subresource: not sent.
+  const before = seen.length;
+  const exec = await upgradeRefusal(t, "POST", "/api/v1/namespaces/default/pods/to-be-attached-pod/exec?command=sh&stdin=true&container=container1");
+  assert.equal(JSON.parse(exec.body).message, "pod to-be-attached-pod does not have a host assigned");
+  assert.equal(seen.length, before);
+  await t.request("DELETE", "/api/v1/namespaces/default/pods/to-be-attached-pod");
+  await remove(VWC, "attach");
+});
+
+test("after a mutating webhook's patch the object is defaulted again (a pod's new init container) and a custom resource pruned to its schema", async () => {
+  const podHook = webhook("add-init.example.com", "/add-init", { rules: [{ operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"] }] });
+  const crHook = webhook("crontab.example.com", "/crontab", { rules: [{ operations: ["CREATE"], apiGroups: ["stable.example.com"], apiVersions: ["v1"], resources: ["crontabs"] }] });
+  await configure(MWC, "MutatingWebhookConfiguration", "normalize", [podHook, crHook]);
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "webhook-to-be-mutated" }, spec: { containers: [{ name: "example", image: "pause" }] } };
+  const created = await createAt(t, "/api/v1/namespaces/default/pods", pod, (r) => r.status !== 201 || r.json.spec.initContainers !== undefined);
+  assert.equal(created.status, 201, created.text);
+  const init = created.json.spec.initContainers[0];
+  assert.equal(init.name, "webhook-added-init-container");
+  assert.equal(init.terminationMessagePolicy, "File", "defaulted after the patch");
+  assert.equal(init.terminationMessagePath, "/dev/termination-log");
+
+  assert.equal((await t.request("POST", "/apis/apiextensions.orch.io/v1/customresourcedefinitions", { body: cronTabCrd() })).status, 201);
+  const CT = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+  const tab = { apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name: "mutated" }, spec: { cronSpec: "* * * * */5", image: "img", replicas: 3 } };
+  const cr = await createAt(t, CT, tab, (r) => r.status === 201 && r.json.spec.image === "mutated");
+  assert.equal(cr.status, 201, cr.text);
+  assert.equal(cr.json.spec.image, "mutated", "the patch applied");
+  assert.equal(cr.json.spec.notInSchema, undefined, "pruned after the patch");
+  assert.equal(cr.json.spec.replicas, 1, "defaulted after the patch");
+  assert.equal((await t.request("GET", `${CT}/mutated`)).json.spec.notInSchema, undefined, "not stored either");
+  await t.request("DELETE", "/api/v1/namespaces/default/pods/webhook-to-be-mutated");
+  await remove(MWC, "normalize");
 });

@@ -64,9 +64,14 @@ async function updateScale(
   return sendJson(r.res, 200, scaleOf(access, out.object));
 }
 
+/** Scale is autoscaling/v1 in both naming profiles, whether or not a kind of that group version is served: a Protobuf body names it so. */
+function scaleEncoding(r: SubresourceRequest) {
+  return { ...r.encoding, lookupType: (apiVersion: string, kind: string) => (apiVersion === "autoscaling/v1" && kind === "Scale" ? SCALE_SCHEMA : r.encoding.lookupType(apiVersion, kind)) };
+}
+
 async function putScale(r: SubresourceRequest, access: ScaleAccess<ApiObject>): Promise<void> {
   const opts = optionsOf(r, "UpdateOptions");
-  const decoded = decodeObjectBody(r.req.headers["content-type"], await readBody(r.req), r.encoding);
+  const decoded = decodeObjectBody(r.req.headers["content-type"], await readBody(r.req), scaleEncoding(r));
   const { value, warnings } = validateFields(r, opts, "autoscaling/v1", decoded, SCALE_SCHEMA, "Scale");
   setWarnings(r.res, warnings);
   return updateScale(r, access, opts, () => value);

@@ -6,14 +6,13 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { request } from "node:https";
 import { builtinModules } from "../../../api/index.js";
 import { namingFor } from "../../../machinery/naming.js";
 import { findSubresource, type Subresource } from "../../../api/resource.js";
 import { onlyMoving, status } from "../../../api/subresources/index.js";
 import type { ApiObject } from "../../../machinery/index.js";
 import { color } from "../../testing/color-subresource.js";
-import { startTestServer, type TestServer } from "../../testing/harness.js";
+import { startTestServer, upgradeRefusal, type TestServer } from "../../testing/harness.js";
 import { sampleApi, sampleApiWith } from "../../testing/sample-api.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb, UPGRADE_HANDLERS } from "./index.js";
 
@@ -21,26 +20,7 @@ const W = "/apis/samples.orch.io/v1/namespaces/default/widgets";
 /** A connect subresource with no code behind it: routing alone answers for it. */
 const shell: Subresource = { name: "shell", verbs: ["create", "get"], connect: true };
 
-/** An HTTP/1.1 Upgrade request: the status and body of the server's refusal. */
-function upgrade(t: TestServer, method: string, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: "127.0.0.1",
-      port: t.server.port,
-      ca: t.server.credentials.caCertPem,
-      method,
-      path,
-      headers: { authorization: `Bearer ${t.server.credentials.adminToken}`, connection: "Upgrade", upgrade: "websocket" },
-    });
-    req.once("upgrade", () => reject(new Error("upgraded")));
-    req.once("response", (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c)).once("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.once("error", reject);
-    req.end();
-  });
-}
+const upgrade = upgradeRefusal;
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name }, spec });
 
 describe("a toy subresource: one declaration file, one line in the kind", () => {
@@ -115,11 +95,15 @@ test("onlyMoving: a copy of the current object with one path from the input, rem
   assert.deepEqual(current["spec"], { finalizers: ["k"], other: 1 }, "the current object is not changed");
 });
 
-test("status: writes there move .status only; main-resource writes keep the stored .status", () => {
+test("status: writes there move .status, labels and annotations (not the spec); main-resource writes keep the stored .status", () => {
   const decl = status();
-  const current = { apiVersion: "v1", kind: "X", metadata: { name: "a" }, spec: { n: 1 }, status: { phase: "A" } } as ApiObject;
-  const through = decl.prepareUpdate!({ ...current, spec: { n: 2 }, status: { phase: "B" } } as ApiObject, current);
+  const current = { apiVersion: "v1", kind: "X", metadata: { name: "a", labels: { l: "1" } }, spec: { n: 1 }, status: { phase: "A" } } as ApiObject;
+  const input = { ...current, metadata: { name: "a", annotations: { patchedstatus: "true" }, finalizers: ["x/y"] }, spec: { n: 2 }, status: { phase: "B" } } as ApiObject;
+  const through = decl.prepareUpdate!(input, current);
   assert.deepEqual([through["spec"], through["status"]], [{ n: 1 }, { phase: "B" }]);
+  assert.deepEqual(through.metadata, { name: "a", annotations: { patchedstatus: "true" } }, "labels and annotations as sent, nothing else");
+  const kept = status({ metadata: [] }).prepareUpdate!(input, current);
+  assert.deepEqual(kept.metadata, current.metadata, "a kind that resets metadata for status");
   const main = { ...current, spec: { n: 2 }, status: { phase: "B" } } as ApiObject;
   decl.prepareMainUpdate!(main, current);
   assert.deepEqual([main["spec"], main["status"]], [{ n: 2 }, { phase: "A" }]);

@@ -6,6 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { findSubresource } from "../../../api/resource.js";
 import { badRequest } from "../../../machinery/index.js";
+import type { AdmissionUser } from "../../../api/admission.js";
 import type { RegistryStore } from "../../registry/store.js";
 import type { ParsedPath } from "../../routing.js";
 import type { HandlerDeps } from "../request.js";
@@ -19,6 +20,8 @@ export interface UpgradeOptions extends HandlerDeps {
   query: URLSearchParams;
   /** The store of the resource the path names, if it is served. */
   store: RegistryStore | undefined;
+  /** The authenticated user (after impersonation), handed to admission. */
+  user?: AdmissionUser;
 }
 
 /** Serves the upgrade, or throws an ApiError (before anything is proxied) for the caller to answer on the socket. */

@@ -1,0 +1,47 @@
+// The offline conformance images work as the suite's: the httpd image's
+// Apache starts (in a private network namespace, so its port 80 is its own)
+// and stays up, as the StatefulSet specs' readiness probes need.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fillImageRoot } from "./images.js";
+
+const skip = process.getuid?.() !== 0 ? "chroot and unshare need root" : !existsSync("/usr/sbin/apache2") ? "apache2-bin is not installed" : false;
+
+test("the httpd image's Apache starts with its configuration and keeps running", { skip }, async () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-httpd-test-"));
+  try {
+    fillImageRoot("httpd", root, "/nonexistent");
+    // As the image runs it (httpd-foreground), with the error log in a file: no /proc in a bare chroot.
+    const child = spawn("unshare", ["-n", "chroot", root, "/usr/sbin/apache2", "-f", "/etc/httpd.conf", "-c", "ErrorLog /tmp/error.log", "-DFOREGROUND"], { stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const early = await Promise.race([exited, new Promise<"running">((resolve) => setTimeout(() => resolve("running"), 2000))]);
+    child.kill("SIGKILL");
+    await exited;
+    const log = existsSync(join(root, "tmp/error.log")) ? readFileSync(join(root, "tmp/error.log"), "utf8") : "";
+    assert.equal(early, "running", `apache2 exited (${String(early)}): ${log}`);
+    assert.doesNotMatch(log, /Configuration Failed|AH01597/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+const UPSTREAM = process.env["UPSTREAM_SRC"] ?? "/work/upstream/src";
+const noAgnhost = process.getuid?.() !== 0 ? "needs root" : !existsSync(join(UPSTREAM, "test/images/agnhost")) ? `no upstream tree at ${UPSTREAM}` : !existsSync("/usr/lib/go-1.19/bin/go") ? "no Go 1.19" : false;
+
+test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { skip: noAgnhost }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-agnhost-test-"));
+  try {
+    fillImageRoot("agnhost", root, UPSTREAM); // builds agnhost with Go from the upstream tree
+    assert.equal(readlinkSync(join(root, "agnhost-2")), "agnhost");
+    assert.ok(existsSync(join(root, "agnhost-2")), "the link resolves");
+    assert.match(execFileSync("chroot", [root, "/usr/bin/curl", "--version"], { encoding: "utf8" }), /^curl \d/, "curl runs inside the image");
+
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
