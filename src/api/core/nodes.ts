@@ -6,7 +6,7 @@ import { isIP } from "node:net";
 import { field, isValidLabelValue, type FieldError } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
-import { status } from "../subresources/index.js";
+import { proxy, status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import { validateEnum, validateQualifiedName, jsonEqual } from "./validation.js";
@@ -88,7 +88,7 @@ export function nodesResource(naming: Naming): ResourceDefinition {
     namespaced: false,
     shortNames: ["no"],
     schema: `${CORE_V1}.Node`,
-    subresources: [status()],
+    subresources: [proxy("NodeProxyOptions"), status()],
 
     defaults(node) {
       const status = node.status;

@@ -13,3 +13,4 @@ export { log } from "./log.js";
 export { exec, attach } from "./exec.js";
 export { token } from "./token.js";
 export { eviction } from "./eviction.js";
+export { proxy } from "./proxy.js";
