@@ -60,7 +60,7 @@ export const command = defineCommand({
         client,
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
-        config: { ...controllerConfigFromFlags(flags.values), signing: signingConfigFromFlags((name) => flags.get(name)) },
+        config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), signing: signingConfigFromFlags((name) => flags.get(name)) },
         signal: context.signal,
         log,
         metrics: server.metrics,
