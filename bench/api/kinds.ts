@@ -2,8 +2,8 @@
 // `orch apiserver` (lmdb) twice: with the built-in kinds only, then with
 // twice as many again registered as CustomResourceDefinitions (3× the
 // kinds: each its own storage, watch cache, discovery and OpenAPI entries).
-// Measured: the server's idle RSS once the kinds are served and it has
-// settled, GET of one pod (64 HTTP/2 streams) and LIST of 500 pods, as
+// Measured: the server's idle RSS and CPU once the kinds are served and it
+// has settled (5 s, then 5 s measured), GET of one pod (64 HTTP/2 streams) and LIST of 500 pods, as
 // bench/api, and the discovery documents a client reads first.
 // Usage: node dist/bench/api/kinds.js [--json] [--runs=N] [--factor=3]
 
@@ -17,11 +17,18 @@ const SETTLE_MS = 5000;
 
 const METRICS: Metric[] = [
   { name: "kinds served", unit: "kinds", better: "higher" },
-  { name: "idle RSS, kinds served, 5 s after", unit: "MiB", better: "lower" },
+  { name: "idle RSS, kinds served, 10 s after", unit: "MiB", better: "lower" },
+  { name: "idle CPU, the 5 s before", unit: "ms/s", better: "lower" },
   { name: "GET/s (one pod, 64 streams)", unit: "req/s", better: "higher" },
   { name: "LIST of 500 pods/s", unit: "req/s", better: "higher" },
   { name: "discovery /api + /apis (aggregated v2)/s", unit: "req/s", better: "higher" },
 ];
+
+/** CPU time the process has used (user + system), in ms (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
@@ -74,17 +81,20 @@ async function measure(orch: OrchProcess, extra: number): Promise<Record<string,
     if (extra > 0) await registerKinds(c, crdGroup, extra, count);
     out[METRICS[0]!.name] = (await kinds(c)).count;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const cpu = cpuMs(orch.pid);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
     out[METRICS[1]!.name] = rssMiB(orch.pid);
+    out[METRICS[2]!.name] = (cpuMs(orch.pid) - cpu) / (SETTLE_MS / 1000);
     await ensureNamespace(c, "bench");
     await fillPods(c, "bench", 500, "p");
-    out[METRICS[2]!.name] = await loop(64, PHASE_MS, async () => {
+    out[METRICS[3]!.name] = await loop(64, PHASE_MS, async () => {
       expectStatus(await c.request("GET", "/api/v1/namespaces/bench/pods/p-7"), 200, "GET");
     });
-    out[METRICS[3]!.name] = await loop(8, PHASE_MS, async () => {
+    out[METRICS[4]!.name] = await loop(8, PHASE_MS, async () => {
       expectStatus(await c.request("GET", "/api/v1/namespaces/bench/pods"), 200, "LIST");
     });
     const aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
-    out[METRICS[4]!.name] = await loop(8, PHASE_MS, async () => {
+    out[METRICS[5]!.name] = await loop(8, PHASE_MS, async () => {
       for (const path of ["/api", "/apis"]) {
         const s = c.session.request({ ":path": path, authorization: `Bearer ${c.token}`, accept: aggregated });
         await new Promise<void>((resolve, reject) => s.on("data", () => {}).once("end", resolve).once("error", reject).end());
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
   for (const column of ["built-in kinds", `${factor}x kinds`]) {
     const samples: Record<string, number[]> = {};
     for (let run = 0; run < args.runs; run++) {
-      const orch = await startOrch("apiserver", []);
+      const orch = await startOrch("apiserver", [], { readyTimeoutMs: 60_000 });
       try {
         let extra = 0;
         if (column !== "built-in kinds") {
