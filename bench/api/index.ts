@@ -8,7 +8,7 @@
 
 import { readFileSync } from "node:fs";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
-import { benchClient as client, benchPod as pod, closedLoop as loop, ensureNamespace, type BenchClient as Client } from "../support/http2-client.js";
+import { benchClient as client, benchPod as pod, closedLoop as loop, ensureNamespace, fillPods as fill, type BenchClient as Client } from "../support/http2-client.js";
 import { parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
 
 const METRICS: Metric[] = [
@@ -22,19 +22,6 @@ const METRICS: Metric[] = [
 ];
 
 const PHASE_MS = 3000;
-
-async function fill(c: Client, ns: string, count: number, prefix: string): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (next < count) {
-        const i = next++;
-        const r = await c.request("POST", `/api/v1/namespaces/${ns}/pods`, pod(`${prefix}-${i}`, i));
-        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body.toString().slice(0, 200)}`);
-      }
-    }),
-  );
-}
 
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -72,6 +72,20 @@ export async function ensureNamespace(c: BenchClient, name: string): Promise<voi
   await c.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
 }
 
+/** `count` bench pods `<prefix>-<i>` in `ns`, 64 creates in flight. */
+export async function fillPods(c: BenchClient, ns: string, count: number, prefix: string): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < count) {
+        const i = next++;
+        const r = await c.request("POST", `/api/v1/namespaces/${ns}/pods`, benchPod(`${prefix}-${i}`, i));
+        if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body.toString().slice(0, 200)}`);
+      }
+    }),
+  );
+}
+
 /** A pod of about 3 KB (a long annotation, ten env vars, ports, resources), the API benchmarks' unit. */
 export function benchPod(name: string, i: number): {
   apiVersion: string;

@@ -45,8 +45,8 @@ export interface ScaleAccess<T> {
   selector(obj: T): string;
 }
 
-/** What a request on a subresource can do (upstream's verbs; DELETE never reaches a subresource). */
-export type SubresourceVerb = "get" | "update" | "patch" | "create";
+/** What a request on a subresource can do (upstream's verbs; DELETE reaches only a proxy subresource, never the object). */
+export type SubresourceVerb = "get" | "update" | "patch" | "create" | "delete";
 
 /**
  * A subresource as a declaration (seed 000, "Endpoints": sub-resources): one
@@ -72,6 +72,8 @@ export interface Subresource<T extends ApiObject = ApiObject> {
   readonly resetFields?: { readonly here: readonly string[]; readonly main: readonly string[] };
   /** Served only as an HTTP/1.1 Upgrade (exec, attach); a plain request is a 400. */
   readonly connect?: boolean;
+  /** Carried to a backend with the rest of the path (`nodes/NAME/proxy/PATH`): every method, upgrades too. */
+  readonly proxy?: boolean;
   /**
    * An update (PUT, PATCH, apply) through this subresource: the object to
    * write, from the client's `input` and a private copy of `current`.

@@ -6,7 +6,7 @@
 // cluster CA). As upstream without --kubelet-certificate-authority, the
 // agent's self-signed serving certificate is not verified.
 
-import type { IncomingMessage } from "node:http";
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { Agent, request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 import type { Node } from "../api/core/types.js";
@@ -52,17 +52,23 @@ export class NodeAgentClient {
   /** GET `url`; the response's body is the caller's to read. Aborting `signal` ends the request and its response. */
   get(url: string, signal: AbortSignal): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: "GET", agent: this.#agent, signal }, resolve);
-      req.once("error", reject);
-      // Only the connection is timed: a follow may then stay quiet for as long as the container does.
-      req.once("socket", (socket) => {
-        if (!socket.connecting) return;
-        const timer = setTimeout(() => req.destroy(new Error(`dial ${new URL(url).host}: i/o timeout`)), this.#connectTimeoutMs);
-        socket.once("secureConnect", () => clearTimeout(timer));
-        socket.once("close", () => clearTimeout(timer));
-      });
+      const req = this.request(new URL(url), "GET", {}, signal);
+      req.once("response", resolve).once("error", reject);
       req.end();
     });
+  }
+
+  /** Any request to the agent (nodes/NAME/proxy); the caller writes the body and reads the response. */
+  request(url: URL, method: string, headers: OutgoingHttpHeaders, signal?: AbortSignal): ClientRequest {
+    const req = request(url, { method, headers, agent: this.#agent, ...(signal ? { signal } : {}) });
+    // Only the connection is timed: a follow may then stay quiet for as long as the container does.
+    req.once("socket", (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => req.destroy(new Error(`dial ${url.host}: i/o timeout`)), this.#connectTimeoutMs);
+      socket.once("secureConnect", () => clearTimeout(timer));
+      socket.once("close", () => clearTimeout(timer));
+    });
+    return req;
   }
 
   /** A TLS connection of its own to the agent at `base` (HTTP/1.1: exec and attach upgrade it). */

@@ -53,7 +53,7 @@ export class Router {
 
   constructor(options: RouterOptions) {
     this.#o = options;
-    this.#deps = { agents: options.agents, nodes: options.stores.nodes, pdbs: options.stores.for({ group: "policy", resource: "poddisruptionbudgets" }), ...(options.serviceAccountTokens ? { serviceAccountTokens: options.serviceAccountTokens } : {}) };
+    this.#deps = { agents: options.agents, nodes: options.stores.nodes, pdbs: options.stores.for({ group: "policy", resource: "poddisruptionbudgets" }), endpoints: options.stores.for({ group: "", resource: "endpoints" }), ...(options.serviceAccountTokens ? { serviceAccountTokens: options.serviceAccountTokens } : {}) };
   }
 
   async serve(ctx: RequestContext<ResponseExchange>): Promise<void> {

@@ -38,7 +38,9 @@ test("discovery and other paths", () => {
   assert.deepEqual(parsePath("/apis/apps"), { kind: "discovery", group: "apps", version: undefined, legacy: false });
   assert.deepEqual(parsePath("/apis/apps/v1"), { kind: "discovery", group: "apps", version: "v1", legacy: false });
   assert.equal(parsePath("/version").kind, "other");
-  assert.equal(parsePath("/api/v1/namespaces/a/pods/b/c/d").kind, "other");
+  // What follows a subresource is kept as sent (only proxy serves it: handlers/subresources/proxy.ts).
+  assert.deepEqual(parsePath("/api/v1/namespaces/a/pods/b/c/d%2Fe/"), { ...r("", "v1", "a", "pods", "b", "c"), subpath: "/d%2Fe/" });
+  assert.deepEqual(parsePath("/api/v1/nodes/n:1/proxy/x/y"), { ...r("", "v1", undefined, "nodes", "n:1", "proxy"), subpath: "/x/y" });
   assert.equal(parsePath("/api/v1/pods//x").kind, "other");
   assert.equal(parsePath("/api/v1/pods/%E0%A4%A").kind, "other");
 });

@@ -3,7 +3,8 @@
 // resource declaration and a verb.
 //   /api/v1/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]]
 //   /apis/GROUP/VERSION/[namespaces/NS/]RESOURCE[/NAME[/SUBRESOURCE]]
-//   .../RESOURCE/NAME/proxy/PATH... (a proxy subresource keeps the rest of the path)
+// A path that goes on after SUBRESOURCE (`nodes/N/proxy/healthz`) keeps the
+// rest as it was sent, in `subpath`; only a proxy subresource serves one.
 
 export interface ResourcePath {
   kind: "resource";
@@ -14,8 +15,8 @@ export interface ResourcePath {
   resource: string;
   name: string | undefined;
   subresource: string | undefined;
-  /** What follows a `proxy` subresource (`/api/v1/nodes/NAME/proxy/stats/summary` → "stats/summary"). */
-  proxyPath?: string;
+  /** What follows SUBRESOURCE, still percent-encoded, with its leading "/" (and a trailing one when sent). */
+  subpath?: string;
 }
 
 export type ParsedPath =
@@ -59,8 +60,10 @@ export function parsePath(rawPath: string): ParsedPath {
   const [resource, name, subresource, ...extra] = rest;
   if (resource === undefined) return { kind: "other", path };
   if (extra.length > 0) {
-    if (subresource !== "proxy") return { kind: "other", path };
-    return { kind: "resource", group, version: version!, namespace, resource, name, subresource, proxyPath: extra.join("/") };
+    // The raw segments after SUBRESOURCE: as many from the end of the path as `extra` counts.
+    const raw = rawPath.split("/");
+    const kept = raw.slice(raw.length - extra.length - (rawPath.endsWith("/") ? 1 : 0)).join("/");
+    return { kind: "resource", group, version: version!, namespace, resource, name, subresource, subpath: `/${kept}` };
   }
   return { kind: "resource", group, version: version!, namespace, resource, name, subresource };
 }

@@ -62,7 +62,7 @@ export const command = defineCommand({
         controllers: flags.get("controllers"),
         leaderElect: flags.get("leader-elect"),
         useServiceAccountCredentials: flags.get("use-service-account-credentials"),
-        config: { ...controllerConfigFromFlags(flags.values), signing: signingConfigFromFlags((name) => flags.get(name)) },
+        config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), signing: signingConfigFromFlags((name) => flags.get(name)) },
         signal: context.signal,
         log,
         metrics: server.metrics,

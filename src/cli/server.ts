@@ -285,7 +285,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
       useServiceAccountCredentials: flags.get("use-service-account-credentials"),
       // The local-path provisioner makes volumes here: this host is the node's.
-      config: { ...controllerConfigFromFlags(flags.values), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
+      config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
       metrics: metrics.controllers,
     }).catch((err: unknown) => {
       log(`controller-manager failed: ${(err as Error).message}`);

@@ -49,6 +49,12 @@ export const knownFeatures = {
     description: "Streaming lists: sendInitialEvents on watch (seed 000, \"Versioning\" 2).",
   },
 
+  // Controller manager.
+  StatefulSetAutoDeletePVC: {
+    stage: "BETA", default: true,
+    description: "The StatefulSet controller acts on persistentVolumeClaimRetentionPolicy (beta 1.27-1.31 upstream); off, claims are always retained.",
+  },
+
   // All components (seed 002).
   ComponentFlagz: {
     stage: "BETA", default: true,

@@ -33,6 +33,8 @@ export interface ControllerConfig {
   concurrentDaemonSetSyncs?: number;
   /** `--concurrent-statefulset-syncs` (default 5). */
   concurrentStatefulSetSyncs?: number;
+  /** Gate StatefulSetAutoDeletePVC (default true): the StatefulSet controller acts on persistentVolumeClaimRetentionPolicy. */
+  statefulSetAutoDeletePVC?: boolean;
   /** `--node-monitor-grace-period` (default 50 s). */
   nodeMonitorGracePeriodMs?: number;
   /** `--terminated-pod-gc-threshold` (default 12500; 0 or less: off). */

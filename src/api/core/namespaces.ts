@@ -37,6 +37,8 @@ export function namespacesResource(naming: Naming): ResourceDefinition {
     kind: "Namespace",
     namespaced: false,
     shortNames: ["ns"],
+    // No deletecollection, as upstream registers namespaces.
+    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
     schema: `${CORE_V1}.Namespace`,
     nameRule: "label",
     subresources: [finalize(), status()],

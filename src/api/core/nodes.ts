@@ -88,7 +88,7 @@ export function nodesResource(naming: Naming): ResourceDefinition {
     namespaced: false,
     shortNames: ["no"],
     schema: `${CORE_V1}.Node`,
-    subresources: [status(), proxy()],
+    subresources: [proxy("NodeProxyOptions"), status()],
 
     defaults(node) {
       const status = node.status;

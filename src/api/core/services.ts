@@ -7,7 +7,7 @@
 import { isIP } from "node:net";
 import { field, validateLabels, type FieldError } from "../../machinery/index.js";
 import { defineResource, type ResourceDefinition, type TableColumn } from "../resource.js";
-import { status } from "../subresources/index.js";
+import { proxy, status } from "../subresources/index.js";
 import { AGE_COLUMN, NAME_COLUMN, formatAge, formatLabels } from "../table-format.js";
 import { CORE_V1 } from "./schemas.js";
 import { isValidPortNum, validateDNS1123Label, validateDNS1123Subdomain, validateEnum, validatePortNumOrName, validateProtocol } from "./validation.js";
@@ -206,7 +206,7 @@ export function servicesResource(): ResourceDefinition {
     schema: `${CORE_V1}.Service`,
     nameRule: "dns1035-label",
     allowCreateOnUpdate: true,
-    subresources: [status()],
+    subresources: [proxy("ServiceProxyOptions"), status()],
 
     defaults(svc) {
       defaultServiceSpec((svc.spec ??= {}));

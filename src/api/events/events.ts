@@ -126,6 +126,7 @@ export function eventsV1Resource(naming: Naming): ResourceDefinition {
     singular: "event",
     kind: "Event",
     namespaced: true,
+    shortNames: ["ev"],
     schema: `${EVENTS_V1}.Event`,
     allowCreateOnUpdate: true,
     generation: false,

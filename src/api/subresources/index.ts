@@ -12,5 +12,5 @@ export { ephemeralContainers } from "./ephemeral-containers.js";
 export { log } from "./log.js";
 export { exec, attach } from "./exec.js";
 export { token } from "./token.js";
-export { proxy } from "./proxy.js";
 export { eviction } from "./eviction.js";
+export { proxy } from "./proxy.js";

@@ -9,13 +9,20 @@
 // re-checks against the quota as it is now, so concurrent creates cannot
 // both take the last unit. An object that then fails to store leaves the
 // quota over-charged until the quota controller recounts (as upstream).
+// Updates are charged too where upstream's evaluators handle them: services
+// (a type change to NodePort or LoadBalancer takes node ports and load
+// balancers) and persistent volume claims (a larger storage request); the
+// charge is what grew, each resource's new usage less its old (never below
+// zero), and an update that grows nothing is not checked at all. Pods are
+// charged on create only (their resources do not change in place here), and
+// other kinds' object counts on create only, as upstream.
 
 import { forbidden, type ApiObject, type GroupResource } from "../../machinery/index.js";
 import type { AdmissionAttributes, ValidatingPlugin } from "../../api/admission.js";
 import type { ResourceDefinition, Subresource } from "../../api/resource.js";
 import { findSubresource } from "../../api/resource.js";
 import type { ResourceQuota } from "../../api/core/index.js";
-import { add, canonical, cmp, formatQuantity, quantity, ZERO, type Quantity } from "../../api/core/quantity-math.js";
+import { add, canonical, cmp, formatQuantity, quantity, sub, ZERO, type Quantity } from "../../api/core/quantity-math.js";
 import { objectUsage, quotaSelects, type Usage } from "../../api/core/resource-quotas-usage.js";
 
 /**
@@ -32,9 +39,24 @@ export interface QuotaStore {
 export function resourceQuotaAdmission(quotas: () => QuotaStore | undefined): ValidatingPlugin {
   return {
     name: "ResourceQuota",
-    handles: (a) => a.operation === "CREATE" && a.subresource === undefined && a.namespace !== undefined && quotas() !== undefined,
+    handles: (a) => (a.operation === "CREATE" || (a.operation === "UPDATE" && chargedOnUpdate(a.resource))) && a.subresource === undefined && a.namespace !== undefined && quotas() !== undefined,
     validate: (a) => admitQuota(a, quotas()!),
   };
+}
+
+/** upstream's evaluators that handle UPDATE: services (type changes) and claims (expansion). */
+function chargedOnUpdate(gr: GroupResource): boolean {
+  return gr.group === "" && (gr.resource === "services" || gr.resource === "persistentvolumeclaims");
+}
+
+/** What an update adds: for each resource of the new usage, new less old, never below zero (upstream's SubtractWithNonNegativeResult). */
+export function growth(next: Usage, old: Usage): Usage {
+  const out: Usage = new Map();
+  for (const [k, v] of next) {
+    const d = old.has(k) ? sub(v, old.get(k)!) : v;
+    out.set(k, cmp(d, ZERO) > 0 ? d : ZERO);
+  }
+  return out;
 }
 
 /** The hard limits in effect: status.hard as the controller last reported it. */
@@ -82,7 +104,11 @@ async function admitQuota(a: AdmissionAttributes, store: QuotaStore): Promise<vo
   const refuse = (message: string) => forbidden(a.resource, a.name, message);
   const quotas = (await store.list(namespace, {})).items.map((i) => i.object as ResourceQuota);
   if (quotas.length === 0) return;
-  const usage = objectUsage(a.resource, obj);
+  let usage = objectUsage(a.resource, obj);
+  if (a.operation === "UPDATE" && a.oldObject !== undefined) {
+    usage = growth(usage, objectUsage(a.resource, a.oldObject));
+    if ([...usage.values()].every((q) => cmp(q, ZERO) === 0)) return;
+  }
   // Check every quota first, so a refusal charges none of them.
   const charged: ResourceQuota[] = [];
   for (const rq of quotas) {

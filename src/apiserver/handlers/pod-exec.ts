@@ -15,10 +15,9 @@ import { addAuditAnnotation } from "../audit/index.js";
 import { agentBaseUrl } from "../node-agents.js";
 import type { UpgradeRequest } from "./request.js";
 import { logContainer } from "./pod-log.js";
+import { spliceUpgrade } from "./upgrade-splice.js";
 
 const TRUE = new Set(["true", "1"]);
-/** Request headers the agent must not see: our caller's credentials and what the new connection sets itself. */
-const DROPPED = new Set(["authorization", "host", "proxy-authorization", "impersonate-user", "impersonate-group", "impersonate-uid"]);
 
 /** PodExecOptions or PodAttachOptions (stdin, stdout, stderr, tty, container, command) as the agent's parameters. */
 export function agentStreamQuery(subresource: string, query: URLSearchParams): URLSearchParams {
@@ -57,7 +56,6 @@ export function connectOptions(subresource: string, query: URLSearchParams): Api
  * connection to the agent's; throws an ApiError before anything is proxied.
  */
 export async function proxyPodStream(r: UpgradeRequest): Promise<void> {
-  const method = (r.req.method ?? "GET").toUpperCase();
   const subresource = r.subresource.name;
   const name = r.name;
   const params = agentStreamQuery(subresource, r.query);
@@ -82,20 +80,5 @@ export async function proxyPodStream(r: UpgradeRequest): Promise<void> {
     const message = `error dialing backend: ${(err as Error).message}`;
     throw new ApiError(buildStatus({ code: 500, reason: "InternalError", message, details: { causes: [{ message }] } }));
   }
-  let request = `${method} ${target} HTTP/1.1\r\nHost: ${base.host}\r\n`;
-  for (let i = 0; i < r.req.rawHeaders.length; i += 2) {
-    const key = r.req.rawHeaders[i]!;
-    if (!DROPPED.has(key.toLowerCase())) request += `${key}: ${r.req.rawHeaders[i + 1]}\r\n`;
-  }
-  agent.write(`${request}\r\n`);
-  if (r.head.length > 0) agent.write(r.head);
-  // From here the bytes are the agent's and the client's; either side closing ends both.
-  const end = () => {
-    agent.destroy();
-    r.socket.destroy();
-  };
-  agent.on("error", end).on("close", end);
-  r.socket.on("error", end).on("close", end);
-  agent.pipe(r.socket);
-  r.socket.pipe(agent);
+  spliceUpgrade(r, agent, target, base.host);
 }

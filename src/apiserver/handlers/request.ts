@@ -32,6 +32,8 @@ export interface HandlerDeps {
   serviceAccountTokens?: ServiceAccountTokens;
   /** The PodDisruptionBudgets' store (pods/eviction); absent when they are not served. */
   pdbs?: RegistryStore | undefined;
+  /** The Endpoints' store (services/NAME/proxy); absent when they are not served. */
+  endpoints?: RegistryStore | undefined;
 }
 
 export interface ResourceRequest extends HandlerDeps {

@@ -10,7 +10,7 @@
 // (../registry/field-manager.ts).
 
 import { findSubresource, type ResourceDefinition, type Subresource } from "../../api/resource.js";
-import { badRequest, conflict, isApiError, methodNotSupported, notFound, type ApiObject } from "../../machinery/index.js";
+import { badRequest, conflict, isApiError, methodNotSupported, notFound, pathNotFound, type ApiObject } from "../../machinery/index.js";
 import { readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody } from "../http/decode-body.js";
 import { cachedRecord, type Cached } from "../../storage/cacher/index.js";
@@ -19,6 +19,7 @@ import { parseDryRun, setWarnings, type WriteOptions } from "./write-options.js"
 import { negotiateFor, sendList, sendObject, sendStatusSuccess, sendWatch, sendWatchError } from "../http/respond.js";
 import type { DeleteOptions } from "../registry/store.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
+import { proxyRequest } from "./subresources/proxy.js";
 import { WatchStream } from "../registry/watch.js";
 import { inVersion, oneInVersion } from "./versions.js";
 import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
@@ -99,6 +100,9 @@ async function subresource(r: ResourceRequest, gv: string, method: string, name:
   const def = r.store.def;
   const declared = findSubresource(def, name);
   if (declared === undefined) throw notFound({ group: def.group, resource: `${def.resource}/${name}` }, r.path.name ?? "");
+  // Every method, and the rest of the path, go on to the backend (./subresources/proxy.ts).
+  if (declared.proxy) return proxyRequest({ ...r, name: r.path.name! });
+  if (r.path.subpath !== undefined) throw pathNotFound();
   // Connect subresources are served on the server's "upgrade" event (./subresources/upgrade.ts); over HTTP/2 or without one, upstream answers the same.
   if (declared.connect) throw badRequest("Upgrade request required");
   const verb = subresourceVerb(def, declared, method);

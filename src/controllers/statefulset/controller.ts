@@ -3,8 +3,8 @@
 // at once (Parallel), each labelled with its name, index and revision; the
 // template's history kept as ControllerRevisions; RollingUpdate replaces
 // pods from the highest ordinal down to the partition, OnDelete only when a
-// pod is deleted. PersistentVolumeClaims from volumeClaimTemplates are not
-// made: this API server does not serve PersistentVolumeClaims yet.
+// pod is deleted. Each pod's claims from volumeClaimTemplates are made before
+// it and kept to persistentVolumeClaimRetentionPolicy (./claims.ts).
 
 import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
@@ -31,7 +31,9 @@ import {
   type PodTemplate,
 } from "../workload/index.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
-import { CONTROLLERREVISIONS, PODS, STATEFULSETS } from "../../api/resource-refs.js";
+import { CONTROLLERREVISIONS, PERSISTENT_VOLUME_CLAIMS, PODS, STATEFULSETS } from "../../api/resource-refs.js";
+import type { PersistentVolumeClaim } from "../../api/core/persistent-volume-types.js";
+import { claimsFor, retentionOwners, sameOwners, withClaimVolumes } from "./claims.js";
 
 /** The pod label naming the revision a pod was made from (upstream's StatefulSetRevisionLabel). */
 export const REVISION_LABEL = "controller-revision-hash";
@@ -39,13 +41,15 @@ export const REVISION_LABEL = "controller-revision-hash";
 export interface StatefulSetControllerOptions {
   /** StatefulSets synced in parallel (upstream --concurrent-statefulset-syncs, default 5). */
   workers?: number | undefined;
+  /** Gate StatefulSetAutoDeletePVC: persistentVolumeClaimRetentionPolicy is acted on (default true); off, claims are always retained. */
+  autoDeletePVC?: boolean | undefined;
 }
 
 export const statefulSetController: ControllerDescriptor = {
   name: "statefulset-controller",
   aliases: ["statefulset"],
   enabledByDefault: true,
-  run: (context) => new StatefulSetController(context, { workers: context.config?.concurrentStatefulSetSyncs }).run(),
+  run: (context) => new StatefulSetController(context, { workers: context.config?.concurrentStatefulSetSyncs, autoDeletePVC: context.config?.statefulSetAutoDeletePVC }).run(),
 };
 
 /** The ordinal in a member pod's name, or -1 when the pod is not named <set>-<n>. */
@@ -64,6 +68,8 @@ export class StatefulSetController {
   readonly #sets: Informer<StatefulSet>;
   readonly #pods: Informer<Pod>;
   readonly #revisions: Informer<ControllerRevision>;
+  readonly #claims: Informer<PersistentVolumeClaim>;
+  readonly #autoDeletePVC: boolean;
 
   constructor(context: ControllerContext, options: StatefulSetControllerOptions = {}) {
     this.#ctx = context;
@@ -72,12 +78,14 @@ export class StatefulSetController {
     this.#sets = context.informers.informerFor<StatefulSet>({ resource: STATEFULSETS });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
     this.#revisions = context.informers.informerFor<ControllerRevision>({ resource: CONTROLLERREVISIONS });
+    this.#claims = context.informers.informerFor<PersistentVolumeClaim>({ resource: PERSISTENT_VOLUME_CLAIMS });
+    this.#autoDeletePVC = options.autoDeletePVC ?? true;
   }
 
   async run(): Promise<void> {
     // Names are deterministic (a second create is AlreadyExists), so no creation expectations are needed.
     watchOwnersAndPods({ kind: "StatefulSet", owners: this.#sets, pods: this.#pods, queue: this.queue, expectations: new Expectations() });
-    await runQueue(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions], process: (key) => this.sync(key) });
+    await runQueue(this.#ctx, { name: "statefulset-controller", queue: this.queue, workers: this.#workers, informers: [this.#sets, this.#pods, this.#revisions, this.#claims], process: (key) => this.sync(key) });
   }
 
   /** One pass over one StatefulSet ("namespace/name"). */
@@ -94,7 +102,8 @@ export class StatefulSetController {
     const { revisions, update } = await ownerRevisions({ client, owner: set, ownerResource: STATEFULSETS, candidates: this.#revisions.byIndex(NAMESPACE_INDEX, namespace!), hashLabel: this.#keys.revisionHash });
     const current = revisions.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
 
-    await this.#update(set, pods, current, update);
+    // A claim still being deleted: nothing else brings this set back when it is gone.
+    const pending = await this.#update(set, pods, current, update);
     // Counted from the cache afresh: what this pass did shows up as the events arrive.
     const claimed = new Set(pods.map((p) => p.metadata.uid));
     const now = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => claimed.has(p.metadata.uid));
@@ -105,11 +114,12 @@ export class StatefulSetController {
     await truncateHistory(client, revisions, live, set.spec?.revisionHistoryLimit ?? 10);
 
     const minReady = set.spec?.minReadySeconds ?? 0;
+    if (pending === "claim-pending") return { requeueAfterMs: 1000 };
     if (minReady > 0 && (status.availableReplicas ?? 0) < (status.readyReplicas ?? 0)) return { requeueAfterMs: Math.max(1000, ...now.map((p) => msUntilAvailable(p, minReady))) };
   }
 
   /** upstream's updateStatefulSet: create, fix and delete pods, one step at a time under OrderedReady. */
-  async #update(set: StatefulSet, pods: Pod[], current: ControllerRevision, update: ControllerRevision): Promise<void> {
+  async #update(set: StatefulSet, pods: Pod[], current: ControllerRevision, update: ControllerRevision): Promise<"claim-pending" | void> {
     const name = set.metadata.name!;
     const replicaCount = set.spec?.replicas ?? 1;
     const start = set.spec?.ordinals?.start ?? 0;
@@ -126,48 +136,57 @@ export class StatefulSetController {
     }
     condemned.sort((a, b) => ordinalOf(name, b) - ordinalOf(name, a));
     const firstUnhealthy = [...replicas, ...condemned].find((p) => p !== undefined && !healthy(p));
+    let pending: "claim-pending" | undefined;
 
     for (let i = 0; i < replicaCount; i++) {
       const pod = replicas[i];
       if (pod !== undefined && !isPodTerminating(pod) && isPodTerminal(pod)) {
         // A finished pod is replaced: delete it now, recreate it once it is gone.
         await this.#deletePod(pod);
-        if (monotonic) return;
+        if (monotonic) return pending;
         continue;
       }
       if (pod === undefined) {
-        await this.#createPod(set, start + i, current, update);
-        if (monotonic) return;
+        // The pod's claims first; one still being deleted holds the pod back (upstream: "pvc is being deleted").
+        const claimed = await this.#ensureClaims(set, start + i, undefined, false);
+        if (claimed) await this.#createPod(set, start + i, current, update);
+        else pending = "claim-pending";
+        if (monotonic) return pending;
         continue;
       }
+      if (!isPodTerminating(pod)) await this.#ensureClaims(set, start + i, pod, false);
       if (isPodTerminating(pod) || !healthy(pod)) {
-        if (monotonic) return;
+        if (monotonic) return pending;
         continue;
       }
       await this.#fixIdentity(pod, start + i);
     }
 
+    // Claims of pods scaled away follow whenScaled before the pods go (upstream's UpdatePodClaimForRetentionPolicy).
+    if (this.#autoDeletePVC) for (const pod of condemned) await this.#ensureClaims(set, ordinalOf(name, pod), pod, true, false);
+
     for (const pod of condemned) {
       if (isPodTerminating(pod)) {
-        if (monotonic) return;
+        if (monotonic) return pending;
         continue;
       }
-      if (monotonic && firstUnhealthy !== undefined && firstUnhealthy !== pod) return;
+      if (monotonic && firstUnhealthy !== undefined && firstUnhealthy !== pod) return pending;
       await this.#deletePod(pod);
-      if (monotonic) return;
+      if (monotonic) return pending;
     }
 
-    if ((set.spec?.updateStrategy?.type ?? "RollingUpdate") !== "RollingUpdate") return;
+    if ((set.spec?.updateStrategy?.type ?? "RollingUpdate") !== "RollingUpdate") return pending;
     const partition = set.spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
     for (let i = replicaCount - 1; i >= partition; i--) {
       const pod = replicas[i];
-      if (pod === undefined) return;
+      if (pod === undefined) return pending;
       if (pod.metadata.labels?.[REVISION_LABEL] !== update.metadata.name && !isPodTerminating(pod)) {
         await this.#deletePod(pod);
-        return;
+        return pending;
       }
-      if (!healthy(pod)) return;
+      if (!healthy(pod)) return pending;
     }
+    return pending;
   }
 
   async #createPod(set: StatefulSet, ordinal: number, current: ControllerRevision, update: ControllerRevision): Promise<void> {
@@ -181,12 +200,49 @@ export class StatefulSetController {
     const podName = `${set.metadata.name}-${ordinal}`;
     const pod = podFromTemplate(template, set, { name: podName, labels: this.#identityLabels(podName, ordinal, revision.metadata.name!) });
     pod.spec!.hostname = podName;
+    withClaimVolumes(set, pod, ordinal);
     if (set.spec?.serviceName) pod.spec!.subdomain = set.spec.serviceName;
     try {
       await this.#ctx.client.create(PODS, pod);
     } catch (err) {
       if (!isApiError(err, "AlreadyExists")) throw err; // our cache lags our own create
     }
+  }
+
+  /**
+   * Pod `ordinal`'s claims: the missing ones made (unless `create` is false),
+   * owners set to the retention policy; false while one is being deleted.
+   */
+  async #ensureClaims(set: StatefulSet, ordinal: number, pod: Pod | undefined, condemned: boolean, create = true): Promise<boolean> {
+    const client = this.#ctx.client;
+    let ready = true;
+    for (const claim of claimsFor(set, ordinal).values()) {
+      const cached = this.#claims.get(`${claim.metadata.namespace}/${claim.metadata.name}`);
+      if (cached === undefined) {
+        if (!create) continue;
+        if (this.#autoDeletePVC) claim.metadata.ownerReferences = retentionOwners(claim, set, pod, condemned);
+        if (claim.metadata.ownerReferences?.length === 0) delete claim.metadata.ownerReferences;
+        try {
+          await client.create(PERSISTENT_VOLUME_CLAIMS, claim);
+        } catch (err) {
+          if (!isApiError(err, "AlreadyExists")) throw err; // our cache lags our own create
+        }
+        continue;
+      }
+      if (cached.metadata.deletionTimestamp) {
+        ready = false;
+        continue;
+      }
+      if (!this.#autoDeletePVC || pod === undefined) continue;
+      const owners = retentionOwners(cached, set, pod, condemned);
+      if (sameOwners(cached.metadata.ownerReferences, owners)) continue;
+      try {
+        await client.patch(PERSISTENT_VOLUME_CLAIMS, { namespace: cached.metadata.namespace!, name: cached.metadata.name!, patch: { metadata: { ownerReferences: owners, resourceVersion: cached.metadata.resourceVersion } } });
+      } catch (err) {
+        if (!isApiError(err, "NotFound") && !isApiError(err, "Conflict")) throw err; // the next pass sees it as it is now
+      }
+    }
+    return ready;
   }
 
   #identityLabels(podName: string, ordinal: number, revision?: string): Record<string, string> {

@@ -9,7 +9,6 @@ import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../../
 import { methodNotSupported } from "../../../machinery/index.js";
 import { proxyPodStream } from "../pod-exec.js";
 import { handlePodLog } from "../pod-log.js";
-import { handleNodeProxy } from "../node-proxy.js";
 import type { SubresourceHandlers, UpgradeRequest } from "../request.js";
 import { bind } from "./binding.js";
 import { scaleHandlers } from "./scale.js";
@@ -23,7 +22,6 @@ export const SUBRESOURCE_HANDLERS: Readonly<Record<string, SubresourceHandlers>>
   eviction: { create: evict },
   log: { get: handlePodLog },
   token: { create: requestToken },
-  proxy: { get: handleNodeProxy },
 };
 
 /** Connect subresources (declared `connect: true`), served on an HTTP/1.1 Upgrade (./upgrade.ts). */

@@ -124,7 +124,7 @@ test("every verb of every built-in subresource is served: by its code, or as a g
     for (const sub of def.subresources ?? []) {
       for (const verb of sub.verbs) {
         const generic = (verb === "get" || verb === "update" || verb === "patch") && sub.responseKind === undefined;
-        const served = sub.connect ? UPGRADE_HANDLERS[sub.name] !== undefined : SUBRESOURCE_HANDLERS[sub.name]?.[verb] !== undefined || generic;
+        const served = sub.proxy === true || (sub.connect ? UPGRADE_HANDLERS[sub.name] !== undefined : SUBRESOURCE_HANDLERS[sub.name]?.[verb] !== undefined || generic);
         if (!served) unserved.push(`${def.resource}/${sub.name} ${verb}`);
       }
     }

@@ -11,6 +11,7 @@ import type { RegistryStore } from "../../registry/store.js";
 import type { ParsedPath } from "../../routing.js";
 import type { HandlerDeps } from "../request.js";
 import { subresourceVerb, UPGRADE_HANDLERS } from "./index.js";
+import { proxyUpgrade } from "./proxy.js";
 
 export interface UpgradeOptions extends HandlerDeps {
   req: IncomingMessage;
@@ -28,10 +29,10 @@ export interface UpgradeOptions extends HandlerDeps {
 export async function handleUpgrade(o: UpgradeOptions): Promise<void> {
   const { path, store } = o;
   const found = path.kind === "resource" && path.name !== undefined && path.subresource !== undefined && store !== undefined ? findSubresource(store.def, path.subresource) : undefined;
-  const serve = found?.connect ? UPGRADE_HANDLERS[found.name] : undefined;
-  if (path.kind !== "resource" || store === undefined || found === undefined || serve === undefined) {
-    throw badRequest(`${o.req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach)`);
+  const serve = found?.proxy ? proxyUpgrade : found?.connect ? UPGRADE_HANDLERS[found.name] : undefined;
+  if (path.kind !== "resource" || store === undefined || found === undefined || serve === undefined || (path.subpath !== undefined && !found.proxy)) {
+    throw badRequest(`${o.req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach, proxy)`);
   }
-  subresourceVerb(store.def, found, o.req.method ?? "GET");
+  if (!found.proxy) subresourceVerb(store.def, found, o.req.method ?? "GET");
   await serve({ ...o, path, store, name: path.name!, subresource: found });
 }
