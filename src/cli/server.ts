@@ -289,7 +289,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
       node = `node ${agent.nodeName} Ready`;
     }
     if (!context.signal.aborted) {
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}`);
+      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {

@@ -12,6 +12,7 @@ import { ApiError, badRequest, buildStatus } from "../../machinery/index.js";
 import { agentBaseUrl } from "../node-agents.js";
 import type { UpgradeRequest } from "./request.js";
 import { logContainer } from "./pod-log.js";
+import { withoutBearerProtocol } from "../filters/websocket-token.js";
 
 const TRUE = new Set(["true", "1"]);
 /** Request headers the agent must not see: our caller's credentials and what the new connection sets itself. */
@@ -59,7 +60,11 @@ export async function proxyPodStream(r: UpgradeRequest): Promise<void> {
   let request = `${method} ${target} HTTP/1.1\r\nHost: ${base.host}\r\n`;
   for (let i = 0; i < r.req.rawHeaders.length; i += 2) {
     const key = r.req.rawHeaders[i]!;
-    if (!DROPPED.has(key.toLowerCase())) request += `${key}: ${r.req.rawHeaders[i + 1]}\r\n`;
+    const lower = key.toLowerCase();
+    if (DROPPED.has(lower)) continue;
+    // A browser's token rides in a subprotocol (filters/websocket-token.ts): never the agent's to see.
+    const value = lower === "sec-websocket-protocol" ? withoutBearerProtocol(r.req.rawHeaders[i + 1]!) : r.req.rawHeaders[i + 1];
+    if (value !== "") request += `${key}: ${value}\r\n`;
   }
   agent.write(`${request}\r\n`);
   if (r.head.length > 0) agent.write(r.head);

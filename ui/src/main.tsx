@@ -1,0 +1,1 @@
+import { render } from "preact"; render(<div>hi</div>, document.getElementById("app")!);
