@@ -44,7 +44,7 @@ writeFileSync(join(out, "index.html"), page);
 for (const file of ["index.html", ...assets.map((a) => `assets/${a}`)]) {
   const body = readFileSync(join(out, file));
   writeFileSync(join(out, `${file}.gz`), gzipSync(body, { level: 9 }));
-  writeFileSync(join(out, `${file}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }));
+  writeFileSync(join(out, `${file}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }));
 }
 const size = (f) => readFileSync(join(out, f)).length;
 process.stderr.write(`build-ui: dist/ui/assets/${script} (${size(`assets/${script}`)} bytes, ${size(`assets/${script}.br`)} brotli) in ${Date.now() - started} ms\n`);
