@@ -53,8 +53,7 @@ export async function discover(): Promise<Discovery> {
     }
   }
   const names = groups.groups.map((g) => g.name);
-  const auth = names.find((n) => n.startsWith("authentication."));
-  const suffix = auth?.slice("authentication.".length) ?? "k8s.io";
+  const suffix = suffixOf(names);
   const metricsGroup = groups.groups.find((g) => g.name === `metrics.${suffix}`);
   return {
     resources,
@@ -85,4 +84,13 @@ export function tableAccept(d: Discovery): string {
 
 export function apiVersionOf(r: Pick<Resource, "group" | "version">): string {
   return r.group === "" ? r.version : `${r.group}/${r.version}`;
+}
+
+/** The group suffix, read off the groups every profile serves under it (RBAC, CRDs, ...). */
+export function suffixOf(groups: string[]): string {
+  for (const prefix of ["rbac.authorization.", "apiextensions.", "authentication.", "authorization.", "admissionregistration."]) {
+    const g = groups.find((n) => n.startsWith(prefix));
+    if (g) return g.slice(prefix.length);
+  }
+  return "k8s.io";
 }

@@ -100,6 +100,7 @@ export function useLiveTable(d: Discovery, r: Resource | undefined, namespace: s
       signal: abort.signal,
       reset(list) {
         const t = list as Table;
+        if (t.kind !== "Table") throw new Error(`the server answered ${r.resource} with ${t.kind ?? "something else"}, not a Table (${d.metaGroup})`);
         state.current.columns = t.columnDefinitions;
         state.current.rows = new Map(t.rows.map((row) => [rowKey(row), row]));
         state.current.loaded = true;

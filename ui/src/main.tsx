@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { parse as parseYaml } from "yaml";
 import "./style.css";
 import { ApiError, getJson, onSignedOut, request, setToken, currentToken } from "./api.js";
-import { collectionPath, discover, find, type Discovery } from "./discovery.js";
+import { collectionPath, discover, find, suffixOf, type Discovery } from "./discovery.js";
 import { useLiveObjects } from "./live.js";
 import { useRoute, type Route } from "./router.js";
 import { ErrorBox } from "./components.js";
@@ -69,21 +69,18 @@ function SignIn({ onSignedIn, reason }: { onSignedIn: (user: string) => void; re
 /** Who the token is: a SelfSubjectReview where served; otherwise a read of /api proves the token works. */
 async function whoAmI(): Promise<string> {
   await request("/api");
-  const groups = await getJson<{ groups: { name: string; preferredVersion: { groupVersion: string } }[] }>("/apis");
-  const auth = groups.groups.find((g) => g.name.startsWith("authentication."));
-  if (auth) {
-    try {
-      const review = await getJson<{ status?: { userInfo?: { username?: string } } }>(`/apis/${auth.preferredVersion.groupVersion}/selfsubjectreviews`, {
-        method: "POST",
-        contentType: "application/json",
-        body: JSON.stringify({ apiVersion: auth.preferredVersion.groupVersion, kind: "SelfSubjectReview" }),
-      });
-      return review.status?.userInfo?.username ?? "signed in";
-    } catch {
-      return "signed in";
-    }
+  const groups = await getJson<{ groups: { name: string }[] }>("/apis");
+  const gv = `authentication.${suffixOf(groups.groups.map((g) => g.name))}/v1`;
+  try {
+    const review = await getJson<{ status?: { userInfo?: { username?: string } } }>(`/apis/${gv}/selfsubjectreviews`, {
+      method: "POST",
+      contentType: "application/json",
+      body: JSON.stringify({ apiVersion: gv, kind: "SelfSubjectReview" }),
+    });
+    return review.status?.userInfo?.username ?? "signed in";
+  } catch {
+    return "signed in";
   }
-  return "signed in";
 }
 
 function NamespacePicker({ d, value, onChange }: { d: Discovery; value: string | undefined; onChange: (ns: string | undefined) => void }) {

@@ -1,0 +1,208 @@
+// End to end: the dashboard (issue 21) in a real browser. `orch server` (API
+// server, controllers, scheduler, a node agent on the embedded runtime)
+// serves it at /ui/; Playwright drives Debian's chromium headless. The tests
+// sign in with the admin token, watch a Deployment scale from 1 to 5 with its
+// pods appearing live, read a log line, run `echo hi` in the exec terminal
+// (WebSocket v5.channel.k8s.io with the token as a subprotocol), edit a
+// ConfigMap's YAML (server-side apply: the conflict with kubectl's fields is
+// shown, then forced) and find a custom kind's objects through discovery.
+// ORCH_DASHBOARD_SCREENSHOTS=DIR saves the main views there (docs/dashboard.md).
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { killMatching, suiteToken } from "./support/suite-processes.js";
+import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { skipOrFailInCi } from "./support/skip.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = suiteToken(910_000);
+const files = mkdtempSync(join(tmpdir(), "orch-e2e-dashboard-"));
+const shots = process.env["ORCH_DASHBOARD_SCREENSHOTS"];
+
+function skipReason(): string | undefined {
+  return kubectlSkipReason() ?? skipOrFailInCi(existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed (apt-get install chromium)`);
+}
+
+function manifest(name: string, text: string): string {
+  const path = join(files, `${name}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 180_000 }, () => {
+  let orch: OrchProcess;
+  let k: Kubectl;
+  let browser: Browser;
+  let page: Page;
+  let ui: string;
+  // Requests the browser saw fail at the network level (aborted watches of views left are expected), for failure messages.
+  const failed: string[] = [];
+
+  const shot = async (name: string) => {
+    if (shots) await page.screenshot({ path: join(shots, `dashboard-${name}.png`) });
+  };
+
+  before(async () => {
+    orch = await startOrch("server", ["--node-name=dash-main"], { readyTimeoutMs: 60_000 });
+    k = new Kubectl(orch.kubeconfig);
+    ui = `${orch.url}/ui/`;
+    assert.match(orch.output(), new RegExp(`dashboard ${ui.replace(/[.]/g, "\\.")}`), "the ready line names the dashboard");
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    // The cluster CA is the server's own: the browser is told to accept it (a user imports ca.crt or clicks through).
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    page.on("requestfailed", (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+  });
+  after(async () => {
+    await browser?.close();
+    await orch?.stop();
+    await killMatching(`sleep ${TOKEN}`);
+    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
+  });
+
+  test("signs in with the admin token; a wrong token is refused", async () => {
+    await page.goto(ui);
+    await page.getByLabel("token", { exact: true }).fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").filter({ hasText: "the server does not accept this token" }).waitFor();
+    const kubeconfig = readFileSync(orch.kubeconfig, "utf8");
+    // The kubeconfig itself, pasted: its current user's token is used.
+    await page.getByLabel("token", { exact: true }).fill(kubeconfig);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("user").filter({ hasText: "admin" }).waitFor();
+    await page.locator('.phase[data-phase="Running"]').waitFor();
+    await shot("overview");
+  });
+
+  test("a Deployment scaled from 1 to 5 in the page shows its pods appear live", async () => {
+    await k.ok("create", "-f", manifest("web", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: main, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}
+`));
+    await page.goto(`${ui}#/object/apps/deployments/default/web`);
+    const pods = page.locator('.kind-table[data-resource="pods."] .vtable');
+    await assertRows(pods, 1);
+    await page.getByLabel("replicas").fill("5");
+    await page.getByRole("button", { name: "Scale" }).click();
+    await assertRows(pods, 5);
+    assert.equal((await k.ok("get", "deployment", "web", "-o", "jsonpath={.spec.replicas}")).trim(), "5");
+    await shot("deployment");
+    // Restart the rollout: a new template annotation, as kubectl rollout restart writes it.
+    await page.getByRole("button", { name: "Restart rollout" }).click();
+    await waitFor(async () => (await k.ok("get", "deployment", "web", "-o", "jsonpath={.spec.template.metadata.annotations}")).includes("kubectl.orch.io/restartedAt")).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${(await page.getByRole("alert").allTextContents()).join("; ")} ${await k.ok("get", "deployment", "web", "-o", "jsonpath={.spec.template.metadata}")}`);
+    });
+    await page.goto(`${ui}#/pods`);
+    await page.locator('.kind-table[data-resource="pods."] tbody tr[data-key]').first().waitFor();
+    await shot("pods");
+  });
+
+  test("a pod's log line is read, following", async () => {
+    await k.ok("create", "-f", manifest("logger", `apiVersion: v1
+kind: Pod
+metadata: {name: logger}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: main, image: busybox, command: [sh, -c, "echo hello from the dashboard test; i=0; while true; do i=$((i+1)); echo line $i; sleep 1; done; : ${TOKEN}"]}
+`));
+    await k.ok("wait", "--for=condition=Ready", "pod/logger", "--timeout=60s");
+    await page.goto(`${ui}#/object/core/pods/default/logger/summary`);
+    await page.locator('[data-field="phase"]').filter({ hasText: "Running" }).waitFor();
+    await shot("pod");
+    await page.goto(`${ui}#/object/core/pods/default/logger/logs`);
+    const log = page.getByTestId("log");
+    await log.filter({ hasText: "hello from the dashboard test" }).waitFor().catch(async (err: Error) => {
+      throw new Error(`${err.message}\nlog shown: ${await log.textContent()}\nerrors: ${(await page.getByRole("alert").allTextContents()).join("; ")}\nkubectl logs: ${(await k.run(["logs", "logger", "--tail=3"])).stdout}\nfailed requests: ${failed.filter((f) => f.includes("/log")).join("\n")}`);
+    });
+    // Following: lines written after the page opened arrive without a reload.
+    const seen = Number(/line (\d+)\s*$/.exec((await log.textContent()) ?? "")?.[1] ?? 0);
+    await log.filter({ hasText: `line ${seen + 2}` }).waitFor();
+    await shot("logs");
+  });
+
+  test("echo hi in the exec terminal prints hi", async () => {
+    await page.goto(`${ui}#/object/core/pods/default/logger/exec`);
+    await page.getByTestId("exec-state").filter({ hasText: "connected (v5.channel.k8s.io)" }).waitFor();
+    await page.locator(".xterm").click();
+    await page.keyboard.type("echo hi\n");
+    // A row of the screen reads exactly "hi" (the command's echo reads "... echo hi").
+    await waitFor(async () => (await page.locator(".xterm-rows > div").allTextContents()).some((row) => row.trim() === "hi"));
+    await shot("exec");
+  });
+
+  test("a ConfigMap's YAML edited in the page: the conflict with kubectl's field is shown, forcing applies it", async () => {
+    await k.ok("create", "configmap", "settings", "--from-literal=color=blue");
+    await page.goto(`${ui}#/object/core/configmaps/default/settings/yaml`);
+    const editor = page.getByLabel("YAML");
+    await waitFor(async () => (await editor.inputValue()).includes("color: blue"));
+    const text = await editor.inputValue();
+    await editor.fill(text.replace("color: blue", "color: green"));
+    await page.getByRole("button", { name: "Apply", exact: true }).click();
+    // kubectl create owns data.color: server-side apply answers 409 naming it.
+    await page.getByLabel("conflicts").filter({ hasText: "kubectl" }).waitFor();
+    assert.equal((await k.ok("get", "configmap", "settings", "-o", "jsonpath={.data.color}")).trim(), "blue");
+    await shot("yaml-conflict");
+    await page.getByRole("button", { name: /Force apply/ }).click();
+    await page.getByText('as field manager "dashboard"').waitFor();
+    assert.equal((await k.ok("get", "configmap", "settings", "-o", "jsonpath={.data.color}")).trim(), "green");
+    // A change from elsewhere reaches the clean editor through the watch.
+    await k.ok("patch", "configmap", "settings", "--type=merge", "-p", '{"data":{"size":"large"}}');
+    await waitFor(async () => (await editor.inputValue()).includes("size: large"));
+  });
+
+  test("a custom kind is found through discovery and listed with its own columns", async () => {
+    await k.ok("apply", "-f", manifest("crd", `apiVersion: apiextensions.orch.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: string}}}}}}
+    additionalPrinterColumns:
+    - {name: Size, type: string, jsonPath: .spec.size}
+`));
+    await k.ok("wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s");
+    await k.ok("create", "-f", manifest("widget", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: sprocket}\nspec: {size: XL}\n"));
+    await page.goto(`${ui}#/kinds`);
+    await page.getByLabel("filter kinds").fill("widget");
+    await page.getByRole("link", { name: "Widget", exact: true }).click();
+    const table = page.locator('.kind-table[data-resource="widgets.example.com"]');
+    await table.locator("th", { hasText: "Size" }).waitFor();
+    await table.locator("tr", { hasText: "sprocket" }).filter({ hasText: "XL" }).waitFor();
+    await shot("custom-kind");
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Waits for the virtual table to hold `n` rows (its data-rows, what the watch delivered). */
+async function assertRows(table: ReturnType<Page["locator"]>, n: number): Promise<void> {
+  await table.and(table.page().locator(`[data-rows="${n}"]`)).waitFor({ timeout: 60_000 });
+}
