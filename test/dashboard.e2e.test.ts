@@ -60,6 +60,9 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
     page.on("requestfailed", (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
   });
   after(async () => {
+    const broken = failed.filter((f) => !f.endsWith("net::ERR_ABORTED"));
+    if (broken.length > 0) process.stderr.write(`requests that failed in the browser:\n${broken.join("\n")}\n`);
+    if (process.env["ORCH_DASHBOARD_DEBUG"]) process.stderr.write(orch.output().slice(-5000));
     await browser?.close();
     await orch?.stop();
     await killMatching(`sleep ${TOKEN}`);

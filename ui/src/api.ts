@@ -95,7 +95,8 @@ export async function request(path: string, o: RequestOptions = {}): Promise<Res
   const headers: Record<string, string> = { accept: o.accept ?? "application/json" };
   if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
   if (o.contentType !== undefined) headers["content-type"] = o.contentType;
-  const res = await fetch(path, { method: o.method ?? "GET", headers, ...(o.body !== undefined ? { body: o.body } : {}), ...(o.signal ? { signal: o.signal } : {}), cache: "no-store" });
+  const init: RequestInit = { method: o.method ?? "GET", headers, ...(o.body !== undefined ? { body: o.body } : {}), ...(o.signal ? { signal: o.signal } : {}), cache: "no-store" };
+  const res = await fetchRetrying(path, init);
   if (res.ok) return res;
   const text = await res.text();
   let status: Status | undefined;
@@ -106,6 +107,29 @@ export async function request(path: string, o: RequestOptions = {}): Promise<Res
   }
   if (res.status === 401 && token !== undefined) for (const l of signedOutListeners) l();
   throw new ApiError(res.status, status?.message ?? (text.trim() || `${res.status} ${res.statusText}`), status);
+}
+
+/**
+ * fetch, tried again (up to 3 times) when the browser drops the request before
+ * any answer. Chromium ends every open connection when the host's network
+ * interfaces change (net::ERR_NETWORK_CHANGED), and a node agent on the same
+ * machine adds one for each pod it starts. Not for DELETE (a repeat would
+ * answer 404 for a delete that happened).
+ */
+async function fetchRetrying(path: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(path, init);
+    } catch (err) {
+      if (!(err instanceof TypeError) || init.signal?.aborted || init.method === "DELETE" || attempt >= 3) throw err;
+      await sleep(200 * attempt, init.signal ?? undefined);
+    }
+  }
+}
+
+/** A network failure (the connection dropped), as opposed to an answer of the server. */
+export function isNetworkError(err: unknown): boolean {
+  return err instanceof TypeError;
 }
 
 export async function getJson<T>(path: string, o: RequestOptions = {}): Promise<T> {

@@ -4,7 +4,7 @@
 // a burst of events on a 1,000-pod list costs one render.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getJson, sleep, watchEvents, type KObject, type Status, type Table, type TableColumn, type TableRow } from "./api.js";
+import { ApiError, getJson, isNetworkError, sleep, watchEvents, type KObject, type Status, type Table, type TableColumn, type TableRow } from "./api.js";
 import { collectionPath, tableAccept, type Discovery, type Resource } from "./discovery.js";
 
 interface Reflection<T> {
@@ -54,7 +54,12 @@ export async function reflect<T>(r: Reflection<T>): Promise<void> {
       }
     } catch (err) {
       if (r.signal.aborted) return;
-      r.error((err as Error).message);
+      if (!isNetworkError(err)) r.error((err as Error).message);
+      // A dropped connection is listed again at once (quietly); the server's refusals are retried slowly.
+      if (isNetworkError(err)) {
+        await sleep(200, r.signal);
+        continue;
+      }
       await sleep(err instanceof ApiError && (err.code === 403 || err.code === 404) ? 10_000 : 1_000, r.signal);
     }
   }

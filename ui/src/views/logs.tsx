@@ -2,7 +2,7 @@
 // and the previous instance to choose.
 
 import { useEffect, useRef, useState } from "preact/hooks";
-import { textStream } from "../api.js";
+import { isNetworkError, sleep, textStream } from "../api.js";
 import { objectPath } from "../discovery.js";
 import { ErrorBox } from "../components.js";
 import type { Pod } from "./pods.js";
@@ -27,16 +27,22 @@ export function LogsView({ pod }: { pod: Pod }) {
     else q.set("follow", "true");
     const path = `${objectPath({ group: "", version: "v1", resource: "pods", namespaced: true }, pod.metadata.namespace, pod.metadata.name)}/log?${q}`;
     void (async () => {
-      try {
-        let all = "";
-        for await (const chunk of textStream(path, abort.signal)) {
-          all += chunk;
-          if (all.length > MAX_CHARS) all = all.slice(all.length - MAX_CHARS);
-          setText(all);
+      // A dropped connection (the browser's network-change reset) opens the log again from its tail.
+      for (let tries = 0; !abort.signal.aborted && tries < 20; tries++) {
+        try {
+          let all = "";
+          for await (const chunk of textStream(path, abort.signal)) {
+            all += chunk;
+            if (all.length > MAX_CHARS) all = all.slice(all.length - MAX_CHARS);
+            setText(all);
+          }
+          setEnded(true);
+          return;
+        } catch (err) {
+          if (abort.signal.aborted) return;
+          if (!isNetworkError(err)) return setError((err as Error).message);
+          await sleep(300, abort.signal);
         }
-        setEnded(true);
-      } catch (err) {
-        if (!abort.signal.aborted) setError((err as Error).message);
       }
     })();
     return () => abort.abort();
