@@ -11,6 +11,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -80,7 +81,6 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByTestId("user").filter({ hasText: "admin" }).waitFor();
     await page.locator('.phase[data-phase="Running"]').waitFor();
-    await shot("overview");
   });
 
   test("a Deployment scaled from 1 to 5 in the page shows its pods appear live", async () => {
@@ -113,6 +113,11 @@ spec:
     await page.goto(`${ui}#/pods`);
     await page.locator('.kind-table[data-resource="pods."] tbody tr[data-key]').first().waitFor();
     await shot("pods");
+    // The overview: the node (Ready, no pressure) and the pods by phase, live.
+    await page.goto(`${ui}#/`);
+    await page.locator(".overview tr[data-key=dash-main]").filter({ hasText: "Ready" }).waitFor();
+    await page.locator('.phase[data-phase="Running"] .count').filter({ hasText: /^[5-9]$/ }).waitFor();
+    await shot("overview");
   });
 
   test("a pod's log line is read, following", async () => {
@@ -169,6 +174,38 @@ spec:
     await waitFor(async () => (await editor.inputValue()).includes("size: large"));
   });
 
+  test("1,000 pods: the list renders them (virtualized) and shows a new one within moments of its watch event", async () => {
+    // Pods no scheduler takes (schedulerName nobody runs): they stay Pending and start nothing.
+    const token = /token: (\S+)/.exec(readFileSync(orch.kubeconfig, "utf8"))![1]!;
+    const pod = (name: string) => ({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "crowd" }, spec: { schedulerName: "nobody", containers: [{ name: "main", image: "busybox" }] } });
+    await k.ok("create", "namespace", "crowd");
+    const names = Array.from({ length: 1000 }, (_, i) => `crowd-${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < names.length; i += 25) {
+      await Promise.all(names.slice(i, i + 25).map((n) => post(orch.url, token, "/api/v1/namespaces/crowd/pods", pod(n))));
+    }
+    await page.goto(`${ui}#/pods`);
+    await page.getByLabel("namespace").selectOption("crowd");
+    const table = page.locator('.kind-table[data-resource="pods."] .vtable');
+    await assertRows(table, 1000);
+    // Only the rows in view are in the DOM.
+    assert.ok((await table.locator("tbody tr[data-key]").count()) < 100);
+    await page.evaluate(`new Promise((resolve) => {
+      const el = document.querySelector('.kind-table[data-resource="pods."] .vtable');
+      new MutationObserver(() => { if (el.getAttribute("data-rows") === "1001" && !window.__seenAt) window.__seenAt = Date.now(); }).observe(el, { attributes: true });
+      resolve();
+    })`);
+    const written = Date.now();
+    await post(orch.url, token, "/api/v1/namespaces/crowd/pods", pod("crowd-late"));
+    await assertRows(table, 1001);
+    const latency = (await page.evaluate("window.__seenAt")) as number - written;
+    process.stderr.write(`dashboard: a pod created in a 1,000-pod namespace was on screen ${latency} ms after the create was sent\n`);
+    // The write, the watch event and the render together (the issue asks 200 ms of the event for the render; margin for a loaded machine).
+    assert.ok(latency < 500, `${latency} ms`);
+    await shot("pods-1000");
+    await k.ok("delete", "namespace", "crowd", "--wait=false");
+    await page.getByLabel("namespace").selectOption("");
+  });
+
   test("a custom kind is found through discovery and listed with its own columns", async () => {
     await k.ok("apply", "-f", manifest("crd", `apiVersion: apiextensions.orch.io/v1
 kind: CustomResourceDefinition
@@ -196,6 +233,20 @@ spec:
     await shot("custom-kind");
   });
 });
+
+/** POST a JSON object with the admin token (the server's CA is its own: not checked here). */
+function post(url: string, token: string, path: string, body: unknown): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = httpsRequest(`${url}${path}`, { method: "POST", rejectUnauthorized: false, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => (res.statusCode === 201 ? resolve() : reject(new Error(`POST ${path}: ${res.statusCode} ${text}`))));
+    });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
