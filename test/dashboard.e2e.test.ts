@@ -71,7 +71,7 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
   });
 
   test("signs in with the admin token; a wrong token is refused", async () => {
-    await page.goto(ui);
+    await load(page, ui);
     await page.getByLabel("token", { exact: true }).fill("not-a-token");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").filter({ hasText: "the server does not accept this token" }).waitFor();
@@ -117,7 +117,43 @@ spec:
     await page.goto(`${ui}#/`);
     await page.locator(".overview tr[data-key=dash-main]").filter({ hasText: "Ready" }).waitFor();
     await page.locator('.phase[data-phase="Running"] .count').filter({ hasText: /^[5-9]$/ }).waitFor();
+    // Charts where the resource metrics API is served, and a plain "metrics not available" where it is not.
+    await page.locator('[data-testid="charts"], .metrics-unavailable').first().waitFor();
     await shot("overview");
+  });
+
+  test("RBAC applies unchanged: a service account allowed to view sees the Deployment and is refused its scale", async () => {
+    await k.ok("create", "serviceaccount", "viewer");
+    // (kubectl create rolebinding writes rbac.authorization.k8s.io; this server's profile names the group rbac.authorization.orch.io.)
+    await k.ok("apply", "-f", manifest("viewer", `apiVersion: rbac.authorization.orch.io/v1
+kind: RoleBinding
+metadata: {name: viewer, namespace: default}
+roleRef: {apiGroup: rbac.authorization.orch.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: viewer, namespace: default}]
+`));
+    const token = (await k.ok("create", "token", "viewer")).trim();
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const viewer = await context.newPage();
+    viewer.setDefaultTimeout(30_000);
+    viewer.on("requestfailed", (r) => failed.push(`viewer ${r.url()}: ${r.failure()?.errorText}`));
+    viewer.on("console", (m) => failed.push(`viewer console ${m.type()}: ${m.text()}`));
+    try {
+      await load(viewer, ui);
+      await viewer.getByLabel("token", { exact: true }).fill(token);
+      await viewer.getByRole("button", { name: "Sign in" }).click();
+      await viewer.getByTestId("user").filter({ hasText: "system:serviceaccount:default:viewer" }).waitFor();
+      await viewer.goto(`${ui}#/object/apps/deployments/default/web`);
+      await viewer.locator('.kind-table[data-resource="pods."] .vtable[data-rows="5"]').waitFor({ timeout: 30_000 });
+      await viewer.getByLabel("replicas").fill("2");
+      await viewer.getByRole("button", { name: "Scale" }).click();
+      await viewer.getByRole("alert").filter({ hasText: /forbidden: User "system:serviceaccount:default:viewer" cannot patch resource "deployments\/scale"/ }).waitFor();
+      assert.equal((await k.ok("get", "deployment", "web", "-o", "jsonpath={.spec.replicas}")).trim(), "5");
+      // Nodes are cluster-scoped: the view role of one namespace does not reach them.
+      await viewer.goto(`${ui}#/`);
+      await viewer.getByRole("alert").filter({ hasText: /cannot list resource "nodes"/ }).waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   test("a pod's log line is read, following", async () => {
@@ -233,6 +269,22 @@ spec:
     await shot("custom-kind");
   });
 });
+
+/**
+ * Opens the page, again when Chromium drops the load with net::ERR_NETWORK_CHANGED
+ * (it does when the node agent adds a pod's interface on this machine; docs/dashboard.md).
+ */
+async function load(p: Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await p.goto(url);
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !String((err as Error).message).includes("ERR_NETWORK_CHANGED")) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
 
 /** POST a JSON object with the admin token (the server's CA is its own: not checked here). */
 function post(url: string, token: string, path: string, body: unknown): Promise<void> {

@@ -79,6 +79,15 @@ function useFrameTick(): () => void {
   };
 }
 
+/** Keeps the latest error of a reflection (undefined once it lists again), rendering on a change. */
+function reportError(state: { current: { error?: string } }, bump: () => void): (message: string | undefined) => void {
+  return (message) => {
+    if (state.current.error === message) return;
+    state.current.error = message;
+    bump();
+  };
+}
+
 export interface LiveTable {
   columns: TableColumn[];
   rows: TableRow[];
@@ -119,11 +128,7 @@ export function useLiveTable(d: Discovery, r: Resource | undefined, namespace: s
         }
         bump();
       },
-      error(message) {
-        if (state.current.error === message) return;
-        state.current.error = message;
-        bump();
-      },
+      error: reportError(state, bump),
     });
     return () => abort.abort();
   }, [r?.group, r?.resource, namespace, queryKey]);
@@ -167,11 +172,7 @@ export function useLiveObjects<T extends KObject>(path: string | undefined, quer
         else state.current.items.set(key(o), o);
         bump();
       },
-      error(message) {
-        if (state.current.error === message) return;
-        state.current.error = message;
-        bump();
-      },
+      error: reportError(state, bump),
     });
     return () => abort.abort();
   }, [path, queryKey]);
