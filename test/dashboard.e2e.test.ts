@@ -143,7 +143,8 @@ subjects: [{kind: ServiceAccount, name: viewer, namespace: default}]
       await viewer.getByRole("button", { name: "Sign in" }).click();
       await viewer.getByTestId("user").filter({ hasText: "system:serviceaccount:default:viewer" }).waitFor();
       await viewer.goto(`${ui}#/object/apps/deployments/default/web`);
-      await viewer.locator('.kind-table[data-resource="pods."] .vtable[data-rows="5"]').waitFor({ timeout: 30_000 });
+      // (The rollout restarted above may still be replacing pods: some rows, not a count.)
+      await viewer.locator('.kind-table[data-resource="pods."] tbody tr[data-key]').first().waitFor();
       await viewer.getByLabel("replicas").fill("2");
       await viewer.getByRole("button", { name: "Scale" }).click();
       await viewer.getByRole("alert").filter({ hasText: /forbidden: User "system:serviceaccount:default:viewer" cannot patch resource "deployments\/scale"/ }).waitFor();
@@ -278,9 +279,11 @@ async function load(p: Page, url: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await p.goto(url);
+      // The script itself may have been dropped (a blank page): then load again.
+      await p.locator(".signin, .shell").first().waitFor({ timeout: 5_000 });
       return;
     } catch (err) {
-      if (attempt >= 5 || !String((err as Error).message).includes("ERR_NETWORK_CHANGED")) throw err;
+      if (attempt >= 5 || !/ERR_NETWORK_CHANGED|Timeout/.test(String((err as Error).message))) throw err;
       await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -110,7 +110,7 @@ export async function request(path: string, o: RequestOptions = {}): Promise<Res
 }
 
 /**
- * fetch, tried again (up to 3 times) when the browser drops the request before
+ * fetch, tried again (up to 6 times, over about 4 s) when the browser drops the request before
  * any answer. Chromium ends every open connection when the host's network
  * interfaces change (net::ERR_NETWORK_CHANGED), and a node agent on the same
  * machine adds one for each pod it starts. Not for DELETE (a repeat would
@@ -121,8 +121,8 @@ async function fetchRetrying(path: string, init: RequestInit): Promise<Response>
     try {
       return await fetch(path, init);
     } catch (err) {
-      if (!(err instanceof TypeError) || init.signal?.aborted || init.method === "DELETE" || attempt >= 3) throw err;
-      await sleep(200 * attempt, init.signal ?? undefined);
+      if (!(err instanceof TypeError) || init.signal?.aborted || init.method === "DELETE" || attempt >= 6) throw err;
+      await sleep(250 * attempt, init.signal ?? undefined);
     }
   }
 }

@@ -105,3 +105,15 @@ export function Section({ title, children, actions }: { title: string; children:
     </section>
   );
 }
+
+/** A container picker (logs, exec). */
+export function ContainerSelect({ names, value, onChange, label }: { names: string[]; value: string; onChange: (name: string) => void; label: string }) {
+  return (
+    <label>
+      container{" "}
+      <select value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value)} aria-label={label}>
+        {names.map((n) => <option key={n} value={n}>{n}</option>)}
+      </select>
+    </label>
+  );
+}

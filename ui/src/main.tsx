@@ -171,4 +171,7 @@ function App() {
   return <Shell user={user} onSignOut={() => { setToken(undefined); setUser(undefined); }} />;
 }
 
-render(<App />, document.getElementById("app")!);
+const root = document.getElementById("app")!;
+// The page's "Loading…" note goes once the script runs.
+root.textContent = "";
+render(<App />, root);

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { isNetworkError, sleep, textStream } from "../api.js";
 import { objectPath } from "../discovery.js";
-import { ErrorBox } from "../components.js";
+import { ContainerSelect, ErrorBox } from "../components.js";
 import type { Pod } from "./pods.js";
 
 const MAX_CHARS = 2_000_000;
@@ -54,12 +54,7 @@ export function LogsView({ pod }: { pod: Pod }) {
   return (
     <div class="logs">
       <div class="toolbar">
-        <label>
-          container{" "}
-          <select value={container} onChange={(e) => setContainer((e.currentTarget as HTMLSelectElement).value)} aria-label="container">
-            {names.map((n) => <option key={n} value={n}>{n}</option>)}
-          </select>
-        </label>
+        <ContainerSelect names={names} value={container} onChange={setContainer} label="container" />
         <label>
           <input type="checkbox" checked={previous} onChange={(e) => setPrevious((e.currentTarget as HTMLInputElement).checked)} /> previous instance
         </label>

@@ -12,6 +12,7 @@ import "@xterm/xterm/css/xterm.css";
 import { currentToken } from "../api.js";
 import { objectPath } from "../discovery.js";
 import type { Pod } from "./pods.js";
+import { ContainerSelect } from "../components.js";
 
 function bearerProtocol(token: string): string {
   const bytes = new TextEncoder().encode(token);
@@ -93,12 +94,7 @@ export function Terminal({ pod }: { pod: Pod }) {
           setSession((s) => s + 1);
         }}
       >
-        <label>
-          container{" "}
-          <select value={container} onChange={(e) => setContainer((e.currentTarget as HTMLSelectElement).value)} aria-label="exec container">
-            {names.map((n) => <option key={n} value={n}>{n}</option>)}
-          </select>
-        </label>
+        <ContainerSelect names={names} value={container} onChange={setContainer} label="exec container" />
         <label>
           command <input value={command} onInput={(e) => setCommand((e.currentTarget as HTMLInputElement).value)} aria-label="command" />
         </label>
