@@ -43,7 +43,7 @@ after(() => {
 test("default ports in use: free ones instead, named in the ready line and the log, and served", async () => {
   const orch = await startOrch("server", ["--disable-agent"], { defaultPorts: true });
   try {
-    const ready = /orch server ready: .*; ports: (.*)$/m.exec(orch.output());
+    const ready = /orch server ready: .*; ports: ([^;\n]*)/.exec(orch.output());
     assert.ok(ready, orch.output());
     const ports = Object.fromEntries(ready[1]!.split(", ").map((p) => p.split(" ")).map(([name, port]) => [name, Number(port)]));
     assert.deepEqual(Object.keys(ports).sort(), ["controller-manager", "scheduler"]);

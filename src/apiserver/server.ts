@@ -36,7 +36,8 @@ import { resourceQuotaAdmission } from "./admission/resource-quota.js";
 import type { LimitRange } from "../api/core/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
-import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, type Authenticator, type Authorizer } from "./filters/index.js";
+import { ADMIN, bootstrapTokenAuthenticator, clientCertificateAuthenticator, compose, filterChain, TokenAuthenticator, tokenFileAuthenticator, websocketTokenAuthenticator, type Authenticator, type Authorizer, type Handler, type RequestContext, type ResponseExchange } from "./filters/index.js";
+import { dashboard, UI_PATH } from "./dashboard/static.js";
 import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authorization/modes.js";
 import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
@@ -114,6 +115,8 @@ export interface ApiServerOptions {
   limits?: RequestLimits;
   /** Service-account tokens (--service-account-*, --api-audiences) and the ServiceAccount admission step (authentication/service-account-options.ts). */
   serviceAccounts?: ServiceAccountOptions;
+  /** The dashboard's built files, served at /ui/ (dashboard/static.ts): a folder (default dist/ui), or false for none. */
+  dashboard?: string | false;
 }
 
 export interface RequestLimits {
@@ -133,6 +136,8 @@ export interface RequestLimits {
 
 export interface RunningApiServer {
   url: string;
+  /** The dashboard's address (`${url}/ui/`), undefined when it is off or not built. */
+  dashboardUrl: string | undefined;
   /** Compact the store now and tell the watch caches (what the periodic compactor does). */
   compact(revision: number): Promise<void>;
   port: number;
@@ -250,8 +255,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       initialEventsEndAnnotation: naming.initialEventsEndAnnotation,
     },
   });
+  const bearerTokens = [...tokenAuthenticators, saTokens.authenticator(), ...(options.authenticators ?? [])];
   const filters = filterChain({
-    authenticators: [...tokenAuthenticators, saTokens.authenticator(), ...(options.authenticators ?? []), clientCertificateAuthenticator],
+    // A browser's WebSocket (the dashboard's exec terminal) brings its token as a subprotocol.
+    authenticators: [...bearerTokens, websocketTokenAuthenticator(bearerTokens), clientCertificateAuthenticator],
     authorizers,
     anonymous: options.anonymousAuth ?? true,
     authenticationGroup: naming.authenticationGroup,
@@ -263,11 +270,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
     ...(audit !== undefined ? { audit } : {}),
   });
+  const ui = options.dashboard === false ? undefined : dashboard(options.dashboard);
   const listener = await listen({
     ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
     ...(options.limits?.resets !== undefined ? { resets: options.limits.resets } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
-    serve: compose(filters, (ctx) => router.serve(ctx)),
+    serve: withDashboard(ui, compose(filters, (ctx) => router.serve(ctx))),
     upgrade: compose(filters, (ctx) => router.upgrade(ctx)),
   });
   const port = listener.port;
@@ -281,10 +289,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const kubeconfigPath = join(options.dataDir, "admin.kubeconfig");
   writeFileSync(kubeconfigPath, kubeconfig(url, credentials), { mode: 0o600 });
   ready = true;
-  if (options.announceReady !== false) log(`orch apiserver ready: serving ${url} (storage ${storage.backend}); kubeconfig ${kubeconfigPath}`);
+  if (options.announceReady !== false) log(`orch apiserver ready: serving ${url} (storage ${storage.backend}); kubeconfig ${kubeconfigPath}${ui?.built ? `; dashboard ${url}${UI_PATH}` : ""}`);
 
   return {
     url,
+    dashboardUrl: ui?.built ? `${url}${UI_PATH}` : undefined,
     port,
     kubeconfigPath,
     credentials,
@@ -396,6 +405,12 @@ function cachedObjects(stores: () => Stores): CachedObjects {
       return def === undefined ? undefined : { resource: { group: def.group, resource: def.resource }, namespaced: def.namespaced };
     },
   };
+}
+
+/** The dashboard's static files answer before the filter chain (they hold no data); everything else goes on. */
+function withDashboard(ui: ReturnType<typeof dashboard> | undefined, next: Handler<RequestContext<ResponseExchange>>): Handler<RequestContext<ResponseExchange>> {
+  if (ui === undefined) return next;
+  return (ctx) => (ui.serve(ctx.req, ctx.exchange.res) ? Promise.resolve() : next(ctx));
 }
 
 /** Bootstrap tokens (`<id>.<secret>`) against the system namespace's Secrets, where Secrets are served. */

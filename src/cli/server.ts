@@ -316,7 +316,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await untilDefaultServiceAccount(clients.controllers, context.signal, log);
     if (!context.signal.aborted) {
       const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}`);
+      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {

@@ -33,6 +33,7 @@ export type { RequestAttributes } from "./request-info.js";
 export { ADMIN, ANONYMOUS, TokenAuthenticator, type Authenticator } from "./authentication.js";
 export { clientCertificateAuthenticator } from "./client-certificates.js";
 export { tokenFileAuthenticator } from "./token-file.js";
+export { websocketTokenAuthenticator } from "./websocket-token.js";
 export { bootstrapTokenAuthenticator } from "./bootstrap-token.js";
 export type { AuditOptions } from "./audit.js";
 export { alwaysAllow, decide, type Authorizer, type Decision } from "./authorization.js";

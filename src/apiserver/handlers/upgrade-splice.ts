@@ -1,11 +1,12 @@
 // Carrying an HTTP/1.1 Upgrade to a backend byte for byte (pods/exec and
 // attach to the node agent, the proxy subresources to a node, pod or
 // service): the request goes out again with the backend's path, without the
-// caller's credentials; from then on either side closing ends both. The
+// caller's credentials (a bearer token in the WebSocket subprotocols too); from then on either side closing ends both. The
 // backend answers the handshake (or refuses) itself.
 
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import { withoutBearerProtocol } from "../filters/websocket-token.js";
 
 /** Request headers the backend must not see: our caller's credentials and what the new connection sets itself. */
 export const DROPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set(["authorization", "host", "proxy-authorization", "impersonate-user", "impersonate-group", "impersonate-uid"]);
@@ -17,7 +18,10 @@ export function spliceUpgrade(client: { req: IncomingMessage; socket: Duplex; he
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
     const lower = key.toLowerCase();
-    if (!DROPPED_REQUEST_HEADERS.has(lower) && !lower.startsWith("impersonate-extra-")) request += `${key}: ${raw[i + 1]}\r\n`;
+    if (DROPPED_REQUEST_HEADERS.has(lower) || lower.startsWith("impersonate-extra-")) continue;
+    // A browser's token rides in a subprotocol (filters/websocket-token.ts): never the backend's to see.
+    const value = lower === "sec-websocket-protocol" ? withoutBearerProtocol(raw[i + 1]!) : raw[i + 1];
+    if (value !== "") request += `${key}: ${value}\r\n`;
   }
   backend.write(`${request}\r\n`);
   if (client.head.length > 0) backend.write(client.head);

@@ -63,6 +63,8 @@ export async function startTestServer(options: {
   serviceAccounts?: ServiceAccountOptions;
   /** --api-group-suffix (default orch.io; k8s.io for upstream's names). */
   groupSuffix?: string;
+  /** The dashboard's built files (default dist/ui; false: none). */
+  dashboard?: string | false;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -75,6 +77,7 @@ export async function startTestServer(options: {
     modules: options.modules,
     log: () => {},
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
+    ...(options.dashboard !== undefined ? { dashboard: options.dashboard } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
