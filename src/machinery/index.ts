@@ -66,6 +66,7 @@ export {
   storeReadError,
   serverTimeout,
   serviceUnavailable,
+  insufficientStorage,
   timeout,
   tooLargeResourceVersion,
   isTooLargeResourceVersion,

@@ -23,12 +23,14 @@ export interface StorageConfig {
 export interface OpenedStorage {
   store: Storage;
   healthy(): boolean;
+  /** Why writes are refused now (lmdb: the disk is full), or undefined: /readyz's `storage-space` check. */
+  writeProblem(): string | undefined;
 }
 
 export async function openStorage(config: StorageConfig): Promise<OpenedStorage> {
   if (config.backend === "lmdb") {
-    const store = await LmdbStorage.open({ dataDir: config.dataDir });
-    return { store, healthy: () => true };
+    const store = await LmdbStorage.open({ dataDir: config.dataDir, ...(config.log === undefined ? {} : { log: config.log }) });
+    return { store, healthy: () => true, writeProblem: () => store.writeProblem() };
   }
   const { openEtcdStorage } = await import("./etcd/index.js");
   const log = config.log;
@@ -37,5 +39,5 @@ export async function openStorage(config: StorageConfig): Promise<OpenedStorage>
     prefix: config.etcdPrefix ?? "",
     ...(log === undefined ? {} : { logger: { info: log, warn: log } }),
   });
-  return { store, healthy: () => store.healthy() };
+  return { store, healthy: () => store.healthy(), writeProblem: () => undefined };
 }

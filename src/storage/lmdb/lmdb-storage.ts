@@ -48,6 +48,7 @@ import {
 } from "../storage.js";
 import { EventQueueWatch } from "./event-queue-watch.js";
 import { openStoreFile } from "./store-file.js";
+import { DiskSpace, ownLmdbCommitRejections } from "./disk-space.js";
 
 interface LogEntry {
   k: string;
@@ -71,6 +72,8 @@ export interface LmdbStorageOptions {
   dataDir: string;
   /** Log entries handled per compaction transaction (default 1000). */
   compactionBatch?: number;
+  /** Where the store's notices go (a full disk, space back); default stderr. */
+  log?: (line: string) => void;
 }
 
 const FORMAT = "orch-storage/1";
@@ -93,9 +96,12 @@ export class LmdbStorage implements Storage {
   readonly #watchers = new Set<EventQueueWatch>();
   #compaction: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #space: DiskSpace;
 
   private constructor(root: RootDatabase, path: string, options: LmdbStorageOptions) {
     this.path = path;
+    this.#space = new DiskSpace(options.dataDir, options.log === undefined ? {} : { log: options.log });
+    this.#space.checkAtOpen();
     this.#root = root;
     this.#log = root.openDB<LogEntry, number>("log", { keyEncoding: "ordered-binary" });
     this.#live = root.openDB<LiveEntry, string>("live", {});
@@ -107,6 +113,7 @@ export class LmdbStorage implements Storage {
   }
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
+    ownLmdbCommitRejections();
     const { root, path, created } = openStoreFile(options.dataDir, (file) =>
       open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" }),
     );
@@ -217,6 +224,8 @@ export class LmdbStorage implements Storage {
 
   async create(key: string, value: Uint8Array): Promise<KeyValue> {
     checkSize(key, value);
+    // On a full disk, a create that would fail anyway says why (start-up's "create if missing" steps rely on it).
+    if (this.#space.problem() !== undefined && this.#live.get(key) !== undefined) throw new AlreadyExistsError(key);
     return this.#write((revision) => {
       if (this.#live.get(key) !== undefined) return { ok: false, error: new AlreadyExistsError(key) };
       const previous = this.#tomb.get(key)?.m ?? 0;
@@ -287,6 +296,7 @@ export class LmdbStorage implements Storage {
    */
   async #write<T>(decide: (revision: number) => WriteOutcome<T>): Promise<T> {
     this.#assertOpen();
+    this.#space.assertWritable();
     let outcome: WriteOutcome<T>;
     try {
       outcome = await this.#root.transaction(() => {
@@ -303,7 +313,7 @@ export class LmdbStorage implements Storage {
       // The batch did not commit: forget what it assigned and re-read the durable revision.
       this.#assigned = Number(this.#meta.get("revision") ?? 0);
       this.#pending = this.#pending.filter((e) => e.revision <= this.#assigned);
-      throw new StorageError("Unavailable", `lmdb commit failed: ${(err as Error).message}`, { cause: err });
+      throw this.#space.commitFailed(err) ?? new StorageError("Unavailable", `lmdb commit failed: ${(err as Error).message}`, { cause: err });
     }
     if (!outcome.ok) throw outcome.error;
     this.#publishUpTo(outcome.revision);
@@ -386,6 +396,15 @@ export class LmdbStorage implements Storage {
 
   async #compact(revision: number): Promise<void> {
     this.#assertOpen();
+    this.#space.assertWritable();
+    try {
+      await this.#compactWrites(revision);
+    } catch (err) {
+      throw this.#space.commitFailed(err) ?? err;
+    }
+  }
+
+  async #compactWrites(revision: number): Promise<void> {
     const current = await this.currentRevision();
     if (revision > current) throw new FutureRevisionError(revision, current);
     const compacted = Number(this.#meta.get("compacted") ?? 0);
@@ -425,6 +444,11 @@ export class LmdbStorage implements Storage {
       revision: await this.currentRevision(),
       compactedRevision: Number(this.#meta.get("compacted") ?? 0),
     };
+  }
+
+  /** Why writes are refused (the disk is full), or undefined: /readyz's `storage-space` check. */
+  writeProblem(): string | undefined {
+    return this.#space.problem();
   }
 
   async close(): Promise<void> {
