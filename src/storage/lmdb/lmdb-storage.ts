@@ -114,8 +114,10 @@ export class LmdbStorage implements Storage {
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
     ownLmdbCommitRejections();
-    const { root, path, created } = openStoreFile(options.dataDir, (file) =>
-      open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" }),
+    const { root, path, created } = openStoreFile(
+      options.dataDir,
+      (file) => open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" }),
+      ...(options.log === undefined ? [] : [options.log]),
     );
     if (!created && !isOrchStore(root)) {
       // An lmdb file some other program wrote: leave it exactly as it is.

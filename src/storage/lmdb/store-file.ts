@@ -2,7 +2,7 @@
 // that is not ours: an existing file must carry lmdb's magic number, and any
 // open failure names the file.
 
-import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StorageError } from "../errors.js";
 
@@ -22,15 +22,36 @@ export interface OpenedStoreFile<T> {
   created: boolean;
 }
 
-export function openStoreFile<T>(dataDir: string, openLmdb: (path: string) => T): OpenedStoreFile<T> {
-  mkdirSync(dataDir, { recursive: true });
+export function openStoreFile<T>(dataDir: string, openLmdb: (path: string) => T, warn: (line: string) => void = stderrLine): OpenedStoreFile<T> {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Only orch reads the store and its folder: 0700 and 0600 whatever existed (issue 18, point 6).
+  restrictMode(dataDir, 0o700, warn);
   const path = join(dataDir, STORE_FILE);
   const created = !exists(path);
   if (!created) checkLmdbFile(path);
+  let root: T;
   try {
-    return { root: openLmdb(path), path, created };
+    root = openLmdb(path);
   } catch (err) {
     throw new StorageError("Corrupt", `cannot open store ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  for (const file of [path, `${path}${LOCK_SUFFIX}`]) if (exists(file)) restrictMode(file, 0o600, warn);
+  return { root, path, created };
+}
+
+/** lmdb's lock file beside the store (noSubdir mode). */
+const LOCK_SUFFIX = "-lock";
+
+function stderrLine(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** chmod unless the mode is already right; a warning when not allowed (another owner, a read-only mount). */
+function restrictMode(path: string, mode: number, warn: (line: string) => void): void {
+  try {
+    if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+  } catch (err) {
+    warn(`warning: cannot make ${path} mode ${mode.toString(8)}: ${(err as Error).message}`);
   }
 }
 
