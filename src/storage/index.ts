@@ -7,6 +7,7 @@ import type { Storage } from "./storage.js";
 export * from "./storage.js";
 export * from "./errors.js";
 export { startCompactor, type Compactor } from "./compactor.js";
+export { unreadableReason, unreadableValue } from "./unreadable-value.js";
 
 export interface StorageConfig {
   backend: "lmdb" | "etcd";

@@ -16,6 +16,7 @@
 // watchers) only after `flushed`, i.e. once durable.
 
 import { statSync } from "node:fs";
+import { crc32 } from "node:zlib";
 import { open, type Database, type RootDatabase, type Transaction } from "lmdb";
 import {
   AlreadyExistsError,
@@ -27,6 +28,7 @@ import {
   TooLargeError,
 } from "../errors.js";
 import { guaranteedUpdate } from "../guaranteed-update.js";
+import { unreadableValue } from "../unreadable-value.js";
 import {
   MAX_VALUE_BYTES,
   prefixEnd,
@@ -55,6 +57,8 @@ interface LogEntry {
   v?: Uint8Array;
   c: number;
   p: number;
+  /** CRC-32 of `v` (entries written before checksums have none): a damaged value reads as corrupt, not as garbage. */
+  s?: number;
 }
 interface LiveEntry {
   c: number;
@@ -97,10 +101,14 @@ export class LmdbStorage implements Storage {
   #compaction: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #space: DiskSpace;
+  readonly #notice: (line: string) => void;
+  /** Revisions whose damage was logged already. */
+  readonly #damaged = new Set<number>();
 
   private constructor(root: RootDatabase, path: string, options: LmdbStorageOptions) {
     this.path = path;
-    this.#space = new DiskSpace(options.dataDir, options.log === undefined ? {} : { log: options.log });
+    this.#notice = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.#space = new DiskSpace(options.dataDir, { log: this.#notice });
     this.#space.checkAtOpen();
     this.#root = root;
     this.#log = root.openDB<LogEntry, number>("log", { keyEncoding: "ordered-binary" });
@@ -204,7 +212,18 @@ export class LmdbStorage implements Storage {
     if (entry?.v === undefined) {
       throw new StorageError("Corrupt", `store ${this.path}: no value for ${key} at revision ${modRevision}`, { key });
     }
-    return { key, value: entry.v, createRevision, modRevision };
+    return { key, value: this.#checked(key, modRevision, entry.v, entry.s), createRevision, modRevision };
+  }
+
+  /** The entry's value, or the unreadable marker when it fails its checksum (said once in the log, with what to do). */
+  #checked(key: string, revision: number, value: Uint8Array, sum: number | undefined): Uint8Array {
+    if (sum === undefined || crc32(value) === sum) return value;
+    const reason = `value of ${key} at revision ${revision} fails its checksum: the store ${this.path} is damaged`;
+    if (!this.#damaged.has(revision)) {
+      this.#damaged.add(revision);
+      this.#notice(`store: ${reason}; the object reads as corrupt (delete it with the unsafe delete), or stop the server and restore a snapshot (orch snapshot restore, docs/reliability.md)`);
+    }
+    return unreadableValue(reason);
   }
 
   /** The key as of `revision`: walk its versions back from the newest. */
@@ -215,7 +234,7 @@ export class LmdbStorage implements Storage {
       // A missing entry at or below the revision was a delete that compaction dropped.
       if (entry === undefined) return undefined;
       if (rev <= revision) {
-        return entry.v === undefined ? undefined : { key, value: entry.v, createRevision: entry.c, modRevision: rev };
+        return entry.v === undefined ? undefined : { key, value: this.#checked(key, rev, entry.v, entry.s), createRevision: entry.c, modRevision: rev };
       }
       rev = entry.p;
     }
@@ -284,7 +303,7 @@ export class LmdbStorage implements Storage {
     previous: number,
     prevKv: KeyValue | undefined,
   ): WriteOutcome<KeyValue> {
-    this.#log.putSync(revision, { k: key, v: value, c: createRevision, p: previous });
+    this.#log.putSync(revision, { k: key, v: value, c: createRevision, p: previous, s: crc32(value) });
     this.#live.putSync(key, { c: createRevision, m: revision });
     const kv: KeyValue = { key, value, createRevision, modRevision: revision };
     this.#pending.push({ type: "put", kv, prevKv, revision });
@@ -374,14 +393,14 @@ export class LmdbStorage implements Storage {
     const prevKv: KeyValue | undefined =
       prevEntry?.v === undefined
         ? undefined
-        : { key: entry.k, value: prevEntry.v, createRevision: prevEntry.c, modRevision: entry.p };
+        : { key: entry.k, value: this.#checked(entry.k, entry.p, prevEntry.v, prevEntry.s), createRevision: prevEntry.c, modRevision: entry.p };
     if (entry.v === undefined) {
       if (prevKv === undefined) {
         throw new StorageError("Corrupt", `store ${this.path}: delete at ${revision} has no previous value`);
       }
       return { type: "delete", key: entry.k, prevKv, revision };
     }
-    return { type: "put", kv: { key: entry.k, value: entry.v, createRevision: entry.c, modRevision: revision }, prevKv, revision };
+    return { type: "put", kv: { key: entry.k, value: this.#checked(entry.k, revision, entry.v, entry.s), createRevision: entry.c, modRevision: revision }, prevKv, revision };
   }
 
   // ---- compaction ----

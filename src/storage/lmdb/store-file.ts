@@ -3,7 +3,7 @@
 // open failure names the file.
 
 import { chmodSync, closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { StorageError } from "../errors.js";
 
 export const STORE_FILE = "store.mdb";
@@ -68,19 +68,56 @@ function exists(path: string): boolean {
 function checkLmdbFile(path: string): void {
   const stat = statSync(path);
   if (!stat.isFile()) throw new StorageError("Corrupt", `store ${path} is not a regular file; refusing to use it`);
-  const header = Buffer.alloc(Math.max(...LMDB_MAGIC_OFFSETS) + 4);
-  const fd = openSync(path, "r");
-  let read: number;
-  try {
-    read = readSync(fd, header, 0, header.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  const magic = read === header.length && LMDB_MAGIC_OFFSETS.some((at) => header.readUInt32LE(at) === LMDB_MAGIC);
+  const header = readAt(path, 0, META_OFFSET + META_BYTES);
+  const magic = header.length === META_OFFSET + META_BYTES && LMDB_MAGIC_OFFSETS.some((at) => header.readUInt32LE(at) === LMDB_MAGIC);
   if (!magic) {
     throw new StorageError(
       "Corrupt",
       `store ${path} is not an lmdb file (damaged or foreign); refusing to open it. Move it away or use another --data-dir.`,
     );
+  }
+  if (header.readUInt32LE(META_OFFSET) === LMDB_MAGIC) checkSize(path, stat.size, header);
+}
+
+/**
+ * The 1.0 format's meta pages (pages 0 and 1): after the 24-byte page header,
+ * magic, version, address, map size, two 48-byte tree records (the first's
+ * leading word is the page size), the last used page and the transaction id.
+ */
+const META_OFFSET = 24;
+const META_BYTES = 136;
+const PSIZE_AT = 24;
+const LAST_PAGE_AT = 120;
+const TXNID_AT = 128;
+
+/**
+ * A file shorter than its newest meta page says (truncated by a full disk, a
+ * bad copy) would crash the process with a bus error on the first read of a
+ * missing page: refuse it with what is wrong and how to restore.
+ */
+function checkSize(path: string, size: number, first: Buffer): void {
+  const psize = first.readUInt32LE(META_OFFSET + PSIZE_AT);
+  const damaged = (why: string) =>
+    new StorageError(
+      "Corrupt",
+      `store ${path} is damaged: ${why}; refusing to open it (reading it would crash the process). ` +
+        `Move it away and restore a snapshot: orch snapshot restore SNAPSHOT --data-dir ${dirname(path)} (docs/reliability.md, "Damaged store").`,
+    );
+  if (psize < 512 || psize > 65536 || (psize & (psize - 1)) !== 0) throw damaged(`its page size ${psize} is not a power of two between 512 and 65536`);
+  const metas = [first.subarray(META_OFFSET), readAt(path, psize + META_OFFSET, META_BYTES)].filter(
+    (m) => m.length === META_BYTES && m.readUInt32LE(0) === LMDB_MAGIC,
+  );
+  const newest = metas.reduce((a, b) => (b.readBigUInt64LE(TXNID_AT) > a.readBigUInt64LE(TXNID_AT) ? b : a));
+  const needed = (Number(newest.readBigUInt64LE(LAST_PAGE_AT)) + 1) * psize;
+  if (size < needed) throw damaged(`it is ${size} bytes, but its last committed page ends at byte ${needed} (truncated)`);
+}
+
+function readAt(path: string, position: number, length: number): Buffer {
+  const buf = Buffer.alloc(length);
+  const fd = openSync(path, "r");
+  try {
+    return buf.subarray(0, readSync(fd, buf, 0, length, position));
+  } finally {
+    closeSync(fd);
   }
 }
