@@ -15,7 +15,8 @@
 // event turn share one commit, and a write is acknowledged (and published to
 // watchers) only after `flushed`, i.e. once durable.
 
-import { statSync } from "node:fs";
+import { chmodSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import { open, type Database, type RootDatabase, type Transaction } from "lmdb";
 import {
@@ -49,7 +50,7 @@ import {
   type WatchOptions,
 } from "../storage.js";
 import { EventQueueWatch } from "./event-queue-watch.js";
-import { openStoreFile } from "./store-file.js";
+import { checkStoreFile, openStoreFile } from "./store-file.js";
 import { DiskSpace, ownLmdbCommitRejections } from "./disk-space.js";
 
 interface LogEntry {
@@ -122,11 +123,18 @@ export class LmdbStorage implements Storage {
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
     ownLmdbCommitRejections();
-    const { root, path, created } = openStoreFile(
-      options.dataDir,
-      (file) => open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" }),
-      ...(options.log === undefined ? [] : [options.log]),
-    );
+    const { root, path, created } = openStoreFile(options.dataDir, openLmdb, ...(options.log === undefined ? [] : [options.log]));
+    return LmdbStorage.#adopt(root, path, created, options);
+  }
+
+  /** A store file by its path, never created (a snapshot to check or restore). */
+  static async openFile(file: string, options: Omit<LmdbStorageOptions, "dataDir"> = {}): Promise<LmdbStorage> {
+    ownLmdbCommitRejections();
+    const root = checkStoreFile(file, openLmdb);
+    return LmdbStorage.#adopt(root, file, false, { ...options, dataDir: dirname(file) });
+  }
+
+  static async #adopt(root: RootDatabase, path: string, created: boolean, options: LmdbStorageOptions): Promise<LmdbStorage> {
     if (!created && !isOrchStore(root)) {
       // An lmdb file some other program wrote: leave it exactly as it is.
       await root.close();
@@ -467,6 +475,46 @@ export class LmdbStorage implements Storage {
     };
   }
 
+  /**
+   * An online, consistent copy of the store into `file` (lmdb's compacting
+   * copy inside one read transaction: writers go on while it runs), made
+   * 0600 and checked; what the copy holds.
+   */
+  async snapshot(file: string): Promise<StoreCheck> {
+    this.#assertOpen();
+    await this.#root.backup(file, true);
+    chmodSync(file, 0o600);
+    const copy = await LmdbStorage.openFile(file);
+    try {
+      return copy.check();
+    } finally {
+      await copy.close();
+    }
+  }
+
+  /** Walks every stored value against its checksum: the revision, live keys, values read and the damaged ones. */
+  check(): StoreCheck {
+    this.#assertOpen();
+    const txn = this.#root.useReadTransaction();
+    try {
+      const damaged: string[] = [];
+      let values = 0;
+      for (const { key: revision, value: entry } of this.#log.getRange({ transaction: txn })) {
+        if (entry.v === undefined) continue;
+        values++;
+        if (entry.s !== undefined && crc32(entry.v) !== entry.s) damaged.push(`${entry.k} at revision ${revision}`);
+      }
+      return {
+        revision: Number(this.#meta.get("revision", { transaction: txn }) ?? 0),
+        keys: this.#live.getCount({ transaction: txn }),
+        values,
+        damaged,
+      };
+    } finally {
+      txn.done();
+    }
+  }
+
   /** Why writes are refused (the disk is full), or undefined: /readyz's `storage-space` check. */
   writeProblem(): string | undefined {
     return this.#space.problem();
@@ -484,6 +532,18 @@ export class LmdbStorage implements Storage {
   #assertOpen(): void {
     if (this.#closed) throw new StorageError("Unavailable", `store ${this.path} is closed`);
   }
+}
+
+/** What a store holds, and which values fail their checksums (`orch snapshot`). */
+export interface StoreCheck {
+  revision: number;
+  keys: number;
+  values: number;
+  damaged: string[];
+}
+
+function openLmdb(file: string): RootDatabase {
+  return open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" });
 }
 
 /** Looks for our format stamp without creating anything in the file. */

@@ -55,6 +55,17 @@ function restrictMode(path: string, mode: number, warn: (line: string) => void):
   }
 }
 
+/** Opens an existing store file (a snapshot) after the same header and size checks; never creates one. */
+export function checkStoreFile<T>(path: string, openLmdb: (path: string) => T): T {
+  if (!exists(path)) throw new StorageError("NotFound", `no store file ${path}`);
+  checkLmdbFile(path);
+  try {
+    return openLmdb(path);
+  } catch (err) {
+    throw new StorageError("Corrupt", `cannot open store ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 function exists(path: string): boolean {
   try {
     statSync(path);
