@@ -58,6 +58,7 @@ import { Router } from "./router.js";
 import { ServiceAllocator } from "./services/allocator.js";
 import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
+import { unlessStorageFull } from "./storage-full.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
 import { startComponentStatuses } from "./component-statuses.js";
@@ -190,9 +191,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
-  await ensureSystemNamespaces(stores.namespaces, naming);
-  await ensureSystemPriorityClasses(stores.priorityClasses, naming);
-  await reconcileBootstrapPolicy(stores, naming, log);
+  await unlessStorageFull("system namespaces", log, () => ensureSystemNamespaces(stores.namespaces, naming), undefined);
+  await unlessStorageFull("system priority classes", log, () => ensureSystemPriorityClasses(stores.priorityClasses, naming), undefined);
+  await unlessStorageFull("bootstrap policy", log, () => reconcileBootstrapPolicy(stores, naming, log), undefined);
   const stopFlowControl = await startFlowControlBootstrap(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
   const componentStatuses = stores.for({ group: "", resource: "componentstatuses" });
@@ -209,6 +210,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const endpoints = componentEndpoints({ component: "orch-apiserver", featureGates: gates, metrics, ...(options.flags ? { flags: options.flags } : {}) });
   endpoints.health.addLive(conditionCheck("etcd", () => opened.healthy(), `storage (${storage.backend}) is not reachable`));
   endpoints.health.addReady(conditionCheck("etcd-readiness", () => opened.healthy(), `storage (${storage.backend}) is not ready`));
+  endpoints.health.addReady({ name: "storage-space", check: () => { const problem = opened.writeProblem(); if (problem !== undefined) throw new Error(problem); } });
   endpoints.health.addReady(conditionCheck("informer-sync", () => ready, "watch caches have not synced"));
   endpoints.health.addReady(conditionCheck("autoregister-completion", () => ready, "API groups are not all registered yet"));
   const apiMetrics = new ApiServerMetrics({ registry: metrics, storage, resources: [...stores], log });
@@ -282,7 +284,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const advertised = advertiseAddress(options.bindAddress);
   externalAddress = `${advertised.includes(":") ? `[${advertised}]` : advertised}:${port}`;
   if (allocator) {
-    await ensureKubernetesService({ services: stores.services!, endpoints: stores.endpoints }, { allocator, address: advertiseAddress(options.bindAddress), port, log, provider: providerName(naming) });
+    await unlessStorageFull("the kubernetes service", log, () => ensureKubernetesService({ services: stores.services!, endpoints: stores.endpoints }, { allocator, address: advertiseAddress(options.bindAddress), port, log, provider: providerName(naming) }), undefined);
   }
   const host = options.bindAddress === "0.0.0.0" || options.bindAddress === "::" ? "127.0.0.1" : options.bindAddress;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
+import { unlessStorageFull } from "../apiserver/storage-full.js";
 import type { apiserverFlags } from "./apiserver-flags.js";
 import type { RunContext } from "./command.js";
 import { JOIN_TOKEN_FILE, formatJoinToken } from "./join-token.js";
@@ -73,7 +74,7 @@ export async function startApiServerFromFlags(
     }),
   });
   // What `orch server --join URL --token "$(cat DATA_DIR/join.token)"` needs: a fresh bootstrap token and the CA's digest.
-  const token = await createJoinBootstrapToken(server, namingFor(flags.get("api-group-suffix")), flags.get("join-token-ttl"));
+  const token = await unlessStorageFull("join token", log, () => createJoinBootstrapToken(server, namingFor(flags.get("api-group-suffix")), flags.get("join-token-ttl")), undefined);
   if (token !== undefined) writeFileSync(join(flags.get("data-dir"), JOIN_TOKEN_FILE), formatJoinToken(server.credentials.caCertPem, token) + "\n", { mode: 0o600 });
   return server;
 }

@@ -13,6 +13,7 @@ import { command as nodeagent } from "./nodeagent.js";
 import { command as proxy } from "./proxy.js";
 import { command as scheduler } from "./scheduler.js";
 import { command as server } from "./server.js";
+import { command as snapshot } from "./snapshot.js";
 
 // Each subcommand keeps its own flag types; the list only needs what they share.
 type AnyCommand = Command<FlagDecls>;
@@ -27,6 +28,7 @@ export const commands: readonly AnyCommand[] = [
   proxy,
   cloudControllerManager,
   images,
+  snapshot,
 ];
 
 export function usage(): string {

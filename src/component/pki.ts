@@ -4,7 +4,7 @@
 // P-256 (fast to make with WebCrypto; Go's TLS stack, and so kubectl, takes them).
 
 import { webcrypto, X509Certificate as NodeX509 } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 // @peculiar/x509 resolves its ASN.1 schemas through tsyringe, which needs the Reflect metadata polyfill.
@@ -52,6 +52,8 @@ export function servingNames(extra: string[] = []): { dns: string[]; ips: string
 /** Load the credentials under `dir`, creating whatever is missing (and a new serving cert when names changed or it expires soon). */
 export async function ensureCredentials(dir: string, extraNames: string[] = [], nodeAgentClientUser: string = NODE_AGENT_CLIENT.user): Promise<Credentials> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // The folder holds keys and the admin token: 0700 whatever existed before (issue 18, point 6).
+  restrictMode(dir, 0o700);
   const path = (name: string) => join(dir, name);
 
   let ca: { cert: string; key: string };
@@ -78,6 +80,8 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
   let adminToken: string;
   if (existsSync(path(PKI_FILES.adminToken))) {
     adminToken = readFileSync(path(PKI_FILES.adminToken), "utf8").trim();
+    // An empty token would match no client and lock everyone out silently: say so and stop.
+    if (adminToken === "") throw new Error(`${path(PKI_FILES.adminToken)} is empty: no client could authenticate as admin; remove the file to have a new token made, or write a token into it`);
   } else {
     adminToken = Buffer.from(webcrypto.getRandomValues(new Uint8Array(32))).toString("base64url");
     writeSecret(path(PKI_FILES.adminToken), adminToken + "\n");
@@ -93,6 +97,7 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
     writeSecret(path(PKI_FILES.nodeAgentClientKey), nodeAgentClient.key);
     writeFileSync(path(PKI_FILES.nodeAgentClientCert), nodeAgentClient.cert, { mode: 0o644 });
   }
+  for (const secret of [PKI_FILES.caKey, PKI_FILES.serverKey, PKI_FILES.adminToken, PKI_FILES.nodeAgentClientKey]) restrictMode(path(secret), 0o600);
   return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken, nodeAgentClient };
 }
 
@@ -114,6 +119,15 @@ export async function issueClientCert(ca: { cert: string; key: string }, user: s
     usage: x509.ExtendedKeyUsage.clientAuth,
     extensions: [],
   });
+}
+
+/** chmod `path` to `mode` unless it already has it; a warning on stderr when that is not allowed (another owner, a read-only mount). */
+export function restrictMode(path: string, mode: number, warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+  try {
+    if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+  } catch (err) {
+    warn(`warning: cannot make ${path} mode ${mode.toString(8)}: ${(err as Error).message}`);
+  }
 }
 
 function writeSecret(file: string, content: string): void {

@@ -267,6 +267,16 @@ export function serverTimeout(gr: GroupResource, operation: string, retryAfterSe
   );
 }
 
+/**
+ * 507 Insufficient Storage: the store's disk is full and writes are refused
+ * until space is freed (docs/reliability.md, "Disk full"). Upstream answers
+ * such storage errors with a 500 InternalError; the reason stays the same so
+ * clients treat it alike, and the code says it is the disk.
+ */
+export function insufficientStorage(message: string): ApiError {
+  return apiError(507, "InternalError", message);
+}
+
 /** 503 ServiceUnavailable with the given message. */
 export function serviceUnavailable(message: string): ApiError {
   return apiError(503, "ServiceUnavailable", message);

@@ -66,12 +66,14 @@ export {
   storeReadError,
   serverTimeout,
   serviceUnavailable,
+  insufficientStorage,
   timeout,
   tooLargeResourceVersion,
   isTooLargeResourceVersion,
 } from "./errors.js";
 
 export { goQuote } from "./go-format.js";
+export { digestsEqual, secretDigest, secretEqual } from "./secret-equal.js";
 
 export type { Selector, Requirement, Labels, LabelOperator, LabelSelector, LabelSelectorRequirement } from "./labels.js";
 export {

@@ -11,6 +11,7 @@ export type StorageErrorCode =
   | "FutureRevision"
   | "TooLarge"
   | "Unavailable"
+  | "NoSpace"
   | "Corrupt";
 
 export class StorageError extends Error {
@@ -83,6 +84,13 @@ export class TooLargeError extends StorageError {
 export class StorageUnavailableError extends StorageError {
   constructor(message: string, cause?: unknown) {
     super("Unavailable", message, { cause });
+  }
+}
+
+/** The disk under the store is full: writes are refused until space comes back (reads and watches go on). */
+export class NoSpaceError extends StorageError {
+  constructor(message: string, cause?: unknown) {
+    super("NoSpace", message, { cause });
   }
 }
 

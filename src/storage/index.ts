@@ -7,6 +7,7 @@ import type { Storage } from "./storage.js";
 export * from "./storage.js";
 export * from "./errors.js";
 export { startCompactor, type Compactor } from "./compactor.js";
+export { unreadableReason, unreadableValue } from "./unreadable-value.js";
 
 export interface StorageConfig {
   backend: "lmdb" | "etcd";
@@ -23,12 +24,14 @@ export interface StorageConfig {
 export interface OpenedStorage {
   store: Storage;
   healthy(): boolean;
+  /** Why writes are refused now (lmdb: the disk is full), or undefined: /readyz's `storage-space` check. */
+  writeProblem(): string | undefined;
 }
 
 export async function openStorage(config: StorageConfig): Promise<OpenedStorage> {
   if (config.backend === "lmdb") {
-    const store = await LmdbStorage.open({ dataDir: config.dataDir });
-    return { store, healthy: () => true };
+    const store = await LmdbStorage.open({ dataDir: config.dataDir, ...(config.log === undefined ? {} : { log: config.log }) });
+    return { store, healthy: () => true, writeProblem: () => store.writeProblem() };
   }
   const { openEtcdStorage } = await import("./etcd/index.js");
   const log = config.log;
@@ -37,5 +40,5 @@ export async function openStorage(config: StorageConfig): Promise<OpenedStorage>
     prefix: config.etcdPrefix ?? "",
     ...(log === undefined ? {} : { logger: { info: log, warn: log } }),
   });
-  return { store, healthy: () => store.healthy() };
+  return { store, healthy: () => store.healthy(), writeProblem: () => undefined };
 }

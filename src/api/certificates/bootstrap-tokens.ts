@@ -6,8 +6,9 @@
 // and description. The authenticator (API server), the cleaner (controller
 // manager) and `orch server` (which makes the join token's) read this file.
 
-import { randomInt, timingSafeEqual } from "node:crypto";
+import { randomInt } from "node:crypto";
 import type { Naming } from "../../machinery/naming.js";
+import { secretEqual } from "../../machinery/secret-equal.js";
 import { BOOTSTRAPPERS_GROUP } from "./signers.js";
 
 export const BOOTSTRAP_TOKEN_PATTERN = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
@@ -92,9 +93,7 @@ export function authenticateBootstrapToken(naming: Naming, token: string, secret
   const m = BOOTSTRAP_TOKEN_PATTERN.exec(token);
   if (m === null || secret === undefined) return undefined;
   if (secret.type !== bootstrapTokenType(naming) || secret.metadata.deletionTimestamp) return undefined;
-  const stored = Buffer.from(field(secret, BOOTSTRAP_KEYS.secret) ?? "");
-  const given = Buffer.from(m[2]!);
-  if (stored.length !== given.length || !timingSafeEqual(stored, given)) return undefined;
+  if (!secretEqual(m[2]!, field(secret, BOOTSTRAP_KEYS.secret) ?? "")) return undefined;
   if (field(secret, BOOTSTRAP_KEYS.id) !== m[1]) return undefined;
   const expiry = bootstrapTokenExpiry(secret);
   if (expiry !== undefined && !(expiry > now)) return undefined;

@@ -9,7 +9,7 @@
 // Authenticators in the list.
 
 import { isPublicPath } from "../../component/index.js";
-import { unauthorized } from "../../machinery/index.js";
+import { digestsEqual, secretDigest, unauthorized } from "../../machinery/index.js";
 import type { Incoming } from "../http/respond.js";
 import type { Filter, UserInfo } from "./context.js";
 
@@ -30,16 +30,20 @@ export const ADMIN: UserInfo = Object.freeze({ name: "admin", groups: Object.fre
  * the server has always required.
  */
 export class TokenAuthenticator implements Authenticator {
-  readonly #users: ReadonlyMap<string, UserInfo>;
+  /** Digests, not tokens: every entry is compared in constant time, with no early exit (machinery/secret-equal.ts). */
+  readonly #users: readonly { digest: Buffer; user: UserInfo }[];
 
   constructor(users: ReadonlyMap<string, UserInfo>) {
-    this.#users = users;
+    this.#users = [...users].map(([token, user]) => ({ digest: secretDigest(token), user }));
   }
 
   authenticate(req: Incoming): UserInfo | undefined {
     const header = req.headers.authorization;
     if (typeof header !== "string" || !header.startsWith("Bearer ")) return undefined;
-    return this.#users.get(header.slice(7));
+    const given = secretDigest(header.slice(7));
+    let found: UserInfo | undefined;
+    for (const { digest, user } of this.#users) if (digestsEqual(given, digest)) found ??= user;
+    return found;
   }
 }
 

@@ -3,8 +3,7 @@
 // registry encodes with it and every cache decodes with it.
 
 import { corruptObject, requestEntityTooLarge, type ApiObject } from "../../machinery/index.js";
-import type { KeyValue } from "../../storage/index.js";
-import { transformFailure } from "../../storage/encryption/index.js";
+import { unreadableReason, type KeyValue } from "../../storage/index.js";
 
 /** Objects are limited to what a storage value can hold. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
@@ -26,8 +25,8 @@ export function encodeObject(obj: ApiObject, name: string): Uint8Array {
 
 /** Stored bytes to an object carrying its resourceVersion; a 500 naming the key when they are not an object (seed 000, the corrupt state). */
 export function decodeObject(kv: KeyValue): ApiObject {
-  // A value encryption at rest could not open (a wrong key): corrupt, like any value that does not decode.
-  const failure = transformFailure(kv.value);
+  // A value encryption at rest could not open (a wrong key) or failing its checksum: corrupt, like any value that does not decode.
+  const failure = unreadableReason(kv.value);
   if (failure !== undefined) throw corruptObject(kv.key, kv.modRevision, failure);
   let obj: ApiObject;
   try {

@@ -4,6 +4,7 @@
 import {
   alreadyExists,
   conflict,
+  insufficientStorage,
   internalError,
   isApiError,
   listExpired,
@@ -32,6 +33,8 @@ export function apiErrorFrom(err: unknown, resource: GroupResource, name: string
       const { requestedRevision = "", currentRevision = "" } = err as Partial<FutureRevisionError>;
       return tooLargeResourceVersion(requestedRevision, currentRevision);
     }
+    case "NoSpace":
+      return insufficientStorage(`storage is full: ${err.message}`);
     case "Unavailable":
       return serviceUnavailable(`storage is unavailable: ${err.message}`);
     default:

@@ -5,29 +5,16 @@
 // sees plain values, so lmdb and etcd work the same.
 //
 // A value that does not open (a wrong or missing key) is not an error of the
-// whole read: it comes back as a transform-failure value that names why, and
-// the decoder above turns it into the corrupt-object error of that one key
-// (seed 000, "States and transitions", rule 4).
+// whole read: it comes back as an unreadable value (../unreadable-value.ts).
 
 import { guaranteedUpdate } from "../guaranteed-update.js";
 import { ConflictError } from "../errors.js";
+import { unreadableValue } from "../unreadable-value.js";
 import type { DeleteOptions, DeleteResult, GetOptions, GetResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, ListOptions, ListResult, Storage, StorageStats, UpdateDecision, Watch, WatchEvent, WatchOptions } from "../storage.js";
 import type { PrefixTransformers } from "./providers.js";
 
 /** Which transformers apply to a key (undefined: stored as is). */
 export type TransformerLookup = (key: string) => PrefixTransformers | undefined;
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-/** A transform failure's value: NUL (never the start of a stored object), a marker, the reason. */
-const FAILURE = enc.encode("\u0000transform-failure:");
-
-/** Why a value read through EncryptedStorage could not be opened, or undefined when it is a plain value. */
-export function transformFailure(value: Uint8Array): string | undefined {
-  if (value.length < FAILURE.length || value[0] !== 0) return undefined;
-  for (let i = 0; i < FAILURE.length; i++) if (value[i] !== FAILURE[i]) return undefined;
-  return dec.decode(value.subarray(FAILURE.length));
-}
 
 export class EncryptedStorage implements Storage {
   readonly backend: string;
@@ -61,7 +48,7 @@ export class EncryptedStorage implements Storage {
         value = opened.value;
         if (opened.stale) this.#stale.add(value);
       } catch (err) {
-        value = Buffer.concat([FAILURE, enc.encode(`unable to transform key ${JSON.stringify(kv.key)}: ${(err as Error).message}`)]);
+        value = unreadableValue(`unable to transform key ${JSON.stringify(kv.key)}: ${(err as Error).message}`);
       }
     }
     return { ...kv, value };

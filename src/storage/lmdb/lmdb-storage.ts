@@ -15,7 +15,9 @@
 // event turn share one commit, and a write is acknowledged (and published to
 // watchers) only after `flushed`, i.e. once durable.
 
-import { statSync } from "node:fs";
+import { chmodSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { crc32 } from "node:zlib";
 import { open, type Database, type RootDatabase, type Transaction } from "lmdb";
 import {
   AlreadyExistsError,
@@ -27,6 +29,7 @@ import {
   TooLargeError,
 } from "../errors.js";
 import { guaranteedUpdate } from "../guaranteed-update.js";
+import { unreadableValue } from "../unreadable-value.js";
 import {
   MAX_VALUE_BYTES,
   prefixEnd,
@@ -47,13 +50,16 @@ import {
   type WatchOptions,
 } from "../storage.js";
 import { EventQueueWatch } from "./event-queue-watch.js";
-import { openStoreFile } from "./store-file.js";
+import { checkStoreFile, openStoreFile } from "./store-file.js";
+import { DiskSpace, ownLmdbCommitRejections } from "./disk-space.js";
 
 interface LogEntry {
   k: string;
   v?: Uint8Array;
   c: number;
   p: number;
+  /** CRC-32 of `v` (entries written before checksums have none): a damaged value reads as corrupt, not as garbage. */
+  s?: number;
 }
 interface LiveEntry {
   c: number;
@@ -71,6 +77,8 @@ export interface LmdbStorageOptions {
   dataDir: string;
   /** Log entries handled per compaction transaction (default 1000). */
   compactionBatch?: number;
+  /** Where the store's notices go (a full disk, space back); default stderr. */
+  log?: (line: string) => void;
 }
 
 const FORMAT = "orch-storage/1";
@@ -93,9 +101,16 @@ export class LmdbStorage implements Storage {
   readonly #watchers = new Set<EventQueueWatch>();
   #compaction: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #space: DiskSpace;
+  readonly #notice: (line: string) => void;
+  /** Revisions whose damage was logged already. */
+  readonly #damaged = new Set<number>();
 
   private constructor(root: RootDatabase, path: string, options: LmdbStorageOptions) {
     this.path = path;
+    this.#notice = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    this.#space = new DiskSpace(options.dataDir, { log: this.#notice });
+    this.#space.checkAtOpen();
     this.#root = root;
     this.#log = root.openDB<LogEntry, number>("log", { keyEncoding: "ordered-binary" });
     this.#live = root.openDB<LiveEntry, string>("live", {});
@@ -107,9 +122,19 @@ export class LmdbStorage implements Storage {
   }
 
   static async open(options: LmdbStorageOptions): Promise<LmdbStorage> {
-    const { root, path, created } = openStoreFile(options.dataDir, (file) =>
-      open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" }),
-    );
+    ownLmdbCommitRejections();
+    const { root, path, created } = openStoreFile(options.dataDir, openLmdb, ...(options.log === undefined ? [] : [options.log]));
+    return LmdbStorage.#adopt(root, path, created, options);
+  }
+
+  /** A store file by its path, never created (a snapshot to check or restore). */
+  static async openFile(file: string, options: Omit<LmdbStorageOptions, "dataDir"> = {}): Promise<LmdbStorage> {
+    ownLmdbCommitRejections();
+    const root = checkStoreFile(file, openLmdb);
+    return LmdbStorage.#adopt(root, file, false, { ...options, dataDir: dirname(file) });
+  }
+
+  static async #adopt(root: RootDatabase, path: string, created: boolean, options: LmdbStorageOptions): Promise<LmdbStorage> {
     if (!created && !isOrchStore(root)) {
       // An lmdb file some other program wrote: leave it exactly as it is.
       await root.close();
@@ -195,7 +220,18 @@ export class LmdbStorage implements Storage {
     if (entry?.v === undefined) {
       throw new StorageError("Corrupt", `store ${this.path}: no value for ${key} at revision ${modRevision}`, { key });
     }
-    return { key, value: entry.v, createRevision, modRevision };
+    return { key, value: this.#checked(key, modRevision, entry.v, entry.s), createRevision, modRevision };
+  }
+
+  /** The entry's value, or the unreadable marker when it fails its checksum (said once in the log, with what to do). */
+  #checked(key: string, revision: number, value: Uint8Array, sum: number | undefined): Uint8Array {
+    if (sum === undefined || crc32(value) === sum) return value;
+    const reason = `value of ${key} at revision ${revision} fails its checksum: the store ${this.path} is damaged`;
+    if (!this.#damaged.has(revision)) {
+      this.#damaged.add(revision);
+      this.#notice(`store: ${reason}; the object reads as corrupt (delete it with the unsafe delete), or stop the server and restore a snapshot (orch snapshot restore, docs/reliability.md)`);
+    }
+    return unreadableValue(reason);
   }
 
   /** The key as of `revision`: walk its versions back from the newest. */
@@ -206,7 +242,7 @@ export class LmdbStorage implements Storage {
       // A missing entry at or below the revision was a delete that compaction dropped.
       if (entry === undefined) return undefined;
       if (rev <= revision) {
-        return entry.v === undefined ? undefined : { key, value: entry.v, createRevision: entry.c, modRevision: rev };
+        return entry.v === undefined ? undefined : { key, value: this.#checked(key, rev, entry.v, entry.s), createRevision: entry.c, modRevision: rev };
       }
       rev = entry.p;
     }
@@ -217,6 +253,8 @@ export class LmdbStorage implements Storage {
 
   async create(key: string, value: Uint8Array): Promise<KeyValue> {
     checkSize(key, value);
+    // On a full disk, a create that would fail anyway says why (start-up's "create if missing" steps rely on it).
+    if (this.#space.problem() !== undefined && this.#live.get(key) !== undefined) throw new AlreadyExistsError(key);
     return this.#write((revision) => {
       if (this.#live.get(key) !== undefined) return { ok: false, error: new AlreadyExistsError(key) };
       const previous = this.#tomb.get(key)?.m ?? 0;
@@ -273,7 +311,7 @@ export class LmdbStorage implements Storage {
     previous: number,
     prevKv: KeyValue | undefined,
   ): WriteOutcome<KeyValue> {
-    this.#log.putSync(revision, { k: key, v: value, c: createRevision, p: previous });
+    this.#log.putSync(revision, { k: key, v: value, c: createRevision, p: previous, s: crc32(value) });
     this.#live.putSync(key, { c: createRevision, m: revision });
     const kv: KeyValue = { key, value, createRevision, modRevision: revision };
     this.#pending.push({ type: "put", kv, prevKv, revision });
@@ -287,6 +325,7 @@ export class LmdbStorage implements Storage {
    */
   async #write<T>(decide: (revision: number) => WriteOutcome<T>): Promise<T> {
     this.#assertOpen();
+    this.#space.assertWritable();
     let outcome: WriteOutcome<T>;
     try {
       outcome = await this.#root.transaction(() => {
@@ -303,7 +342,7 @@ export class LmdbStorage implements Storage {
       // The batch did not commit: forget what it assigned and re-read the durable revision.
       this.#assigned = Number(this.#meta.get("revision") ?? 0);
       this.#pending = this.#pending.filter((e) => e.revision <= this.#assigned);
-      throw new StorageError("Unavailable", `lmdb commit failed: ${(err as Error).message}`, { cause: err });
+      throw this.#space.commitFailed(err) ?? new StorageError("Unavailable", `lmdb commit failed: ${(err as Error).message}`, { cause: err });
     }
     if (!outcome.ok) throw outcome.error;
     this.#publishUpTo(outcome.revision);
@@ -362,14 +401,14 @@ export class LmdbStorage implements Storage {
     const prevKv: KeyValue | undefined =
       prevEntry?.v === undefined
         ? undefined
-        : { key: entry.k, value: prevEntry.v, createRevision: prevEntry.c, modRevision: entry.p };
+        : { key: entry.k, value: this.#checked(entry.k, entry.p, prevEntry.v, prevEntry.s), createRevision: prevEntry.c, modRevision: entry.p };
     if (entry.v === undefined) {
       if (prevKv === undefined) {
         throw new StorageError("Corrupt", `store ${this.path}: delete at ${revision} has no previous value`);
       }
       return { type: "delete", key: entry.k, prevKv, revision };
     }
-    return { type: "put", kv: { key: entry.k, value: entry.v, createRevision: entry.c, modRevision: revision }, prevKv, revision };
+    return { type: "put", kv: { key: entry.k, value: this.#checked(entry.k, revision, entry.v, entry.s), createRevision: entry.c, modRevision: revision }, prevKv, revision };
   }
 
   // ---- compaction ----
@@ -386,6 +425,15 @@ export class LmdbStorage implements Storage {
 
   async #compact(revision: number): Promise<void> {
     this.#assertOpen();
+    this.#space.assertWritable();
+    try {
+      await this.#compactWrites(revision);
+    } catch (err) {
+      throw this.#space.commitFailed(err) ?? err;
+    }
+  }
+
+  async #compactWrites(revision: number): Promise<void> {
     const current = await this.currentRevision();
     if (revision > current) throw new FutureRevisionError(revision, current);
     const compacted = Number(this.#meta.get("compacted") ?? 0);
@@ -427,6 +475,51 @@ export class LmdbStorage implements Storage {
     };
   }
 
+  /**
+   * An online, consistent copy of the store into `file` (lmdb's compacting
+   * copy inside one read transaction: writers go on while it runs), made
+   * 0600 and checked; what the copy holds.
+   */
+  async snapshot(file: string): Promise<StoreCheck> {
+    this.#assertOpen();
+    await this.#root.backup(file, true);
+    chmodSync(file, 0o600);
+    const copy = await LmdbStorage.openFile(file);
+    try {
+      return copy.check();
+    } finally {
+      await copy.close();
+    }
+  }
+
+  /** Walks every stored value against its checksum: the revision, live keys, values read and the damaged ones. */
+  check(): StoreCheck {
+    this.#assertOpen();
+    const txn = this.#root.useReadTransaction();
+    try {
+      const damaged: string[] = [];
+      let values = 0;
+      for (const { key: revision, value: entry } of this.#log.getRange({ transaction: txn })) {
+        if (entry.v === undefined) continue;
+        values++;
+        if (entry.s !== undefined && crc32(entry.v) !== entry.s) damaged.push(`${entry.k} at revision ${revision}`);
+      }
+      return {
+        revision: Number(this.#meta.get("revision", { transaction: txn }) ?? 0),
+        keys: this.#live.getCount({ transaction: txn }),
+        values,
+        damaged,
+      };
+    } finally {
+      txn.done();
+    }
+  }
+
+  /** Why writes are refused (the disk is full), or undefined: /readyz's `storage-space` check. */
+  writeProblem(): string | undefined {
+    return this.#space.problem();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -439,6 +532,18 @@ export class LmdbStorage implements Storage {
   #assertOpen(): void {
     if (this.#closed) throw new StorageError("Unavailable", `store ${this.path} is closed`);
   }
+}
+
+/** What a store holds, and which values fail their checksums (`orch snapshot`). */
+export interface StoreCheck {
+  revision: number;
+  keys: number;
+  values: number;
+  damaged: string[];
+}
+
+function openLmdb(file: string): RootDatabase {
+  return open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" });
 }
 
 /** Looks for our format stamp without creating anything in the file. */
