@@ -21,6 +21,7 @@ import type { DeleteOptions } from "../registry/store.js";
 import { SUBRESOURCE_HANDLERS, subresourceVerb } from "./subresources/index.js";
 import { WatchStream } from "../registry/watch.js";
 import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
+import { queryBool } from "../../machinery/query-bool.js";
 
 export type { HandlerDeps, ResourceRequest } from "./request.js";
 
@@ -28,11 +29,8 @@ function allows(def: ResourceDefinition, verb: string): boolean {
   return def.verbs === undefined || (def.verbs as readonly string[]).includes(verb);
 }
 
-function flag(query: URLSearchParams, name: string): boolean | undefined {
-  const v = query.get(name);
-  if (v === null) return undefined;
-  return v === "" || v === "1" || v.toLowerCase() === "true";
-}
+/** Upstream's reading of a boolean parameter: all but "0" and "false" are true (`watch=bogus` watches). */
+const flag = queryBool;
 
 function intParam(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
