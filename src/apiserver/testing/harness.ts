@@ -63,6 +63,8 @@ export async function startTestServer(options: {
   serviceAccounts?: ServiceAccountOptions;
   /** --api-group-suffix (default orch.io; k8s.io for upstream's names). */
   groupSuffix?: string;
+  /** Where the server's log lines go (default: nowhere). */
+  log?: (line: string) => void;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -73,7 +75,7 @@ export async function startTestServer(options: {
     compactionIntervalMs: 0,
     featureGates: parseFeatureGates(options.gates ?? {}),
     modules: options.modules,
-    log: () => {},
+    log: options.log ?? (() => {}),
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
