@@ -15,6 +15,7 @@ import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
+import { WindowBudget, defaultBudgetBytes } from "../storage/cacher/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
@@ -83,6 +84,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** How long the watch cache keeps events (default 75 s, seed 000 "Resource version semantics" 4). */
   cacheWindowMs?: number;
+  /** --watch-cache-memory-mb in bytes: what the watch caches' event windows may hold together (0 or unset: a quarter of the heap limit). */
+  watchCacheBudgetBytes?: number;
   /** The API server's metrics registry; one from its feature gates when omitted. */
   metrics?: MetricsRegistry;
   /** The parsed command line, for /flagz. */
@@ -139,6 +142,8 @@ export interface RunningApiServer {
   /** The backend under encryption at rest (the same as `storage` without --encryption-provider-config): values as stored. */
   backend: Storage;
   stores: Stores;
+  /** The watch caches' shared memory budget (its use, peak and events shed). */
+  watchCacheBudget: WindowBudget;
   metrics: MetricsRegistry;
   /** The admission chain's timing (the stable admission histograms). */
   admissionMetrics: AdmissionMetrics;
@@ -179,7 +184,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const storage = encryptedAtRest(opened.store, encryption);
   // The plugins look their stores up when they run: the stores are built with the chain.
   const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, podSecurity: podSecurityConfig, naming });
-  const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
+  const watchCacheBudget = new WindowBudget(options.watchCacheBudgetBytes || defaultBudgetBytes());
+  const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, cacheBudget: watchCacheBudget, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
   await ensureSystemNamespaces(stores.namespaces, naming);
@@ -285,6 +291,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     storage,
     backend: opened.store,
     stores,
+    watchCacheBudget,
     metrics,
     admissionMetrics,
     async compact(revision) {

@@ -159,6 +159,12 @@ export const apiserverFlags = {
     check: (ms) => (ms < 0 ? "must not be negative" : undefined),
     description: "An optional field indicating the duration a handler must keep a request open before timing it out (504). This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests; 0 disables it.",
   }),
+  "watch-cache-memory-mb": flag.int({
+    section: GENERIC,
+    default: 0,
+    min: 0,
+    description: "The memory, in MiB, the watch caches' event windows may hold together (estimated at three times the stored bytes); above it the oldest events go first and watches asking for them get 410 Expired. 0: a quarter of the JavaScript heap limit.",
+  }),
   "min-request-timeout": flag.int({
     section: GENERIC,
     default: 1800,

@@ -39,6 +39,7 @@ export async function startApiServerFromFlags(
       minRequestTimeoutMs: flags.get("min-request-timeout") * 1000,
     },
     groupSuffix: flags.get("api-group-suffix"),
+    watchCacheBudgetBytes: flags.get("watch-cache-memory-mb") * 1024 * 1024,
     tokenAuthFile: flags.get("token-auth-file"),
     encryptionProviderConfig: flags.get("encryption-provider-config"),
     admissionControlConfigFile: flags.get("admission-control-config-file"),

@@ -52,6 +52,7 @@ export async function startTestServer(options: {
   storage?: Omit<StorageConfig, "dataDir" | "log">;
   bookmarkIntervalMs?: number;
   cacheWindowMs?: number;
+  watchCacheBudgetBytes?: number;
   dataDir?: string;
   admission?: AdmissionOptions;
   authorizationModes?: readonly string[];
@@ -78,6 +79,7 @@ export async function startTestServer(options: {
     log: options.log ?? (() => {}),
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
+    ...(options.watchCacheBudgetBytes !== undefined ? { watchCacheBudgetBytes: options.watchCacheBudgetBytes } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),
