@@ -42,7 +42,7 @@ import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authoriz
 import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { startFlowControlBootstrap } from "./flowcontrol-bootstrap.js";
-import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
+import { CONNECTION_TIMEOUTS, listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { OpenApi } from "./handlers/openapi.js";
@@ -129,6 +129,10 @@ export interface RequestLimits {
   connections?: ConnectionTimeouts;
   /** The HTTP/2 rapid-reset limit (listener.ts; a constant but for tests). */
   resets?: ResetLimit;
+  /** --max-connections (0 or unset: four fifths of the open-files limit; listener.ts). */
+  maxConnections?: number;
+  /** --request-body-timeout (default 60 s; 0: none). */
+  requestBodyTimeoutMs?: number;
 }
 
 export interface RunningApiServer {
@@ -264,7 +268,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     ...(audit !== undefined ? { audit } : {}),
   });
   const listener = await listen({
-    ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
+    ...(options.limits?.connections !== undefined || options.limits?.requestBodyTimeoutMs !== undefined
+      ? { timeouts: { ...CONNECTION_TIMEOUTS, ...options.limits.connections, ...(options.limits.requestBodyTimeoutMs !== undefined ? { bodyMs: options.limits.requestBodyTimeoutMs } : {}) } }
+      : {}),
+    ...(options.limits?.maxConnections ? { maxConnections: options.limits.maxConnections } : {}),
     ...(options.limits?.resets !== undefined ? { resets: options.limits.resets } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
     serve: compose(filters, (ctx) => router.serve(ctx)),

@@ -37,6 +37,8 @@ export async function startApiServerFromFlags(
       maxMutatingRequestsInflight: flags.get("max-mutating-requests-inflight"),
       requestTimeoutMs: flags.get("request-timeout"),
       minRequestTimeoutMs: flags.get("min-request-timeout") * 1000,
+      maxConnections: flags.get("max-connections"),
+      requestBodyTimeoutMs: flags.get("request-body-timeout"),
     },
     groupSuffix: flags.get("api-group-suffix"),
     watchCacheBudgetBytes: flags.get("watch-cache-memory-mb") * 1024 * 1024,
