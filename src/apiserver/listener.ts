@@ -30,8 +30,9 @@ export interface ListenOptions {
 /**
  * Connections past --max-connections: the next HEALTH_HEADROOM are accepted
  * (a probe must still get through a flood) and serve only the health paths,
- * answering anything else 429 and closing; beyond those the TCP connection is
- * closed at once, before TLS costs anything. docs/reliability.md, "Connections".
+ * answering anything else 429 and closing; beyond those a new connection
+ * closes the oldest one still in its TLS handshake, or itself when there is
+ * none (before TLS costs anything). docs/reliability.md, "Connections".
  */
 export const HEALTH_HEADROOM = 64;
 const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|\?|$)/;
@@ -92,12 +93,22 @@ export async function listen(o: ListenOptions): Promise<{ port: number; connecti
   let open = 0;
   const overCapSockets = new WeakSet<object>();
   const overCapSessions = new WeakSet<object>();
+  // Connections still in the TLS handshake, oldest first: past the cap the oldest of them makes room, so a flood
+  // of connections that never handshake cannot lock out a probe (a real client's handshake takes milliseconds).
+  const handshaking = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
     open++;
-    socket.once("close", () => open--);
-    if (open > maxConnections + HEALTH_HEADROOM) socket.destroy();
+    handshaking.add(socket);
+    socket.once("close", () => {
+      open--;
+      handshaking.delete(socket);
+    });
+    if (open <= maxConnections + HEALTH_HEADROOM) return;
+    const oldest = handshaking.values().next().value;
+    (oldest !== undefined && oldest !== socket ? oldest : socket).destroy();
   });
-  server.on("secureConnection", (socket: Socket) => {
+  server.on("secureConnection", (socket: Socket & { _parent?: Socket }) => {
+    if (socket._parent !== undefined) handshaking.delete(socket._parent);
     if (open > maxConnections) overCapSockets.add(socket);
   });
   // Idle connections: an HTTP/1.1 socket (timer per socket) or an HTTP/2 session (timer per session).
