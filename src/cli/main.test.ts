@@ -223,9 +223,11 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "etcd-servers": "[]",
       "feature-gates": "",
       "join-token-ttl": "24h0m0s",
+      "max-connections": "0",
       "max-mutating-requests-inflight": "200",
       "max-requests-inflight": "400",
       "min-request-timeout": "1800",
+      "request-body-timeout": "1m0s",
       "request-timeout": "1m0s",
       "secure-port": "6443",
       "service-account-issuer": "[https://kubernetes.default.svc.cluster.local]",
@@ -239,6 +241,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "storage-backend": "lmdb",
       "token-auth-file": "",
       v: "0",
+      "watch-cache-memory-mb": "0",
     },
   );
 });
