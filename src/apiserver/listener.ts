@@ -3,8 +3,10 @@
 // Upgrade (pods/exec), becomes a request context and goes to its handler
 // chain (filters/index.ts); close() ends the connections still open.
 
-import { constants, createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
-import type { IncomingMessage } from "node:http";
+import { constants, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
+import { requestBodyTimeouts } from "./http/body.js";
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { requestContext, type Handler, type RequestContext, type ResponseExchange, type UpgradeExchange } from "./filters/index.js";
@@ -21,6 +23,30 @@ export interface ListenOptions {
   readonly timeouts?: ConnectionTimeouts;
   /** The HTTP/2 rapid-reset limit (RESET_LIMIT when unset; tests lower it). */
   readonly resets?: ResetLimit;
+  /** --max-connections: open connections served in full (0 or unset: defaultMaxConnections()). */
+  readonly maxConnections?: number;
+}
+
+/**
+ * Connections past --max-connections: the next HEALTH_HEADROOM are accepted
+ * (a probe must still get through a flood) and serve only the health paths,
+ * answering anything else 429 and closing; beyond those a new connection
+ * closes the oldest one still in its TLS handshake, or itself when there is
+ * none (before TLS costs anything). docs/reliability.md, "Connections".
+ */
+export const HEALTH_HEADROOM = 64;
+const HEALTH_PATHS = /^\/(healthz|livez|readyz)(\/|\?|$)/;
+
+/** Four fifths of the open-files limit (the store, clients and logs need the rest), or 10,000 when it cannot be read. */
+export function defaultMaxConnections(): number {
+  try {
+    const limits = readFileSync("/proc/self/limits", "utf8");
+    const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
+    if (Number.isFinite(soft) && soft > 0) return Math.max(100, Math.floor(soft * 0.8) - HEALTH_HEADROOM);
+  } catch {
+    // not Linux: the fallback
+  }
+  return 10_000;
 }
 
 /**
@@ -34,11 +60,13 @@ export interface ConnectionTimeouts {
   readonly headerMs: number;
   /** A connection with no request in progress (HTTP/1.1 between requests, HTTP/2 with no open stream). */
   readonly idleMs: number;
+  /** A request body, from the handler's first read to its end (--request-body-timeout; 60 s when unset): 408, then the connection closes. */
+  readonly bodyMs?: number;
 }
 
 export const CONNECTION_TIMEOUTS: ConnectionTimeouts = { headerMs: 32_000, idleMs: 90_000 };
 
-export async function listen(o: ListenOptions): Promise<{ port: number; close(): Promise<void> }> {
+export async function listen(o: ListenOptions): Promise<{ port: number; connections(): number; close(): Promise<void> }> {
   const { credentials } = o;
   const timeouts = o.timeouts ?? CONNECTION_TIMEOUTS;
   const server: Http2SecureServer = createSecureServer(
@@ -54,12 +82,39 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
     },
     (req, res) => {
       if (req.httpVersionMajor === 1) idle.get(req.socket as Socket)?.busy(res);
+      const overCap = req.httpVersionMajor === 1 ? overCapSockets.has(req.socket) : overCapSessions.has(req.stream.session ?? {});
+      if (overCap && !HEALTH_PATHS.test(req.url ?? "")) return tooManyConnections(req, res);
+      requestBodyTimeouts.set(req, timeouts.bodyMs ?? DEFAULT_BODY_MS);
       void o.serve(requestContext({ kind: "response", req, res }));
     },
   );
+  // The connection cap: counted on raw TCP, judged again once TLS is up (the count may have dropped meanwhile).
+  const maxConnections = o.maxConnections || defaultMaxConnections();
+  let open = 0;
+  const overCapSockets = new WeakSet<object>();
+  const overCapSessions = new WeakSet<object>();
+  // Connections still in the TLS handshake, oldest first: past the cap the oldest of them makes room, so a flood
+  // of connections that never handshake cannot lock out a probe (a real client's handshake takes milliseconds).
+  const handshaking = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    open++;
+    handshaking.add(socket);
+    socket.once("close", () => {
+      open--;
+      handshaking.delete(socket);
+    });
+    if (open <= maxConnections + HEALTH_HEADROOM) return;
+    const oldest = handshaking.values().next().value;
+    (oldest !== undefined && oldest !== socket ? oldest : socket).destroy();
+  });
+  server.on("secureConnection", (socket: Socket & { _parent?: Socket }) => {
+    if (socket._parent !== undefined) handshaking.delete(socket._parent);
+    if (open > maxConnections) overCapSockets.add(socket);
+  });
   // Idle connections: an HTTP/1.1 socket (timer per socket) or an HTTP/2 session (timer per session).
   const idle = new WeakMap<Socket, IdleTimer>();
   server.on("session", (session: ServerHttp2Session) => {
+    if (open > maxConnections) overCapSessions.add(session);
     const timer = new IdleTimer(timeouts.idleMs, () => session.close());
     timer.arm();
     session.on("stream", (stream) => timer.busy(stream));
@@ -93,6 +148,7 @@ export async function listen(o: ListenOptions): Promise<{ port: number; close():
   });
   return {
     port: (server.address() as AddressInfo).port,
+    connections: () => open,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       // Watches and exec sessions hold connections open; end them so close() completes.
@@ -167,4 +223,23 @@ class IdleTimer {
     this.#stopped = true;
     clearTimeout(this.#timer);
   }
+}
+
+const DEFAULT_BODY_MS = 60_000;
+
+/** 429 on a connection past the cap, and the connection closes (HTTP/1.1) or ends (HTTP/2 GOAWAY). */
+function tooManyConnections(req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse): void {
+  const body = JSON.stringify({
+    kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure",
+    message: "too many open connections, please try again later", reason: "TooManyRequests", details: { retryAfterSeconds: 1 }, code: 429,
+  });
+  req.resume();
+  if (req.httpVersionMajor === 1) {
+    (res as ServerResponse).writeHead(429, { "content-type": "application/json", "retry-after": "1", connection: "close" });
+    (res as ServerResponse).end(body);
+    return;
+  }
+  (res as Http2ServerResponse).writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+  (res as Http2ServerResponse).end(body);
+  (req as Http2ServerRequest).stream.session?.close();
 }

@@ -9,6 +9,7 @@ import type { Incoming, Outgoing } from "./http/respond.js";
 import type { ParsedPath } from "./routing.js";
 import type { GroupResource } from "../machinery/index.js";
 import type { Storage } from "../storage/index.js";
+import { queryBool } from "../machinery/query-bool.js";
 import {
   exponentialBuckets, type BoundCounter, type BoundGauge, type Counter, type Gauge, type Histogram, type MetricsRegistry,
 } from "../component/metrics/index.js";
@@ -275,8 +276,7 @@ function requestVerb(method: string, contentType: string | string[] | undefined,
   if (path.subresource !== undefined && CONNECT_SUBRESOURCES.has(path.subresource)) return "CONNECT";
   if (method === "GET") {
     if (path.name !== undefined) return "GET";
-    const watch = query.get("watch");
-    return watch === "1" || watch === "true" ? "WATCH" : "LIST";
+    return queryBool(query, "watch") === true ? "WATCH" : "LIST";
   }
   if (method === "PATCH" && typeof contentType === "string" && contentType.startsWith("application/apply-patch")) return "APPLY";
   return method;

@@ -15,6 +15,7 @@ import type { FeatureGates, FlagEntry } from "../component/index.js";
 import { componentEndpoints, componentRegistry, conditionCheck } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { isApiError } from "../machinery/index.js";
+import { WindowBudget, defaultBudgetBytes } from "../storage/cacher/index.js";
 import { openStorage, startCompactor, type Compactor, type Storage, type StorageConfig } from "../storage/index.js";
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
@@ -42,7 +43,7 @@ import { authorizersFor, defaultAuthorizationModes, rbacRules } from "./authoriz
 import { rbacEscalation } from "./authorization/escalation.js";
 import { reconcileBootstrapPolicy } from "./authorization/bootstrap.js";
 import { startFlowControlBootstrap } from "./flowcontrol-bootstrap.js";
-import { listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
+import { CONNECTION_TIMEOUTS, listen, type ConnectionTimeouts, type ResetLimit } from "./listener.js";
 import { Discovery } from "./handlers/discovery.js";
 import { NodeAgentClient } from "./node-agents.js";
 import { startMetricsApi } from "./metrics-api/index.js";
@@ -88,6 +89,8 @@ export interface ApiServerOptions {
   cacheWindowMs?: number;
   /** How often the node agents' /metrics/resource are scraped for metrics.k8s.io (default 15 s; metrics-server's --metric-resolution). */
   metricResolutionMs?: number;
+  /** --watch-cache-memory-mb in bytes: what the watch caches' event windows may hold together (0 or unset: a quarter of the heap limit). */
+  watchCacheBudgetBytes?: number;
   /** The API server's metrics registry; one from its feature gates when omitted. */
   metrics?: MetricsRegistry;
   /** The parsed command line, for /flagz. */
@@ -133,6 +136,10 @@ export interface RequestLimits {
   connections?: ConnectionTimeouts;
   /** The HTTP/2 rapid-reset limit (listener.ts; a constant but for tests). */
   resets?: ResetLimit;
+  /** --max-connections (0 or unset: four fifths of the open-files limit; listener.ts). */
+  maxConnections?: number;
+  /** --request-body-timeout (default 60 s; 0: none). */
+  requestBodyTimeoutMs?: number;
 }
 
 export interface RunningApiServer {
@@ -148,6 +155,8 @@ export interface RunningApiServer {
   /** The backend under encryption at rest (the same as `storage` without --encryption-provider-config): values as stored. */
   backend: Storage;
   stores: Stores;
+  /** The watch caches' shared memory budget (its use, peak and events shed). */
+  watchCacheBudget: WindowBudget;
   metrics: MetricsRegistry;
   /** The admission chain's timing (the stable admission histograms). */
   admissionMetrics: AdmissionMetrics;
@@ -188,7 +197,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const storage = encryptedAtRest(opened.store, encryption);
   // The plugins look their stores up when they run: the stores are built with the chain.
   const { admission, allocator } = serverAdmission({ options, registry, storage, stores: () => stores, timing: admissionMetrics, log, podSecurity: podSecurityConfig, naming });
-  const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, log });
+  const watchCacheBudget = new WindowBudget(options.watchCacheBudgetBytes || defaultBudgetBytes());
+  const stores = new Stores({ storage, resources: registry.resources, naming, defaulter: new SchemaDefaulter(registry.schemas), admission, featureGates: gates, cacheWindowMs: options.cacheWindowMs, cacheBudget: watchCacheBudget, log });
   const compactor: Compactor = startCompactor(storage, { intervalMs: options.compactionIntervalMs, log, onCompacted: (revision) => stores.compacted(revision) });
   await stores.start();
   await unlessStorageFull("system namespaces", log, () => ensureSystemNamespaces(stores.namespaces, naming), undefined);
@@ -274,7 +284,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const ui = options.dashboard === false ? undefined : dashboard(options.dashboard);
   const listener = await listen({
-    ...(options.limits?.connections !== undefined ? { timeouts: options.limits.connections } : {}),
+    ...(options.limits?.connections !== undefined || options.limits?.requestBodyTimeoutMs !== undefined
+      ? { timeouts: { ...CONNECTION_TIMEOUTS, ...options.limits.connections, ...(options.limits.requestBodyTimeoutMs !== undefined ? { bodyMs: options.limits.requestBodyTimeoutMs } : {}) } }
+      : {}),
+    ...(options.limits?.maxConnections ? { maxConnections: options.limits.maxConnections } : {}),
     ...(options.limits?.resets !== undefined ? { resets: options.limits.resets } : {}),
     credentials, bindAddress: options.bindAddress, port: options.securePort,
     serve: withDashboard(ui, compose(filters, (ctx) => router.serve(ctx))),
@@ -302,6 +315,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     storage,
     backend: opened.store,
     stores,
+    watchCacheBudget,
     metrics,
     admissionMetrics,
     async compact(revision) {

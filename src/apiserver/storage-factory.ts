@@ -8,7 +8,7 @@ import type { ResourceDefinition } from "../api/resource.js";
 import type { FeatureGates } from "../component/index.js";
 import type { ApiObject, GroupResource } from "../machinery/index.js";
 import type { Storage } from "../storage/index.js";
-import { CachedStorage } from "../storage/cacher/index.js";
+import { CachedStorage, type WindowBudget } from "../storage/cacher/index.js";
 import type { AdmissionChain } from "./admission/index.js";
 import type { SchemaDefaulter } from "./registry/defaults.js";
 import { RegistryStore, storagePrefix } from "./registry/store.js";
@@ -23,6 +23,8 @@ export interface StoresOptions {
   readonly featureGates: FeatureGates;
   /** How long the watch caches keep events (their default when undefined). */
   readonly cacheWindowMs?: number | undefined;
+  /** The byte budget every watch cache's event window shares (none: unbounded by bytes). */
+  readonly cacheBudget?: WindowBudget | undefined;
   readonly log: (line: string) => void;
 }
 
@@ -49,6 +51,7 @@ export class Stores implements Iterable<RegistryStore> {
       decode: (kv) => store.decode(kv),
       withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
       ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
+      ...(options.cacheBudget !== undefined ? { budget: options.cacheBudget } : {}),
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
       log,
     });

@@ -173,6 +173,24 @@ export const apiserverFlags = {
     check: (ms) => (ms < 0 ? "must not be negative" : undefined),
     description: "An optional field indicating the duration a handler must keep a request open before timing it out (504). This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests; 0 disables it.",
   }),
+  "max-connections": flag.int({
+    section: GENERIC,
+    default: 0,
+    min: 0,
+    description: "The most open client connections served in full; the next 64 serve only /healthz, /livez and /readyz (anything else 429, then the connection closes), and beyond those new connections are closed at once. 0: four fifths of the open-files limit.",
+  }),
+  "request-body-timeout": flag.duration({
+    section: GENERIC,
+    default: "1m",
+    check: (ms) => (ms < 0 ? "must not be negative" : undefined),
+    description: "How long a request body may take to arrive once the handler reads it; a slower one is dropped with its connection (HTTP/1.1) or stream (HTTP/2). 0 disables it.",
+  }),
+  "watch-cache-memory-mb": flag.int({
+    section: GENERIC,
+    default: 0,
+    min: 0,
+    description: "The memory, in MiB, the watch caches' event windows may hold together (estimated at three times the stored bytes); above it the oldest events go first and watches asking for them get 410 Expired. 0: a quarter of the JavaScript heap limit.",
+  }),
   "min-request-timeout": flag.int({
     section: GENERIC,
     default: 1800,

@@ -223,10 +223,12 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "etcd-servers": "[]",
       "feature-gates": "",
       "join-token-ttl": "24h0m0s",
+      "max-connections": "0",
       "max-mutating-requests-inflight": "200",
       "max-requests-inflight": "400",
       "metric-resolution": "15s",
       "min-request-timeout": "1800",
+      "request-body-timeout": "1m0s",
       "request-timeout": "1m0s",
       "secure-port": "6443",
       "service-account-extend-token-expiration": "true",
@@ -241,6 +243,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "storage-backend": "lmdb",
       "token-auth-file": "",
       v: "0",
+      "watch-cache-memory-mb": "0",
     },
   );
 });

@@ -30,6 +30,13 @@ export function errorsFilter(options: ErrorsOptions): Filter {
 export function answerError(ctx: RequestContext, err: unknown, { encoding, log }: ErrorsOptions): void {
   const x = ctx.exchange;
   const { req } = x;
+  if (!isApiError(err) && clientGone(req, err)) {
+    // Not the server's fault and nothing to answer: one short line, no stack.
+    log(`client went away during ${req.method} ${req.url}: ${(err as Error)?.message ?? String(err)}`);
+    if (x.kind === "upgrade") x.socket.destroy();
+    else x.res.destroy?.();
+    return;
+  }
   if (!isApiError(err)) log(`internal error on ${x.kind === "upgrade" ? "upgrade " : ""}${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`);
   if (x.kind === "upgrade") {
     const status = statusFromError(err);
@@ -42,4 +49,11 @@ export function answerError(ctx: RequestContext, err: unknown, { encoding, log }
   } catch {
     x.res.destroy?.();
   }
+}
+
+/** The client closed the connection (or reset the stream) while the request was being read or served. */
+function clientGone(req: { destroyed?: boolean; aborted?: boolean }, err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === "ECONNRESET" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ERR_HTTP2_STREAM_ERROR" || code === "EPIPE") return true;
+  return (err as Error | undefined)?.message === "aborted" || req.aborted === true;
 }

@@ -12,6 +12,7 @@
 
 import { parseFieldSelector, pinnedName } from "../../machinery/index.js";
 import type { ParsedPath } from "../routing.js";
+import { queryBool } from "../../machinery/query-bool.js";
 
 /** Empty strings where a part does not apply, as upstream (fixed shape). */
 export interface RequestAttributes {
@@ -58,10 +59,9 @@ export function requestAttributes(method: string, url: URL, path: ParsedPath): R
   };
 }
 
-/** ?watch as handlers/resource.ts reads it (what decides whether a watch is served): empty, 1 or true. */
+/** ?watch as handlers/resource.ts reads it (what decides whether a watch is served): present and neither 0 nor false. */
 function watchRequested(query: URLSearchParams): boolean {
-  const v = query.get("watch");
-  return v !== null && (v === "" || v === "1" || v.toLowerCase() === "true");
+  return queryBool(query, "watch") === true;
 }
 
 /** The name `fieldSelector=metadata.name=X` pins, when X could be a path segment; "" otherwise (a bad selector is the handler's 400). */

@@ -3,6 +3,7 @@
 // validation of bodies, the check of a body against its path, and the store
 // options every write of a request passes.
 
+import { checkDepth, tooDeep } from "../../machinery/object-depth.js";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../api/resource.js";
@@ -180,16 +181,24 @@ export function patcher(r: ResourceRequest, decoded: DecodedBody & { patchType: 
   const duplicates = decoded.patchType === "json" ? [] : decoded.duplicates;
   const run = (current: unknown): unknown => {
     let next: unknown;
-    switch (decoded.patchType) {
-      case "json":
-        next = applyJsonPatch(current, body);
-        break;
-      case "strategic":
-        next = applyStrategicMergePatch(current, body, { registry: r.schemas, type });
-        break;
-      default:
-        next = applyMergePatch(current, body);
+    try {
+      switch (decoded.patchType) {
+        case "json":
+          next = applyJsonPatch(current, body);
+          break;
+        case "strategic":
+          next = applyStrategicMergePatch(current, body, { registry: r.schemas, type });
+          break;
+        default:
+          next = applyMergePatch(current, body);
+      }
+    } catch (err) {
+      // A JSON patch that copies a subtree into itself, again and again, nests without bound.
+      if (err instanceof RangeError) throw tooDeep();
+      throw err;
     }
+    // The result, not only the patch, stays under the one nesting limit (a copy or an add at a deep path nests further).
+    checkDepth(next);
     if (typeof next !== "object" || next === null || Array.isArray(next)) throw badRequest("the patch result is not an object");
     const checked = validateFields(r, opts, gv, { value: next, duplicates: duplicates as readonly never[] }, type, kind);
     state.warnings = checked.warnings;

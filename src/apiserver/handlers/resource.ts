@@ -23,6 +23,7 @@ import { proxyRequest } from "./subresources/proxy.js";
 import { WatchStream } from "../registry/watch.js";
 import { inVersion, oneInVersion } from "./versions.js";
 import { admissionRequest, checkAgainstPath, groupVersion, optionsOf, patcher, readObject, scope, storeOptions, validateFields, type ResourceRequest } from "./request.js";
+import { queryBool } from "../../machinery/query-bool.js";
 
 export type { HandlerDeps, ResourceRequest } from "./request.js";
 
@@ -30,11 +31,8 @@ function allows(def: ResourceDefinition, verb: string): boolean {
   return def.verbs === undefined || (def.verbs as readonly string[]).includes(verb);
 }
 
-function flag(query: URLSearchParams, name: string): boolean | undefined {
-  const v = query.get(name);
-  if (v === null) return undefined;
-  return v === "" || v === "1" || v.toLowerCase() === "true";
-}
+/** Upstream's reading of a boolean parameter: all but "0" and "false" are true (`watch=bogus` watches). */
+const flag = queryBool;
 
 function intParam(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);

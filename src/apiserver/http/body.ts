@@ -4,7 +4,7 @@
 
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
-import { requestEntityTooLarge } from "../../machinery/index.js";
+import { ApiError, requestEntityTooLarge } from "../../machinery/index.js";
 import { MAX_BODY_BYTES } from "../../machinery/decode/index.js";
 
 /**
@@ -17,6 +17,9 @@ export interface BodyObserver {
   object(value: unknown): void;
 }
 export const bodyObservers = new WeakMap<object, BodyObserver>();
+
+/** How long each request's body may take to arrive, set by the listener (listener.ts, --request-body-timeout). */
+export const requestBodyTimeouts = new WeakMap<object, number>();
 
 /** Hands a request's decoded object to its observer, if it has one (handlers/request.ts#readObject). */
 export function observeRequestObject(req: object, value: unknown): void {
@@ -31,13 +34,28 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw tooLarge(size, limit);
+  // A body that trickles (slowloris after the headers, from an authenticated client too) has a deadline.
+  const ms = requestBodyTimeouts.get(req);
+  let timedOut = false;
+  const timer = ms === undefined || ms <= 0 || req.complete ? undefined : setTimeout(() => {
+    timedOut = true;
+    req.destroy(new Error("request body read timed out"));
+  }, ms);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        req.resume();
+        throw tooLarge(size, limit);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    // The request (HTTP/1.1: its connection) is gone: this 408 is for the log, the metrics and the audit, as Go's ReadTimeout closes.
+    if (timedOut) throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `the request body was not received within ${ms! / 1000} s`, reason: "Timeout", code: 408 });
+    throw err;
+  } finally {
+    clearTimeout(timer);
   }
   const body = Buffer.concat(chunks);
   bodyObservers.get(req)?.bytes(body);

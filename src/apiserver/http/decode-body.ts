@@ -11,6 +11,7 @@ import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
 import { badRequest, unsupportedMediaType } from "../../machinery/index.js";
 import { parseJsonBody, parseYamlBody, type YamlDuplicateKey } from "../../machinery/decode/index.js";
 import { CborError, decodeCbor } from "../../machinery/codec/cbor/index.js";
+import { checkDepth, tooDeep } from "../../machinery/object-depth.js";
 import { decodeEnvelope, isProtobufError, type TypeLookup } from "../../machinery/codec/protobuf/index.js";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
@@ -42,7 +43,7 @@ const yamlOrJson: Decoder = (body, options) => (firstByte(body) === 0x7b ? json(
 
 const cbor: Decoder = (body) => {
   try {
-    return { value: decodeCbor(body), duplicates: [] };
+    return { value: checked(decodeCbor(body)), duplicates: [] };
   } catch (err) {
     if (err instanceof CborError) throw badRequest(`the body of the request was in an unknown format: ${err.message}`);
     throw err;
@@ -52,12 +53,20 @@ const cbor: Decoder = (body) => {
 const protobuf: Decoder = (body, options) => {
   if (options === undefined) throw unsupportedMediaType(OBJECT_TYPES);
   try {
-    return { value: decodeEnvelope(body, options.schemas, options.lookupType), duplicates: [] };
+    return { value: checked(decodeEnvelope(body, options.schemas, options.lookupType)), duplicates: [] };
   } catch (err) {
     if (isProtobufError(err)) throw badRequest(`the body of the request was in an unknown format: ${err.message}`);
+    // A RawExtension's JSON (parsed natively) too deep for the stack.
+    if (err instanceof RangeError) throw tooDeep();
     throw err;
   }
 };
+
+/** The binary formats' trees under the one nesting limit (JSON and YAML check theirs while parsing). */
+function checked(value: unknown): unknown {
+  checkDepth(value);
+  return value;
+}
 
 interface Row {
   readonly decode: Decoder;

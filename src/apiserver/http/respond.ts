@@ -216,6 +216,7 @@ export async function sendList(scope: ResponseScope, list: ListResult): Promise<
   const kind = `${def.kind}List`;
   if (rep.format === "json" && !options.pretty) return writeJsonList(scope, rep, list, kind);
   if (rep.format === "protobuf") return writeProtobufList(scope, rep, list, kind);
+  if (rep.format === "yaml") return writeYamlList(scope, rep, list, kind);
   const value = { kind, apiVersion: gv, metadata: list.metadata, items: list.items.map((c) => withApiVersion(c.object, gv)) };
   return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, `${def.schema}List`, encoding.schemas, options));
 }
@@ -259,6 +260,24 @@ async function writeJsonList(scope: ResponseScope, rep: Representation, list: Li
   }
   await out.add(CLOSE_LIST);
   return out.end();
+}
+
+/**
+ * A list in YAML item by item, as JSON lists are streamed: one YAML string of the whole list stops at V8's
+ * string limit (~512 MB, "Invalid string length"). The same text as toYaml of the whole list: each item is
+ * its own block mapping shifted under `- ` (empty lines stay empty, so block scalars keep their content).
+ */
+async function writeYamlList(scope: ResponseScope, rep: Representation, list: ListResult, kind: string): Promise<void> {
+  const out = listBody(scope, rep);
+  await out.add(Buffer.from(toYaml({ kind, apiVersion: scope.gv, metadata: list.metadata }) + (list.items.length === 0 ? "items: []\n" : "items:\n")));
+  for (const item of list.items) await out.add(Buffer.from(yamlSequenceItem(toYaml(withApiVersion(item.object, scope.gv)))));
+  return out.end();
+}
+
+/** A block mapping's YAML as an entry of a block sequence at the same indentation. */
+export function yamlSequenceItem(yaml: string): string {
+  const lines = yaml.endsWith("\n") ? yaml.slice(0, -1).split("\n") : yaml.split("\n");
+  return lines.map((line, i) => (i === 0 ? "- " + line : line === "" ? "" : "  " + line)).join("\n") + "\n";
 }
 
 async function writeProtobufList(scope: ResponseScope, rep: Representation, list: ListResult, kind: string): Promise<void> {

@@ -93,8 +93,10 @@ export class WatchStream implements AsyncIterable<WatchOut> {
     }
     // Upstream spreads the watches' ends so that clients do not all come back at once.
     const min = env.minRequestTimeoutMs ?? 0;
-    const timeoutMs = params.timeoutSeconds !== undefined && params.timeoutSeconds > 0 ? params.timeoutSeconds * 1000 : min > 0 ? min * (1 + Math.random()) : 0;
-    if (timeoutMs > 0) {
+    // A negative timeoutSeconds ends the watch at once, as upstream's (its timer fires immediately); 0 means unset.
+    const asked = params.timeoutSeconds ?? 0;
+    const timeoutMs = asked < 0 ? 0 : asked > 0 ? asked * 1000 : min > 0 ? min * (1 + Math.random()) : -1;
+    if (timeoutMs >= 0) {
       const timer = setTimeout(() => stream.close(), timeoutMs);
       timer.unref();
       stream.#cleanup.push(() => clearTimeout(timer));

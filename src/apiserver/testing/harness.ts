@@ -52,6 +52,7 @@ export async function startTestServer(options: {
   storage?: Omit<StorageConfig, "dataDir" | "log">;
   bookmarkIntervalMs?: number;
   cacheWindowMs?: number;
+  watchCacheBudgetBytes?: number;
   dataDir?: string;
   admission?: AdmissionOptions;
   authorizationModes?: readonly string[];
@@ -65,6 +66,8 @@ export async function startTestServer(options: {
   groupSuffix?: string;
   /** The dashboard's built files (default dist/ui; false: none). */
   dashboard?: string | false;
+  /** Where the server's log lines go (default: nowhere). */
+  log?: (line: string) => void;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -75,10 +78,11 @@ export async function startTestServer(options: {
     compactionIntervalMs: 0,
     featureGates: parseFeatureGates(options.gates ?? {}),
     modules: options.modules,
-    log: () => {},
+    log: options.log ?? (() => {}),
     ...(options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {}),
     ...(options.dashboard !== undefined ? { dashboard: options.dashboard } : {}),
     ...(options.cacheWindowMs !== undefined ? { cacheWindowMs: options.cacheWindowMs } : {}),
+    ...(options.watchCacheBudgetBytes !== undefined ? { watchCacheBudgetBytes: options.watchCacheBudgetBytes } : {}),
     ...(options.admission !== undefined ? { admission: options.admission } : {}),
     ...(options.authorizationModes !== undefined ? { authorizationModes: options.authorizationModes } : {}),
     ...(options.authenticators !== undefined ? { authenticators: options.authenticators } : {}),

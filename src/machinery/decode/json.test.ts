@@ -98,7 +98,7 @@ test("syntax errors: Go's wording, byte offset, line and column", () => {
   assert.equal(parseError("é").cause.message, "invalid character 'Ã' looking for beginning of value");
 });
 
-test("nesting: 10000 levels parse, 10001 are a 400 at the offending bracket, without a stack overflow", () => {
+test("nesting: MAX_JSON_DEPTH levels parse, one more is a 400 at the offending bracket, without a stack overflow", () => {
   const ok = "[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH);
   assert.ok(Array.isArray(parseJsonBody(ok).value));
   const deep = "[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1);

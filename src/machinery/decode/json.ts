@@ -5,10 +5,11 @@
 // Seed 000, "Field validation"; benchmark beside it in decode.bench.ts.
 
 import { badRequest, requestEntityTooLarge, ApiError, goQuote } from "../index.js";
+import { MAX_OBJECT_DEPTH, mayHoldSurrogateEscape, wellFormedStrings } from "../object-depth.js";
 
-/** Upstream's limit on a request body (3 MiB), and Go's encoding/json nesting limit. */
+/** Upstream's limit on a request body (3 MiB); the one nesting limit (object-depth.ts: lower than Go's 10,000, and why). */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
-export const MAX_JSON_DEPTH = 10_000;
+export const MAX_JSON_DEPTH = MAX_OBJECT_DEPTH;
 
 export interface ParsedBody {
   readonly value: unknown;
@@ -58,7 +59,9 @@ export function parseJsonBody(body: string | Buffer, options: JsonParseOptions =
   const duplicates = scanKeys(text, maxDepth);
   if (duplicates !== undefined) {
     try {
-      return { value: JSON.parse(text), duplicates };
+      const value: unknown = JSON.parse(text);
+      // A lone surrogate escape becomes U+FFFD, as Go's decoder writes it.
+      return { value: mayHoldSurrogateEscape(text) ? wellFormedStrings(value) : value, duplicates };
     } catch {
       // fall through: find and word the syntax error
     }

@@ -7,9 +7,10 @@ import { Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument }
 import type { Node as YamlNode, ParsedNode, Scalar, Tags } from "yaml";
 import { badRequest, requestEntityTooLarge, goQuote } from "../index.js";
 import { MAX_BODY_BYTES, type ParsedBody } from "./json.js";
+import { MAX_OBJECT_DEPTH, exceedsDepth, mayHoldSurrogateEscape, wellFormedStrings } from "../object-depth.js";
 
-/** Nesting beyond this is refused before parsing: the library recurses, and overflows near 800 levels. */
-export const MAX_YAML_DEPTH = 250;
+/** Nesting beyond this is refused before parsing (the library recurses, and overflows near 800 levels), and after (aliases nest). */
+export const MAX_YAML_DEPTH = MAX_OBJECT_DEPTH;
 /** The library's default; a billion-laughs document needs millions. */
 export const MAX_YAML_ALIAS_COUNT = 100;
 
@@ -102,6 +103,9 @@ export function parseYamlBody(body: string | Buffer, options: YamlParseOptions =
     throw badRequest(`yaml: ${errorText((err as Error).message)}`);
   }
   checkJsonable(value);
+  // Aliases can nest a deep node inside another: the tree, not the text, is what must stay under the limit.
+  if (exceedsDepth(value, maxDepth)) throw badRequest(`yaml: exceeded max depth of ${maxDepth} (through aliases)`);
+  if (mayHoldSurrogateEscape(text)) wellFormedStrings(value);
   return { value: value ?? null, duplicates: duplicateKeys.map((d) => d.path), duplicateKeys };
 }
 
@@ -278,7 +282,13 @@ export interface ToYamlOptions {
  * (`"yes"`, `"0777"`, timestamps) or they need escaping.
  */
 export function toYaml(value: unknown, options: ToYamlOptions = {}): string {
+  // The library recurses and overflows near 600 levels; an object stored deeper than the decode limit (written by
+  // an older server, or straight to etcd) is still served: as JSON, which is YAML too (a flow mapping), one line.
+  if (exceedsDepth(value, YAML_OUTPUT_DEPTH)) return JSON.stringify(value) + "\n";
   // The full YAML 1.1 schema on output, so every string that 1.1 readers (kubectl's go-yaml) would retype gets quoted.
   const doc = new Document(value, { schema: "yaml-1.1", sortMapEntries: options.sortKeys === true, aliasDuplicateObjects: false });
   return doc.toString({ indentSeq: false, lineWidth: 0, minContentWidth: 0, defaultStringType: "PLAIN", defaultKeyType: "PLAIN", doubleQuotedMinMultiLineLength: Infinity });
 }
+
+/** Deeper than this, toYaml writes flow style (JSON): the block writer's recursion is safe well past it. */
+const YAML_OUTPUT_DEPTH = 2 * MAX_OBJECT_DEPTH;

@@ -14,7 +14,7 @@
 // Writes go to the backend; guaranteedUpdate starts from the cache's copy.
 // Errors are storage errors: the registry maps them to API statuses.
 
-import { FutureRevisionError } from "../errors.js";
+import { CompactedError, FutureRevisionError } from "../errors.js";
 import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, Storage, UpdateDecision } from "../storage.js";
 import { decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
 import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
@@ -175,6 +175,10 @@ export class CachedStorage<T> {
     if (at.mode === "Exact") {
       after = at.rv;
       let replay = this.#cache.eventsSince(after);
+      if (replay === undefined && after < this.#cache.shedRevision) {
+        // Shed for the memory budget: replaying it from the backend would load the same bytes again.
+        throw new CompactedError(after, this.#cache.shedRevision);
+      }
       if (replay === undefined) {
         // Older than the window: the backend's history, then whatever the cache saw meanwhile.
         const upTo = this.#cache.revision;

@@ -10,6 +10,7 @@
 import { CompactedError, FutureRevisionError } from "../errors.js";
 import type { KeyValue, Storage, Watch } from "../storage.js";
 import { applyChange, decodeRecord, type Cached, type CacheEvent, type WithRevision } from "./cached.js";
+import { eventCost, type WindowBudget } from "./budget.js";
 
 export type { Cached, CacheEvent } from "./cached.js";
 
@@ -25,6 +26,8 @@ export interface CacherOptions<T> {
   windowMs?: number;
   /** Also bound the window by count. */
   maxEvents?: number;
+  /** Also bound the window by bytes, shared with the process's other caches (budget.ts); history shed for it is 410. */
+  budget?: WindowBudget;
   log?: (line: string) => void;
 }
 
@@ -33,6 +36,8 @@ export type CacheListener<T> = (event: CacheEvent<T>) => void;
 interface WindowEntry<T> {
   event: CacheEvent<T>;
   at: number;
+  /** What the entry is charged against the budget. */
+  bytes: number;
 }
 
 const DEFAULT_WINDOW_MS = 75_000;
@@ -47,8 +52,13 @@ export class Cacher<T> {
   readonly #corrupt = new Map<string, Error>();
   #window: WindowEntry<T>[] = [];
   #windowHead = 0;
+  /** Bytes the live part of the window is charged. */
+  #windowBytes = 0;
   /** Every revision ≥ this is reconstructible from #objects and the window. */
   #windowStart = 0;
+  /** History up to this revision was shed for the memory budget: watches from before it are 410, not replayed. */
+  #shedRevision = 0;
+  #unregister: (() => void) | undefined;
   /** Everything up to this revision has been applied. */
   #revision = 0;
   #watch: Watch | undefined;
@@ -93,7 +103,19 @@ export class Cacher<T> {
     this.#revision = listed.revision;
     this.#windowStart = listed.revision;
     void this.#follow(listed.revision);
-    this.#progressTimer = setInterval(() => this.#watch?.requestProgress(), PROGRESS_INTERVAL_MS);
+    this.#unregister = this.#options.budget?.register({
+      oldestAt: () => (this.#windowHead < this.#window.length ? this.#window[this.#windowHead]!.at : undefined),
+      shedOldest: () => {
+        const revision = this.#window[this.#windowHead]!.event.revision;
+        this.#shedRevision = Math.max(this.#shedRevision, revision);
+        return this.#dropHead();
+      },
+    });
+    // Progress, and the time bound kept while no event arrives (expired events would otherwise stay referenced).
+    this.#progressTimer = setInterval(() => {
+      this.#watch?.requestProgress();
+      this.#trim();
+    }, PROGRESS_INTERVAL_MS);
     this.#progressTimer.unref();
   }
 
@@ -140,8 +162,7 @@ export class Cacher<T> {
     for (const key of [...this.#corrupt.keys()]) if (!seen.has(key)) this.#corrupt.delete(key);
     this.#advance(listed.revision);
     // Revisions before the reload cannot be reconstructed any more.
-    this.#window = [];
-    this.#windowHead = 0;
+    this.#clearWindow();
     this.#windowStart = listed.revision;
     return listed.revision;
   }
@@ -162,8 +183,11 @@ export class Cacher<T> {
   #apply(key: string, current: Cached<T> | undefined, revision: number): void {
     const event = applyChange(this.#objects, { key, current, revision }, this.#options.withRevision);
     if (event !== undefined) {
-      this.#window.push({ event, at: Date.now() });
+      const bytes = eventCost(current?.stored?.length ?? event.previous?.stored?.length ?? 0);
+      this.#window.push({ event, at: Date.now(), bytes });
+      this.#windowBytes += bytes;
       this.#trim();
+      this.#options.budget?.charge(bytes);
       for (const listener of this.#listeners) listener(event);
     }
     this.#advance(revision);
@@ -186,17 +210,44 @@ export class Cacher<T> {
     const windowMs = this.#options.windowMs ?? DEFAULT_WINDOW_MS;
     const maxEvents = this.#options.maxEvents ?? DEFAULT_MAX_EVENTS;
     const now = Date.now();
+    let released = 0;
     while (
       this.#windowHead < this.#window.length &&
       (now - this.#window[this.#windowHead]!.at > windowMs || this.#window.length - this.#windowHead > maxEvents)
     ) {
-      this.#windowStart = this.#window[this.#windowHead]!.event.revision;
-      this.#windowHead++;
+      released += this.#dropHead();
     }
+    if (released > 0) this.#options.budget?.release(released);
+  }
+
+  /** Drop the oldest event of the window (its slot freed at once); returns its bytes. */
+  #dropHead(): number {
+    const entry = this.#window[this.#windowHead]!;
+    this.#windowStart = entry.event.revision;
+    (this.#window as (WindowEntry<T> | undefined)[])[this.#windowHead] = undefined;
+    this.#windowHead++;
+    this.#windowBytes -= entry.bytes;
     if (this.#windowHead > 1024 && this.#windowHead * 2 > this.#window.length) {
       this.#window = this.#window.slice(this.#windowHead);
       this.#windowHead = 0;
     }
+    if (this.#windowHead === this.#window.length) {
+      this.#window = [];
+      this.#windowHead = 0;
+    }
+    return entry.bytes;
+  }
+
+  #clearWindow(): void {
+    this.#options.budget?.release(this.#windowBytes);
+    this.#windowBytes = 0;
+    this.#window = [];
+    this.#windowHead = 0;
+  }
+
+  /** Watches from before this revision are 410: their history was shed for the memory budget. */
+  get shedRevision(): number {
+    return this.#shedRevision;
   }
 
   /**
@@ -303,6 +354,8 @@ export class Cacher<T> {
   stop(): void {
     this.#stopped = true;
     clearInterval(this.#progressTimer);
+    this.#clearWindow();
+    this.#unregister?.();
     this.#watch?.close();
     for (const waiter of this.#waiters.splice(0)) waiter.resolve();
   }

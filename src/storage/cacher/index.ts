@@ -4,3 +4,4 @@
 export { CachedStorage, type CachedList, type CachedStorageOptions, type CachedWatch, type CorruptKey, type ReadAt, type WatchSink } from "./cached-storage.js";
 export { cachedRecord, decodeRecord, storedKeyValue, type Cached, type CacheEvent, type WithRevision } from "./cached.js";
 export { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
+export { WindowBudget, defaultBudgetBytes, eventCost, type BudgetedWindow } from "./budget.js";
