@@ -4,6 +4,7 @@ import type { ApiGroupModule } from "./resource.js";
 import { admissionregistrationModule } from "./admissionregistration/index.js";
 import { apiextensionsModule } from "./apiextensions/index.js";
 import { appsModule } from "./apps/index.js";
+import { authenticationModule } from "./authentication/index.js";
 import { authorizationModule } from "./authorization/index.js";
 import { autoscalingModule } from "./autoscaling/index.js";
 import { batchModule } from "./batch/index.js";
@@ -22,5 +23,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule, metricsModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authenticationModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule, metricsModule];
 }

@@ -94,12 +94,6 @@ const ADDED_BY_1_33: Row[] = [
 const LEFT_OUT = [
   "bindings",
   "apiservices.apiregistration.k8s.io",
-  "tokenreviews.authentication.k8s.io",
-  "selfsubjectreviews.authentication.k8s.io",
-  "localsubjectaccessreviews.authorization.k8s.io",
-  "selfsubjectaccessreviews.authorization.k8s.io",
-  "selfsubjectrulesreviews.authorization.k8s.io",
-  "subjectaccessreviews.authorization.k8s.io",
   "ipaddresses.networking.k8s.io",
   "servicecidrs.networking.k8s.io",
 ];

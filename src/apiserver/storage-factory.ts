@@ -36,7 +36,8 @@ export class Stores implements Iterable<RegistryStore> {
   constructor(options: StoresOptions) {
     this.#schedulingGroup = options.naming.schedulingGroup;
     this.#options = options;
-    for (const def of options.resources) this.#byResource.set(keyOf(def), this.#build(def));
+    // Create-only kinds (the reviews) are answered, never stored: no store, no watch cache.
+    for (const def of options.resources) if (!isCreateOnly(def)) this.#byResource.set(keyOf(def), this.#build(def));
   }
 
   /** A store over its own watch cache (not started). */
@@ -135,4 +136,8 @@ export class Stores implements Iterable<RegistryStore> {
 
 function keyOf(r: GroupResource): string {
   return `${r.group}/${r.resource}`;
+}
+
+function isCreateOnly(def: ResourceDefinition): boolean {
+  return def.verbs !== undefined && def.verbs.length === 1 && def.verbs[0] === "create";
 }

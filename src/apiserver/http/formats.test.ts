@@ -30,10 +30,11 @@ test("every built-in kind and its list: JSON, YAML, CBOR and Protobuf give back 
     const apiVersion = def.group === "" ? def.versions[0]! : `${def.group}/${def.versions[0]}`;
     const gen = new ObjectGenerator(registry.schemas, 500 + n);
     for (let i = 0; i < PER_KIND; i++) {
-      const cases: Array<[string, object]> = [
-        [def.schema, { apiVersion, kind: def.kind, ...expectedAfterRoundTrip(registry.schemas, def.schema, gen.object(def.schema)) }],
-        [`${def.schema}List`, { apiVersion, kind: `${def.kind}List`, ...expectedAfterRoundTrip(registry.schemas, `${def.schema}List`, gen.object(`${def.schema}List`)) }],
-      ];
+      const cases: Array<[string, object]> = [[def.schema, { apiVersion, kind: def.kind, ...expectedAfterRoundTrip(registry.schemas, def.schema, gen.object(def.schema)) }]];
+      // Create-only kinds (the reviews) have no list.
+      if (def.verbs === undefined || def.verbs.includes("list")) {
+        cases.push([`${def.schema}List`, { apiVersion, kind: `${def.kind}List`, ...expectedAfterRoundTrip(registry.schemas, `${def.schema}List`, gen.object(`${def.schema}List`)) }]);
+      }
       for (const [typeName, obj] of cases) {
         // A kind without a Protobuf form (protobuf: false, e.g. CustomResourceDefinition) round-trips the other three.
         for (const format of def.protobuf === false ? (["json", "yaml", "cbor"] as const) : (["json", "yaml", "cbor", "protobuf"] as const)) {
@@ -45,5 +46,5 @@ test("every built-in kind and its list: JSON, YAML, CBOR and Protobuf give back 
       }
     }
   }
-  assert.ok(n >= registry.resources.length * PER_KIND * 2);
+  assert.ok(n >= registry.resources.length * PER_KIND);
 });

@@ -36,7 +36,8 @@ test("every registered type: random objects round-trip to what Protobuf carries,
 
 test("every served kind and its list round-trip through the envelope", () => {
   const naming = namingFor();
-  const kinds = builtinModules().flatMap((m) => m.resources(naming));
+  // The create-only reviews are left out: never stored or listed, their handlers read their own bodies.
+  const kinds = builtinModules().flatMap((m) => m.resources(naming)).filter((r) => r.verbs === undefined || r.verbs.includes("list"));
   const byGvk = new Map<string, string>();
   for (const r of kinds)
     for (const v of r.versions) {
