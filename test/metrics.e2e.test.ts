@@ -18,7 +18,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { hostIPv4, startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-metrics-"));
 const TOKEN = suiteToken(810_000);
@@ -38,7 +38,9 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
   let k: Kubectl;
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=metrics-main", "--metric-resolution=2s", "--horizontal-pod-autoscaler-sync-period=3s"], { readyTimeoutMs: 60_000 });
+    // The node advertises a non-loopback address: nodes/proxy refuses loopback ones, as upstream's.
+    const nodeIP = hostIPv4() ?? "127.0.0.1";
+    orch = await startOrch("server", ["--node-name=metrics-main", "--metric-resolution=2s", "--horizontal-pod-autoscaler-sync-period=3s", `--node-ip=${nodeIP}`, `--nodeagent-bind-address=${nodeIP}`], { readyTimeoutMs: 60_000 });
     k = new Kubectl(orch.kubeconfig);
     // A busy loop held to 300m by its limit (cgroup CPU quota), and an idle pod.
     await k.ok("create", "-f", pod("burn", "while true; do :; done", { app: "burn" }, "    resources:\n      limits: {cpu: 300m, memory: 64Mi}\n"));

@@ -55,6 +55,7 @@ const PROFILES: readonly Profile[] = [
     exceptions: [
       { match: /^orch-embedded:\/\//, reason: "the container runtime's own name in runtime versions and container ids (as containerd:// is containerd's)" },
       { match: /^[a-z0-9.-]+_orch-server-[0-9a-f]+$/, reason: "the leader-election identity names the process holding the lease (host_process-id), not a name of the table" },
+      { match: /^v\d+\.\d+\.\d+\+orch\.\S+$/, reason: "the version reported (the node's kubeletVersion, as /version): the API version orch serves with orch's own as its build suffix, as k3s's v1.33.0+k3s1" },
     ],
     expect: { hostnameLabel: "kubernetes.io/hostname", leaseNamespace: "kube-node-lease", managers: ["kube-controller-manager", "kubelet"] },
   },
@@ -87,6 +88,11 @@ for (const profile of PROFILES) {
 
     test("node Ready, a Deployment's pod Running, its lease renewed; then no stored object names the other profile", async () => {
       await k.ok("create", "deployment", "web", "--image=busybox:1.36", "--", "sleep", "100000");
+      // kubectl wait fails at once when nothing matches yet: wait for the ReplicaSet's pod to exist first.
+      for (const deadline = Date.now() + 60_000; (await k.ok("get", "pods", "-l", "app=web", "-o", "name")).trim() === ""; ) {
+        assert.ok(Date.now() < deadline, "the Deployment's pod was never created");
+        await new Promise((r) => setTimeout(r, 200));
+      }
       const ready = await k.run(["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=60s"], { timeoutMs: 70_000 });
       assert.equal(ready.code, 0, ready.stderr + ready.stdout);
       const node = JSON.parse(await k.ok("get", "nodes", "-o", "json")).items[0];

@@ -9,17 +9,16 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { packageRoot } from "../src/component/package-root.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { hostIPv4, startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const PREFIX = `P${process.pid.toString(36).toUpperCase()}`.slice(0, 8);
 const rootSkip = process.getuid?.() !== 0 ? "needs root (the embedded runtime's network namespaces)" : undefined;
 const NODE = "proxy-e2e";
 // The node must advertise an address upstream's proxy accepts (not loopback, which the test servers use by default).
-const hostIP = Object.values(networkInterfaces()).flat().find((a) => a?.family === "IPv4" && !a.internal && !a.address.startsWith("10.89."))?.address;
+const hostIP = hostIPv4();
 
 describe("kubectl 1.33: nodes, pods and services proxy", { skip: kubectlSkipReason() ?? rootSkip ?? (hostIP === undefined ? "no non-loopback IPv4 address for the node" : false) }, () => {
   let orch: OrchProcess;

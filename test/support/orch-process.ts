@@ -8,7 +8,7 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -90,6 +90,11 @@ const SERVER_PORT_ARGS = [...AGENT_PORT_ARGS, "--controller-manager-port=0", "--
 function withoutProxy(subcommand: string, args: string[]): string[] {
   if (subcommand !== "server" || args.some((a) => a.startsWith("--disable-proxy") || a.startsWith("--iptables-chain-prefix"))) return args;
   return [...args, "--disable-proxy"];
+}
+
+/** This host's first non-loopback IPv4 address outside the pod bridge (10.89.0.0/16), if it has one. */
+export function hostIPv4(): string | undefined {
+  return Object.values(networkInterfaces()).flat().find((a) => a?.family === "IPv4" && !a.internal && !a.address.startsWith("10.89."))?.address;
 }
 
 export interface StartOrchOptions {
