@@ -43,7 +43,7 @@ export function defaultAuthorizationModes(stores: Stores, naming: Naming): Autho
 function nodeAuthorizer(stores: Stores, naming: Naming): Authorizer {
   const pods = stores.for({ group: "", resource: "pods" });
   if (pods === undefined) throw new Error("authorization mode Node needs pods, which this server does not serve");
-  return new NodeAuthorizer(pods, naming);
+  return new NodeAuthorizer(pods, naming, stores.for({ group: "", resource: "persistentvolumeclaims" }));
 }
 
 /**

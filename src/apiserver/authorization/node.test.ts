@@ -89,6 +89,27 @@ describe("Node authorizer and NodeRestriction", () => {
     await admin("POST", "/api/v1/namespaces/default/pods", pod("p1", "n1", { volumes: [{ name: "v", secret: { secretName: "s1" } }] }));
   });
 
+  test("a node gets the volume bound to a claim its pod uses (pod → claim → volume), and no other", async () => {
+    const volume = (name: string) => ({
+      apiVersion: "v1", kind: "PersistentVolume", metadata: { name },
+      spec: { capacity: { storage: "1Mi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: `/tmp/${name}` } },
+    });
+    for (const name of ["vol-data", "vol-other"]) await admin("POST", "/api/v1/persistentvolumes", volume(name));
+    await admin("POST", "/api/v1/namespaces/default/persistentvolumeclaims", {
+      apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data" },
+      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Mi" } }, volumeName: "vol-data", storageClassName: "" },
+    });
+    await admin("POST", "/api/v1/namespaces/default/pods", pod("p3", "n1", { volumes: [{ name: "claim", persistentVolumeClaim: { claimName: "data" } }] }));
+    // The authorizer reads the pods' and claims' watch caches.
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++, await new Promise((r) => setTimeout(r, 20))) status = (await as("n1", "GET", "/api/v1/persistentvolumes/vol-data")).status;
+    assert.equal(status, 200);
+    refused(await as("n1", "GET", "/api/v1/persistentvolumes/vol-other"),
+      `persistentvolumes "vol-other" is forbidden: User "system:node:n1" cannot get resource "persistentvolumes" in API group "" at the cluster scope: no relationship found between node 'n1' and this object`);
+    assert.equal((await as("n3", "GET", "/api/v1/persistentvolumes/vol-data")).status, 403, "a node without the claim's pod");
+    assert.match((await as("n1", "GET", "/api/v1/persistentvolumes")).json.message, /can only get individual resources of this type/);
+  });
+
   test("a node writes only its own Node, without restricted labels or taint changes", async () => {
     assert.equal((await as("n1", "PATCH", "/api/v1/nodes/n1/status", { status: { conditions: [{ type: "Ready", status: "True" }] } }, MERGE)).status, 200);
     refused(await as("n1", "PATCH", "/api/v1/nodes/n2/status", { status: { conditions: [] } }, MERGE), `nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"`);

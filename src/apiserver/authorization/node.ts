@@ -28,11 +28,14 @@ const noOpinion = (reason: string): Decision => ({ decision: "NoOpinion", reason
 
 export class NodeAuthorizer implements Authorizer, RuleResolver {
   readonly #pods: RegistryStore;
+  readonly #claims: RegistryStore | undefined;
   readonly #naming: Naming;
   readonly #rules: readonly PolicyRule[];
 
-  constructor(pods: RegistryStore, naming: Naming) {
+  /** `claims`: the PersistentVolumeClaims' store, for the pod → claim → volume edge (absent: no volume is related). */
+  constructor(pods: RegistryStore, naming: Naming, claims?: RegistryStore) {
     this.#pods = pods;
+    this.#claims = claims;
     this.#naming = naming;
     this.#rules = nodeRules(naming);
   }
@@ -58,6 +61,10 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
             if (a.verb !== "get") return noOpinion("can only get individual resources of this type");
             if (a.subresource !== "") return noOpinion("cannot get subresource");
             return this.#related(node, a, (r) => r.claims);
+          case "persistentvolumes":
+            if (a.verb !== "get") return noOpinion("can only get individual resources of this type");
+            if (a.subresource !== "") return noOpinion("cannot get subresource");
+            return this.#volume(node, a);
           case "serviceaccounts":
             if (a.verb !== "create" || a.name === "") return noOpinion("can only create tokens for individual service accounts");
             if (a.subresource !== "token") return noOpinion("can only create token subresource of serviceaccount");
@@ -84,6 +91,23 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     for (const item of items) {
       const pod = item.object as Pod;
       if (pod.spec?.nodeName === node && refs(podReferences(pod)).has(a.name)) return ALLOW;
+    }
+    return noOpinion(`no relationship found between node '${node}' and this object`);
+  }
+
+  /** Upstream's graph edge pod → claim → volume: a volume bound to a claim that a pod bound to `node` uses. */
+  async #volume(node: string, a: RequestAttributes): Promise<Decision> {
+    if (a.name === "") return noOpinion("No Object name found");
+    if (this.#claims !== undefined) {
+      const { items } = await this.#pods.cacher.list(this.#pods.prefixFor(undefined), ANY);
+      for (const item of items) {
+        const pod = item.object as Pod;
+        if (pod.spec?.nodeName !== node) continue;
+        for (const claim of podReferences(pod).claims) {
+          const { items: found } = await this.#claims.cacher.list(this.#claims.prefixFor(pod.metadata.namespace), ANY);
+          if (found.some((c) => c.object.metadata.name === claim && (c.object as { spec?: { volumeName?: string } }).spec?.volumeName === a.name)) return ALLOW;
+        }
+      }
     }
     return noOpinion(`no relationship found between node '${node}' and this object`);
   }
