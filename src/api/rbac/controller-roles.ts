@@ -191,7 +191,8 @@ export function controllerRoles(naming: Naming): ControllerRole[] {
       rule(["update"], [apps], ["statefulsets/finalizers"]),
       rule(["get", "create", "delete", "update", "patch"], [core], ["pods"]),
       rule(["get", "create", "delete", "update", "patch", "list", "watch"], [apps], ["controllerrevisions"]),
-      rule(["get", "create"], [core], ["persistentvolumeclaims"]),
+      // update/patch/delete as upstream since 1.27: the claims' retention policy (StatefulSetAutoDeletePVC) sets their owners.
+      rule(["get", "create", "delete", "update", "patch"], [core], ["persistentvolumeclaims"]),
       events,
     ]),
     role("certificate-controller", ["csrapproving-controller", "csrsigning-controller"], [
