@@ -185,6 +185,34 @@ describe("resource metrics: kubectl top against orch server", { skip: kubectlSki
     }
   });
 
+  test("a HorizontalPodAutoscaler scales a custom kind through its scale subresource (issue 16)", async () => {
+    writeFileSync(join(files, "scalers.yaml"), [
+      "apiVersion: apiextensions.orch.io/v1", "kind: CustomResourceDefinition", "metadata: {name: scalers.example.com}", "spec:",
+      "  group: example.com", "  scope: Namespaced", "  names: {plural: scalers, singular: scaler, kind: Scaler}", "  versions:",
+      "  - name: v1", "    served: true", "    storage: true",
+      "    subresources:", "      status: {}", "      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}",
+      "    schema:", "      openAPIV3Schema:", "        type: object", "        properties:",
+      "          spec: {type: object, properties: {replicas: {type: integer}}}",
+      "          status: {type: object, properties: {replicas: {type: integer}, selector: {type: string}}}", "",
+    ].join("\n"));
+    await k.ok("apply", "-f", join(files, "scalers.yaml"));
+    await k.ok("wait", "--for=condition=established", "--timeout=30s", "crd/scalers.example.com");
+    await eventually("the custom kind served", async () => (await k.run(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "example.com/v1", kind: "Scaler", metadata: { name: "s1" }, spec: { replicas: 1 } }) })).code === 0, 20_000);
+    // Its "controller" (the test): one replica, the burning pod, selected by app=burn.
+    await k.ok("patch", "scaler", "s1", "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { replicas: 1, selector: "app=burn" } }));
+    // burn uses about 300m against 50m a replica: the HPA wants 6, capped at 3.
+    await k.run(["create", "-f", "-"], { input: JSON.stringify({
+      apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler", metadata: { name: "s1" },
+      spec: { scaleTargetRef: { apiVersion: "example.com/v1", kind: "Scaler", name: "s1" }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "AverageValue", averageValue: "50m" } } }] },
+    }) });
+    try {
+      await eventually("the custom object scaled to 3", async () => JSON.parse(await k.ok("get", "scaler", "s1", "-o", "json")).spec.replicas === 3, 60_000);
+      assert.match(await k.ok("describe", "hpa", "s1"), /New size: 3; reason: cpu resource above target/);
+    } finally {
+      await k.run(["delete", "hpa", "s1", "--wait=false"]);
+    }
+  });
+
   test("a HorizontalPodAutoscaler scales a Deployment whose pods burn CPU up to maxReplicas: conditions, events, kubectl's columns", async () => {
     writeFileSync(join(files, "burner.yaml"), [
       "apiVersion: apps/v1", "kind: Deployment", "metadata:", "  name: burner", "spec:", "  replicas: 1",
