@@ -12,31 +12,16 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
 import { packageRoot } from "../src/component/package-root.js";
+import { getText as get } from "./support/http-text.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const PREFIX = `X${process.pid.toString(36).toUpperCase()}`.slice(0, 7);
 const rootSkip = process.getuid?.() !== 0 ? "needs root (iptables, the embedded runtime's namespaces)" : undefined;
 const EXAMPLES = join(packageRoot(), "examples");
-
-function get(host: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    // A new connection each time (no keep-alive), so the proxy picks a backend per request.
-    const req = request({ host, port, path: "/", timeout: 2000, agent: false }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve(body.trim()));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 describe("the README's quick start and examples/ on a machine with no registry", { skip: kubectlSkipReason() ?? rootSkip ?? false }, () => {
   let orch: OrchProcess;

@@ -12,30 +12,16 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createSocket } from "node:dgram";
 import * as dnsPacket from "dns-packet";
-import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
 import { packageRoot } from "../src/component/package-root.js";
+import { getText as get } from "./support/http-text.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
 
 const PREFIX = `T${process.pid.toString(36).toUpperCase()}`.slice(0, 8);
 const rootSkip = process.getuid?.() !== 0 ? "needs root (iptables, the embedded runtime's namespaces)" : undefined;
-
-function get(host: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host, port, path: "/", timeout: 2000 }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve(body.trim()));
-    });
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 /** One A query over UDP: the response code and the answers as [type, data]. */
 function dnsQuery(server: string, name: string): Promise<{ rcode: string; answers: [string, unknown][] }> {
