@@ -44,18 +44,23 @@ export function render(families: readonly Family[], timestampMs: number | undefi
   return lines.join("\n") + "\n";
 }
 
+/** An empty metric family to fill with samples. */
+function fam(name: string, type: Family["type"], help: string): Family {
+  return { name, help, type, samples: [] };
+}
+
 /** /metrics/resource. `error` makes resource_scrape_error 1 and leaves the other families empty. */
 export function resourceMetrics(reading: Reading | undefined): string {
-  const stable = (help: string): string => `[STABLE] ${help}`;
-  const fam = (name: string, type: Family["type"], help: string): Family => ({ name, help: stable(help), type, samples: [] });
-  const nodeCpu = fam("node_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the node in core-seconds");
-  const nodeMem = fam("node_memory_working_set_bytes", "gauge", "Current working set of the node in bytes");
-  const podCpu = fam("pod_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the pod in core-seconds");
-  const podMem = fam("pod_memory_working_set_bytes", "gauge", "Current working set of the pod in bytes");
-  const cCpu = fam("container_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the container in core-seconds");
-  const cMem = fam("container_memory_working_set_bytes", "gauge", "Current working set of the container in bytes");
-  const cStart = fam("container_start_time_seconds", "gauge", "Start time of the container since unix epoch in seconds");
-  const scrapeError = fam("resource_scrape_error", "gauge", "1 if there was an error while getting container metrics, 0 otherwise");
+  // Every family of this endpoint is a stable one (seed 002), marked so in its help.
+  const stable = (name: string, type: Family["type"], help: string): Family => fam(name, type, `[STABLE] ${help}`);
+  const nodeCpu = stable("node_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the node in core-seconds");
+  const nodeMem = stable("node_memory_working_set_bytes", "gauge", "Current working set of the node in bytes");
+  const podCpu = stable("pod_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the pod in core-seconds");
+  const podMem = stable("pod_memory_working_set_bytes", "gauge", "Current working set of the pod in bytes");
+  const cCpu = stable("container_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed by the container in core-seconds");
+  const cMem = stable("container_memory_working_set_bytes", "gauge", "Current working set of the container in bytes");
+  const cStart = stable("container_start_time_seconds", "gauge", "Start time of the container since unix epoch in seconds");
+  const scrapeError = stable("resource_scrape_error", "gauge", "1 if there was an error while getting container metrics, 0 otherwise");
   const families = [nodeCpu, nodeMem, podCpu, podMem, cCpu, cMem, cStart, scrapeError];
   if (reading === undefined) {
     scrapeError.samples.push({ labels: {}, value: 1 });
@@ -81,7 +86,6 @@ export function resourceMetrics(reading: Reading | undefined): string {
 
 /** The container metrics (cAdvisor's names and labels: container, id, image, name, namespace, pod). */
 export function containerMetrics(reading: Reading, machine: { cores: number }): string {
-  const fam = (name: string, type: Family["type"], help: string): Family => ({ name, help, type, samples: [] });
   const cpu = fam("container_cpu_usage_seconds_total", "counter", "Cumulative cpu time consumed in seconds.");
   const ws = fam("container_memory_working_set_bytes", "gauge", "Current working set in bytes.");
   const usage = fam("container_memory_usage_bytes", "gauge", "Current memory usage in bytes, including all memory regardless of when it was accessed");
