@@ -7,7 +7,7 @@
 
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
@@ -17,7 +17,10 @@ import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/inde
 import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
 import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
-import { issueClientCert, PKI_FILES } from "../component/pki.js";
+import { ensureCredentials, issueClientCert, PKI_FILES } from "../component/pki.js";
+import type { RunningApiServer } from "../apiserver/server.js";
+import { CONTROL_PLANE_SECRET, publishControlPlane, startLocalMember, type LocalMember } from "./control-plane.js";
+import { etcdPaths } from "./etcd-member.js";
 import { startProxier } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
@@ -40,6 +43,7 @@ import { sleep } from "../machinery/until.js";
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
 
 const NODE = "Node flags";
+const HA = "HA control plane flags";
 
 const serverFlags = {
   ...apiserverFlags,
@@ -80,6 +84,17 @@ const serverFlags = {
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
   "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
   "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
+  "cluster-init": flag.bool({
+    section: HA, default: false,
+    description: "Run a local etcd member (a new cluster; DATA_DIR/etcd) and store in it: the first server of an HA control plane, which others join with --join URL --control-plane --token \"$(cat DATA_DIR/server.token)\".",
+  }),
+  "control-plane": flag.bool({
+    section: HA, default: false,
+    description: "With --join: join as a control-plane member (a new etcd member, an API server, leader-elected controllers and scheduler, and a node agent); --token is the first server's DATA_DIR/server.token.",
+  }),
+  "etcd-client-port": flag.int({ section: HA, default: 2379, min: 0, max: 65535, description: "Client port of the local etcd member (--cluster-init, --control-plane); when the default is in use a free port is taken and the ready line names it." }),
+  "etcd-peer-port": flag.int({ section: HA, default: 2380, min: 0, max: 65535, description: "Peer port of the local etcd member; when the default is in use a free port is taken." }),
+  "advertise-address": flag.string({ section: HA, description: "The address the other control-plane members reach this one's etcd at (default: --node-ip, else the host's first non-loopback IPv4 address)." }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -104,9 +119,14 @@ export const command = defineCommand({
       return "--join with a plain --token needs --certificate-authority (the server's DATA_DIR/ca.crt), or give the join token (DATA_DIR/join.token), which pins the CA: the agent must know whom it trusts";
     }
     if (flags.get("join") && flags.get("kubeconfig")) return "--join and --kubeconfig both name a cluster: give one";
+    if (flags.get("control-plane") && !flags.get("join")) return "--control-plane needs --join URL (the first server's address) and --token (its DATA_DIR/server.token)";
+    if (flags.get("control-plane") && parseJoinToken(flags.get("token")) === undefined) return "--control-plane needs the control-plane token (the first server's DATA_DIR/server.token), which pins the CA";
+    if (flags.get("cluster-init") && flags.get("join")) return "--cluster-init starts a new cluster and --join joins one: give one (a joining control-plane server takes --join URL --control-plane)";
+    if ((flags.get("cluster-init") || flags.get("control-plane")) && flags.isSet("storage-backend")) return "--cluster-init and --control-plane store in the local etcd member: --storage-backend and --etcd-servers do not apply";
     return apiserver.validate?.(flags);
   },
   run(flags, context) {
+    if (flags.get("control-plane")) return runAllInOne(flags, context);
     return flags.get("join") || flags.get("kubeconfig") ? runJoinedAgent(flags, context) : runAllInOne(flags, context);
   },
 });
@@ -241,7 +261,22 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
 
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const server = await startApiServerFromFlags(flags, context, { announceReady: false, serviceAccountAdmission: true });
+  let local: LocalMember | undefined;
+  if (flags.get("cluster-init") || flags.get("control-plane") || existsSync(etcdPaths(flags.get("data-dir")).config)) {
+    try {
+      local = await startMember(flags, log);
+    } catch (err) {
+      log(`${context.command}: ${(err as Error).message}`);
+      return 1;
+    }
+  }
+  let server: RunningApiServer;
+  try {
+    server = await startApiServerFromFlags(flags, context, { announceReady: false, serviceAccountAdmission: true, ...(local ? { storage: local.storage } : {}) });
+  } catch (err) {
+    await local?.etcd.stop();
+    throw err;
+  }
   // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
   const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
   // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.
@@ -275,6 +310,10 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     return 1;
   }
   await ensureDefaultStorageClass(clients.controllers, log);
+  if (local !== undefined) {
+    await publishControlPlane(clients.controllers, { dataDir: flags.get("data-dir"), namespace: naming.systemNamespace, etcdEndpoints: local.storage.etcdServers, log })
+      .catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
+  }
   // Leases as the separate components take them, so other replicas wait their turn. The identity is
   // stable per host and data folder: a server restarted after a crash takes its leases back at once
   // instead of waiting out their duration (its data folder is its own: lmdb locks it).
@@ -316,7 +355,8 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await untilDefaultServiceAccount(clients.controllers, context.signal, log);
     if (!context.signal.aborted) {
       const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
+      const storage = local === undefined ? flags.get("storage-backend") : `etcd member ${local.member.name}, client ${local.member.clientPort}, peer ${local.member.peerPort}`;
+      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {
@@ -329,8 +369,28 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   await Promise.all(ports.map((p) => p.close()));
   for (const c of Object.values(clients)) c.close();
   await server.close();
+  await local?.etcd.stop();
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** This server's etcd member: started from its data folder, or new (--cluster-init), or joined (--control-plane). */
+function startMember(flags: ServerFlags, log: (line: string) => void): Promise<LocalMember> {
+  const port = (flag: "etcd-client-port" | "etcd-peer-port") => ({ port: flags.get(flag), given: flags.isSet(flag) });
+  return startLocalMember({
+    dataDir: flags.get("data-dir"),
+    name: nodeNameOf(flags),
+    advertise: flags.get("advertise-address") || flags.get("node-ip") || nodeAddress() || "127.0.0.1",
+    clientPort: port("etcd-client-port"),
+    peerPort: port("etcd-peer-port"),
+    ...(flags.get("control-plane") ? { join: { server: flags.get("join"), token: flags.get("token") } } : {}),
+    log,
+    // The API server's credentials, made now: the member's certificates come from the same CA.
+    ensureCa: async () => {
+      mkdirSync(flags.get("data-dir"), { recursive: true, mode: 0o700 });
+      await ensureCredentials(flags.get("data-dir"));
+    },
+  });
 }
 
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
