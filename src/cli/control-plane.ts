@@ -159,8 +159,8 @@ async function addMember(dataDir: string, self: Omit<MemberConfig, "initialClust
     const clash = members.find((m) => m.name === self.name && !m.peerURLs.includes(self.peerUrl));
     if (clash !== undefined) throw new Error(`etcd: the cluster already has a member named ${self.name} (${clash.peerURLs.join(",")}): give this server another --node-name, or remove that member (orch etcd remove ${self.name})`);
     if (!members.some((m) => m.peerURLs.includes(self.peerUrl))) {
+      log(`etcd: adding member ${self.name} (${self.peerUrl}) to the cluster at ${pending.endpoints.join(",")}`);
       members = (await cluster.add([self.peerUrl])).members;
-      log(`etcd: added member ${self.name} (${self.peerUrl}) to the cluster at ${pending.endpoints.join(",")}`);
     }
     return members.map((m) => `${m.peerURLs.includes(self.peerUrl) ? self.name : m.name}=${m.peerURLs[0]}`).join(",");
   });

@@ -7,6 +7,7 @@ import { createWriteStream, renameSync, rmSync } from "node:fs";
 import { once } from "node:events";
 import { consoleLogger, EtcdConnection, type EtcdLogger, type EtcdTls } from "./connection.js";
 import { etcdMethods, type Member } from "./rpc.js";
+import { sleep } from "../../machinery/until.js";
 
 export type EtcdMemberInfo = Member;
 
@@ -41,9 +42,27 @@ export class EtcdCluster {
     return (await this.#connection.call(etcdMethods().memberList, {}, { mutation: false })).members;
   }
 
-  /** Adds a voting member with these peer URLs; answers the new member (no name until it starts) and the whole list. */
-  async add(peerURLs: string[]): Promise<{ member: Member; members: Member[] }> {
-    return this.#connection.call(etcdMethods().memberAdd, { peerURLs }, { mutation: true });
+  /**
+   * Adds a voting member with these peer URLs; answers the new member (no name
+   * until it starts) and the whole list. Waits up to `waitMs` while etcd deems
+   * the cluster not ready for another member.
+   */
+  async add(peerURLs: string[], waitMs = 60_000): Promise<{ member: Member; members: Member[] }> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await this.#connection.call(etcdMethods().memberAdd, { peerURLs }, { mutation: true });
+      } catch (err) {
+        // etcd refuses an add until the members that would make the new quorum have been
+        // connected for a while ("unhealthy cluster", e.g. just after another member joined).
+        if (!/unhealthy cluster|not enough started members/.test((err as Error).message) || Date.now() > deadline) throw err;
+      }
+      await sleep(500);
+      // The refusal may have come as "outcome unknown": an add that did go through is not repeated.
+      const members = await this.members();
+      const member = members.find((m) => peerURLs.every((u) => m.peerURLs.includes(u)));
+      if (member !== undefined) return { member, members };
+    }
   }
 
   /** Removes the member with this ID; answers the members left. */
