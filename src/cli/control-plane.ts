@@ -21,6 +21,7 @@ import { RestClient } from "../client/index.js";
 import { SECRETS } from "../api/resource-refs.js";
 import { PKI_FILES } from "../component/pki.js";
 import { isApiError } from "../machinery/index.js";
+import type { Naming } from "../machinery/naming.js";
 import { EtcdCluster } from "../storage/etcd/index.js";
 import { DEFAULT_SIGNING_KEY_FILE } from "../apiserver/authentication/service-account-keys.js";
 import { fetchPinnedCa, formatJoinToken, parseJoinToken } from "./join-token.js";
@@ -213,36 +214,81 @@ async function findSecret(client: RestClient): Promise<{ data?: Record<string, s
   throw new Error(`no Secret ${CONTROL_PLANE_SECRET} on the server (${(last as Error).message}): is it running with --cluster-init?`);
 }
 
+/** The ConfigMap (public namespace) naming every API server, for joined agents' load balancers. */
+export const SERVERS_CONFIGMAP = "orch-control-plane";
+
+type Ref = { group: string; version: string; resource: string; namespaced: boolean };
+const rbac = (group: string, resource: string): Ref => ({ group, version: "v1", resource, namespaced: true });
+const CONFIGMAPS: Ref = { group: "", version: "v1", resource: "configmaps", namespaced: true };
+
+/** Creates `body`, or replaces the object of that name keeping what `merge` keeps of it; retried on conflicts. */
+async function upsert(client: RestClient, ref: Ref, body: ApiObjectLike, merge: (current: ApiObjectLike) => ApiObjectLike = () => body): Promise<void> {
+  const target = { namespace: body.metadata.namespace!, name: body.metadata.name };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const current = (await client.get(ref, target).catch((err: unknown) => {
+        if (isApiError(err, "NotFound")) return undefined;
+        throw err;
+      })) as ApiObjectLike | undefined;
+      if (current === undefined) await client.create(ref, body);
+      else {
+        const next = merge(current);
+        await client.update(ref, { ...next, metadata: { ...next.metadata, resourceVersion: current.metadata.resourceVersion } });
+      }
+      return;
+    } catch (err) {
+      if ((!isApiError(err, "Conflict") && !isApiError(err, "AlreadyExists")) || attempt >= 5) throw err;
+    }
+  }
+}
+
+interface ApiObjectLike {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  [key: string]: unknown;
+}
+
 /**
  * What every control-plane server does once its API server runs: keep the
- * Secret current (sealed files, every member's client URL) and write
- * DATA_DIR/server.token for the next server to join with.
+ * Secret current (sealed files, every member's client URL), add its own URL
+ * to the public ConfigMap every authenticated client may read (joined
+ * agents balance over it), and write DATA_DIR/server.token for the next
+ * server to join with.
  */
-export async function publishControlPlane(client: RestClient, o: { dataDir: string; namespace: string; etcdEndpoints: string[]; log: (line: string) => void }): Promise<void> {
+export async function publishControlPlane(client: RestClient, o: { dataDir: string; naming: Naming; serverUrl: string; etcdEndpoints: string[] }): Promise<void> {
   const read = (name: string) => readFileSync(join(o.dataDir, name), "utf8");
   const adminToken = read(PKI_FILES.adminToken).trim();
   const files = Object.fromEntries(SHARED_FILES.map((name) => [name, read(name)]));
   const b64 = (s: string) => Buffer.from(s).toString("base64");
-  const body = {
+  await upsert(client, SECRETS, {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: { name: CONTROL_PLANE_SECRET, namespace: o.namespace },
+    metadata: { name: CONTROL_PLANE_SECRET, namespace: o.naming.systemNamespace },
     type: "Opaque",
     data: { bundle: b64(sealBundle(files, adminToken)), "etcd-endpoints": b64(o.etcdEndpoints.join(",")) },
-  };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const current = await client.get(SECRETS, { namespace: o.namespace, name: CONTROL_PLANE_SECRET }).catch((err: unknown) => {
-        if (isApiError(err, "NotFound")) return undefined;
-        throw err;
-      });
-      if (current === undefined) await client.create(SECRETS, body);
-      else await client.update(SECRETS, { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } });
-      break;
-    } catch (err) {
-      if (!isApiError(err, "Conflict") && !isApiError(err, "AlreadyExists")) throw err;
-      if (attempt >= 5) throw err;
-    }
-  }
+  });
+  const namespace = o.naming.publicNamespace;
+  const servers: ApiObjectLike = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: SERVERS_CONFIGMAP, namespace }, data: { servers: o.serverUrl } };
+  await upsert(client, CONFIGMAPS, servers, (current) => {
+    const listed = String((current.data as Record<string, string> | undefined)?.servers ?? "").split(",").filter((u) => u !== "" && u !== o.serverUrl);
+    return { ...current, data: { ...(current.data as object), servers: [...listed, o.serverUrl].join(",") } };
+  });
+  const apiVersion = `${o.naming.rbacGroup}/v1`;
+  await upsert(client, rbac(o.naming.rbacGroup, "roles"), {
+    apiVersion, kind: "Role", metadata: { name: SERVERS_CONFIGMAP, namespace },
+    rules: [{ apiGroups: [""], resources: ["configmaps"], resourceNames: [SERVERS_CONFIGMAP], verbs: ["get"] }],
+  });
+  await upsert(client, rbac(o.naming.rbacGroup, "rolebindings"), {
+    apiVersion, kind: "RoleBinding", metadata: { name: SERVERS_CONFIGMAP, namespace },
+    roleRef: { apiGroup: o.naming.rbacGroup, kind: "Role", name: SERVERS_CONFIGMAP },
+    subjects: [{ apiGroup: o.naming.rbacGroup, kind: "Group", name: "system:authenticated" }],
+  });
   writeFileSync(join(o.dataDir, SERVER_TOKEN_FILE), formatJoinToken(read(PKI_FILES.caCert), adminToken) + "\n", { mode: 0o600 });
+}
+
+/** The API servers the control plane publishes (empty when it publishes none, as a single orch server). */
+export async function publishedServers(client: RestClient, naming: Naming): Promise<string[]> {
+  const cm = (await client.get(CONFIGMAPS, { namespace: naming.publicNamespace, name: SERVERS_CONFIGMAP }).catch(() => undefined)) as { data?: Record<string, string> } | undefined;
+  return (cm?.data?.servers ?? "").split(",").filter((u) => u !== "");
 }

@@ -19,7 +19,8 @@ import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNod
 import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
 import { ensureCredentials, issueClientCert, PKI_FILES } from "../component/pki.js";
 import type { RunningApiServer } from "../apiserver/server.js";
-import { CONTROL_PLANE_SECRET, publishControlPlane, startLocalMember, type LocalMember } from "./control-plane.js";
+import { CONTROL_PLANE_SECRET, publishControlPlane, publishedServers, startLocalMember, type LocalMember } from "./control-plane.js";
+import { LoadBalancer } from "./load-balancer.js";
 import { etcdPaths } from "./etcd-member.js";
 import { startProxier } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
@@ -94,7 +95,7 @@ const serverFlags = {
   }),
   "etcd-client-port": flag.int({ section: HA, default: 2379, min: 0, max: 65535, description: "Client port of the local etcd member (--cluster-init, --control-plane); when the default is in use a free port is taken and the ready line names it." }),
   "etcd-peer-port": flag.int({ section: HA, default: 2380, min: 0, max: 65535, description: "Peer port of the local etcd member; when the default is in use a free port is taken." }),
-  "advertise-address": flag.string({ section: HA, description: "The address the other control-plane members reach this one's etcd at (default: --node-ip, else the host's first non-loopback IPv4 address)." }),
+  "advertise-address": flag.string({ section: HA, description: "The address the other control-plane members and joined agents reach this server's etcd member and API server at (default: --node-ip, else the host's first non-loopback IPv4 address)." }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -311,7 +312,8 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   }
   await ensureDefaultStorageClass(clients.controllers, log);
   if (local !== undefined) {
-    await publishControlPlane(clients.controllers, { dataDir: flags.get("data-dir"), namespace: naming.systemNamespace, etcdEndpoints: local.storage.etcdServers, log })
+    const host = advertiseOf(flags).includes(":") ? `[${advertiseOf(flags)}]` : advertiseOf(flags);
+    await publishControlPlane(clients.controllers, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers })
       .catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
   }
   // Leases as the separate components take them, so other replicas wait their turn. The identity is
@@ -374,13 +376,18 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   return 0;
 }
 
+/** The address other machines reach this server's etcd member and API server at. */
+function advertiseOf(flags: ServerFlags): string {
+  return flags.get("advertise-address") || flags.get("node-ip") || nodeAddress() || "127.0.0.1";
+}
+
 /** This server's etcd member: started from its data folder, or new (--cluster-init), or joined (--control-plane). */
 function startMember(flags: ServerFlags, log: (line: string) => void): Promise<LocalMember> {
   const port = (flag: "etcd-client-port" | "etcd-peer-port") => ({ port: flags.get(flag), given: flags.isSet(flag) });
   return startLocalMember({
     dataDir: flags.get("data-dir"),
     name: nodeNameOf(flags),
-    advertise: flags.get("advertise-address") || flags.get("node-ip") || nodeAddress() || "127.0.0.1",
+    advertise: advertiseOf(flags),
     clientPort: port("etcd-client-port"),
     peerPort: port("etcd-peer-port"),
     ...(flags.get("control-plane") ? { join: { server: flags.get("join"), token: flags.get("token") } } : {}),
@@ -397,10 +404,18 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   const log = (line: string) => context.stderr.write(`${line}\n`);
   let config: ClientConfig;
   let rotation: Omit<RotationOptions, "onRotated"> | undefined;
+  // A --join agent reaches the API servers through its load balancer: the join URL first, then every
+  // server the control plane publishes, so the loss of one server costs it a reconnect, not the node.
+  let balancer: LoadBalancer | undefined;
   try {
     if (flags.get("kubeconfig")) config = loadKubeconfig(flags.get("kubeconfig"));
-    else ({ config, rotation } = await joinConfig(flags, context, log));
+    else {
+      balancer = new LoadBalancer({ servers: [flags.get("join")], log });
+      await balancer.listen();
+      ({ config, rotation } = await joinConfig(flags, balancer.url, context, log));
+    }
   } catch (err) {
+    await balancer?.close();
     log(`${context.command}: ${(err as Error).message}`);
     return 1;
   }
@@ -410,10 +425,11 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   // A node certificate is renewed at 80 % of its life; the clients reconnect with the new one.
   const rotating = rotation === undefined ? Promise.resolve() : rotateNodeCertificate({ ...rotation, onRotated: () => [client, proxyClient].forEach((c) => c.reconnect()) });
   void startProxy(flags, proxyClient, context, log);
+  const refreshing = balancer === undefined ? Promise.resolve() : refreshServers(balancer, flags.get("join"), client, context.signal);
   try {
     const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
-    if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
+    if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${balancer === undefined ? config.server : flags.get("join")} and is Ready${balancer === undefined ? "" : ` (API servers through the load balancer at ${balancer.url})`}`);
     await untilStopped(context);
     await stopAgent(agent, flags, log);
     await port.close();
@@ -422,8 +438,20 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     proxyClient.close();
   }
   await rotating;
+  await refreshing;
+  await balancer?.close();
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Keeps the balancer's list current: the join URL, then the servers the control plane publishes (every 30 s). */
+async function refreshServers(balancer: LoadBalancer, joinUrl: string, client: RestClient, signal: AbortSignal): Promise<void> {
+  const naming = await namingOfServer(client).catch(() => namingFor());
+  while (!signal.aborted) {
+    const published = await publishedServers(client, naming).catch(() => [] as string[]);
+    if (published.length > 0) balancer.setServers([joinUrl, ...published]);
+    await sleep(30_000, signal).catch(() => {});
+  }
 }
 
 /**
@@ -433,8 +461,7 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
  * (system:node:NAME), kept in DATA_DIR/nodeagent/pki and rotated; any other
  * token (the admin's, a --token-auth-file one) is used as it is.
  */
-async function joinConfig(flags: ServerFlags, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
-  const server = flags.get("join");
+async function joinConfig(flags: ServerFlags, server: string, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
   const pinned = parseJoinToken(flags.get("token"));
   const token = pinned?.token ?? flags.get("token");
   const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256);

@@ -43,7 +43,8 @@ if (skip !== undefined) console.log(`# skipping the HA control-plane e2e: ${skip
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-ha-"));
 // A sleep length no other process uses, so `pgrep -f` finds exactly this suite's containers.
 const TOKEN = String(800_000 + (process.pid % 100_000));
-const GRACE_S = 10;
+// Above the agents' lease renewal (every 10 s), with room for a loaded machine.
+const GRACE_S = 20;
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -59,8 +60,8 @@ spec:
       terminationGracePeriodSeconds: 1
       # Evicted as soon as their node is found unreachable, so the test need not wait out the default 300 s.
       tolerations:
-      - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
-      - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+      - {key: node.orch.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
+      - {key: node.orch.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
       topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}
       containers: [{name: main, image: busybox:1.36, command: [sleep, "${TOKEN}"]}]
