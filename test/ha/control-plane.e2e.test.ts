@@ -11,7 +11,9 @@
 // and the lost node's pods are replaced there. The killed server restarts
 // from its data folder, its member rejoins and its node is Ready again.
 // Then a second member (one that was not leading) is killed and the cluster
-// keeps serving and scaling. The fail-over times are printed (# lines) for
+// keeps serving and scaling. A node agent joined with --join naming the first
+// server stays Ready through its loss (its load balancer moves to another
+// server from the list the control plane publishes). The fail-over times are printed (# lines) for
 // docs/reliability.md. Root only (the embedded runtime's containers), run
 // under the e2e lock.
 
@@ -26,7 +28,7 @@ import { sleep } from "../../src/machinery/until.js";
 import { EtcdCluster } from "../../src/storage/etcd/index.js";
 import { etcdClientTls, etcdPaths, loadMemberConfig } from "../../src/cli/etcd-member.js";
 import { Kubectl, kubectlSkipReason } from "../support/kubectl.js";
-import { startOrch, type OrchProcess } from "../support/orch-process.js";
+import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "../support/orch-process.js";
 
 const root = process.getuid?.() === 0;
 const etcdMissing = (() => {
@@ -106,15 +108,22 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
   };
   const kubectl = (m: Member) => new Kubectl(join(m.dataDir, "admin.kubeconfig"));
   const alive = () => members.filter((m) => m.proc !== undefined);
+  // A node agent joined from "another machine" with --join naming the first server: its load balancer must carry it over.
+  let agent: JoinedAgentProcess | undefined;
+  const AGENT = "ha-agent";
+  let firstVictim: Member | undefined;
 
   before(async () => {
     await start(members[0]!, ["--cluster-init"]);
     const token = readFileSync(join(members[0]!.dataDir, "server.token"), "utf8").trim();
     // One at a time: a member added but not yet started counts towards the quorum the next add needs.
     for (const m of members.slice(1)) await start(m, ["--join", members[0]!.proc!.url, "--control-plane", "--token", token]);
+    const joinToken = readFileSync(join(members[0]!.dataDir, "join.token"), "utf8").trim();
+    agent = await startJoinedAgent(["--join", members[0]!.proc!.url, "--token", joinToken], AGENT, { readyTimeoutMs: 120_000 });
   });
 
   after(async () => {
+    await agent?.stop().catch(() => {});
     for (const m of members) await m.proc?.stop().catch(() => {});
     await new Promise<void>((resolve) => execFile("pkill", ["-KILL", "-f", `^sleep ${TOKEN}$`], () => resolve()));
     for (const m of members) rmSync(m.dataDir, { recursive: true, force: true, maxRetries: 10 });
@@ -153,12 +162,14 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
     assert.deepEqual(list.map((m) => m.name).sort(), ["ha-0", "ha-1", "ha-2"]);
     assert.ok(list.every((m) => m.clientURLs[0]?.startsWith("https://")), "members serve clients over TLS");
     const k = kubectl(members[1]!);
-    await until("three Ready nodes", 60_000, async () => {
+    await until("four Ready nodes (three servers, one joined agent)", 60_000, async () => {
       const out = await k.ok("get", "nodes", "--no-headers");
-      return out.trim().split("\n").filter((l) => / Ready /.test(l)).length === 3;
+      return out.trim().split("\n").filter((l) => / Ready /.test(l)).length === 4;
     });
+    // The joined agent learned every server from the published list.
+    assert.match(agent!.output(), /ready: node ha-agent joined .*through the load balancer/);
     await k.ok("apply", "-f", file("web.yaml", DEPLOYMENT));
-    await until("3 web pods Running", 90_000, () => runningOn(k, 3, members.map((m) => m.name)));
+    await until("3 web pods Running", 90_000, () => runningOn(k, 3, [...members.map((m) => m.name), AGENT]));
     // Every server answers for the same cluster: the admin token is shared.
     for (const m of members) assert.match(await kubectl(m).ok("get", "deployment", "web", "--no-headers"), /^web +3\/3/);
   });
@@ -169,7 +180,9 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
     const scheduler = await holderOf(k0, "orch-scheduler");
     assert.ok(controllers !== undefined && scheduler !== undefined, "the leases name one of the members");
     // Kill the controllers' leader (and the scheduler's, when another member holds it, before the next step).
+    // The agent joined through members[0]: kill that one when it leads (the usual case: it started first).
     const victim = controllers;
+    firstVictim = victim;
     const survivors = members.filter((m) => m !== victim);
     const k = kubectl(survivors[0]!);
     const killedAt = Date.now();
@@ -190,11 +203,14 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
 
     // A scale-up after the loss: new pods need the controllers (ReplicaSet) and the scheduler, both failed over.
     await k.ok("scale", "deployment/web", "--replicas=5");
-    const survivorNames = survivors.map((m) => m.name);
+    const survivorNames = [...survivors.map((m) => m.name), AGENT];
     await until("5 web pods Running on the survivors (scale-up and the lost node's pods replaced)", 120_000, () => runningOn(k, 5, survivorNames)).catch(async (err: Error) => {
       throw new Error(`${err.message}\n${await k.ok("get", "pods,nodes", "-o", "wide")}`);
     });
     timings.push(`scaled to 5 and the lost node's pods replaced, all Running on the survivors, after ${seconds(killedAt)} s`);
+    // The joined agent kept its node Ready through the loss (its grace period has passed by now).
+    assert.ok(await nodeReady(k, AGENT), "the joined agent's node is Ready");
+    if (victim === members[0]) assert.match(agent!.output(), /load balancer: \S+ does not answer; switching to/);
 
     // The killed server restarts from its data folder: its etcd member rejoins, its node is Ready again.
     const restartAt = Date.now();
@@ -209,7 +225,8 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
   test("kill -9 a member that leads nothing: the cluster keeps serving and scaling", async () => {
     const k = kubectl(alive()[0]!);
     const leaders = new Set([await holderOf(k, "orch-controller-manager"), await holderOf(k, "orch-scheduler")]);
-    const victim = alive().find((m) => !leaders.has(m)) ?? alive()[0]!;
+    // Another member than the first victim, so each kill takes down a different one.
+    const victim = alive().find((m) => !leaders.has(m) && m !== firstVictim) ?? alive().find((m) => !leaders.has(m))!;
     const survivor = alive().find((m) => m !== victim)!;
     const ks = kubectl(survivor);
     const killedAt = Date.now();
@@ -217,7 +234,7 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
     victim.proc = undefined;
     await until("kubectl through a surviving server", 30_000, async () => (await ks.run(["get", "nodes"])).code === 0);
     await ks.ok("scale", "deployment/web", "--replicas=6");
-    const names = alive().map((m) => m.name);
+    const names = [...alive().map((m) => m.name), AGENT];
     await until("6 web pods Running on the two survivors", 120_000, () => runningOn(ks, 6, names));
     timings.push(`kill -9 of ${victim.name} (no leases): scaled to 6 on the survivors after ${seconds(killedAt)} s`);
     await start(victim, []);
