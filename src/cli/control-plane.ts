@@ -92,6 +92,8 @@ export interface MemberOptions {
   /** For a joining server: the first server's URL and the control-plane token. */
   join?: { server: string; token: string };
   log: (line: string) => void;
+  /** Stops the member (and a start still waiting) when it fires. */
+  signal?: AbortSignal;
   /** Makes the CA (and the rest of the API server's credentials) for a new cluster. */
   ensureCa: () => Promise<void>;
 }
@@ -122,6 +124,8 @@ export async function startLocalMember(o: MemberOptions): Promise<LocalMember> {
   }
   await ensureEtcdCertificates(paths, join(o.dataDir, PKI_FILES.caKey), { dns: [], ips: [] });
   const etcd = new LocalEtcd({ paths, member, initialCluster: initial.cluster, initialClusterState: initial.state, log: o.log });
+  // Ctrl-C while the member waits for its quorum ends the wait.
+  o.signal?.addEventListener("abort", () => void etcd.stop(), { once: true });
   await etcd.start();
   const tls = etcdClientTls(paths);
   // The API server talks to the local member first and fails over to the others.

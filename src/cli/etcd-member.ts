@@ -153,7 +153,7 @@ export interface LocalEtcdOptions {
   initialCluster: string;
   initialClusterState: "new" | "existing";
   log: (line: string) => void;
-  /** How long a start may take before it counts as failed (default 60 s). */
+  /** How long a start may take before it counts as failed (default: no limit; a line every 30 s). */
   readyTimeoutMs?: number;
 }
 
@@ -261,20 +261,30 @@ export class LocalEtcd {
     return text === "" ? "" : `:\n${text}`;
   }
 
+  /**
+   * Until the member answers with a leader. A member of a cluster whose other
+   * members are all down waits for them (a whole-cluster restart): it says so
+   * every 30 s and keeps waiting unless `readyTimeoutMs` was given.
+   */
   async #untilReady(): Promise<void> {
-    const timeout = this.#options.readyTimeoutMs ?? 60_000;
-    const deadline = Date.now() + timeout;
+    const started = Date.now();
+    const timeout = this.#options.readyTimeoutMs;
+    let nextNote = started + 30_000;
     const cluster = new EtcdCluster({ endpoints: [this.clientUrl], tls: etcdClientTls(this.#options.paths), requestTimeoutMs: 2000 });
     try {
-      while (Date.now() < deadline) {
+      while (timeout === undefined || Date.now() < started + timeout) {
         if (this.#stopping) throw new Error("etcd: stopped during start-up");
         if (await cluster.status().then(() => true, () => false)) return;
+        if (Date.now() >= nextNote) {
+          nextNote += 30_000;
+          this.#options.log(`etcd: member ${this.#options.member.name} has no leader yet after ${Math.round((Date.now() - started) / 1000)} s: waiting for a quorum of the members (are the other servers of the control plane running?)${this.#lastLines()}`);
+        }
         await sleep(200);
       }
     } finally {
       cluster.close();
     }
-    throw new Error(`etcd: member ${this.#options.member.name} not ready after ${timeout / 1000} s${this.#lastLines()}`);
+    throw new Error(`etcd: member ${this.#options.member.name} not ready after ${timeout! / 1000} s${this.#lastLines()}`);
   }
 }
 

@@ -265,7 +265,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   let local: LocalMember | undefined;
   if (flags.get("cluster-init") || flags.get("control-plane") || existsSync(etcdPaths(flags.get("data-dir")).config)) {
     try {
-      local = await startMember(flags, log);
+      local = await startMember(flags, context.signal, log);
     } catch (err) {
       log(`${context.command}: ${(err as Error).message}`);
       return 1;
@@ -382,7 +382,7 @@ function advertiseOf(flags: ServerFlags): string {
 }
 
 /** This server's etcd member: started from its data folder, or new (--cluster-init), or joined (--control-plane). */
-function startMember(flags: ServerFlags, log: (line: string) => void): Promise<LocalMember> {
+function startMember(flags: ServerFlags, signal: AbortSignal, log: (line: string) => void): Promise<LocalMember> {
   const port = (flag: "etcd-client-port" | "etcd-peer-port") => ({ port: flags.get(flag), given: flags.isSet(flag) });
   return startLocalMember({
     dataDir: flags.get("data-dir"),
@@ -391,6 +391,7 @@ function startMember(flags: ServerFlags, log: (line: string) => void): Promise<L
     clientPort: port("etcd-client-port"),
     peerPort: port("etcd-peer-port"),
     ...(flags.get("control-plane") ? { join: { server: flags.get("join"), token: flags.get("token") } } : {}),
+    signal,
     log,
     // The API server's credentials, made now: the member's certificates come from the same CA.
     ensureCa: async () => {
@@ -464,7 +465,10 @@ async function refreshServers(balancer: LoadBalancer, joinUrl: string, client: R
 async function joinConfig(flags: ServerFlags, server: string, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
   const pinned = parseJoinToken(flags.get("token"));
   const token = pinned?.token ?? flags.get("token");
-  const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256);
+  const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256).catch((err: Error) => {
+    // Through the load balancer: name the server the user gave.
+    throw new Error(err.message.replaceAll(server, flags.get("join")), { cause: err });
+  });
   const cluster: ClientConfig = { server, token, ca };
   if (!BOOTSTRAP_TOKEN_PATTERN.test(token)) return { config: cluster };
   const dir = join(flags.get("data-dir"), "nodeagent", "pki");
