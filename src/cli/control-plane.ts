@@ -212,6 +212,9 @@ async function findSecret(client: RestClient): Promise<{ data?: Record<string, s
       return (await client.get(SECRETS, { namespace, name: CONTROL_PLANE_SECRET })) as { data?: Record<string, string> };
     } catch (err) {
       last = err;
+      if (isApiError(err, "Forbidden") || isApiError(err, "Unauthorized")) {
+        throw new Error(`the server refuses the token (${(err as Error).message}): --control-plane takes the control-plane token DATA_DIR/server.token, not the node join token`, { cause: err });
+      }
       if (!isApiError(err, "NotFound")) throw err;
     }
   }

@@ -153,3 +153,22 @@ test("a --cluster-init member: TLS with client certificates, restarted when it d
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test("orch server refuses HA flag combinations that cannot work (exit 2, saying why)", async () => {
+  const token = `orch1.${"0".repeat(64)}.secret`;
+  const cases: [string[], RegExp][] = [
+    [["--control-plane"], /--control-plane needs --join URL/],
+    [["--join", "https://127.0.0.1:1", "--control-plane", "--token", "plain", "--certificate-authority", "ca.crt"], /--control-plane needs the control-plane token/],
+    [["--cluster-init", "--join", "https://127.0.0.1:1", "--token", token], /--cluster-init starts a new cluster and --join joins one/],
+    [["--cluster-init", "--storage-backend", "etcd", "--etcd-servers", "http://127.0.0.1:1"], /store in the local etcd member/],
+    [["--etcd-client-port", "70000"], /etcd-client-port/],
+  ];
+  for (const [args, message] of cases) {
+    const out = await orch("server", ...args);
+    assert.equal(out.status, 2, `${args.join(" ")}: ${out.stderr}`);
+    assert.match(out.stderr, message, args.join(" "));
+  }
+  const apiserver = await orch("apiserver", "--storage-backend", "etcd", "--etcd-servers", "https://127.0.0.1:1", "--etcd-certfile", "c.crt");
+  assert.equal(apiserver.status, 2);
+  assert.match(apiserver.stderr, /--etcd-certfile and --etcd-keyfile must be given together/);
+});
