@@ -62,6 +62,17 @@ test("a --cluster-init member: TLS with client certificates, restarted when it d
     try {
       assert.deepEqual((await good.members()).map((m) => m.name), ["m0"]);
       await assert.rejects(anonymous.members());
+      // The certificate is checked against the name or address dialled: localhost (named) answers,
+      // 127.0.0.2 (loopback too, not named) is refused.
+      for (const [host, named] of [["localhost", true], ["127.0.0.2", false]] as const) {
+        const c = new EtcdCluster({ endpoints: [`https://${host}:${local.member.clientPort}`], tls: etcdClientTls(paths), requestTimeoutMs: 3000 });
+        try {
+          if (named) assert.equal((await c.members()).length, 1);
+          else await assert.rejects(c.members());
+        } finally {
+          c.close();
+        }
+      }
 
       // The supervisor restarts a member that dies.
       const pid = local.etcd.pid!;
