@@ -112,7 +112,8 @@ export const command = defineCommand({
     "Runs a one-node cluster in one process: the API server with its embedded store, the controller manager, the " +
     "scheduler and a node agent that runs pods on this machine. It writes the admin kubeconfig into --data-dir and " +
     "prints one ready line once the node is Ready. With --join or --kubeconfig it runs only a node agent that joins " +
-    "an existing cluster.",
+    "an existing cluster. With --cluster-init it stores in a local etcd member instead, the first server of an HA " +
+    "control plane that others join with --join URL --control-plane (docs/ha.md).",
   flags: serverFlags,
   validate(flags) {
     if (flags.get("join") && !flags.get("token")) return "--join needs --token (the server's DATA_DIR/join.token)";
