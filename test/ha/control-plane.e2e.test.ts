@@ -28,6 +28,7 @@ import { sleep } from "../../src/machinery/until.js";
 import { EtcdCluster } from "../../src/storage/etcd/index.js";
 import { etcdClientTls, etcdPaths, loadMemberConfig } from "../../src/cli/etcd-member.js";
 import { Kubectl, kubectlSkipReason } from "../support/kubectl.js";
+import { deploymentYaml } from "../support/manifests.js";
 import { startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "../support/orch-process.js";
 
 const root = process.getuid?.() === 0;
@@ -48,26 +49,15 @@ const TOKEN = String(800_000 + (process.pid % 100_000));
 // Above the agents' lease renewal (every 10 s), with room for a loaded machine.
 const GRACE_S = 20;
 
-const DEPLOYMENT = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
+// Pods evicted as soon as their node is found unreachable (the test need not wait out the default 300 s), spread over the nodes.
+const DEPLOYMENT = deploymentYaml("web", 3, "busybox:1.36", `        command: [sleep, "${TOKEN}"]
       terminationGracePeriodSeconds: 1
-      # Evicted as soon as their node is found unreachable, so the test need not wait out the default 300 s.
       tolerations:
       - {key: node.orch.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
       - {key: node.orch.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 0}
       topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: web}}}
-      containers: [{name: main, image: busybox:1.36, command: [sleep, "${TOKEN}"]}]
-`;
+`);
 
 interface PodJson {
   metadata: { name: string; deletionTimestamp?: string };
