@@ -210,9 +210,10 @@ export class LocalEtcd {
     return [
       `--name=${member.name}`,
       `--data-dir=${paths.data}`,
-      `--listen-client-urls=https://0.0.0.0:${member.clientPort}`,
+      // Listen where the member is advertised (the node's address), and on loopback for this server's own API server.
+      `--listen-client-urls=${listenUrls(member.clientUrl)}`,
       `--advertise-client-urls=${member.clientUrl}`,
-      `--listen-peer-urls=https://0.0.0.0:${member.peerPort}`,
+      `--listen-peer-urls=${new URL(member.peerUrl).origin}`,
       `--initial-advertise-peer-urls=${member.peerUrl}`,
       `--initial-cluster=${this.#options.initialCluster}`,
       `--initial-cluster-state=${this.#options.initialClusterState}`,
@@ -307,4 +308,11 @@ async function stopStale(paths: EtcdPaths, log: (line: string) => void): Promise
     return; // already gone
   }
   for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await sleep(50);
+}
+
+/** The advertised URL, plus loopback when the advertised host is not loopback. */
+function listenUrls(advertised: string): string {
+  const url = new URL(advertised);
+  const loopback = url.hostname === "127.0.0.1" || url.hostname === "[::1]" || url.hostname === "localhost";
+  return loopback ? url.origin : `${url.origin},https://127.0.0.1:${url.port}`;
 }
