@@ -80,6 +80,12 @@ const serverFlags = {
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
   "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
   "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
+  "host-root-fallback": flag.oneOf({
+    section: NODE,
+    default: "marked",
+    choices: ["marked", "any", "off"],
+    description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
+  }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -226,7 +232,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
         ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
-      stopContainersOnExit: flags.get("stop-pods-on-exit"),
+      stopContainersOnExit: flags.get("stop-pods-on-exit"), hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off", hostRootMasks: [flags.get("data-dir")],
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,
