@@ -35,12 +35,12 @@ describe("embedded runtime: host-root fallback opt-in and masks", { skip }, () =
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "orch-host-root-"));
     dataDir = join(dir, "data");
-    mkdirSync(dataDir);
+    mkdirSync(join(dataDir, "pki"), { recursive: true });
     writeFileSync(join(dataDir, "admin.token"), "secret-token\n");
     credentials = join(dir, "agent.kubeconfig");
     writeFileSync(credentials, "client-key-data: secret\n");
     writeFileSync(join(dir, "visible"), "host file\n");
-    runtime = await startEmbeddedRuntime({ root: join(dir, "rt"), pullFromRegistries: false, hostRootMarker: MARKER, hostRootMasks: [dataDir, credentials, join(dir, "missing")] });
+    runtime = await startEmbeddedRuntime({ root: join(dir, "rt"), pullFromRegistries: false, hostRootMarker: MARKER, hostRootMasks: [dataDir, credentials, join(dir, "missing"), join(dataDir, "pki")] });
     client = new CriClient({ endpoint: runtime.endpoint, timeoutMs: 15_000 });
   });
   after(async () => {

@@ -35,8 +35,10 @@ function q(word: string): string {
  */
 export function maskLines(paths: readonly string[]): string[] {
   const lines: string[] = [];
-  for (const p of new Set(paths)) {
-    if (p === "" || p === "/" || !existsSync(p)) continue;
+  const wanted = [...new Set(paths.map((p) => p.replace(/\/+$/, "")))].filter((p) => p !== "" && existsSync(p));
+  // A path under another masked one is hidden already (and gone from the container's view).
+  const outermost = wanted.filter((p) => !wanted.some((o) => o !== p && p.startsWith(`${o}/`)));
+  for (const p of outermost) {
     const target = `"$R"${q(p)}`;
     const dir = statSync(p).isDirectory();
     lines.push(dir
