@@ -1,0 +1,99 @@
+// bench/api/connect-memory: does the API server's native memory grow without
+// bound over connect/close rounds (issue 18, point 3)? The real `orch
+// apiserver`, rounds of 999 connections (a third raw TCP closed at once, a
+// third TLS handshakes over HTTP/1.1, a third TLS handshakes that agree on h2
+// and so open an HTTP/2 session), 100 at a time. RSS (VmRSS) is read at
+// checkpoints, the JS heap from --trace-gc's last line; at the end glibc's
+// malloc_trim(0) is called in the process through gdb (when present), which
+// shows how much of the RSS was freed memory glibc had kept. Variants: glibc's
+// defaults, and MALLOC_ARENA_MAX=2.
+// Usage: node dist/bench/api/connect-memory.js [--connections=50000] [--variants=default,arena2]
+
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { connect as tcpConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import { startOrch } from "../../test/support/orch-process.js";
+
+const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const TOTAL = Number(arg("connections", "50000"));
+const VARIANTS = arg("variants", "default,arena2").split(",");
+const ROUND = 999;
+const CONCURRENCY = 100;
+
+const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The JS heap after the last GC (--trace-gc: "Mark-Compact 40.1 (58.0) -> 38.2 (57.0) MB"): used and committed MB. */
+function lastHeap(output: string): string {
+  const lines = [...output.matchAll(/(?:Mark-Compact|Scavenge)[^\n]*?-> ([\d.]+) \(([\d.]+)\) MB/g)];
+  const m = lines.at(-1);
+  return m === undefined ? "?" : `${m[1]} used / ${m[2]} committed`;
+}
+
+function one(port: number, ca: string, kind: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (kind === 0) {
+      const s = tcpConnect({ host: "127.0.0.1", port }, () => { s.destroy(); resolve(); });
+      s.on("error", () => resolve());
+      return;
+    }
+    const s = tlsConnect({ host: "127.0.0.1", port, ca, servername: "localhost", ALPNProtocols: kind === 2 ? ["h2"] : ["http/1.1"] }, () => {
+      // An h2 session starts once the client preface arrives: send it, then close.
+      if (kind === 2) s.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00");
+      setImmediate(() => { s.destroy(); resolve(); });
+    });
+    s.on("error", () => resolve());
+  });
+}
+
+async function round(port: number, ca: string): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < ROUND) {
+      const i = next++;
+      await one(port, ca, i % 3);
+    }
+  }));
+}
+
+function mallocTrim(pid: number): string {
+  try {
+    const out = execFileSync("gdb", ["-p", String(pid), "-batch", "-ex", "call (int) malloc_trim(0)"], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+    return /\$1 = (\d)/.exec(out)?.[1] ?? "?";
+  } catch (err) {
+    return `failed: ${(err as Error).message.split("\n")[0]}`;
+  }
+}
+
+for (const variant of VARIANTS) {
+  if (variant === "arena2") process.env["MALLOC_ARENA_MAX"] = "2";
+  else delete process.env["MALLOC_ARENA_MAX"];
+  process.env["ORCH_NODE_ARGS"] = "--trace-gc";
+  const orch = await startOrch("apiserver", ["--max-connections=2000"]);
+  try {
+    const port = Number(new URL(orch.url).port);
+    const ca = readFileSync(join(orch.dataDir, "ca.crt"), "utf8");
+    await sleep(2000);
+    const points: string[] = [`0: ${rssMb(orch.pid).toFixed(0)} MB`];
+    const checkpoints = new Set([1, 5, 10, 20, 30, 40, 50, 75, 100].map((k) => k * 1000));
+    const started = Date.now();
+    for (let done = 0; done < TOTAL; ) {
+      await round(port, ca);
+      done += ROUND;
+      const k = Math.round(done / 1000) * 1000;
+      if (checkpoints.has(k) && Math.abs(done - k) < ROUND) points.push(`${k / 1000}k: ${rssMb(orch.pid).toFixed(0)} MB`);
+    }
+    await sleep(5000);
+    const settled = rssMb(orch.pid);
+    const heap = lastHeap(orch.output());
+    const trimmed = mallocTrim(orch.pid);
+    await sleep(500);
+    const after = rssMb(orch.pid);
+    console.log(`${variant}${variant === "arena2" ? " (MALLOC_ARENA_MAX=2)" : ""}: ${TOTAL} connections in ${((Date.now() - started) / 1000).toFixed(0)} s; rss ${points.join(", ")}; ` +
+      `5 s later ${settled.toFixed(0)} MB (JS heap ${heap} MB); malloc_trim(0) returned ${trimmed}, rss then ${after.toFixed(0)} MB`);
+  } finally {
+    await orch.stop();
+  }
+}
