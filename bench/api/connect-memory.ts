@@ -7,10 +7,13 @@
 // malloc_trim(0) is called in the process through gdb (when present), which
 // shows how much of the RSS was freed memory glibc had kept. Variants: glibc's
 // defaults, and MALLOC_ARENA_MAX=2.
-// Usage: node dist/bench/api/connect-memory.js [--connections=50000] [--variants=default,arena2]
+// With --snapshots, heap snapshots (--heapsnapshot-signal, taken after a full
+// collection) after 1k connections and at the end give the live JS heap.
+// Usage: node dist/bench/api/connect-memory.js [--connections=50000] [--variants=default,arena2] [--snapshots]
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tcpConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
@@ -19,6 +22,7 @@ import { startOrch } from "../../test/support/orch-process.js";
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const TOTAL = Number(arg("connections", "50000"));
 const VARIANTS = arg("variants", "default,arena2").split(",");
+const SNAPSHOTS = process.argv.includes("--snapshots");
 const ROUND = 999;
 const CONCURRENCY = 100;
 
@@ -58,6 +62,34 @@ async function round(port: number, ca: string): Promise<void> {
   }));
 }
 
+/** Has the process write a heap snapshot into `dir` and answers the MB of live objects in it. */
+async function liveHeapMb(pid: number, dir: string): Promise<string> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 600; i++) {
+    await sleep(500);
+    const file = readdirSync(dir).find((f) => !before.has(f) && f.endsWith(".heapsnapshot"));
+    if (file === undefined) continue;
+    // Complete once it parses (it is written in pieces).
+    let h: { snapshot: { meta: { node_fields: string[] } }; nodes: number[] } | undefined;
+    for (let tries = 0; h === undefined && tries < 120; tries++) {
+      try {
+        h = JSON.parse(readFileSync(join(dir, file), "utf8")) as typeof h;
+      } catch {
+        await sleep(1000);
+      }
+    }
+    if (h === undefined) return "?";
+    const fields = h.snapshot.meta.node_fields;
+    const self = fields.indexOf("self_size");
+    let total = 0;
+    for (let n = 0; n < h.nodes.length; n += fields.length) total += h.nodes[n + self]!;
+    rmSync(join(dir, file));
+    return (total / 1048576).toFixed(1);
+  }
+  return "?";
+}
+
 function mallocTrim(pid: number): string {
   try {
     const out = execFileSync("gdb", ["-p", String(pid), "-batch", "-ex", "call (int) malloc_trim(0)"], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
@@ -70,7 +102,8 @@ function mallocTrim(pid: number): string {
 for (const variant of VARIANTS) {
   if (variant === "arena2") process.env["MALLOC_ARENA_MAX"] = "2";
   else delete process.env["MALLOC_ARENA_MAX"];
-  process.env["ORCH_NODE_ARGS"] = "--trace-gc";
+  const snapshots = mkdtempSync(join(tmpdir(), "orch-connect-memory-"));
+  process.env["ORCH_NODE_ARGS"] = `--trace-gc${SNAPSHOTS ? ` --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}` : ""}`;
   const orch = await startOrch("apiserver", ["--max-connections=2000"]);
   try {
     const port = Number(new URL(orch.url).port);
@@ -84,16 +117,19 @@ for (const variant of VARIANTS) {
       done += ROUND;
       const k = Math.round(done / 1000) * 1000;
       if (checkpoints.has(k) && Math.abs(done - k) < ROUND) points.push(`${k / 1000}k: ${rssMb(orch.pid).toFixed(0)} MB`);
+      if (SNAPSHOTS && done === ROUND) points.push(`live JS heap ${await liveHeapMb(orch.pid, snapshots)} MB`);
     }
     await sleep(5000);
     const settled = rssMb(orch.pid);
     const heap = lastHeap(orch.output());
+    const live = SNAPSHOTS ? `; live JS heap at the end ${await liveHeapMb(orch.pid, snapshots)} MB` : "";
     const trimmed = mallocTrim(orch.pid);
     await sleep(500);
     const after = rssMb(orch.pid);
     console.log(`${variant}${variant === "arena2" ? " (MALLOC_ARENA_MAX=2)" : ""}: ${TOTAL} connections in ${((Date.now() - started) / 1000).toFixed(0)} s; rss ${points.join(", ")}; ` +
-      `5 s later ${settled.toFixed(0)} MB (JS heap ${heap} MB); malloc_trim(0) returned ${trimmed}, rss then ${after.toFixed(0)} MB`);
+      `5 s later ${settled.toFixed(0)} MB (JS heap ${heap} MB); malloc_trim(0) returned ${trimmed}, rss then ${after.toFixed(0)} MB${live}`);
   } finally {
     await orch.stop();
+    rmSync(snapshots, { recursive: true, force: true });
   }
 }
