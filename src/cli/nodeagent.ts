@@ -129,7 +129,8 @@ export const command = defineCommand({
         rootDir: flags.get("root-dir"),
         certDir,
         podLogsDir: flags.get("pod-logs-dir"),
-        stopContainersOnExit: flags.get("stop-pods-on-exit"), hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+        stopContainersOnExit: flags.get("stop-pods-on-exit"),
+        hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
         // Its credentials, whichever mode: hidden from host-root containers with the root and cert dirs.
         hostRootMasks: [flags.get("kubeconfig"), flags.get("bootstrap-kubeconfig")].filter((p): p is string => typeof p === "string" && p !== ""),
         ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),

@@ -232,7 +232,10 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
         ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
-      stopContainersOnExit: flags.get("stop-pods-on-exit"), hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off", hostRootMasks: [flags.get("data-dir")],
+      stopContainersOnExit: flags.get("stop-pods-on-exit"),
+      hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+      // The server's data dir (admin.token, store.mdb, keys) is hidden from host-root containers.
+      hostRootMasks: [flags.get("data-dir")],
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,
