@@ -96,6 +96,12 @@ const serverFlags = {
   "etcd-client-port": flag.int({ section: HA, default: 2379, min: 0, max: 65535, description: "Client port of the local etcd member (--cluster-init, --control-plane); when the default is in use a free port is taken and the ready line names it." }),
   "etcd-peer-port": flag.int({ section: HA, default: 2380, min: 0, max: 65535, description: "Peer port of the local etcd member; when the default is in use a free port is taken." }),
   "advertise-address": flag.string({ section: HA, description: "The address the other control-plane members and joined agents reach this server's etcd member and API server at (default: --node-ip, else the host's first non-loopback IPv4 address)." }),
+  "host-root-fallback": flag.oneOf({
+    section: NODE,
+    default: "marked",
+    choices: ["marked", "any", "off"],
+    description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
+  }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -249,6 +255,9 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
       stopContainersOnExit: flags.get("stop-pods-on-exit"),
+      hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+      // The server's data dir (admin.token, store.mdb, keys) is hidden from host-root containers.
+      hostRootMasks: [flags.get("data-dir")],
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,

@@ -30,6 +30,7 @@ import { MirrorPods } from "./mirror-pods/mirror-pods.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { nodeFacts, nodeSignals } from "./node-status/readings.js";
 import { runtimeLabels } from "./runtime-pod/labels.js";
+import { hostRootAnnotation } from "../api/core/host-root.js";
 import { connectRuntime } from "./runtime/connect.js";
 import { Shutdown } from "./shutdown/shutdown.js";
 import { cgroupV2, checkSwap } from "./swap/swap.js";
@@ -64,6 +65,16 @@ export interface NodeAgentOptions {
    * commands (`orch server`, `orch nodeagent`) default to false.
    */
   stopContainersOnExit?: boolean;
+  /**
+   * The embedded runtime's host-root fallback (a container whose image it
+   * cannot get runs on the host's root file system): "marked" lets only pods
+   * annotated `<key domain>/host-root: "true"` use it (what Pod Security counts
+   * as privileged), "any" every pod, "off" none (the pull fails). Default
+   * "any" here, for embedders and tests; the commands default to "marked".
+   */
+  hostRootFallback?: "marked" | "any" | "off";
+  /** Host paths hidden from host-root containers besides the agent's root dir, cert dir and kubeconfig (orch server adds its data dir). */
+  hostRootMasks?: string[];
   lockFile?: string;
   exitOnLockContention?: boolean;
   featureGates?: FeatureGates;
@@ -177,6 +188,11 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
       rootDir,
       stopContainersOnExit: options.stopContainersOnExit ?? true,
+      hostRoot: {
+        fallback: options.hostRootFallback ?? "any",
+        marker: hostRootAnnotation(naming.keyDomain),
+        masks: [rootDir, resolve(certDir), ...(options.kubeconfig ? [resolve(options.kubeconfig)] : []), ...(options.hostRootMasks ?? []).map((p) => resolve(p))],
+      },
       podUidLabel: labels.podUid,
       shutdown,
       log,

@@ -16,6 +16,7 @@ import { PERL } from "./shim.js";
 import { syscallNumber } from "./seccomp/bpf.js";
 import { isLoader, loaderArgv } from "./seccomp/loader.js";
 import { resolveInRoot } from "./container-paths.js";
+import { maskLines, procMaskLines, sysMaskLines } from "./host-root.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
@@ -107,6 +108,8 @@ export interface LaunchSpec {
    * having its own.
    */
   pidTarget?: number;
+  /** Host paths a host-root container (no imageRoot) must not see (host-root.ts); unprivileged ones also get the kernel masks. */
+  hostRootMasks?: string[];
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -190,6 +193,10 @@ export function setupScript(spec: LaunchSpec): string {
       `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
     );
   }
+  if (spec.imageRoot === undefined) {
+    lines.push(...maskLines(spec.hostRootMasks ?? []));
+    if (!spec.privileged) lines.push(...sysMaskLines());
+  }
   for (const d of spec.devices) {
     const target = `"$R"${shQuote(d.containerPath)}`;
     lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || : > ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
@@ -265,6 +272,7 @@ export function initScript(spec: LaunchSpec): string {
     ...(spec.pidTarget !== undefined ? [`read -r self rest < /proc/self/stat`, `echo "ok $self" >&3`] : []),
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
+    ...(spec.imageRoot === undefined && !spec.privileged ? procMaskLines(R) : []),
     `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
   ].join("\n") + "\n";
 }

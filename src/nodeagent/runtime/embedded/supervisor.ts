@@ -40,6 +40,8 @@ export interface ContainerSupervisorOptions {
   /** Shared with sandboxes' network setup: pod starts at once, two per core. */
   startLimit: StartLimit;
   log: (message: string) => void;
+  /** Host paths hidden from host-root containers. */
+  hostRootMasks?: string[];
 }
 
 
@@ -183,6 +185,7 @@ export class ContainerSupervisor {
         netns: sandbox.netns,
         ...(pidTarget !== undefined ? { pidTarget } : {}),
         isolation: this.#o.isolation,
+        ...(image === undefined ? { hostRootMasks: this.#o.hostRootMasks ?? [] } : {}),
       }), { first: true });
     } catch (err) {
       cgroups.remove(cgroup);
