@@ -110,7 +110,17 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const selectable = Object.fromEntries(
     (storage.selectableFields ?? []).flatMap((f) => {
       const path = parseJsonPath(f.jsonPath ?? "");
-      return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
+      if (path === undefined) return [];
+      // Stored objects carry the defaults of the schema they were written under; a default added since is
+      // applied on read, so a field it fills is selected by its default too (upstream's cache holds defaulted objects).
+      const read = (obj: ApiObject) => {
+        const found = evaluate(path, obj)[0];
+        if (found !== undefined || !storageSchema.defaults) return found;
+        const copy = structuredClone(obj);
+        applyDefaults(storageSchema.schema, copy);
+        return evaluate(path, copy)[0];
+      };
+      return [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(read(obj))]];
     }),
   );
   const validate = (obj: ApiObject, old?: ApiObject) => {

@@ -549,3 +549,64 @@ describe("custom resources in OpenAPI v2: versions and v2's reductions", () => {
     assert.equal(doc.paths["/apis/shapes.example.com/v3/namespaces/{namespace}/widgets"], undefined);
   });
 });
+
+describe("custom resources: a schema change reaches objects already stored and cached", () => {
+  let t: TestServer;
+  const G = "/apis/later.example.com/v1";
+  const crd = (withDefault: boolean) => ({
+    apiVersion: "apiextensions.orch.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "knobs.later.example.com" },
+    spec: {
+      group: "later.example.com",
+      scope: "Cluster",
+      names: { plural: "knobs", kind: "Knob" },
+      versions: [{
+        name: "v1", served: true, storage: true,
+        schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: {
+          size: { type: "integer" },
+          ...(withDefault ? { color: { type: "string", default: "teal" } } : {}),
+        } } } } },
+        ...(withDefault ? { selectableFields: [{ jsonPath: ".spec.color" }] } : {}),
+      }],
+    },
+  });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    assert.equal((await t.request("POST", CRDS, { body: crd(false) })).status, 201);
+    await until("knobs served", async () => ((await t.request("GET", `${G}/knobs`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  test("a default added to the schema shows on every read path", async () => {
+    const made = await t.request("POST", `${G}/knobs`, { body: { apiVersion: "later.example.com/v1", kind: "Knob", metadata: { name: "k" }, spec: { size: 1 } } });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.json.spec.color, undefined, "no default yet");
+    // Read once so the object sits decoded in the watch cache.
+    assert.equal((await t.request("GET", `${G}/knobs?resourceVersion=0`)).json.items[0].spec.color, undefined);
+    const current = (await t.request("GET", `${CRDS}/knobs.later.example.com`)).json;
+    const updated = await t.request("PUT", `${CRDS}/knobs.later.example.com`, { body: { ...crd(true), metadata: current.metadata } });
+    assert.equal(updated.status, 200, updated.text);
+    const reads: Record<string, () => Promise<unknown>> = {
+      "consistent GET": async () => (await t.request("GET", `${G}/knobs/k`)).json.spec.color,
+      "GET rv=0": async () => (await t.request("GET", `${G}/knobs/k?resourceVersion=0`)).json.spec.color,
+      "LIST rv=0": async () => (await t.request("GET", `${G}/knobs?resourceVersion=0`)).json.items[0].spec.color,
+      "consistent LIST": async () => (await t.request("GET", `${G}/knobs`)).json.items[0].spec.color,
+    };
+    for (const [path, read] of Object.entries(reads)) {
+      await until(`${path} shows the new default`, async () => ((await read()) === "teal" ? true : undefined));
+    }
+    // A watch from the cache's start replays the stored object with the new default too.
+    const w = await t.watch(`${G}/knobs?watch=true&resourceVersion=0`);
+    const [ev] = await w.next(1, 2000);
+    w.close();
+    assert.equal(ev.type, "ADDED");
+    assert.equal(ev.object.spec.color, "teal", "watch replay");
+    // A selectable field added by the change selects on the defaulted value, from the cache and from the store.
+    for (const rv of ["&resourceVersion=0", ""]) {
+      const teal = await t.request("GET", `${G}/knobs?fieldSelector=spec.color%3Dteal${rv}`);
+      assert.equal(teal.status, 200, teal.text);
+      assert.deepEqual(teal.json.items.map((i: any) => i.metadata.name), ["k"], `LIST ${rv || "consistent"}`);
+    }
+  });
+});
