@@ -419,6 +419,7 @@ function cachedObjects(stores: () => Stores): CachedObjects {
       return store === undefined ? undefined : (await store.cacher.get(store.keyFor(namespace, name), { mode: "Any" }))?.object;
     },
     version: (gr) => stores().for(gr)?.def.versions[0],
+    definitions: () => [...stores()].map((s) => s.def),
     kindResource: (group, kind) => {
       const def = [...stores()].map((s) => s.def).find((d) => d.group === group && d.kind === kind);
       return def === undefined ? undefined : { resource: { group: def.group, resource: def.resource }, namespaced: def.namespaced };

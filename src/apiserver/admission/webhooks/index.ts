@@ -14,6 +14,7 @@ import { applyJsonPatch } from "../../../machinery/patch/index.js";
 import { CallError, postReview, type ServiceResolver } from "./call.js";
 import { conditionsMatch, namespaceMatches, objectMatches, ruleMatches } from "./matching.js";
 import { reviewRequest, reviewResponse, type ReviewResponse } from "./review.js";
+import type { Equivalence, ServedAs } from "./equivalent.js";
 
 export { ruleMatches } from "./matching.js";
 export type { ServiceResolver } from "./call.js";
@@ -28,10 +29,30 @@ export interface WebhookSources {
   versionOf(group: string, resource: string): string;
   /** The webhook configurations' own group: requests on it never go to webhooks (upstream exempts them). */
   readonly exemptGroup: string;
+  /** Other versions and group names of a resource, for matchPolicy Equivalent. */
+  readonly equivalence: Equivalence;
 }
 
 interface Matched {
   readonly hook: Webhook;
+  /** Matched through an equivalent resource (matchPolicy Equivalent): the webhook sees the request as this. */
+  readonly as?: ServedAs;
+}
+
+/**
+ * How `hook`'s rules cover the request: `exact`, through an equivalent
+ * group/version/resource (the first in serving order), or not at all.
+ */
+function ruleMatch(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookSources, version: string): { as?: ServedAs } | undefined {
+  const rules = hook.rules ?? [];
+  if (rules.some((r) => ruleMatches(r, attrs, version))) return {};
+  if (hook.matchPolicy === "Exact") return undefined;
+  for (const as of sources.equivalence.equivalents(attrs.resource)) {
+    if (as.group === attrs.resource.group && as.version === version) continue;
+    const seen = { ...attrs, resource: { group: as.group, resource: as.resource } };
+    if (rules.some((r) => ruleMatches(r, seen, as.version))) return { as };
+  }
+  return undefined;
 }
 
 const FAILED_OPEN_VALIDATING = "failed-open.validating.webhook.admission.k8s.io";
@@ -45,7 +66,8 @@ function sorted(configs: readonly WebhookConfiguration[]): Webhook[] {
 async function matching(hooks: readonly Webhook[], attrs: AdmissionAttributes, sources: WebhookSources, version: string): Promise<Matched[]> {
   const out: Matched[] = [];
   for (const hook of hooks) {
-    if (!(hook.rules ?? []).some((r) => ruleMatches(r, attrs, version))) continue;
+    const matched = ruleMatch(hook, attrs, sources, version);
+    if (matched === undefined) continue;
     if (!(await namespaceMatches(hook, attrs, sources.namespaceLabels))) continue;
     if (!objectMatches(hook, attrs)) continue;
     const conditions = conditionsMatch(hook, () => ({
@@ -59,7 +81,7 @@ async function matching(hooks: readonly Webhook[], attrs: AdmissionAttributes, s
     }
     if (!conditions.match) continue;
     if (attrs.dryRun && hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
-    out.push({ hook });
+    out.push({ hook, ...matched });
   }
   return out;
 }
@@ -74,8 +96,9 @@ function denial(hook: Webhook, r: ReviewResponse): ApiError {
 }
 
 /** Call one webhook; undefined when it failed open (failurePolicy Ignore), its response otherwise. */
-async function call(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookSources, version: string, failedOpenKey: string, index: number): Promise<ReviewResponse | undefined> {
-  const review = reviewRequest(attrs, version);
+async function call(matched: Matched, attrs: AdmissionAttributes, sources: WebhookSources, version: string, failedOpenKey: string, index: number): Promise<ReviewResponse | undefined> {
+  const { hook } = matched;
+  const review = reviewRequest(matched.as === undefined ? attrs : await asSeenBy(matched.as, attrs, sources), version, matched.as);
   const uid = review.request["uid"] as string;
   let response: ReviewResponse | string;
   try {
@@ -94,6 +117,12 @@ async function call(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookS
   for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) if (typeof v === "string") attrs.request?.annotate(`${hook.name}/${k}`, v);
   if (!response.allowed) throw denial(hook, response);
   return response;
+}
+
+/** The request's objects as the webhook's matched resource has them. */
+async function asSeenBy(as: ServedAs, attrs: AdmissionAttributes, sources: WebhookSources): Promise<AdmissionAttributes> {
+  const convert = (obj: ApiObject | undefined) => (obj === undefined || attrs.operation === "CONNECT" ? obj : sources.equivalence.convert(obj, attrs.resource, as));
+  return { ...attrs, object: await convert(attrs.object), oldObject: await convert(attrs.oldObject) };
 }
 
 function replaceContents(target: ApiObject, next: ApiObject): void {
@@ -119,8 +148,9 @@ export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
       const stale = new Set<number>();
       const round = async (indexes: readonly number[]) => {
         for (const i of indexes) {
-          const hook = hooks[i]!.hook;
-          const r = await call(hook, attrs, sources, version, FAILED_OPEN_MUTATING, i);
+          const m = hooks[i]!;
+          const hook = m.hook;
+          const r = await call(m, attrs, sources, version, FAILED_OPEN_MUTATING, i);
           stale.delete(i);
           if (r?.patch === undefined || attrs.object === undefined) continue;
           let ops: unknown;
@@ -132,7 +162,10 @@ export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
           const before = JSON.stringify(attrs.object);
           let next: ApiObject;
           try {
-            next = applyJsonPatch(structuredClone(attrs.object), ops) as unknown as ApiObject;
+            const seen = m.as === undefined ? structuredClone(attrs.object) : (await asSeenBy(m.as, attrs, sources)).object!;
+            next = applyJsonPatch(seen, ops) as unknown as ApiObject;
+            // A patch to an equivalent version's object comes back in the request's version.
+            if (m.as !== undefined) next = await sources.equivalence.convert(next, m.as, { ...attrs.resource, version, kind: attrs.kind });
             // Upstream decodes and defaults the patched object: pruned to the schema, defaults filled in.
             attrs.normalize?.(next);
           } catch (err) {
@@ -157,7 +190,7 @@ export function validatingWebhooks(sources: WebhookSources): ValidatingPlugin {
     handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
     async validate(attrs) {
       const { version, hooks } = await requestHooks(sources, attrs, await sources.validating());
-      const results = await Promise.allSettled(hooks.map((m, i) => call(m.hook, attrs, sources, version, FAILED_OPEN_VALIDATING, i)));
+      const results = await Promise.allSettled(hooks.map((m, i) => call(m, attrs, sources, version, FAILED_OPEN_VALIDATING, i)));
       for (const r of results) if (r.status === "rejected") throw r.reason;
     },
   };
