@@ -59,6 +59,8 @@ export type SubresourceVerb = "get" | "update" | "patch" | "create" | "delete";
 export interface Subresource<T extends ApiObject = ApiObject> {
   /** The URL segment (`pods/NAME/status` → "status"); admission sees it as the request's subresource. */
   readonly name: string;
+  /** The versions it is served at (a custom kind's per-version subresources); absent: every version. */
+  readonly versions?: readonly string[];
   /** The verbs served, as discovery lists them; any other method is a 405. */
   readonly verbs: readonly SubresourceVerb[];
   /** The kind discovery names for its bodies when it is not the parent's (Scale, Binding, PodExecOptions). */
@@ -187,6 +189,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
+  /** A custom kind's field selectors at a served version (its selectableFields) when they differ from `fieldSelectors`. */
+  fieldSelectorsFor?(version: string): Readonly<Record<string, (obj: T) => string>> | undefined;
   /**
    * Graceful deletion (pods only, as upstream): the grace period a delete gets,
    * given what the request asked for. Kinds without it are deleted at once,
@@ -224,9 +228,15 @@ export interface ApiGroupModule {
   resources(naming: Naming): ResourceDefinition[];
 }
 
-/** The declaration of `def`'s subresource `name`, if it has one. */
-export function findSubresource(def: ResourceDefinition, name: string): Subresource | undefined {
-  return def.subresources?.find((s) => s.name === name);
+/** The declaration of `def`'s subresource `name`, if it has one (at `version`, when given). */
+export function findSubresource(def: ResourceDefinition, name: string, version?: string): Subresource | undefined {
+  return subresourcesAt(def, version).find((s) => s.name === name);
+}
+
+/** `def`'s subresources served at `version` (every one when no version is given). */
+export function subresourcesAt(def: ResourceDefinition, version: string | undefined): readonly Subresource[] {
+  const all = def.subresources ?? [];
+  return version === undefined ? all : all.filter((s) => s.versions === undefined || s.versions.includes(version));
 }
 
 /** Identity helper that keeps the kind's type through the declaration. */

@@ -101,14 +101,24 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const schemaFor = (version: string | undefined) => (version === undefined ? undefined : schemas.get(version)) ?? storageSchema;
   const group = spec.group!;
   const gr = { group, resource: names.plural };
+  // Subresources are per version (spec.versions[].subresources): each is served at the versions that ask for it.
+  const served = (spec.versions ?? []).filter((v) => v.served);
   const subresources: Subresource[] = [];
-  if (statusEnabled(storage.subresources)) subresources.push(status({ metadata: [] }));
-  const scaleSpec = storage.subresources?.scale;
-  if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
+  const statusAt = served.filter((v) => statusEnabled(v.subresources)).map((v) => v.name!);
+  if (statusAt.length > 0) subresources.push({ ...status({ metadata: [] }), versions: statusAt });
+  // Scale: one declaration per distinct set of paths (versions may name their replicas differently).
+  const scales = new Map<string, { spec: NonNullable<NonNullable<CustomResourceDefinitionVersion["subresources"]>["scale"]>; versions: string[] }>();
+  for (const v of served) {
+    const s = v.subresources?.scale;
+    if (!s?.specReplicasPath || !s.statusReplicasPath) continue;
+    const key = JSON.stringify([s.specReplicasPath, s.statusReplicasPath, s.labelSelectorPath ?? ""]);
+    scales.set(key, { spec: s, versions: [...(scales.get(key)?.versions ?? []), v.name!] });
+  }
+  for (const { spec: s, versions: at } of scales.values()) subresources.push({ ...scale(scaleAccess(s.specReplicasPath!, s.statusReplicasPath!, s.labelSelectorPath)), versions: at });
   // Each version's printer columns (the storage version's is the declaration's table; others answer through tableFor).
   const tables = new Map((spec.versions ?? []).map((v) => [v.name!, printerTable(v.additionalPrinterColumns)]));
-  const selectable = Object.fromEntries(
-    (storage.selectableFields ?? []).flatMap((f) => {
+  const selectableOf = (v: CustomResourceDefinitionVersion) => Object.fromEntries(
+    (v.selectableFields ?? []).flatMap((f) => {
       const path = parseJsonPath(f.jsonPath ?? "");
       if (path === undefined) return [];
       // Stored objects carry the defaults of the schema they were written under; a default added since is
@@ -123,6 +133,9 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
       return [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(read(obj))]];
     }),
   );
+  // Each served version selects by its own selectableFields (evaluated on the stored object: exact for the None strategy).
+  const selectableAt = new Map(served.map((v) => [v.name!, selectableOf(v)]));
+  const selectable = selectableOf(storage);
   const validate = (obj: ApiObject, old?: ApiObject) => {
     const { schema, rules } = schemaFor(versionOf(obj));
     const errs = validateValue(schema, obj);
@@ -184,17 +197,20 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     openAPISchema: (version) => byName.get(version)?.schema?.openAPIV3Schema as Record<string, unknown> | undefined,
     defaults: (obj) => applyDefaults(schemaFor(versionOf(obj)).schema, obj),
     conversion,
-    prepareForCreate() {
+    prepareForCreate(obj) {
       if (options.terminating()) {
         const err = methodNotSupported(gr, "create");
         throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
       }
+      // With a status subresource at the request's version, a create cannot set status (upstream's strategy).
+      if (statusAt.includes(versionOf(obj) ?? storage.name!)) delete (obj as Record<string, unknown>)["status"];
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),
     table: tables.get(storage.name!)!,
     tableFor: (version) => (version === storage.name ? undefined : tables.get(version)),
     ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
+    fieldSelectorsFor: (version) => selectableAt.get(version),
   });
 }
 

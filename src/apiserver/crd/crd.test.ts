@@ -610,3 +610,62 @@ describe("custom resources: a schema change reaches objects already stored and c
     }
   });
 });
+
+describe("custom resources: subresources and selectable fields per version", () => {
+  let t: TestServer;
+  const G = "/apis/per.example.com";
+  const schema = { openAPIV3Schema: { type: "object", properties: {
+    spec: { type: "object", properties: { color: { type: "string" }, size: { type: "integer" }, replicas: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } },
+    status: { type: "object", properties: { phase: { type: "string" }, replicas: { type: "integer" } } },
+  } } };
+  const crd = (versions: unknown[]) => ({
+    apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "dials.per.example.com" },
+    spec: { group: "per.example.com", scope: "Cluster", names: { plural: "dials", kind: "Dial" }, versions },
+  });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const made = await t.request("POST", CRDS, { body: crd([
+      { name: "v1", served: true, storage: true, schema, subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } }, selectableFields: [{ jsonPath: ".spec.color" }] },
+      { name: "v2", served: true, storage: false, schema, selectableFields: [{ jsonPath: ".spec.size" }] },
+    ]) });
+    assert.equal(made.status, 201, made.text);
+    await until("dials served", async () => ((await t.request("GET", `${G}/v2/dials`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  test("status and scale are served only at the version that declares them, in discovery too", async () => {
+    const dial = (name: string, v: string) => ({ apiVersion: `per.example.com/${v}`, kind: "Dial", metadata: { name }, spec: { color: "red", size: 3, replicas: 1 }, status: { phase: "set" } });
+    const v1 = await t.request("POST", `${G}/v1/dials`, { body: dial("one", "v1") });
+    assert.equal(v1.json.status, undefined, "v1 has a status subresource: status is not written by a create");
+    const v2 = await t.request("POST", `${G}/v2/dials`, { body: dial("two", "v2") });
+    assert.equal(v2.json.status?.phase, "set", "v2 has none: status is an ordinary field");
+    assert.equal((await t.request("GET", `${G}/v1/dials/one/status`)).status, 200);
+    assert.equal((await t.request("GET", `${G}/v1/dials/one/scale`)).json.spec.replicas, 1);
+    assert.equal((await t.request("GET", `${G}/v2/dials/one/status`)).status, 404);
+    assert.equal((await t.request("GET", `${G}/v2/dials/one/scale`)).status, 404);
+    const names = async (v: string) => (await t.request("GET", `${G}/${v}`)).json.resources.map((r: any) => r.name).sort();
+    assert.deepEqual(await names("v1"), ["dials", "dials/scale", "dials/status"]);
+    assert.deepEqual(await names("v2"), ["dials"]);
+  });
+
+  test("each version selects by its own selectableFields", async () => {
+    assert.deepEqual((await t.request("GET", `${G}/v1/dials?fieldSelector=spec.color%3Dred`)).json.items.map((i: any) => i.metadata.name).sort(), ["one", "two"]);
+    assert.equal((await t.request("GET", `${G}/v2/dials?fieldSelector=spec.color%3Dred`)).status, 400);
+    assert.equal((await t.request("GET", `${G}/v2/dials?fieldSelector=spec.size%3D3`)).json.items.length, 2);
+    assert.equal((await t.request("GET", `${G}/v1/dials?fieldSelector=spec.size%3D3`)).status, 400);
+  });
+
+  test("selectableFields are checked: at most 8, distinct, scalar fields of the schema", async () => {
+    const bad = async (fields: unknown[]) => {
+      const r = await t.request("POST", CRDS, { body: { ...crd([{ name: "v1", served: true, storage: true, schema, selectableFields: fields }]), metadata: { name: "dials.per.example.com" } } });
+      return r;
+    };
+    const nine = Array.from({ length: 9 }, () => ({ jsonPath: ".spec.color" }));
+    const tooMany = await bad(nine);
+    assert.equal(tooMany.status, 422);
+    assert.match(tooMany.text, /spec.versions\[0\].selectableFields: Too many: 9: must have at most 8 items/);
+    assert.match((await bad([{ jsonPath: ".spec.color" }, { jsonPath: ".spec.color" }])).text, /selectableFields\[1\].jsonPath: Duplicate value/);
+    assert.match((await bad([{ jsonPath: ".spec.tags" }])).text, /must point to a field of type string, boolean or integer/);
+    assert.match((await bad([{ jsonPath: ".spec.nothere" }])).text, /does not refer to a field in the schema/);
+  });
+});
