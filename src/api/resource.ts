@@ -186,6 +186,8 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * upstream's apiextensions server does.
    */
   openAPISchema?(version: string): Record<string, unknown> | undefined;
+  /** Custom resources: the schema-language type name of a served version (`schema` is the storage version's). */
+  schemaFor?(version: string): string;
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;

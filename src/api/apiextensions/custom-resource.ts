@@ -101,6 +101,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const schemaFor = (version: string | undefined) => (version === undefined ? undefined : schemas.get(version)) ?? storageSchema;
   const group = spec.group!;
   const gr = { group, resource: names.plural };
+  const typeName = (version: string) => `${group.split(".").reverse().join(".")}.${version}.${names.kind}`;
   // Subresources are per version (spec.versions[].subresources): each is served at the versions that ask for it.
   const served = (spec.versions ?? []).filter((v) => v.served);
   const subresources: Subresource[] = [];
@@ -188,8 +189,9 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     namespaced: spec.scope === "Namespaced",
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
-    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab); not in the schema registry.
-    schema: `${group.split(".").reverse().join(".")}.${storage.name}.${names.kind}`,
+    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab), per version.
+    schema: typeName(storage.name!),
+    schemaFor: typeName,
     protobuf: false,
     strategicMerge: false,
     subresources,
@@ -281,13 +283,14 @@ function scaleAccess(specPath: string, statusPath: string, selectorPath: string 
 }
 
 /**
- * The storage version's schema as types of the schema language, named under
- * the kind's schema name (`com.example.stable.v1.CronTab.spec`), for what
- * walks objects by type: managed fields and server-side apply (list types
- * and map keys as the schema gives them). Defaults stay in the JSON schema.
+ * A version's schema (default: the storage version's) as types of the schema
+ * language, named under that version's schema name
+ * (`com.example.stable.v1.CronTab.spec`), for what walks objects by type:
+ * managed fields and server-side apply (list types and map keys as the
+ * version's schema gives them). Defaults stay in the JSON schema.
  */
-export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition): TypeDef[] {
-  const version = (crd.spec?.versions ?? []).find((v) => v.name === (def.storageVersion ?? def.versions[0]));
+export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition, versionName = def.storageVersion ?? def.versions[0]!): TypeDef[] {
+  const version = (crd.spec?.versions ?? []).find((v) => v.name === versionName);
   const root = version?.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const out: TypeDef[] = [];
   const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {
@@ -334,15 +337,16 @@ export function customResourceTypes(def: ResourceDefinition, crd: CustomResource
         return s.any();
     }
   };
-  typeOf({ ...root, type: "object" }, def.schema, true);
+  const name = def.schemaFor?.(versionName) ?? def.schema;
+  typeOf({ ...root, type: "object" }, name, true);
   out.push({
-    name: `${def.schema}List`,
+    name: `${name}List`,
     description: `${def.kind}List is a list of ${def.kind}`,
     fields: {
       apiVersion: f(1, s.string(), "APIVersion defines the versioned schema of this representation of an object."),
       kind: f(2, s.string(), "Kind is a string value representing the REST resource this object represents."),
       metadata: f(3, s.ref(`${META_V1}.ListMeta`), "Standard list metadata."),
-      items: f(4, s.array(s.ref(def.schema)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
+      items: f(4, s.array(s.ref(name)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
     },
   });
   return out;

@@ -669,3 +669,41 @@ describe("custom resources: subresources and selectable fields per version", () 
     assert.match((await bad([{ jsonPath: ".spec.nothere" }])).text, /does not refer to a field in the schema/);
   });
 });
+
+describe("custom resources: server-side apply walks each version by its own schema", () => {
+  let t: TestServer;
+  const G = "/apis/lists.example.com";
+  const ports = (listType: Record<string, unknown>) => ({ openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: {
+    ports: { type: "array", ...listType, items: { type: "object", required: ["name"], properties: { name: { type: "string" }, port: { type: "integer" } } } },
+  } } } } });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const crd = {
+      apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "gates.lists.example.com" },
+      spec: { group: "lists.example.com", scope: "Cluster", names: { plural: "gates", kind: "Gate" }, versions: [
+        { name: "v1", served: true, storage: true, schema: ports({}) }, // atomic list: one owner
+        { name: "v2", served: true, storage: false, schema: ports({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] }) },
+      ] },
+    };
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201);
+    await until("gates served", async () => ((await t.request("GET", `${G}/v2/gates`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  const apply = (v: string, name: string, manager: string, port: string) =>
+    t.request("PATCH", `${G}/${v}/gates/${name}?fieldManager=${manager}`, {
+      rawBody: JSON.stringify({ apiVersion: `lists.example.com/${v}`, kind: "Gate", metadata: { name }, spec: { ports: [{ name: port, port: 1 }] } }),
+      headers: { "content-type": "application/apply-patch+yaml" },
+    });
+
+  test("a list-type map at v2 merges two appliers' entries; the same list at v1 is atomic and conflicts", async () => {
+    assert.equal((await apply("v2", "g2", "alice", "a")).status, 201);
+    const merged = await apply("v2", "g2", "bob", "b");
+    assert.equal(merged.status, 200, merged.text);
+    assert.deepEqual(merged.json.spec.ports.map((p: any) => p.name), ["a", "b"]);
+    assert.equal((await apply("v1", "g1", "alice", "a")).status, 201);
+    const conflict = await apply("v1", "g1", "bob", "b");
+    assert.equal(conflict.status, 409, conflict.text);
+    assert.equal(conflict.json.message, `Apply failed with 1 conflict: conflict with "alice": .spec.ports`);
+  });
+});

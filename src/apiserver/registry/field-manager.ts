@@ -121,8 +121,10 @@ export function applyToScale(
   return { scale: result.object, managedFields: encodeManagedFields(out) };
 }
 
+/** The request version's types: a custom kind's versions each have their own schema. */
 function typeContext(o: FieldManagerOptions): TypeContext {
-  return { registry: o.schemas, type: o.def.schema };
+  const version = o.apiVersion.slice(o.apiVersion.indexOf("/") + 1);
+  return { registry: o.schemas, type: o.def.schemaFor?.(version) ?? o.def.schema };
 }
 
 /**
