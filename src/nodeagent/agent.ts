@@ -18,6 +18,7 @@ import { defaultFeatureGates, type FeatureGates } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
+import { ContainerCheckpoint } from "./checkpoint/checkpoint.js";
 import { ContainerAttach } from "./exec/container-attach.js";
 import { ContainerExec } from "./exec/container-exec.js";
 import * as host from "./host/host.js";
@@ -94,6 +95,8 @@ export interface NodeAgent {
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
   /** Answers GET /stats/summary, /metrics/resource, /metrics/probes, /metrics/cadvisor and /metrics/statscollector (access checked first). */
   serveStats(req: Request, res: Response, url: URL): Promise<void>;
+  /** Answers POST /checkpoint/{namespace}/{pod}/{container} (access checked first; 404 with gate ContainerCheckpoint off). */
+  serveCheckpoint(req: Request, res: Response, url: URL): Promise<void>;
   /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
   serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
@@ -124,6 +127,8 @@ export function localDirectories(rootDir: string, certDir: string, podLogsDir: s
     // Device plugins' registration socket and the device manager's checkpoint (0750 as upstream's device manager).
     [join(rootDir, "device-plugins"), 0o750],
     [join(rootDir, "seccomp"), 0o750],
+    // Container checkpoints hold memory: root only.
+    [join(rootDir, "checkpoints"), 0o700],
     [join(rootDir, "image_manager"), 0o700],
     [join(rootDir, "image_manager", "pulling"), 0o700],
     [join(rootDir, "image_manager", "pulled"), 0o700],
@@ -231,6 +236,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const exec = new ContainerExec({ pods: known, runtime: runtime.client });
     const attach = new ContainerAttach({ pods: known, runtime: runtime.client });
     shutdown.defer(() => exec.close(), () => attach.close());
+    const checkpoint = new ContainerCheckpoint({ pods: known, runtime: runtime.client, dir: join(rootDir, "checkpoints"), enabled: gates.enabled("ContainerCheckpoint") });
     startWatchdog({ healthy, signal, log });
     const podStartTimes = () => new Map(sync.statuses.all().flatMap(({ pod, status }) => (status.startTime ? [[pod.metadata.uid!, status.startTime] as const] : [])));
     const stats = { collector: new StatsCollector({ runtime: runtime.client, rootDir, podLogsDir, podStartTimes }), probes: probeMetrics, nodeName, nodeStartTime: bootTime(), log };
@@ -245,6 +251,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
       serveStats: (req, res, url) => serveStats(stats, req, res, url),
+      serveCheckpoint: (req, res, url) => checkpoint.serve(req, res, url),
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop: () => shutdown.stop(),
