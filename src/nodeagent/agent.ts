@@ -19,6 +19,7 @@ import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
 import { ContainerCheckpoint } from "./checkpoint/checkpoint.js";
+import { DeviceManager } from "./devices/device-manager.js";
 import { ContainerAttach } from "./exec/container-attach.js";
 import { ContainerExec } from "./exec/container-exec.js";
 import * as host from "./host/host.js";
@@ -197,10 +198,23 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     const hostIP = options.nodeIP || host.primaryAddress();
     const gates = options.featureGates ?? defaultFeatureGates();
-    const facts = () => nodeFacts({ nodeName, hostnameOverride: options.hostnameOverride, hostIP, rootDir, config, runtimeVersion: `${runtime.name}://${runtime.version}`, gates });
+    // Device plugins register here; their devices are extended resources of the node (devices/device-manager.ts).
+    let sync: SyncPipeline | undefined;
+    let nodeStatus: NodeStatusManager | undefined;
+    const devices = new DeviceManager({
+      dir: join(rootDir, "device-plugins"),
+      agentName: naming.agentName,
+      nativeDomain: naming.keyDomain,
+      activePods: () => sync?.workers.activePods() ?? [],
+      onChange: () => void nodeStatus?.sync(false).catch((err: Error) => log(`node status: ${err.message}`)),
+      log,
+    });
+    await devices.start();
+    shutdown.defer(() => devices.stop());
+    const facts = () => ({ ...nodeFacts({ nodeName, hostnameOverride: options.hostnameOverride, hostIP, rootDir, config, runtimeVersion: `${runtime.name}://${runtime.version}`, gates }), extended: devices.resources() });
     const startFacts = facts();
     const probeMetrics = new ProbeMetrics();
-    const sync = new SyncPipeline({
+    sync = new SyncPipeline({
       runtime: runtime.client,
       runtimeName: runtime.name,
       labels,
@@ -211,10 +225,12 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       naming,
       config,
       node: { memoryBytes: startFacts.memoryBytes, swapBytes, cpu: startFacts.cpu, cgroupV2: cgroupV2() },
-      allocatable: allocatableNumbers(startFacts),
+      // Extended resources are the device manager's to grant when containers are created (it knows the allocations a restart keeps).
+      allocatable: allocatableNumbers({ ...startFacts, extended: undefined }),
       ...(client ? { client } : {}),
       metrics: agentMetrics(options.metrics, naming, nodeName),
       probeResults: (r) => probeMetrics.record(r),
+      devices,
       ...(options.metrics ? { registry: options.metrics } : {}),
       tuning,
       log,
@@ -223,7 +239,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     if (client) {
       const signals = () => nodeSignals({ runtime: runtime.client, rootDir, pleg: sync.pleg });
-      await joinCluster({ client, naming, nodeName, config, facts, signals, sync, periodMs: tuning.housekeepingMs ?? 10_000, ...(tuning.leaseRenewIntervalMs ? { leaseRenewIntervalMs: tuning.leaseRenewIntervalMs } : {}), shutdown, log });
+      nodeStatus = await joinCluster({ client, naming, nodeName, config, facts, signals, sync, periodMs: tuning.housekeepingMs ?? 10_000, ...(tuning.leaseRenewIntervalMs ? { leaseRenewIntervalMs: tuning.leaseRenewIntervalMs } : {}), shutdown, log });
     }
     sync.start(signal);
     const housekeeping = new Housekeeping({ runtime: sync.pleg, workers: sync.workers, syncer: sync.syncer, housekeepingMs: tuning.housekeepingMs ?? 10_000, syncFrequencyMs: config.syncFrequency, log });
@@ -301,7 +317,7 @@ interface JoinOptions {
 }
 
 /** Joined mode (seed 001, "What the service does" 6-7): the Node and its status, its lease, the pods bound to it, and static pods' mirrors; resolves once the pods are listed. */
-async function joinCluster(o: JoinOptions): Promise<void> {
+async function joinCluster(o: JoinOptions): Promise<NodeStatusManager> {
   const { client, naming, nodeName, config, sync, shutdown, log } = o;
   const signal = shutdown.signal;
   const nodeStatus = new NodeStatusManager({
@@ -341,4 +357,5 @@ async function joinCluster(o: JoinOptions): Promise<void> {
   mirrors.start();
   shutdown.defer(() => mirrors.stop());
   await informer.waitForSync(signal);
+  return nodeStatus;
 }
