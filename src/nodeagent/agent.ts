@@ -20,6 +20,7 @@ import type { Request, Response } from "../component/endpoints.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
 import { ContainerCheckpoint } from "./checkpoint/checkpoint.js";
 import { DeviceManager } from "./devices/device-manager.js";
+import { PodInfoServer } from "./podinfo/pod-info.js";
 import { ContainerAttach } from "./exec/container-attach.js";
 import { ContainerExec } from "./exec/container-exec.js";
 import * as host from "./host/host.js";
@@ -241,6 +242,14 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       const signals = () => nodeSignals({ runtime: runtime.client, rootDir, pleg: sync.pleg });
       nodeStatus = await joinCluster({ client, naming, nodeName, config, facts, signals, sync, periodMs: tuning.housekeepingMs ?? 10_000, ...(tuning.leaseRenewIntervalMs ? { leaseRenewIntervalMs: tuning.leaseRenewIntervalMs } : {}), shutdown, log });
     }
+    // The local pod-info interface (gate PodsAPI): serving from now on, answering once the state is rebuilt.
+    if (gates.enabled("PodsAPI")) {
+      const s = sync;
+      const podInfo = new PodInfoServer({ socket: join(rootDir, "pods", `${naming.agentName}.sock`), pods: () => s.statuses.all(), subscribe: (fn) => s.statuses.subscribe(fn), log });
+      await podInfo.start();
+      shutdown.defer(() => podInfo.stop());
+      void untilInitialized(s, signal).then(() => podInfo.markInitialized(), () => {});
+    }
     sync.start(signal);
     const housekeeping = new Housekeeping({ runtime: sync.pleg, workers: sync.workers, syncer: sync.syncer, housekeepingMs: tuning.housekeepingMs ?? 10_000, syncFrequencyMs: config.syncFrequency, log });
     housekeeping.start();
@@ -278,6 +287,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     // Asked for the lock while still starting: the start failed only because we gave the lock up.
     if (shutdown.endedBecause !== undefined) throw new LockContentionError(shutdown.endedBecause, true);
     throw err;
+  }
+}
+
+/** Resolves once the PLEG has relisted the runtime and every pod the agent runs has a status again (after a start or restart). */
+async function untilInitialized(sync: SyncPipeline, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    signal.throwIfAborted();
+    if (sync.pleg.healthy().ok && sync.workers.activePods().every((p) => sync.statuses.get(p.metadata.uid ?? "") !== undefined)) return;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
