@@ -107,6 +107,8 @@ export interface LaunchSpec {
    * having its own.
    */
   pidTarget?: number;
+  /** Capability numbers the command keeps (bounding set); undefined keeps the shim's (privileged containers). */
+  capabilities?: readonly number[];
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -245,8 +247,11 @@ export function waitScript(spec: LaunchSpec): string {
  */
 function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser: boolean): string[] {
   const user = withUser && spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid ?? 0 } : {};
-  if (spec.seccomp !== undefined) {
-    const argv = loaderArgv({ prctl: syscallNumber("prctl")!, filterFile: spec.seccomp.filterFile, root, workingDir, noNewPrivs: spec.seccomp.noNewPrivs, argv: spec.argv, ...user });
+  if (spec.seccomp !== undefined || spec.capabilities !== undefined) {
+    const argv = loaderArgv({
+      prctl: syscallNumber("prctl")!, filterFile: spec.seccomp?.filterFile ?? "", root, workingDir, noNewPrivs: spec.seccomp?.noNewPrivs ?? false, argv: spec.argv, ...user,
+      ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+    });
     if (argv !== undefined) return argv;
   }
   if (root === "/") return [...spec.argv];
