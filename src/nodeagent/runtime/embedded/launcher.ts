@@ -110,6 +110,8 @@ export interface LaunchSpec {
   pidTarget?: number;
   /** Host paths a host-root container (no imageRoot) must not see (host-root.ts); unprivileged ones also get the kernel masks. */
   hostRootMasks?: string[];
+  /** Capability numbers the command keeps (bounding set); undefined keeps the shim's (privileged containers). */
+  capabilities?: readonly number[];
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -252,8 +254,11 @@ export function waitScript(spec: LaunchSpec): string {
  */
 function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser: boolean): string[] {
   const user = withUser && spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid ?? 0 } : {};
-  if (spec.seccomp !== undefined) {
-    const argv = loaderArgv({ prctl: syscallNumber("prctl")!, filterFile: spec.seccomp.filterFile, root, workingDir, noNewPrivs: spec.seccomp.noNewPrivs, argv: spec.argv, ...user });
+  if (spec.seccomp !== undefined || spec.capabilities !== undefined) {
+    const argv = loaderArgv({
+      prctl: syscallNumber("prctl")!, filterFile: spec.seccomp?.filterFile ?? "", root, workingDir, noNewPrivs: spec.seccomp?.noNewPrivs ?? false, argv: spec.argv, ...user,
+      ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+    });
     if (argv !== undefined) return argv;
   }
   if (root === "/") return [...spec.argv];

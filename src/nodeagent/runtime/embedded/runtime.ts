@@ -16,6 +16,7 @@ import { status as Code } from "@grpc/grpc-js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore } from "../images/store.js";
 import { Cgroups } from "./cgroups.js";
+import { checkpointContainer } from "./checkpoint.js";
 import { containerProcess } from "./container-process.js";
 import { containerItem, containerStatus, matches, sandboxItem, sandboxStatus } from "./cri-messages.js";
 import { RuntimeError } from "./errors.js";
@@ -393,8 +394,13 @@ export class EmbeddedRuntimeService {
     return { stats };
   }
 
-  checkpointContainer(): never {
-    throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime cannot checkpoint containers");
+  /** Freezes the container, writes its memory, metadata and file system changes to req.location (checkpoint.ts), thaws it. */
+  async checkpointContainer(req: cri.CheckpointContainerRequest): Promise<cri.Empty> {
+    const c = this.#container(req.containerId);
+    const sandbox = this.#sandbox(c.podSandboxId);
+    if (this.cgroups.version === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `cannot checkpoint container ${c.id}: no cgroup freezer (${this.cgroups.unavailable ?? "cgroups unavailable"})`);
+    await checkpointContainer({ container: c, cgroup: containerCgroup(sandbox, c), cgroups: this.cgroups, containerDir: this.#layout.containerDir(c.id), location: req.location, timeout: Number(req.timeout) });
+    return {};
   }
 
   // ---- images (image-service.ts) ----

@@ -4,6 +4,7 @@
 // containers still running (recover) and polls them, since their shims are no
 // longer its children. Stopping is SIGTERM, then SIGKILL after the timeout.
 
+import { containerCapabilities } from "./capabilities.js";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
@@ -180,6 +181,8 @@ export class ContainerSupervisor {
         etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
         cgroupProcs: cgroups.procsFiles(cgroup),
         privileged: c.config.linux?.securityContext?.privileged ?? false,
+        // Unprivileged: containerd's default set changed by securityContext.capabilities; privileged keeps all.
+        ...(c.config.linux?.securityContext?.privileged ? {} : { capabilities: containerCapabilities(c.config.linux?.securityContext?.capabilities) }),
         devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
