@@ -121,7 +121,9 @@ async function fanOut(orch: OrchProcess, c: Client, watchers: number, rate: numb
   await Promise.race([done, new Promise((r) => setTimeout(r, 20_000))]);
   for (const s of streams) s.close();
   for (const s of sessions) s.close();
-  if (received < watchers * total) throw new Error(`fan-out: only ${received} of ${watchers * total} deliveries`);
+  // A delivery that never came counts as infinitely late: the percentiles show it instead of the run failing.
+  if (received < watchers * total) process.stderr.write(`fan-out (${watchers} watchers): only ${received} of ${watchers * total} deliveries within 20 s\n`);
+  for (let i = received; i < watchers * total; i++) latencies.push(Infinity);
   return latencies;
 }
 

@@ -65,6 +65,11 @@ function targetText(m: Metric, columns: string[]): string {
   return m.target === undefined ? "" : `${op} ${format(m.target)}`;
 }
 
+/** A ratio for the table; "-" when either side has no finite median (e.g. a fan-out with lost deliveries). */
+function ratioText(r: number): string {
+  return Number.isFinite(r) && r > 0 ? `${r.toFixed(2)}×` : "-";
+}
+
 export function printReport(report: Report, json: boolean): void {
   const columns = Object.keys(report.samples);
   const medians = (column: string, metric: string) => median(report.samples[column]?.[metric] ?? []);
@@ -89,7 +94,7 @@ export function printReport(report: Report, json: boolean): void {
     m.name,
     m.unit,
     ...columns.map((c) => format(medians(c, m.name))),
-    ...ratioColumns.map((c) => `${ratio(m, medians(c, m.name), medians(report.ratioTo!, m.name)).toFixed(2)}×`),
+    ...ratioColumns.map((c) => ratioText(ratio(m, medians(c, m.name), medians(report.ratioTo!, m.name)))),
     targetText(m, columns),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
