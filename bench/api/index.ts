@@ -77,10 +77,11 @@ async function measure(orch: OrchProcess, pid: number, big: number): Promise<Rec
   return out;
 }
 
-/** `watchers` watches (over 4 sessions); `rate` events/s for `seconds`; each event carries its send time in an annotation. */
+/** `watchers` watches (over 4 sessions, or one per 250 watchers); `rate` events/s for `seconds`; each event carries its send time in an annotation. */
 async function fanOut(orch: OrchProcess, c: Client, watchers: number, rate: number, seconds: number, ns = "fanout"): Promise<number[]> {
   await ensureNamespace(c, ns);
-  const sessions = Array.from({ length: 4 }, () => client(orch));
+  // Upstream (Go's HTTP/2 server) allows 250 streams per connection: at least one session per 250 watchers, 4 at the least.
+  const sessions = Array.from({ length: Math.max(4, Math.ceil(watchers / 250)) }, () => client(orch));
   const config = readFileSync(orch.kubeconfig, "utf8");
   const token = /token: (\S+)/.exec(config)![1]!;
   const latencies: number[] = [];
