@@ -77,7 +77,7 @@ export class SpdyStream extends EventEmitter<SpdyStreamEvents> {
 
   /** SYN_REPLY (the server's acceptance of a stream the peer opened). */
   reply(headers: HeaderList = []): void {
-    this.session.send(synReplyFrame(this.session.compressor, this.id, headers));
+    this.session.send(() => synReplyFrame(this.session.compressor, this.id, headers));
   }
 
   /** Queues `data` in DATA frames; `sent` runs once it is handed to the socket. */
@@ -148,7 +148,10 @@ export interface SpdyConnectionEvents {
 export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
   readonly compressor = new HeaderCompressor();
   readonly #decompressor = new HeaderDecompressor();
-  readonly #reader = new FrameReader(this.#decompressor);
+  readonly #reader = new FrameReader();
+  /** Frames in, and frames out, each handled in order (header blocks are inflated and deflated asynchronously). */
+  #inbound: Promise<void> = Promise.resolve();
+  #outbound: Promise<void> = Promise.resolve();
   readonly #streams = new Map<number, SpdyStream>();
   readonly #socket: Duplex;
   readonly #o: SpdyConnectionOptions;
@@ -190,14 +193,25 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
     this.#nextOwnId += 2;
     const stream = new SpdyStream(this, id, headers, this.#initialWindow);
     this.#streams.set(id, stream);
-    this.send(synStreamFrame(this.compressor, id, headers, fin ? FLAG_FIN : 0));
+    this.send(() => synStreamFrame(this.compressor, id, headers, fin ? FLAG_FIN : 0));
     if (fin) stream.end();
     return stream;
   }
 
-  send(frame: Buffer, sent?: () => void): void {
-    if (this.#closed || this.#socket.destroyed) return sent?.();
-    this.#socket.write(frame, () => sent?.());
+  /** Writes a frame after those sent before it (a function: one whose header block is still to be compressed). */
+  send(frame: Buffer | (() => Promise<Buffer>), sent?: () => void): void {
+    if (this.#closed) return sent?.();
+    const write = (bytes: Buffer) => {
+      if (this.#socket.destroyed || this.#socket.writableEnded) return sent?.();
+      this.#socket.write(bytes, () => sent?.());
+    };
+    if (typeof frame !== "function") {
+      this.#outbound = this.#outbound.then(() => write(frame));
+      return;
+    }
+    this.#outbound = this.#outbound.then(async () => {
+      write(await frame());
+    }).catch(() => this.#end());
   }
 
   /** GOAWAY with `status`, then the socket ends once what is queued has left. */
@@ -249,14 +263,23 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
       return this.goAway(GoAwayStatus.ProtocolError);
     }
     for (const f of frames) {
-      if (this.#closed) return;
-      this.#frame(f);
+      this.#inbound = this.#inbound.then(async () => {
+        if (this.#closed) return;
+        try {
+          await this.#frame(f);
+        } catch (err) {
+          if (!(err instanceof SpdyProtocolError)) throw err;
+          this.#o.log?.(`spdy: ${err.message}; closing the connection`);
+          this.goAway(GoAwayStatus.ProtocolError);
+        }
+      }).catch(() => this.#end());
     }
   }
 
-  #frame(f: Frame): void {
+  async #frame(f: Frame): Promise<void> {
     switch (f.type) {
       case "syn_stream": {
+        const headers = await this.#decompressor.decompress(f.block);
         const peerOdd = !this.#o.client;
         if (f.streamId === 0 || (f.streamId % 2 === 1) !== peerOdd || f.streamId <= this.#lastPeerId) {
           this.send(rstStreamFrame(f.streamId, RstStatus.ProtocolError));
@@ -264,7 +287,7 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
         }
         this.#lastPeerId = f.streamId;
         if (this.#goneAway) return this.send(rstStreamFrame(f.streamId, RstStatus.RefusedStream));
-        const stream = new SpdyStream(this, f.streamId, f.headers, this.#initialWindow);
+        const stream = new SpdyStream(this, f.streamId, headers, this.#initialWindow);
         this.#streams.set(f.streamId, stream);
         if (this.#o.onStream === undefined) stream.reset(RstStatus.RefusedStream);
         else this.#o.onStream(stream);
@@ -273,6 +296,7 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
       }
       case "syn_reply":
       case "headers": {
+        await this.#decompressor.decompress(f.block);
         const stream = this.#streams.get(f.streamId);
         if (stream !== undefined && (f.flags & FLAG_FIN) !== 0) stream.remoteEnd();
         return;
@@ -333,10 +357,12 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
     if (this.#closed) return;
     this.#closed = true;
     for (const s of [...this.#streams.values()]) s.closeNow();
-    if (graceful) this.#socket.end();
+    if (graceful) void this.#outbound.then(() => this.#socket.end());
     else this.#socket.destroy();
-    this.compressor.close();
-    this.#decompressor.close();
+    void this.#outbound.then(() => {
+      this.compressor.close();
+      this.#decompressor.close();
+    });
     this.emit("close");
   }
 }

@@ -5,7 +5,8 @@
 // SYN_REPLY, HEADERS) are a count and length-prefixed name/value pairs,
 // compressed with zlib preset with SPDY/3's dictionary; each direction of a
 // connection keeps one zlib context for its whole life, flushed (SYNC) after
-// every block. Parsing is incremental (FrameReader) and strict: whatever
+// every block (zlib's stream API: so compressing and inflating are
+// asynchronous, and the session keeps frames in order). Parsing is incremental (FrameReader) and strict: whatever
 // cannot be a frame of SPDY/3.1 is a SpdyProtocolError, which the connection
 // answers with GOAWAY.
 
@@ -66,26 +67,48 @@ export type HeaderList = [name: string, value: string][];
 
 export type Frame =
   | { type: "data"; streamId: number; flags: number; data: Buffer }
-  | { type: "syn_stream"; streamId: number; associatedId: number; priority: number; flags: number; headers: HeaderList }
-  | { type: "syn_reply"; streamId: number; flags: number; headers: HeaderList }
+  | { type: "syn_stream"; streamId: number; associatedId: number; priority: number; flags: number; block: Buffer }
+  | { type: "syn_reply"; streamId: number; flags: number; block: Buffer }
   | { type: "rst_stream"; streamId: number; status: number }
   | { type: "settings"; flags: number; entries: { flags: number; id: number; value: number }[] }
   | { type: "ping"; id: number }
   | { type: "goaway"; lastGoodStreamId: number; status: number }
-  | { type: "headers"; streamId: number; flags: number; headers: HeaderList }
+  | { type: "headers"; streamId: number; flags: number; block: Buffer }
   | { type: "window_update"; streamId: number; delta: number };
 
 export class SpdyProtocolError extends Error {}
 
-/** zlib's synchronous step on a long-lived stream context (what zlib's *Sync helpers use underneath). */
-type SyncZlib = { _processChunk(chunk: Buffer, flush: number): Buffer };
+/** Runs `input` through a long-lived zlib context and a SYNC flush; callers never overlap (one queue per direction). */
+function syncFlush(z: Deflate | Inflate, input: Buffer, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      parts.push(c);
+      size += c.length;
+    };
+    const onError = (e: Error) => {
+      z.off("data", onData);
+      reject(e);
+    };
+    z.on("data", onData);
+    z.once("error", onError);
+    z.write(input);
+    z.flush(constants.Z_SYNC_FLUSH, () => {
+      z.off("data", onData);
+      z.off("error", onError);
+      if (size > limit) reject(new Error(`more than ${limit} bytes`));
+      else resolve(Buffer.concat(parts));
+    });
+  });
+}
 
 /** One direction's header compression context. */
 export class HeaderCompressor {
   readonly #z: Deflate = createDeflate({ dictionary: SPDY3_DICTIONARY });
 
-  compress(headers: HeaderList): Buffer {
-    return (this.#z as unknown as SyncZlib)._processChunk(encodeHeaderBlock(headers), constants.Z_SYNC_FLUSH);
+  compress(headers: HeaderList): Promise<Buffer> {
+    return syncFlush(this.#z, encodeHeaderBlock(headers), Infinity);
   }
 
   close(): void {
@@ -95,12 +118,12 @@ export class HeaderCompressor {
 
 /** The other direction's decompression context. */
 export class HeaderDecompressor {
-  readonly #z: Inflate = createInflate({ dictionary: SPDY3_DICTIONARY, maxOutputLength: MAX_HEADER_BYTES });
+  readonly #z: Inflate = createInflate({ dictionary: SPDY3_DICTIONARY });
 
-  decompress(block: Buffer): HeaderList {
+  async decompress(block: Buffer): Promise<HeaderList> {
     let raw: Buffer;
     try {
-      raw = (this.#z as unknown as SyncZlib)._processChunk(block, constants.Z_SYNC_FLUSH);
+      raw = await syncFlush(this.#z, block, MAX_HEADER_BYTES);
     } catch (err) {
       throw new SpdyProtocolError(`header block does not inflate: ${(err as Error).message}`);
     }
@@ -168,20 +191,20 @@ export function dataFrame(streamId: number, data: Buffer, fin = false): Buffer {
   return data.length === 0 ? head : Buffer.concat([head, data]);
 }
 
-export function synStreamFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0, associatedId = 0, priority = 0): Buffer {
+export async function synStreamFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0, associatedId = 0, priority = 0): Promise<Buffer> {
   const fixed = Buffer.alloc(10);
   fixed.writeUInt32BE(streamId & 0x7fffffff, 0);
   fixed.writeUInt32BE(associatedId & 0x7fffffff, 4);
   fixed[8] = (priority & 7) << 5;
-  return controlFrame(FrameType.SynStream, flags, Buffer.concat([fixed, z.compress(headers)]));
+  return controlFrame(FrameType.SynStream, flags, Buffer.concat([fixed, await z.compress(headers)]));
 }
 
-export function synReplyFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0): Buffer {
-  return controlFrame(FrameType.SynReply, flags, Buffer.concat([u32(streamId & 0x7fffffff), z.compress(headers)]));
+export async function synReplyFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0): Promise<Buffer> {
+  return controlFrame(FrameType.SynReply, flags, Buffer.concat([u32(streamId & 0x7fffffff), await z.compress(headers)]));
 }
 
-export function headersFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0): Buffer {
-  return controlFrame(FrameType.Headers, flags, Buffer.concat([u32(streamId & 0x7fffffff), z.compress(headers)]));
+export async function headersFrame(z: HeaderCompressor, streamId: number, headers: HeaderList, flags = 0): Promise<Buffer> {
+  return controlFrame(FrameType.Headers, flags, Buffer.concat([u32(streamId & 0x7fffffff), await z.compress(headers)]));
 }
 
 export function rstStreamFrame(streamId: number, status: number): Buffer {
@@ -206,14 +229,9 @@ export function windowUpdateFrame(streamId: number, delta: number): Buffer {
   return controlFrame(FrameType.WindowUpdate, 0, Buffer.concat([u32(streamId & 0x7fffffff), u32(delta & 0x7fffffff)]));
 }
 
-/** Cuts frames out of a byte stream as it arrives; header blocks go through `inflate` in arrival order. */
+/** Cuts frames out of a byte stream as it arrives; header blocks stay compressed (the caller inflates them in order). */
 export class FrameReader {
   #buffer: Buffer = Buffer.alloc(0);
-  readonly #inflate: HeaderDecompressor;
-
-  constructor(inflate: HeaderDecompressor) {
-    this.#inflate = inflate;
-  }
 
   /** The frames complete once `chunk` is added; throws SpdyProtocolError on the first that cannot be one. */
   push(chunk: Buffer): Frame[] {
@@ -250,13 +268,13 @@ export class FrameReader {
     switch (type) {
       case FrameType.SynStream:
         need(10, "SYN_STREAM");
-        return { type: "syn_stream", streamId: id(0), associatedId: id(4), priority: p[8]! >> 5, flags, headers: this.#inflate.decompress(p.subarray(10)) };
+        return { type: "syn_stream", streamId: id(0), associatedId: id(4), priority: p[8]! >> 5, flags, block: Buffer.from(p.subarray(10)) };
       case FrameType.SynReply:
         need(4, "SYN_REPLY");
-        return { type: "syn_reply", streamId: id(0), flags, headers: this.#inflate.decompress(p.subarray(4)) };
+        return { type: "syn_reply", streamId: id(0), flags, block: Buffer.from(p.subarray(4)) };
       case FrameType.Headers:
         need(4, "HEADERS");
-        return { type: "headers", streamId: id(0), flags, headers: this.#inflate.decompress(p.subarray(4)) };
+        return { type: "headers", streamId: id(0), flags, block: Buffer.from(p.subarray(4)) };
       case FrameType.RstStream:
         exact(8, "RST_STREAM");
         return { type: "rst_stream", streamId: id(0), status: p.readUInt32BE(4) };
