@@ -13,7 +13,6 @@ import { Channel, endStream, frame, parseResize } from "./channel-protocol.js";
 import type { SpdyConnection, SpdyStream } from "./spdy/connection.js";
 import { RstStatus } from "./spdy/frames.js";
 import { acceptSpdy } from "./spdy/upgrade.js";
-import type { StreamOptions } from "./stream-request.js";
 
 export interface TerminalSize {
   width: number;
@@ -137,7 +136,7 @@ export class SpdyTransport extends ChannelTransport {
    * as asked, resize with a TTY on v3 and later), replying to each as it
    * comes; undefined (the session closed) when they do not all come in time.
    */
-  static accept(socket: Duplex, head: Buffer, protocol: string, options: StreamOptions, timeoutMs = STREAM_CREATION_TIMEOUT_MS): Promise<SpdyTransport | undefined> {
+  static accept(socket: Duplex, head: Buffer, protocol: string, options: { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }, timeoutMs = STREAM_CREATION_TIMEOUT_MS): Promise<SpdyTransport | undefined> {
     const resizable = protocol === "v4.channel.k8s.io" || protocol === "v3.channel.k8s.io";
     const expected = 1 + Number(options.stdin) + Number(options.stdout) + Number(options.stderr) + Number(options.tty && resizable);
     const streams: Partial<Record<StreamType, SpdyStream>> = {};
