@@ -74,6 +74,10 @@ export interface EtcdMember {
   restart(): Promise<void>;
   /** Whether this member is the raft leader (from its /metrics). */
   isLeader(): Promise<boolean>;
+  /** Send a signal without waiting for an exit (SIGSTOP/SIGCONT); false when not running. */
+  signal(signal: NodeJS.Signals): boolean;
+  /** The port peers reach this member on (for partition tests). */
+  readonly peerPort: number;
   /** The last lines etcd logged, for failure messages. */
   logs(): string;
 }
@@ -280,6 +284,14 @@ class Member implements EtcdMember {
     if (child === undefined) return;
     child.kill(signal);
     await this.#exited;
+  }
+
+  get peerPort(): number {
+    return Number(new URL(this.peerUrl).port);
+  }
+
+  signal(signal: NodeJS.Signals): boolean {
+    return this.#child?.kill(signal) ?? false;
   }
 
   async isLeader(): Promise<boolean> {
