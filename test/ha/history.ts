@@ -136,7 +136,10 @@ export class HistoryClient {
     readonly history: History,
     readonly namespace = "default",
     readonly timeoutMs = 5_000,
-  ) {}
+    first = 0,
+  ) {
+    this.#server = first;
+  }
 
   async #run(op: Op, method: string, path: string, body?: unknown): Promise<Outcome> {
     const config = this.servers[this.#server % this.servers.length]!;
