@@ -102,14 +102,19 @@ class Watcher {
   #stream(config: ClientConfig): Promise<"gone" | "closed"> {
     return new Promise((resolve) => {
       const path = `${CM_PATH("default")}?watch=1&allowWatchBookmarks=true&resourceVersion=${this.last}`;
-      const req = httpsRequest(new URL(path, config.server), { agent: watchAgent, ca: config.ca, cert: config.cert, key: config.key, rejectUnauthorized: !config.insecureSkipTlsVerify, headers: { accept: "application/json" } }, (res) => {
+      const req = httpsRequest(new URL(path, config.server), { agent: watchAgent, ca: config.ca, cert: config.cert, key: config.key, rejectUnauthorized: !config.insecureSkipTlsVerify, headers: { accept: "application/json", ...(config.token !== undefined ? { authorization: `Bearer ${config.token}` } : {}) } }, (res) => {
         if (res.statusCode === 410) {
           res.resume();
           return resolve("gone");
         }
         if (res.statusCode !== 200) {
-          res.resume();
-          return resolve("closed");
+          let body = "";
+          res.on("data", (c) => (body += c));
+          res.on("end", () => {
+            this.record.push({ kind: "refused", status: res.statusCode ?? 0, body: body.slice(0, 200) });
+            resolve("closed");
+          });
+          return;
         }
         let buf = "";
         let gone = false;
@@ -253,7 +258,7 @@ export async function runWorkload(name: string, target: Target, workload: Worklo
     ...lin.failures.map((f) => `not linearizable: ${f.key}: ${f.explanation}`),
     ...lost.map((o: Op) => `lost: ${o.key} rv ${(o.outcome as { rv: number }).rv}`),
     ...violations.slice(0, 20).map((v) => `watch ${v.watcher}: ${v.what}`),
-    ...(behind > 0 ? [`${behind} watchers never caught up with rv ${maxRv}`] : []),
+    ...(behind > 0 ? [`${behind} watchers never caught up with rv ${maxRv} (e.g. ${watchers.find((w) => w.last < maxRv)!.name} at rv ${watchers.find((w) => w.last < maxRv)!.last}: ${JSON.stringify(watchers.find((w) => w.last < maxRv)!.record.slice(-3))})`] : []),
   ];
   return {
     fault: name,
@@ -304,6 +309,7 @@ export const WRITERS = 200;
 
 /** The faults, by name. Each takes the target and returns once the fault is over (healed). */
 export const FAULTS: Record<string, { workload: Workload; fault: (t: Target) => Promise<void> }> = {
+  ...(process.env.FAULTS_DEBUG === "1" ? { "no fault": { workload: { writers: 4, keys: 2, watchers: 2 }, fault: async () => undefined } } : {}),
   "kill -9 etcd leader": {
     workload: { writers: WRITERS, keys: 50, watchers: 20 },
     async fault(t) {
@@ -345,7 +351,8 @@ export async function runEtcdFault(name: string): Promise<FaultReport> {
   const f = FAULTS[name]!;
   const target = await startEtcdTarget();
   try {
-    return await runWorkload(name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, ""), target, f.workload, f.fault);
+    const r = await runWorkload(name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, ""), target, f.workload, f.fault);
+    return { ...r, fault: name };
   } finally {
     await target.stop();
   }

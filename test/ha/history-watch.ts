@@ -15,6 +15,8 @@ export type WatchRecord =
   | { kind: "event"; type: string; key: string; rv: number }
   | { kind: "bookmark"; rv: number }
   | { kind: "gone" }
+  /** A watch request answered with an error status (not 410): no events, nothing covered. */
+  | { kind: "refused"; status: number; body: string }
   | { kind: "relist"; rv: number };
 
 export interface AckedWrite {
@@ -49,6 +51,7 @@ export function checkWatcher(name: string, record: WatchRecord[], acked: AckedWr
         spanTo = r.fromRv;
         break;
       case "gone":
+      case "refused":
         closeSpan();
         break;
       case "relist":
