@@ -54,7 +54,7 @@ export class History {
     for (const o of this.ops) {
       const oc = o.outcome;
       if (oc === undefined || oc.status === "ok") continue;
-      const kind = oc.status === "fail" ? String(oc.code) : oc.error;
+      const kind = oc.status === "fail" ? (oc.code === 0 ? oc.reason : String(oc.code)) : oc.error;
       out[kind] = (out[kind] ?? 0) + 1;
     }
     return out;
@@ -156,7 +156,9 @@ export class HistoryClient {
       }
     } catch (err) {
       this.#server++; // fail over for the next call
-      outcome = { status: "unknown", error: errorKind(err) };
+      const kind = errorKind(err);
+      // Refused: the request never reached a server, so it certainly did not take effect.
+      outcome = kind === "ECONNREFUSED" ? { status: "fail", code: 0, reason: kind } : { status: "unknown", error: kind };
     }
     this.history.complete(op, outcome);
     return outcome;
