@@ -6,6 +6,7 @@
 // and fail over between the API servers. A fault runs in the middle; then
 // the writers stop, every key is read back, and the checkers run.
 
+import { execFile } from "node:child_process";
 import { request as httpsRequest, Agent } from "node:https";
 import { performance } from "node:perf_hooks";
 import { loadKubeconfig, type ClientConfig } from "../../src/client/kubeconfig.js";
@@ -277,8 +278,8 @@ export async function runWorkload(name: string, target: Target, workload: Worklo
 }
 
 /** A 3-member etcd cluster and two API servers on it. */
-export async function startEtcdTarget(): Promise<Target & { stop(): Promise<void> }> {
-  const etcd = await startEtcdCluster(3);
+export async function startEtcdTarget(options: { uids?: number[] } = {}): Promise<Target & { stop(): Promise<void> }> {
+  const etcd = await startEtcdCluster(3, { uids: options.uids });
   const args = ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`];
   const apiservers: (OrchProcess | undefined)[] = [];
   try {
@@ -335,6 +336,13 @@ export const FAULTS: Record<string, { workload: Workload; fault: (t: Target) => 
       leader.signal("SIGCONT");
     },
   },
+  "partition the etcd leader 10 s, then heal": {
+    workload: { writers: 50, keys: 25, watchers: 20 },
+    async fault(t) {
+      const leader = await t.etcd!.leader();
+      await partition(t, t.etcd!.members.indexOf(leader), () => sleep(10_000));
+    },
+  },
   "restart the whole etcd cluster": {
     workload: { writers: 50, keys: 25, watchers: 20 },
     async fault(t) {
@@ -346,10 +354,42 @@ export const FAULTS: Record<string, { workload: Workload; fault: (t: Target) => 
   },
 };
 
+/**
+ * Partitions member `i` from its peers with iptables: nothing reaches its peer
+ * port, and nothing its process (alone under PARTITION_UIDS[i]) sends reaches
+ * the others' peer ports; its client port stays open, as a minority member's
+ * would. A port rule alone would not do on loopback: the member's own
+ * connections to its peers come from ephemeral ports like everyone else's.
+ */
+export const PARTITION_UIDS = [64_501, 64_502, 64_503];
+function iptables(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => execFile("iptables", ["-w", ...args], (err, _o, stderr) => (err ? reject(new Error(`iptables ${args.join(" ")}: ${stderr}`)) : resolve())));
+}
+async function partition(t: Target, i: number, heal: () => Promise<void>): Promise<void> {
+  const members = t.etcd!.members;
+  const self = members[i]!;
+  const others = members.filter((m) => m !== self).map((m) => m.peerPort);
+  const rules = [
+    ["INPUT", "-p", "tcp", "--dport", String(self.peerPort), "-j", "DROP"],
+    ["OUTPUT", "-m", "owner", "--uid-owner", String(PARTITION_UIDS[i]), "-p", "tcp", "-m", "multiport", "--dports", others.join(","), "-j", "DROP"],
+  ];
+  for (const r of rules) await iptables(["-I", ...r]);
+  try {
+    await heal();
+  } finally {
+    for (const r of rules) await iptables(["-D", ...r]).catch(() => undefined);
+  }
+}
+
+export function partitionSkipReason(): string | false {
+  if (process.getuid?.() !== 0) return "partitioning a member needs root (iptables, members under their own uids)";
+  return false;
+}
+
 /** Runs one etcd fault on a fresh cluster. */
 export async function runEtcdFault(name: string): Promise<FaultReport> {
   const f = FAULTS[name]!;
-  const target = await startEtcdTarget();
+  const target = await startEtcdTarget(name.startsWith("partition") ? { uids: PARTITION_UIDS } : {});
   try {
     const r = await runWorkload(name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, ""), target, f.workload, f.fault);
     return { ...r, fault: name };

@@ -5,7 +5,7 @@
 // skip with a printed reason locally, fail when CI=true.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chownSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -59,6 +59,8 @@ export interface StartEtcdOptions {
   extraArgs?: string[];
   /** How long to wait for the member(s) to serve (default 20 s). */
   readyTimeoutMs?: number;
+  /** Run member i under uid `uids[i]` (root only), so iptables `-m owner` can single out its traffic. */
+  uids?: number[];
 }
 
 export interface EtcdMember {
@@ -181,6 +183,7 @@ async function startMembers(size: number, options: StartEtcdOptions): Promise<Me
           dataParent: options.dataParent ?? tmpdir(),
           extraArgs: options.extraArgs ?? [],
           readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
+          uid: options.uids?.[i],
         }),
     );
     try {
@@ -204,6 +207,7 @@ interface MemberConfig {
   dataParent: string;
   extraArgs: string[];
   readyTimeoutMs: number;
+  uid?: number;
 }
 
 class Member implements EtcdMember {
@@ -222,6 +226,7 @@ class Member implements EtcdMember {
     this.clientUrl = config.clientUrl;
     this.peerUrl = config.peerUrl;
     this.dataDir = mkdtempSync(join(config.dataParent, `orch-etcd-${config.name}-`));
+    if (config.uid !== undefined) chownSync(this.dataDir, config.uid, config.uid);
   }
 
   running(): boolean {
@@ -257,7 +262,7 @@ class Member implements EtcdMember {
         "--log-level=warn",
         ...c.extraArgs,
       ],
-      { stdio: ["ignore", "ignore", "pipe"] },
+      { stdio: ["ignore", "ignore", "pipe"], ...(c.uid !== undefined ? { uid: c.uid, gid: c.uid } : {}) },
     );
     this.#child = child;
     live.add(this);
