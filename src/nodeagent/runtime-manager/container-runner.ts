@@ -15,7 +15,8 @@ import type { PodEvents } from "../events/pod-events.js";
 import type { Waiting } from "../status/pod-status.js";
 import { containerSwap } from "../swap/swap.js";
 import type { SwapBehavior } from "../config/index.js";
-import { containerMounts } from "../volumes/volumes.js";
+import { containerMounts, podDir } from "../volumes/volumes.js";
+import { terminationMessageMount } from "../runtime-pod/termination-message.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { containerConfig } from "./pod-config.js";
 import type { DeviceRuntimeConfig } from "../devices/device-manager.js";
@@ -187,7 +188,11 @@ export class ContainerRunner {
       attempt: s.attempt,
       labels: this.#o.labels,
       envs: devices ? [...devices.envs.filter((d) => !envs.some((e) => e.key === d.key)), ...envs] : envs,
-      mounts: [...containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))), ...(devices?.mounts ?? [])],
+      mounts: [
+        ...containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))),
+        ...(c.terminationMessagePath ? [terminationMessageMount(podDir(this.#o.rootDir, pod.metadata.uid!), c.name!, c.terminationMessagePath)] : []),
+        ...(devices?.mounts ?? []),
+      ],
       seccomp,
       swap,
       ...(s.targetId !== undefined ? { targetId: s.targetId } : {}),

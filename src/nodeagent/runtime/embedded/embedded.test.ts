@@ -105,6 +105,31 @@ describe("embedded runtime", { skip }, () => {
     assert.notEqual(hostname(), "web-0");
   });
 
+  test("sysctls: namespaced ones are set in the container only; ones that would change the node, or a host-network pod's net.*, fail the start", async () => {
+    const hostValue = readFileSync("/proc/sys/kernel/shm_rmid_forced", "utf8").trim();
+    const want = hostValue === "1" ? "0" : "1";
+    const start = async (name: string, sysctls: Record<string, string>, network: "POD" | "NODE" = "POD") => {
+      const { podSandboxId } = await h.client.runPodSandbox({ config: { metadata: { name, uid: `u-${name}`, namespace: "default" }, logDirectory: h.logs, linux: { sysctls, securityContext: { namespaceOptions: { network } } } } });
+      const { containerId } = await h.client.createContainer({ podSandboxId, config: { metadata: { name }, image: { image: "busybox" }, logPath: `${name}.log`, command: ["cat", "/proc/sys/kernel/shm_rmid_forced", "/proc/sys/kernel/msgmax"] } });
+      try {
+        await h.client.startContainer({ containerId });
+        return { containerId, error: undefined };
+      } catch (err) {
+        return { containerId, error: (err as Error).message };
+      }
+    };
+    const ok = await start("sysctl-ok", { "kernel.shm_rmid_forced": want, "kernel/msgmax": "12345" });
+    assert.equal(ok.error, undefined);
+    assert.equal((await h.exited(ok.containerId)).exitCode, 0);
+    assert.match(log(h, "sysctl-ok"), new RegExp(` stdout F ${want}\n.* stdout F 12345\n`, "s"));
+    assert.equal(readFileSync("/proc/sys/kernel/shm_rmid_forced", "utf8").trim(), hostValue, "the host keeps its value");
+    const node = await start("sysctl-node", { "vm.swappiness": "1" });
+    assert.match(node.error ?? "", /sysctl "vm.swappiness" is not namespaced/);
+    const hostNet = await start("sysctl-hostnet", { "net.ipv4.ip_forward": "0" }, "NODE");
+    assert.match(hostNet.error ?? "", /network sysctl and the pod uses the host's network/);
+    assert.equal((await h.client.containerStatus({ containerId: hostNet.containerId })).status?.reason, "StartError");
+  });
+
   test("volumes: a host directory mounted read-only is readable, not writable", async () => {
     const vol = join(h.dir, "vol");
     mkdirSync(vol);

@@ -17,6 +17,7 @@ import { syscallNumber } from "./seccomp/bpf.js";
 import { isLoader, loaderArgv } from "./seccomp/loader.js";
 import { resolveInRoot } from "./container-paths.js";
 import { maskLines, procMaskLines, sysMaskLines } from "./host-root.js";
+import { sysctlFile } from "./sysctls.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
@@ -112,6 +113,8 @@ export interface LaunchSpec {
   hostRootMasks?: string[];
   /** Capability numbers the command keeps (bounding set); undefined keeps the shim's (privileged containers). */
   capabilities?: readonly number[];
+  /** The pod's sysctls (name → value), written in the container's IPC and the pod's network namespaces (sysctls.ts checks them first). */
+  sysctls?: Record<string, string>;
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -218,6 +221,10 @@ export function setupScript(spec: LaunchSpec): string {
   if (spec.readonlyRoot) lines.push(`mount -o remount,ro${spec.imageRoot !== undefined && !spec.isolation.overlay ? ",bind" : ""} "$R" || fail "read-only root failed"`);
   // The UTS namespace's name through /proc (a shell builtin; `hostname` where /proc/sys is read-only).
   lines.push(`{ echo ${shQuote(spec.hostname)} > /proc/sys/kernel/hostname; } 2>/dev/null || hostname ${shQuote(spec.hostname)}`);
+  // /proc is still the host's, but these files answer for the writer's IPC and network namespaces.
+  for (const [name, value] of Object.entries(spec.sysctls ?? {})) {
+    lines.push(`{ echo ${shQuote(value)} > ${shQuote(sysctlFile(name))}; } 2>/dev/null || fail ${shQuote(`setting sysctl ${name}=${value} failed`)}`);
+  }
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.
   // A container joining its target's namespace needs none (wait.sh enters it).

@@ -17,6 +17,7 @@ import { containerCgroup, type RuntimeLayout } from "./layout.js";
 import { nowNs, type ContainerRecord, type RecordStore, type SandboxRecord } from "./records.js";
 import { recordedExit } from "./shim.js";
 import type { StartLimit } from "./start-limit.js";
+import { sysctlRefusal } from "./sysctls.js";
 
 /** How often the runtime looks whether a container it did not start (re-adopted) has ended. */
 const ADOPTED_POLL_MS = 250;
@@ -164,6 +165,10 @@ export class ContainerSupervisor {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
+      const sysctls = sandbox.config.linux?.sysctls ?? {};
+      const refused = Object.keys(sysctls).length === 0 ? undefined
+        : !this.#o.isolation.namespaces ? "sysctls need namespaces, which this runtime runs without" : sysctlRefusal(sysctls, sandbox.netns === "");
+      if (refused !== undefined) throw new Error(refused);
       const pidTarget = this.#pidTarget(c);
       // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#o.startLimit.run(() => launch({
@@ -186,6 +191,7 @@ export class ContainerSupervisor {
         devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
+        sysctls,
         ...(pidTarget !== undefined ? { pidTarget } : {}),
         isolation: this.#o.isolation,
         ...(image === undefined ? { hostRootMasks: this.#o.hostRootMasks ?? [] } : {}),
