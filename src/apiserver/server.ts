@@ -257,6 +257,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       },
       reviewServiceAccountToken: (token, audiences) => saTokens.check(token, audiences),
       apiAudiences: saTokens.apiAudiences,
+      schemas: registry.schemas, cbor: encoding.cbor,
     },
     serviceAccountTokens: saTokens,
     ...(oidc !== undefined ? { openIdMetadata: oidc } : {}),

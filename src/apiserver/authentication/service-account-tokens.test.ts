@@ -190,6 +190,27 @@ describe("serviceaccounts/token and service-account bearer tokens", () => {
     assert.deepEqual(adminApi.json.status.audiences, [DEFAULT_SERVICE_ACCOUNT_ISSUER]);
   });
 
+  test("Protobuf TokenReview and SelfSubjectReview (what client-go, the conformance suite and kubectl whoami send) are answered; a garbled one is a 400", async () => {
+    const jwt = (await token(t, "robot")).json.status.token as string;
+    const registry = new ApiRegistry(builtinModules(), namingFor());
+    const pb = (spec: object) => Buffer.from(encodeEnvelope({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", metadata: {}, spec }, "io.k8s.api.authentication.v1.TokenReview", registry.schemas));
+    const post = (body: Buffer) =>
+      t.request("POST", "/apis/authentication.k8s.io/v1/tokenreviews", { rawBody: body, headers: { "content-type": "application/vnd.kubernetes.protobuf", "content-length": String(body.length) } });
+    const review = await post(pb({ token: jwt }));
+    assert.equal(review.status, 201, review.text);
+    assert.equal(review.json.status.authenticated, true);
+    assert.equal(review.json.status.user.username, "system:serviceaccount:default:robot");
+    const stranger = await post(pb({ token: "not-a-token" }));
+    assert.equal(stranger.json.status.authenticated, false);
+    const whoamiBody = Buffer.from(encodeEnvelope({ apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview", metadata: {} }, "io.k8s.api.authentication.v1.SelfSubjectReview", registry.schemas));
+    const whoami = await t.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { rawBody: whoamiBody, headers: { ...bearer(jwt), "content-type": "application/vnd.kubernetes.protobuf", "content-length": String(whoamiBody.length) } });
+    assert.equal(whoami.status, 201, whoami.text);
+    assert.equal(whoami.json.status.userInfo.username, "system:serviceaccount:default:robot");
+    const garbled = await post(Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), Buffer.from([0x0a, 0xff, 0xff, 0xff])]));
+    assert.equal(garbled.status, 400, garbled.text);
+    assert.match(garbled.json.message, /unknown format/);
+  });
+
   test("a tampered token and a token of another issuer are 401", async () => {
     const jwt = (await token(t, "robot")).json.status.token as string;
     const [h, p, s] = jwt.split(".");

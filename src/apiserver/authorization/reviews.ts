@@ -13,22 +13,17 @@
 import { AUTHORIZATION_REVIEWS, AUTHORIZATION_V1, AUTHORIZATION_VERSION, type AuthorizationReviewResource, type NonResourceRule, type ResourceRule, type SubjectAccessReviewSpec, type SubjectAccessReviewStatus, type SubjectRulesReviewStatus } from "../../api/authorization/index.js";
 import { ApiError, badRequest, buildStatus, field, invalid, methodNotSupported, type FieldError } from "../../machinery/index.js";
 import { negotiate, parseAccept } from "../../machinery/negotiation.js";
-import type { SchemaRegistry } from "../../machinery/schema.js";
 import { decide, type Authorizer, type RequestAttributes, type UserInfo } from "../filters/index.js";
 import { methodAction } from "../handlers/authentication.js";
-import { observeRequestObject, readBody } from "../http/body.js";
-import { decodeObjectBody } from "../http/decode-body.js";
+import { readReviewBody, type ReviewDecoding } from "../http/review-body.js";
 import { sendJson, type Incoming, type Outgoing } from "../http/respond.js";
 import { aggregate, resolveRules } from "./rules.js";
 
-export interface AuthorizationReviews {
+export interface AuthorizationReviews extends ReviewDecoding {
   /** The group names served: the profile's authorization group and upstream's. */
   readonly groups: readonly string[];
   /** The server's authorizers, in --authorization-mode's order (the same the filter chain asks). */
   readonly authorizers: readonly Authorizer[];
-  /** The schemas that give Protobuf bodies their field numbers. */
-  readonly schemas: SchemaRegistry;
-  readonly cbor: boolean;
 }
 
 type ReviewBody = Record<string, unknown> & { metadata?: Record<string, unknown> | null; spec?: Record<string, unknown> | null };
@@ -87,25 +82,16 @@ export async function handleAuthorizationReview(
   return sendJson(res, 201, { ...body, kind, apiVersion, metadata: { ...metadata, creationTimestamp: null }, spec, status });
 }
 
-/** The body as an object, its kind and apiVersion checked when given. */
+/** The body as an object, its kind and apiVersion checked when given, its spec's strings too. */
 async function readReview(reviews: AuthorizationReviews, req: Incoming, apiVersion: string, kind: string): Promise<ReviewBody> {
-  const bytes = await readBody(req);
-  if (bytes.length === 0) return {};
-  const lookupType = (v: string, k: string) => (v === apiVersion && k === kind ? `${AUTHORIZATION_V1}.${kind}` : undefined);
-  const { value } = decodeObjectBody(req.headers["content-type"], bytes, { schemas: reviews.schemas, cbor: reviews.cbor, lookupType });
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest(`the body of a ${kind} must be an object`);
-  observeRequestObject(req, value);
-  const sent = value as { kind?: unknown; apiVersion?: unknown; spec?: unknown; metadata?: unknown };
-  if (sent.kind !== undefined && sent.kind !== kind) throw badRequest(`the body is a ${JSON.stringify(sent.kind)}, not a ${kind}`);
-  if (sent.apiVersion !== undefined && sent.apiVersion !== apiVersion) {
-    throw badRequest(`the body's apiVersion ${JSON.stringify(sent.apiVersion)} does not match the request's ${JSON.stringify(apiVersion)}`);
-  }
+  const sent = await readReviewBody(req, reviews, apiVersion, kind, `${AUTHORIZATION_V1}.${kind}`);
+  if (sent === undefined) return {};
   for (const key of ["spec", "metadata"] as const) {
     const v = sent[key];
     if (v !== undefined && v !== null && (typeof v !== "object" || Array.isArray(v))) throw badRequest(`${key}: the ${kind}'s ${key} must be an object`);
   }
   checkStrings(sent.spec as Record<string, unknown> | undefined);
-  return value as ReviewBody;
+  return sent as ReviewBody;
 }
 
 /** The spec's string fields must be strings (a malformed body is a 400, never a crash). */

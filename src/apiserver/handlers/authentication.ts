@@ -6,23 +6,20 @@
 // API audiences: a service-account token must be meant for one of them, a
 // static token is good for the API audiences only, as upstream's
 // audience-agnostic wrapper). Any other method is a 405; a body of another kind or
-// version is a 400. SelfSubjectReview bodies may be kubectl's Protobuf (its
-// spec is empty, only the envelope is checked); TokenReview bodies are JSON
-// or YAML (415 otherwise).
+// version is a 400. Bodies are JSON, YAML or Protobuf (kubectl's whoami and
+// client-go's TokenReview client, as upstream's conformance suite, send
+// Protobuf: http/review-body.ts).
 
 import { AUTHENTICATION_VERSION, SELF_SUBJECT_REVIEW_KIND, SELF_SUBJECT_REVIEWS, type SelfSubjectReview, type UserInfoStatus } from "../../api/authentication/self-subject-review.js";
 import { TOKEN_REVIEW_KIND, TOKEN_REVIEWS, type TokenReview } from "../../api/authentication/token-review.js";
-import { badRequest, methodNotSupported, unsupportedMediaType } from "../../machinery/index.js";
-import { PROTOBUF_MEDIA_TYPES } from "../../machinery/naming.js";
-import { readBody } from "../http/body.js";
-import { decodeObjectBody, mediaType } from "../http/decode-body.js";
+import { AUTHENTICATION_V1 } from "../../api/authentication/index.js";
+import { badRequest, methodNotSupported } from "../../machinery/index.js";
+import { readReviewBody, type ReviewDecoding } from "../http/review-body.js";
 import { sendJson, type Incoming, type Outgoing } from "../http/respond.js";
 import type { UserInfo } from "../filters/index.js";
 import type { TokenCheck } from "../authentication/service-account-tokens.js";
 
-const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-export interface AuthenticationReviews {
+export interface AuthenticationReviews extends ReviewDecoding {
   /** The group names served: the profile's authentication group and upstream's. */
   readonly groups: readonly string[];
   /** The user a bearer token proves, or undefined. */
@@ -45,11 +42,11 @@ export async function handleAuthenticationReview(
   const apiVersion = `${group}/${AUTHENTICATION_VERSION}`;
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   if (resource === SELF_SUBJECT_REVIEWS) {
-    await readReview(req, apiVersion, SELF_SUBJECT_REVIEW_KIND, true);
+    await readReviewBody(req, reviews, apiVersion, SELF_SUBJECT_REVIEW_KIND, `${AUTHENTICATION_V1}.${SELF_SUBJECT_REVIEW_KIND}`);
     const review: SelfSubjectReview = { apiVersion, kind: SELF_SUBJECT_REVIEW_KIND, metadata: { creationTimestamp: now }, status: { userInfo: userInfo(user) } };
     return sendJson(res, 201, review);
   }
-  const body = await readReview(req, apiVersion, TOKEN_REVIEW_KIND, false);
+  const body = await readReviewBody(req, reviews, apiVersion, TOKEN_REVIEW_KIND, `${AUTHENTICATION_V1}.${TOKEN_REVIEW_KIND}`);
   const spec = (body?.spec ?? {}) as { token?: unknown; audiences?: unknown };
   if (typeof spec.token !== "string" || spec.token === "") throw badRequest("token is required for TokenReview in authentication");
   if (spec.audiences != null && (!Array.isArray(spec.audiences) || !spec.audiences.every((a) => typeof a === "string"))) {
@@ -76,26 +73,6 @@ async function reviewStatus(reviews: AuthenticationReviews, token: string, asked
   const audiences = asked.length > 0 ? asked.filter((a) => api.includes(a)) : api;
   if (asked.length > 0 && audiences.length === 0) return refused(`token audiences ${JSON.stringify(api)} is invalid for the target audiences ${JSON.stringify(asked)}`);
   return { authenticated: true, user: userInfo(found), ...(audiences.length > 0 ? { audiences: [...audiences] } : {}) };
-}
-
-/** The body as an object (undefined when empty and `emptyOk`), its kind and apiVersion checked when given. */
-async function readReview(req: Incoming, apiVersion: string, kind: string, protobufOk: boolean): Promise<Record<string, unknown> | undefined> {
-  const body = await readBody(req);
-  const type = mediaType(req.headers["content-type"]);
-  if (PROTOBUF_MEDIA_TYPES.includes(type)) {
-    if (!protobufOk) throw unsupportedMediaType(["application/json", "application/yaml"]);
-    if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC)) throw badRequest("the Protobuf body does not start with the envelope's magic number");
-    return undefined;
-  }
-  if (body.length === 0) return undefined;
-  const { value } = decodeObjectBody(req.headers["content-type"], body);
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest(`the body of a ${kind} must be an object`);
-  const sent = value as { kind?: unknown; apiVersion?: unknown };
-  if (sent.kind !== undefined && sent.kind !== kind) throw badRequest(`the body is a ${JSON.stringify(sent.kind)}, not a ${kind}`);
-  if (sent.apiVersion !== undefined && sent.apiVersion !== apiVersion) {
-    throw badRequest(`the body's apiVersion ${JSON.stringify(sent.apiVersion)} does not match the request's ${JSON.stringify(apiVersion)}`);
-  }
-  return value as Record<string, unknown>;
 }
 
 function userInfo(user: UserInfo): UserInfoStatus {
