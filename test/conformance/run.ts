@@ -28,6 +28,8 @@ const CHAIN_PREFIX = "OCONF";
 
 interface Options {
   e2e: string;
+  /** The kubectl the suite's kubectl specs run: the suite's own version (built beside e2e.test), as upstream's CI does. */
+  kubectl: string;
   upstreamSrc: string;
   focus: string;
   skipFile: string;
@@ -42,6 +44,7 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     e2e: process.env["E2E_TEST"] ?? "/tmp/upstream-k8s/bin/e2e.test",
+    kubectl: "",
     upstreamSrc: process.env["UPSTREAM_SRC"] ?? "/tmp/upstream-k8s/src",
     focus: "\\[Conformance\\]",
     skipFile: join(REPO, "test/conformance/skips.txt"),
@@ -56,6 +59,7 @@ function parseArgs(argv: string[]): Options {
     const value = () => inline ?? argv[++i] ?? usage(`${key} needs a value`);
     switch (key) {
       case "--e2e": o.e2e = value(); break;
+      case "--kubectl": o.kubectl = value(); break;
       case "--upstream-src": o.upstreamSrc = value(); break;
       case "--focus": o.focus = value(); break;
       case "--focus-file": o.focusFile = value(); break;
@@ -74,20 +78,23 @@ function parseArgs(argv: string[]): Options {
     }
   }
   if (!existsSync(o.e2e)) usage(`no e2e.test at ${o.e2e}: build it with ../shared/tools/upstream/build.sh, or give --e2e PATH`);
+  // A newer kubectl prints what the suite's checks do not expect (kubectl version's fields, for one).
+  if (o.kubectl === "") o.kubectl = existsSync(join(dirname(o.e2e), "kubectl")) ? join(dirname(o.e2e), "kubectl") : "kubectl";
   return o;
 }
 
 function usage(problem: string): never {
   process.stderr.write(
     `conformance: ${problem}\nusage: scripts/conformance.sh [--list] [--focus REGEX | --focus-file FILE] [--skip-file FILE] ` +
-      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR]\n`,
+      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--kubectl PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR]\n`,
   );
   process.exit(2);
 }
 
-function e2eArgs(kubeconfig: string, reportDir: string, prefix: string): string[] {
+function e2eArgs(kubeconfig: string, reportDir: string, prefix: string, kubectl: string): string[] {
   return [
     `--kubeconfig=${kubeconfig}`,
+    `--kubectl-path=${kubectl}`,
     "--provider=skeleton",
     `--report-dir=${reportDir}`,
     `--report-prefix=${prefix}`,
@@ -103,7 +110,7 @@ function listSpecs(o: Options, focus: string, skip: string): string[] {
   mkdirSync(reportDir, { recursive: true });
   const kubeconfig = join(o.workDir, "none.kubeconfig");
   writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n");
-  const args = [...e2eArgs(kubeconfig, reportDir, "list_"), "--ginkgo.dryRun", `--ginkgo.focus=${focus}`];
+  const args = [...e2eArgs(kubeconfig, reportDir, "list_", o.kubectl), "--ginkgo.dryRun", `--ginkgo.focus=${focus}`];
   if (skip !== "") args.push(`--ginkgo.skip=${skip}`);
   execFileSync(o.e2e, args, { stdio: ["ignore", "ignore", "inherit"] });
   const outcomes = readReports(reportDir, "list_");
@@ -130,7 +137,7 @@ async function runShard(o: Options, server: OrchProcess, index: number, specs: s
   const reportDir = join(o.workDir, "reports");
   mkdirSync(reportDir, { recursive: true });
   const log = createWriteStream(join(o.workDir, `shard-${index}.log`));
-  const args = [...e2eArgs(server.kubeconfig, reportDir, `shard${index}_`), `--ginkgo.focus=${focusFor(specs)}`];
+  const args = [...e2eArgs(server.kubeconfig, reportDir, `shard${index}_`, o.kubectl), `--ginkgo.focus=${focusFor(specs)}`];
   const child = spawn(o.e2e, args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
