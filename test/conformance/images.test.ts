@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,6 +40,10 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     assert.equal(readlinkSync(join(root, "agnhost-2")), "agnhost");
     assert.ok(existsSync(join(root, "agnhost-2")), "the link resolves");
     assert.match(execFileSync("chroot", [root, "/usr/bin/curl", "--version"], { encoding: "utf8" }), /^curl \d/, "curl runs inside the image");
+    // The service probe's command line, parsed by OpenBSD's netcat found on PATH by the image's shell (a refused port: exit 1, not a usage error).
+    const probe = spawnSync("chroot", [root, "/bin/sh", "-c", "echo hostName | nc -v -t -w 1 127.0.0.1 1"], { encoding: "utf8" });
+    assert.doesNotMatch(probe.stderr, /usage|invalid option|unrecognized/i, probe.stderr);
+    assert.match(probe.stderr, /refused|failed/i, probe.stderr);
 
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -57,5 +61,33 @@ test("the kitten and nautilus images are agnhost's test-webserver serving their 
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  }
+});
+
+const noDig = process.getuid?.() !== 0 ? "chroot needs root" : !existsSync("/usr/bin/dig") ? "bind9-dnsutils (dig) is not installed on this machine" : false;
+
+test("the busybox image's shell keeps environment names that are not identifiers (data-1), as upstream's busybox 1.29 does", { skip: process.getuid?.() !== 0 ? "chroot needs root" : false }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-busybox-test-"));
+  try {
+    fillImageRoot("busybox", root, "/nonexistent");
+    const out = execFileSync("/usr/sbin/chroot", [root, "/bin/sh", "-c", "env"], { encoding: "utf8", env: { "data-1": "value-1", PATH: "/bin:/usr/bin" } });
+    assert.match(out, /^data-1=value-1$/m);
+    assert.match(execFileSync("chroot", [root, "/bin/sh", "-c", "ls / | wc -l"], { encoding: "utf8" }).trim(), /^\d+$/, "busybox's applets still answer");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the jessie-dnsutils image runs dig, nslookup and getent under its shell, as the DNS specs' prober does", { skip: noDig }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-dnsutils-test-"));
+  try {
+    fillImageRoot("jessie-dnsutils", root, "/nonexistent");
+    const out = execFileSync("chroot", [root, "/bin/sh", "-c", "dig -v 2>&1; nslookup -version 2>&1; getent --version | head -1; for i in `seq 1 2`; do echo n$i; done"], { encoding: "utf8" });
+    assert.match(out, /^DiG 9\./m);
+    assert.match(out, /^nslookup 9\./m);
+    assert.match(out, /^getent /m);
+    assert.match(out, /^n2$/m);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

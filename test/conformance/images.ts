@@ -45,6 +45,25 @@ function busyboxBase(root: string): void {
   writeFileSync(join(root, "etc", "nsswitch.conf"), "hosts: files dns\n");
 }
 
+/**
+ * bash as /bin/sh. The suite's images have shells (alpine's, busybox 1.29's)
+ * that keep environment names which are not identifiers (`data-1`, which the
+ * ConfigMap and Secret env specs print with `sh -c env`) and that run what is
+ * on PATH; Debian's busybox sh drops those names and prefers its own applets
+ * (its nc refuses the service specs' `nc -v -t -w 2`).
+ */
+function bashAsShell(root: string): void {
+  copyWithLibraries(root, ["/usr/bin/bash"]);
+  rmSync(join(root, "bin", "sh"), { force: true });
+  symlinkSync("/usr/bin/bash", join(root, "bin", "sh"));
+}
+
+/** dig and nslookup (Debian's bind9-dnsutils), as the DNS specs' probers run them. */
+function dnsTools(root: string): void {
+  ensurePackages(["/usr/bin/dig", "/usr/bin/nslookup"], ["bind9-dnsutils"]);
+  copyWithLibraries(root, ["/usr/bin/dig", "/usr/bin/nslookup"]);
+}
+
 /** Copies host files into the image at the same paths, with every shared library they load (ldd). */
 export function copyWithLibraries(root: string, files: string[]): void {
   const wanted = new Set<string>();
@@ -104,6 +123,13 @@ const RECIPES: Record<string, ImageRecipe> = {
       // Upstream's image has curl (alpine's): lifecycle hooks and service specs run it inside agnhost pods.
       ensurePackages(["/usr/bin/curl"], ["curl"]);
       copyWithLibraries(root, ["/usr/bin/curl"]);
+      // And, as upstream's Dockerfile adds them: bash, OpenBSD's netcat (the service reachability
+      // probe `nc -v -t -w 2` / `-u`) and dig (the DNS specs' querier container).
+      bashAsShell(root);
+      ensurePackages(["/usr/bin/nc.openbsd"], ["netcat-openbsd"]);
+      copyWithLibraries(root, ["/usr/bin/nc.openbsd"]);
+      symlinkSync("nc.openbsd", join(root, "usr/bin/nc"));
+      dnsTools(root);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
@@ -112,7 +138,21 @@ const RECIPES: Record<string, ImageRecipe> = {
   nautilus: updateDemoImage("nautilus"),
   busybox: {
     tags: [`${E2E_REGISTRY}/busybox:1.29-2`, `${E2E_REGISTRY}/busybox:1.29-1`, "docker.io/library/busybox:1.29"],
-    fill: (root) => busyboxBase(root),
+    fill(root) {
+      busyboxBase(root);
+      bashAsShell(root);
+    },
+    config: { Cmd: ["sh"] },
+  },
+  // The DNS specs' second prober (upstream: Debian jessie with dnsutils): dig, nslookup, getent under a POSIX shell.
+  "jessie-dnsutils": {
+    tags: [`${E2E_REGISTRY}/jessie-dnsutils:1.5`],
+    fill(root) {
+      busyboxBase(root);
+      bashAsShell(root);
+      dnsTools(root);
+      copyWithLibraries(root, ["/usr/bin/getent"]);
+    },
     config: { Cmd: ["sh"] },
   },
   nonroot: {
