@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fillImageRoot } from "./images.js";
@@ -87,6 +87,17 @@ test("the jessie-dnsutils image runs dig, nslookup and getent under its shell, a
     assert.match(out, /^nslookup 9\./m);
     assert.match(out, /^getent /m);
     assert.match(out, /^n2$/m);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test("the nonewprivs image's nnp is set-user-ID root and prints the effective uid", { skip: noAgnhost }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-nnp-test-"));
+  try {
+    fillImageRoot("nonewprivs", root, UPSTREAM);
+    assert.equal(statSync(join(root, "usr/local/bin/nnp")).mode & 0o7777, 0o4755);
+    assert.equal(execFileSync("/usr/sbin/chroot", [root, "/usr/local/bin/nnp"], { encoding: "utf8" }), "Effective uid: 0\n");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@
 // its binaries (default /tmp/upstream-k8s/src).
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { BUSYBOX, packImage } from "../support/busybox-image.js";
@@ -143,6 +143,17 @@ const RECIPES: Record<string, ImageRecipe> = {
       bashAsShell(root);
     },
     config: { Cmd: ["sh"] },
+  },
+  // The AllowPrivilegeEscalation specs: a set-user-ID root program printing its effective uid (upstream's nnp.go).
+  nonewprivs: {
+    tags: [`${E2E_REGISTRY}/nonewprivs:1.3`],
+    fill(root, src) {
+      busyboxBase(root);
+      const nnp = join(root, "usr/local/bin/nnp");
+      goBuild(src, "./test/images/nonewprivs", nnp);
+      chmodSync(nnp, 0o4755);
+    },
+    config: { Cmd: ["nnp"] },
   },
   // The DNS specs' second prober (upstream: Debian jessie with dnsutils): dig, nslookup, getent under a POSIX shell.
   "jessie-dnsutils": {

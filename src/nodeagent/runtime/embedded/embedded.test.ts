@@ -165,6 +165,16 @@ describe("embedded runtime", { skip }, () => {
     assert.ok(priv.eff > def.eff && (priv.eff & mask(["SYS_ADMIN"])) !== 0n, "privileged: every capability");
   });
 
+  test("allowPrivilegeEscalation: false sets no_new_privs without a seccomp profile; unset leaves it off", async () => {
+    const nnp = async (name: string, config: object) => {
+      const id = await h.run(name, { command: ["sh", "-c", "grep NoNewPrivs /proc/self/status"], ...config });
+      await h.exited(id);
+      return /NoNewPrivs:\s+(\d)/.exec(log(h, name))?.[1];
+    };
+    assert.equal(await nnp("nnp-false", { linux: { securityContext: { noNewPrivs: true, runAsUser: { value: 1000 } } } }), "1");
+    assert.equal(await nnp("nnp-unset", {}), "0");
+  });
+
   test("privileged containers see the host's /dev; others a minimal one plus their devices; a read-only root refuses writes", async () => {
     const priv = await h.run("privileged", { command: ["sh", "-c", "ls /dev | wc -l"], linux: { securityContext: { privileged: true } } });
     const plain = await h.run("unprivileged", { command: ["sh", "-c", "ls /dev | wc -l; ls /dev/mydisk"], devices: [{ hostPath: "/dev/zero", containerPath: "/dev/mydisk", permissions: "r" }] });

@@ -116,7 +116,9 @@ export interface LaunchSpec {
   /** The pod's sysctls (name → value), written in the container's IPC and the pod's network namespaces (sysctls.ts checks them first). */
   sysctls?: Record<string, string>;
   /** A compiled seccomp filter to install just before the command runs. */
-  seccomp?: { filterFile: string; noNewPrivs: boolean };
+  seccomp?: { filterFile: string };
+  /** no_new_privs for the command (allowPrivilegeEscalation: false), with or without a seccomp filter. */
+  noNewPrivs?: boolean;
   isolation: Isolation;
 }
 
@@ -256,14 +258,14 @@ export function waitScript(spec: LaunchSpec): string {
 
 /**
  * The last step: enter the root and directory, take the user, and exec the
- * command; with a seccomp filter the Perl loader does it (installing the
- * filter on the way), otherwise unshare --root.
+ * command; with a seccomp filter, capabilities to drop or no_new_privs the
+ * Perl loader does it (installing the filter on the way), otherwise unshare --root.
  */
 function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser: boolean): string[] {
   const user = withUser && spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid ?? 0 } : {};
-  if (spec.seccomp !== undefined || spec.capabilities !== undefined) {
+  if (spec.seccomp !== undefined || spec.capabilities !== undefined || spec.noNewPrivs === true) {
     const argv = loaderArgv({
-      prctl: syscallNumber("prctl")!, filterFile: spec.seccomp?.filterFile ?? "", root, workingDir, noNewPrivs: spec.seccomp?.noNewPrivs ?? false, argv: spec.argv, ...user,
+      prctl: syscallNumber("prctl")!, filterFile: spec.seccomp?.filterFile ?? "", root, workingDir, noNewPrivs: spec.noNewPrivs ?? false, argv: spec.argv, ...user,
       ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
     });
     if (argv !== undefined) return argv;
