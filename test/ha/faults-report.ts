@@ -10,7 +10,7 @@ const filters = args.filter((a) => a !== "--json");
 const wanted = (name: string) => filters.length === 0 || filters.some((f) => name.includes(f));
 const reports: FaultReport[] = [];
 for (const name of Object.keys(FAULTS)) if (wanted(name)) reports.push(await runEtcdFault(name));
-if (wanted("lmdb kill -9 orch apiserver")) reports.push({ ...(await runLmdbKill()), fault: "lmdb: kill -9 orch apiserver" });
+if (wanted("lmdb kill -9 orch server")) reports.push({ ...(await runLmdbKill()), fault: "lmdb: kill -9 orch server" });
 const load = loadavg().map((l) => l.toFixed(2)).join(" ");
 if (json) {
   console.log(JSON.stringify({ date: new Date().toISOString(), loadavg: load, reports }, null, 2));

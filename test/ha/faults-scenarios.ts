@@ -404,7 +404,9 @@ export async function runLmdbKill(): Promise<FaultReport> {
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
   const dataDir = mkdtempSync(join(tmpdir(), "orch-faults-lmdb-"));
-  let server: OrchProcess | undefined = await startOrch("apiserver", [], { dataDir });
+  // The whole single-machine product (API server, controllers, scheduler, node agent), as users run it.
+  const args = ["--node-name=faults-lmdb"];
+  let server: OrchProcess | undefined = await startOrch("server", args, { dataDir, readyTimeoutMs: 120_000 });
   try {
     const target: Target = {
       apiservers: [server],
@@ -414,7 +416,7 @@ export async function runLmdbKill(): Promise<FaultReport> {
     };
     return await runWorkload("lmdb-kill", target, { writers: 50, keys: 25, watchers: 0 }, async (t) => {
       await server!.stop("SIGKILL");
-      t.replaceServer(0, await startOrch("apiserver", [], { dataDir }));
+      t.replaceServer(0, await startOrch("server", args, { dataDir, readyTimeoutMs: 120_000 }));
     });
   } finally {
     await server?.stop("SIGKILL");

@@ -24,5 +24,5 @@ describe("faults on a 3-member etcd cluster with two API servers", { skip: etcdS
 });
 
 describe("faults on the embedded lmdb store", () => {
-  test("kill -9 of the API server: acknowledged writes are there after the restart", { timeout: 120_000 }, async () => assertClean(await runLmdbKill()));
+  test("kill -9 of orch server: acknowledged writes are there after the restart", { timeout: 240_000 }, async () => assertClean(await runLmdbKill()));
 });

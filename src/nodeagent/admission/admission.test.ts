@@ -21,3 +21,16 @@ test("admission: the effective request is max(init, sum of containers) plus over
   } };
   assert.equal(podRequests(p).get("cpu"), 3.25);
 });
+
+test("admission: a host port another pod holds (same protocol, overlapping address) fails with NodePorts", () => {
+  const withPort = (hostPort: number, protocol?: string, hostIP?: string): Pod => ({
+    apiVersion: "v1", kind: "Pod", metadata: { name: "p" },
+    spec: { containers: [{ name: "c", ports: [{ containerPort: 80, hostPort, ...(protocol ? { protocol } : {}), ...(hostIP ? { hostIP } : {}) }] }] },
+  });
+  assert.deepEqual(admitPod(withPort(21017), [withPort(21017)], node), { reason: "NodePorts", message: "Predicate NodePorts failed" });
+  assert.equal(admitPod(withPort(21017, "UDP"), [withPort(21017)], node), undefined, "another protocol");
+  assert.equal(admitPod(withPort(21018), [withPort(21017)], node), undefined, "another port");
+  assert.equal(admitPod(withPort(21017, "TCP", "127.0.0.1"), [withPort(21017, "TCP", "127.0.0.2")], node), undefined, "other addresses");
+  assert.equal(admitPod(withPort(21017, "TCP", "127.0.0.1"), [withPort(21017)], node)?.reason, "NodePorts", "0.0.0.0 holds every address");
+  assert.equal(admitPod(pod("0"), [withPort(21017)], node), undefined, "no host port asked");
+});

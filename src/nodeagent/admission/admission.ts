@@ -1,7 +1,10 @@
 // Pod admission on the node, as upstream's predicate admit handler: a pod that
 // would exceed maxPods or the allocatable CPU, memory or ephemeral storage is
 // rejected with reason OutOfpods / OutOfcpu / OutOfmemory / OutOfephemeral-storage
-// and the message upstream prints, and fails without running.
+// and the message upstream prints, one asking for a host port another pod on
+// the node holds with reason NodePorts, and it fails without running (a
+// StatefulSet's pod is then replaced by its controller, as upstream's
+// "recreate evicted statefulset" conformance spec expects).
 
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { Container, Pod } from "../../api/core/types.js";
@@ -47,5 +50,32 @@ export function admitPod(pod: Pod, active: readonly Pod[], allocatable: Readonly
       };
     }
   }
+  if (hostPortsTaken(pod, active)) return { reason: "NodePorts", message: "Predicate NodePorts failed" };
   return undefined;
+}
+
+/** A container port bound on the node: protocol, host IP (0.0.0.0: every address) and port. */
+interface HostPort {
+  protocol: string;
+  ip: string;
+  port: number;
+}
+
+function hostPortsOf(pod: Pod): HostPort[] {
+  const ports: HostPort[] = [];
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    for (const p of c.ports ?? []) {
+      if (!p.hostPort || p.hostPort <= 0) continue;
+      ports.push({ protocol: p.protocol || "TCP", ip: p.hostIP || "0.0.0.0", port: p.hostPort });
+    }
+  }
+  return ports;
+}
+
+/** Upstream's NodePorts filter: the same protocol and port on the same address, or either on every address. */
+function hostPortsTaken(pod: Pod, active: readonly Pod[]): boolean {
+  const wanted = hostPortsOf(pod);
+  if (wanted.length === 0) return false;
+  const used = active.flatMap(hostPortsOf);
+  return wanted.some((w) => used.some((u) => u.protocol === w.protocol && u.port === w.port && (u.ip === w.ip || u.ip === "0.0.0.0" || w.ip === "0.0.0.0")));
 }

@@ -55,6 +55,17 @@ test("pod status: container statuses, conditions, back-off waiting with the last
   assert.equal(init.conditions?.[0]?.reason, "ContainersNotInitialized");
 });
 
+test("pod status: a RestartNever pod failed by its second init container stays not Initialized; a succeeded pod is Initialized (PodCompleted)", () => {
+  const p: Pod = { ...pod("Never"), spec: { ...pod("Never").spec, initContainers: [{ name: "init1", image: "busybox" }, { name: "init2", image: "busybox" }] } };
+  const failed = status(p, runtime([container("init1", "CONTAINER_EXITED"), container("init2", "CONTAINER_EXITED", { exitCode: 1 })]));
+  assert.equal(failed.phase, "Failed");
+  assert.deepEqual(failed.conditions?.[0], { type: "Initialized", status: "False", reason: "ContainersNotInitialized", message: "containers with incomplete status: [init2]", lastProbeTime: null, lastTransitionTime: "1970-01-01T00:00:00Z" });
+  assert.equal(failed.containerStatuses?.[0]?.state?.waiting?.reason, "PodInitializing");
+  const succeeded = status(pod("Never"), runtime([container("a", "CONTAINER_EXITED"), container("b", "CONTAINER_EXITED")]));
+  assert.equal(succeeded.phase, "Succeeded");
+  assert.deepEqual([succeeded.conditions?.[0]?.status, succeeded.conditions?.[0]?.reason], ["True", "PodCompleted"]);
+});
+
 test("pod status: a started sidecar initializes the pod and counts for readiness; a crashed one does not undo initialization", () => {
   const withSidecar: Pod = { ...pod("Never"), spec: { ...pod("Never").spec, initContainers: [{ name: "proxy", image: "busybox", restartPolicy: "Always" }] } };
   const starting = status(withSidecar, runtime([container("proxy", "CONTAINER_CREATED")]));

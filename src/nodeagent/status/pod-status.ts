@@ -146,6 +146,17 @@ function condition(old: Condition[] | null | undefined, type: string, status: bo
   };
 }
 
+/**
+ * As upstream's kubelet: a pod that succeeded was initialized (PodCompleted);
+ * any other, failed ones too, is initialized only when every init container
+ * completed (a RestartNever pod failed by its init container stays False).
+ */
+function initializedCondition(old: Condition[] | null | undefined, notInit: readonly (string | undefined)[], phase: string, now: Date): Condition {
+  if (phase === "Succeeded") return condition(old, "Initialized", true, now, "PodCompleted");
+  if (notInit.length === 0) return condition(old, "Initialized", true, now);
+  return condition(old, "Initialized", false, now, "ContainersNotInitialized", `containers with incomplete status: [${notInit.join(" ")}]`);
+}
+
 export function buildPodStatus(input: PodStatusInput): PodStatus {
   const { pod, now } = input;
   const old = pod.status ?? {};
@@ -169,7 +180,7 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const sandbox = input.runtime?.sandboxes[0];
   const podIP = spec.hostNetwork ? input.hostIP : sandbox?.network?.ip ?? "";
   const conditions: Condition[] = [
-    condition(old.conditions, "Initialized", notInit.length === 0 || terminal, now, notInit.length === 0 || terminal ? undefined : "ContainersNotInitialized", notInit.length ? `containers with incomplete status: [${notInit.join(" ")}]` : undefined),
+    initializedCondition(old.conditions, notInit, phase, now),
     condition(old.conditions, "Ready", containersReady && !terminal, now, containersReady && !terminal ? undefined : unreadyWhy[0], containersReady || terminal ? undefined : unreadyWhy[1]),
     condition(old.conditions, "ContainersReady", containersReady && !terminal, now, containersReady && !terminal ? undefined : unreadyWhy[0], containersReady || terminal ? undefined : unreadyWhy[1]),
     condition(old.conditions, "PodScheduled", true, now),
