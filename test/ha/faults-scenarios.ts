@@ -414,7 +414,7 @@ export async function runLmdbKill(): Promise<FaultReport> {
         server = p;
       },
     };
-    return await runWorkload("lmdb-kill", target, { writers: 50, keys: 25, watchers: 0 }, async (t) => {
+    return await runWorkload("lmdb-kill", target, { writers: 50, keys: 25, watchers: 20 }, async (t) => {
       await server!.stop("SIGKILL");
       t.replaceServer(0, await startOrch("server", args, { dataDir, readyTimeoutMs: 120_000 }));
     });
