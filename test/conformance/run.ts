@@ -15,7 +15,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startOrch, type OrchProcess } from "../support/orch-process.js";
+import { hostIPv4, startOrch, type OrchProcess } from "../support/orch-process.js";
 import { buildConformanceImages } from "./images.js";
 import { focusFor, mergeShards, parseJUnit, type SpecOutcome } from "./junit.js";
 import { readSkips, writeReport, type RunFacts } from "./report.js";
@@ -169,7 +169,11 @@ async function main(): Promise<void> {
   const fallback = o.runtime === "embedded" ? ["--host-root-fallback=off"] : [];
   // The v1.23 suite's ServiceAccount specs wait for every account's generated token Secret (upstream's behaviour until 1.24).
   const legacy = ["--legacy-service-account-token-generation"];
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
+  // The node at the host's own address, as a kubelet's default: the HostPort specs bind one pod to 127.0.0.1 and
+  // another to the node's InternalIP, which must differ (test servers elsewhere advertise 127.0.0.1).
+  const nodeAddress = hostIPv4();
+  const node = nodeAddress === undefined ? [] : [`--node-ip=${nodeAddress}`, "--nodeagent-bind-address=0.0.0.0"];
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);

@@ -137,3 +137,21 @@ test("with nothing changed the status is re-posted after nodeStatusReportFrequen
     abort.abort();
   }
 });
+
+test("capacity someone else adds to the Node (an extended resource) becomes allocatable at the next status update, and leaves it with the capacity", async () => {
+  const abort = new AbortController();
+  const m = new NodeStatusManager({ client, naming: namingFor(), facts: () => facts("extended"), signals: async () => healthy(), updateFrequencyMs: 50, reportFrequencyMs: 300_000 });
+  const node = () => client.get<Node>(NODES, { name: "extended" });
+  try {
+    await m.register();
+    void m.run(abort.signal);
+    // What upstream's preemption conformance spec does: a fake extended resource patched into capacity only.
+    await client.patch<Node>(NODES, { name: "extended", subresource: "status", patch: { status: { capacity: { "scheduling.k8s.io/foo": "5" } } } });
+    await eventually("allocatable scheduling.k8s.io/foo", async () => (await node()).status?.allocatable?.["scheduling.k8s.io/foo"] === "5" || undefined, 5000);
+    assert.equal((await node()).status?.allocatable?.["cpu"], "2", "the agent's own resources stay");
+    await client.patch<Node>(NODES, { name: "extended", subresource: "status", patch: { status: { capacity: { "scheduling.k8s.io/foo": null } } } });
+    await eventually("allocatable without scheduling.k8s.io/foo", async () => !("scheduling.k8s.io/foo" in ((await node()).status?.allocatable ?? {})) || undefined, 5000);
+  } finally {
+    abort.abort();
+  }
+});

@@ -139,6 +139,21 @@ export function nodeStatus(naming: Naming, f: NodeFacts, conditions: Condition[]
   };
 }
 
+/**
+ * As upstream's kubelet computes allocatable from every capacity entry: a
+ * resource someone else put in the Node's capacity (the agent knows nothing of
+ * it) is allocatable as a whole; once it leaves capacity it leaves allocatable
+ * (null: removed by the merge patch).
+ */
+export function withForeignCapacity(status: NodeStatus, current: NodeStatus | null | undefined): NodeStatus {
+  const ours = status.capacity ?? {};
+  const theirs = current?.capacity ?? {};
+  const allocatable: Record<string, string | number | null> = { ...(status.allocatable ?? {}) };
+  for (const [name, value] of Object.entries(theirs)) if (!(name in ours) && value != null) allocatable[name] = String(value);
+  for (const name of Object.keys(current?.allocatable ?? {})) if (!(name in ours) && !(name in theirs)) allocatable[name] = null;
+  return { ...status, allocatable: allocatable as NodeStatus["allocatable"] };
+}
+
 export function nodeLabels(naming: Naming, f: NodeFacts): Record<string, string> {
   const d = naming.keyDomain;
   return { [`${d}/hostname`]: f.hostname, [`${d}/os`]: "linux", [`${d}/arch`]: host.goArch(), [`beta.${d}/os`]: "linux", [`beta.${d}/arch`]: host.goArch() };
@@ -203,8 +218,10 @@ export class NodeStatusManager {
     const { client, naming } = this.#o;
     const f = this.#o.facts();
     const now = new Date();
-    const old = this.#node?.status?.conditions ?? [];
-    const status = nodeStatus(naming, f, nodeConditions(naming, f, await this.#o.signals(), old, now));
+    // The Node as it is now: others may have added capacity (an extended resource patched in by an operator or a test).
+    const current = await client.get<Node>(NODES, { name: f.nodeName }).catch(() => this.#node);
+    const old = current?.status?.conditions ?? this.#node?.status?.conditions ?? [];
+    const status = withForeignCapacity(nodeStatus(naming, f, nodeConditions(naming, f, await this.#o.signals(), old, now)), current?.status);
     const fingerprint = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]) });
     if (!force && fingerprint === this.#lastWritten && now.getTime() - this.#lastReport < this.#o.reportFrequencyMs) return;
     this.#node = await client.patch<Node>(NODES, { name: f.nodeName, subresource: "status", patch: { status } });
