@@ -332,25 +332,21 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   const leaderElect = flags.get("leader-elect");
   const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
   const loops = [
-    runControllerManager({
+    superviseElected("controller-manager", context.signal, log, () => runControllerManager({
       client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
       useServiceAccountCredentials: flags.get("use-service-account-credentials"),
       // The local-path provisioner makes volumes here: this host is the node's.
       config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
       metrics: metrics.controllers,
-    }).catch((err: unknown) => {
-      log(`controller-manager failed: ${(err as Error).message}`);
-    }),
+    })),
   ];
   if (!flags.get("disable-scheduler")) {
     loops.push(
-      startScheduler({
+      superviseElected("scheduler", context.signal, log, () => startScheduler({
         client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log,
         metrics: metrics.scheduler,
         onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
-      }).catch((err: unknown) => {
-        log(`scheduler failed: ${(err as Error).message}`);
-      }),
+      })),
     );
   }
   loops.push(startProxy(flags, clients.proxy, context, log));
@@ -570,5 +566,27 @@ async function untilTrue(what: string, check: () => Promise<boolean>, signal: Ab
       log(`orch server: still waiting for ${what}`);
     }
     await sleep(200);
+  }
+}
+
+/**
+ * Runs a leader-elected part (controller manager, scheduler) for the life of
+ * the server. A part that loses its lease (renewals late past the renew
+ * deadline: a frozen or overloaded process) stops, as upstream's do; their
+ * separate processes then exit and are restarted by their supervisor. Here
+ * the server is that supervisor: the part starts over and campaigns again,
+ * rather than staying stopped while the server looks healthy.
+ */
+async function superviseElected(name: string, signal: AbortSignal, log: (line: string) => void, run: () => Promise<void>): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await run();
+      return;
+    } catch (err) {
+      log(`${name} failed: ${(err as Error).message}`);
+      if (signal.aborted) return;
+      await sleep(1000, signal).catch(() => {});
+      if (!signal.aborted) log(`${name}: starting again, campaigning for its lease`);
+    }
   }
 }
