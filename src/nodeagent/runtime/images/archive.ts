@@ -5,7 +5,7 @@
 // .wh..wh..opq empties a directory) into one root file system per image.
 
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, normalize } from "node:path";
 import * as tar from "tar";
 import { normalizeReference } from "./reference.js";
@@ -139,5 +139,42 @@ export async function applyLayer(layer: string, root: string): Promise<void> {
       rmSync(join(dir, name), { recursive: true, force: true });
     }
   }
-  await tar.x({ file: layer, cwd: root, filter: (path) => !basename(path).startsWith(".wh."), preserveOwner: process.getuid?.() === 0 });
+  // Absolute symlink targets (`bin/sh -> /usr/bin/bash`) are meant inside the container's root; the tar
+  // library would make them relative to the link's folder (`usr/bin/bash`), so they are made here as written.
+  const absoluteLinks: { path: string; target: string; uid: number | undefined; gid: number | undefined }[] = [];
+  await tar.x({
+    file: layer, cwd: root, preserveOwner: process.getuid?.() === 0,
+    filter: (path, entry) => {
+      if (basename(path).startsWith(".wh.")) return false;
+      const e = entry as { type?: string; linkpath?: string; uid?: number; gid?: number };
+      if (e.type === "SymbolicLink" && e.linkpath?.startsWith("/")) {
+        absoluteLinks.push({ path, target: e.linkpath, uid: e.uid, gid: e.gid });
+        return false;
+      }
+      return true;
+    },
+  });
+  for (const link of absoluteLinks) makeLink(root, link.path, link.target, process.getuid?.() === 0 ? link : undefined);
+}
+
+/**
+ * A symlink at `path` (inside `root`, as the layer names it) to `target`, as
+ * the tar library places files: never outside `root`, never through a symlink
+ * already there (a layer cannot redirect another entry out of the root).
+ */
+function makeLink(root: string, path: string, target: string, owner: { uid: number | undefined; gid: number | undefined } | undefined): void {
+  const relative = normalize(path).replace(/^\/+/, "");
+  if (relative === "" || relative === "." || relative.split("/").includes("..")) return;
+  const dest = join(root, relative);
+  let parent = root;
+  for (const part of dirname(relative).split("/").filter((x) => x !== "" && x !== ".")) {
+    parent = join(parent, part);
+    if (!existsSync(parent)) mkdirSync(parent);
+    else if (!lstatSync(parent).isDirectory()) return;
+  }
+  const existing = lstatSync(dest, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) return;
+  if (existing !== undefined) rmSync(dest, { force: true });
+  symlinkSync(target, dest);
+  if (owner?.uid !== undefined && owner.gid !== undefined) lchownSync(dest, owner.uid, owner.gid);
 }

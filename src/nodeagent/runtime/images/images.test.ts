@@ -2,7 +2,7 @@
 // whiteouts (a deleted file, an opaque directory) in order.
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -52,3 +52,40 @@ test("layers apply in order: .wh.<name> deletes, .wh..wh..opq empties the direct
     rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });
+
+test("symlinks keep their targets: an absolute one points inside the container's root as written; none lands outside the root", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-layers-links-"));
+  try {
+    const src = join(dir, "src");
+    mkdirSync(join(src, "bin"), { recursive: true });
+    mkdirSync(join(src, "usr/bin"), { recursive: true });
+    writeFileSync(join(src, "usr/bin/bash"), "#!bash");
+    symlinkSync("/usr/bin/bash", join(src, "bin/sh"));
+    symlinkSync("busybox", join(src, "bin/ls"));
+    const file = join(dir, "links.tar");
+    await tar.c({ cwd: src, file, portable: true }, ["bin", "usr"]);
+    const root = join(dir, "root");
+    mkdirSync(root);
+    await applyLayer(file, root);
+    assert.equal(readlinkSync(join(root, "bin/sh")), "/usr/bin/bash");
+    assert.equal(readlinkSync(join(root, "bin/ls")), "busybox");
+    // A later layer replacing the link, and one naming a path through `..`: the first applies, the second is dropped.
+    const evil = join(dir, "evil-src");
+    mkdirSync(join(evil, "bin"), { recursive: true });
+    symlinkSync("/usr/bin/dash", join(evil, "bin/sh"));
+    const evilTar = join(dir, "evil.tar");
+    await tar.c({ cwd: evil, file: evilTar, portable: true }, ["bin"]);
+    await applyLayer(evilTar, root);
+    assert.equal(readlinkSync(join(root, "bin/sh")), "/usr/bin/dash");
+    const escaping = join(dir, "escape.tar");
+    await tar.c({ cwd: evil, file: escaping, portable: true, preservePaths: true, onWriteEntry: (e) => { e.path = "../outside-link"; } } as tar.TarOptionsWithAliasesFile, ["bin/sh"]);
+    await applyLayer(escaping, root);
+    assert.equal(existsSync(join(dir, "outside-link")) || lstatExists(join(dir, "outside-link")), false, "nothing written outside the root");
+  } finally {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+  }
+});
+
+function lstatExists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
