@@ -45,6 +45,11 @@ describe("OpenAPI documents", () => {
     const deployment = doc.definitions["io.k8s.api.apps.v1.Deployment"];
     assert.deepEqual(deployment["x-kubernetes-group-version-kind"], [{ group: "apps", version: "v1", kind: "Deployment" }]);
     assert.equal(deployment.properties.spec.$ref, "#/definitions/io.k8s.api.apps.v1.DeploymentSpec");
+    // apiVersion and kind on kinds and lists (kubectl ≤ 1.26 validates manifests against this document), not on their parts.
+    for (const name of ["io.k8s.api.apps.v1.Deployment", "io.k8s.api.apps.v1.DeploymentList", "io.k8s.api.core.v1.ReplicationController"]) {
+      assert.deepEqual([doc.definitions[name].properties.apiVersion?.type, doc.definitions[name].properties.kind?.type], ["string", "string"], name);
+    }
+    assert.equal(doc.definitions["io.k8s.api.apps.v1.DeploymentSpec"].properties.kind, undefined);
     assert.deepEqual(doc.definitions["io.k8s.api.apps.v1.DeploymentList"]["x-kubernetes-group-version-kind"], [{ group: "apps", version: "v1", kind: "DeploymentList" }]);
     const containers = doc.definitions["io.k8s.api.core.v1.PodSpec"].properties.containers;
     assert.equal(containers["x-kubernetes-patch-strategy"], "merge");

@@ -20,6 +20,8 @@ const PRESERVE = "x-kubernetes-preserve-unknown-fields";
 
 const API_VERSION: Json = { description: "APIVersion defines the versioned schema of this representation of an object.", type: "string" };
 const KIND: Json = { description: "Kind is a string value representing the REST resource this object represents.", type: "string" };
+/** apiVersion and kind, which every kind's object carries (built-in kinds' types leave them to the envelope). */
+export const TYPE_META_PROPERTIES: Readonly<Json> = { apiVersion: API_VERSION, kind: KIND };
 const METADATA: Json = { $ref: OBJECT_META, description: "Standard object's metadata." };
 
 export interface CustomSchemas {

@@ -10,7 +10,7 @@ import { ALL_VERBS, type ResourceDefinition } from "../../../api/resource.js";
 import { isWellKnown, type Field, type Schema } from "../../../machinery/schema.js";
 import type { ApiRegistry } from "../../api-registry.js";
 import { SUBRESOURCE_HANDLERS } from "../subresources/index.js";
-import { customSchemaName, customSchemas } from "./custom.js";
+import { customSchemaName, customSchemas, TYPE_META_PROPERTIES } from "./custom.js";
 
 export type Json = Record<string, unknown>;
 
@@ -125,7 +125,9 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
     }
     const type = registry.schemas.get(name);
     if (type === undefined) continue;
-    const properties: Json = {};
+    // A kind's object has apiVersion and kind beside its fields, as upstream publishes them (kubectl ≤ 1.26
+    // validates manifests against /openapi/v2 and refuses fields the document does not name).
+    const properties: Json = kinds.has(name) ? { ...TYPE_META_PROPERTIES } : {};
     const required: string[] = [];
     for (const [fieldName, field] of Object.entries(type.fields)) {
       properties[fieldName] = fieldSchema(field, pending);
