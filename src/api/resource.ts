@@ -113,6 +113,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly verbs?: readonly Verb[];
   /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
   readonly schema: string;
+  /**
+   * A built-in kind served at several versions with a type of its own in each
+   * (./versions.ts): the schema of each version that is not `schema`'s.
+   * Read through schemaOf().
+   */
+  readonly versionSchemas?: Readonly<Record<string, string>>;
   /** Which object names are valid (default "subdomain": DNS-1123 subdomain; services use "dns1035-label"). */
   readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment";
   /**
@@ -222,6 +228,16 @@ export interface ApiGroupModule {
   /** Register the group's types (and the meta types they use, once). */
   registerSchemas(registry: SchemaRegistry): void;
   resources(naming: Naming): ResourceDefinition[];
+}
+
+/** The schema name of `def`'s kind in `version` (a version of apiVersion, `v1`; absent: the declared schema). */
+export function schemaOf(def: ResourceDefinition, version?: string): string {
+  return (version !== undefined ? def.versionSchemas?.[version] : undefined) ?? def.schema;
+}
+
+/** The version part of an apiVersion (`autoscaling/v1` → `v1`, `v1` → `v1`). */
+export function versionOf(apiVersion: unknown): string | undefined {
+  return typeof apiVersion === "string" ? apiVersion.slice(apiVersion.indexOf("/") + 1) : undefined;
 }
 
 /** The declaration of `def`'s subresource `name`, if it has one. */

@@ -3,7 +3,7 @@
 // PATCH, and server-side apply over the stored object. Both wrap the pure
 // algorithms in machinery/apply with the resource's schema and endpoint.
 
-import type { ResourceDefinition } from "../../api/resource.js";
+import { schemaOf, versionOf, type ResourceDefinition } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import type { ApiObject, ManagedFieldsEntry } from "../../machinery/index.js";
 import {
@@ -122,7 +122,7 @@ export function applyToScale(
 }
 
 function typeContext(o: FieldManagerOptions): TypeContext {
-  return { registry: o.schemas, type: o.def.schema };
+  return { registry: o.schemas, type: schemaOf(o.def, versionOf(o.apiVersion)) };
 }
 
 /**
