@@ -233,8 +233,50 @@ spec:
     assert.match(await k.ok("certificate", "approve", "approve-me"), /certificatesigningrequest.certificates.k8s.io\/approve-me approved/);
     assert.match(await k.ok("certificate", "deny", "deny-me"), /certificatesigningrequest.certificates.k8s.io\/deny-me denied/);
     const conditions = async (name: string) =>
-      (await json("get", `csr.certificates.${suffix}`, name)).status.conditions.map((c: { type: string; reason: string }) => `${c.type}/${c.reason}`);
+      ((await json("get", `csr.certificates.${suffix}`, name)).status?.conditions ?? []).map((c: { type: string; reason: string }) => `${c.type}/${c.reason}`);
     assert.deepEqual(await conditions("approve-me"), ["Approved/KubectlApprove"]);
     assert.deepEqual(await conditions("deny-me"), ["Denied/KubectlDeny"]);
+
+    // carol may read and update CSRs' approval but holds no `approve` on the signer: upstream's 403 (CertificateApproval).
+    const grant = (name: string, rules: string) => k.ok("apply", "-f", file(`${name}.yaml`, `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ${name}}
+rules:
+${rules}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: carol-${name}}
+subjects: [{kind: User, name: carol, apiGroup: rbac.authorization.k8s.io}]
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${name}}
+`));
+    await grant("csr-updater", `- {apiGroups: [certificates.k8s.io, certificates.${suffix}], resources: [certificatesigningrequests, certificatesigningrequests/approval], verbs: [get, list, update]}`);
+    const request = Buffer.from((await makeCertificateRequest("carol-csr", [])).csr).toString("base64");
+    await k.ok("create", "-f", file("carol-csr.yaml", `apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: carol-csr}
+spec:
+  request: ${request}
+  signerName: ${signer}
+  usages: [client auth]
+`));
+    let refused = await k.run(["--token", "carol-token", "certificate", "approve", "carol-csr"]);
+    for (let i = 0; i < 100 && /cannot get resource/.test(refused.stderr); i++) {
+      // The binding reaches the authorizer through the watch cache.
+      await new Promise((r) => setTimeout(r, 20));
+      refused = await k.run(["--token", "carol-token", "certificate", "approve", "carol-csr"]);
+    }
+    assert.notEqual(refused.code, 0, refused.stdout);
+    assert.match(refused.stderr, new RegExp(`certificatesigningrequests.certificates.(k8s|orch).io "carol-csr" is forbidden: user not permitted to approve requests with signerName "${signer.replace(/[.]/g, "[.]")}"`));
+    assert.deepEqual(await conditions("carol-csr"), []);
+    // Granted approve on the signer, the same command works.
+    await grant("signer-approver", `- {apiGroups: [certificates.k8s.io], resources: [signers], verbs: [approve], resourceNames: ["${signer}"]}`);
+    let approved = await k.run(["--token", "carol-token", "certificate", "approve", "carol-csr"]);
+    for (let i = 0; i < 100 && approved.code !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      approved = await k.run(["--token", "carol-token", "certificate", "approve", "carol-csr"]);
+    }
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.deepEqual(await conditions("carol-csr"), ["Approved/KubectlApprove"]);
   });
 });

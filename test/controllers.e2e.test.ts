@@ -112,7 +112,8 @@ describe("kubectl 1.33 against orch server: the built-in controllers", { skip: k
     await k.ok("create", "-f", file("web.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, labels: {app: web}}\nspec:\n  nodeSelector: {example.com/played-by-test: \"true\"}\n  containers: [{name: main, image: nginx:1.27, ports: [{containerPort: 8080}]}]\n"));
     await k.ok("patch", "pod", "web-1", "--subresource=status", "--type=merge", "-p", JSON.stringify({ status: { phase: "Running", podIP: "10.9.0.1", podIPs: [{ ip: "10.9.0.1" }], conditions: [{ type: "Ready", status: "True" }] } }));
     await k.ok("create", "-f", file("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n"));
-    await eventually("endpoints", async () => /^web\s+10\.9\.0\.1:8080\s+/m.test(await k.ok("get", "endpoints", "web")));
+    // The Endpoints object may not exist yet: NotFound is "not yet", not a failure.
+    await eventually("endpoints", async () => /^web\s+10\.9\.0\.1:8080\s+/m.test((await k.run(["get", "endpoints", "web"])).stdout));
     const slices = await eventually("an endpointslice", async () => {
       const out = await k.ok("get", "endpointslices", "-l", "orch.io/service-name=web");
       return /10\.9\.0\.1/.test(out) ? out : undefined;

@@ -15,6 +15,8 @@ import { httpsGet } from "../src/component/testing/https-get.js";
 import { issueClientCert } from "../src/component/pki.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlSkipReason } from "./support/kubectl.js";
+import { WebSocket } from "ws";
+import { loadKubeconfig } from "../src/client/index.js";
 import { startComponent, startJoinedAgent, startOrch, type ComponentProcess, type JoinedAgentProcess, type OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-logs-"));
@@ -73,6 +75,32 @@ describe("kubectl logs against orch server", { skip: kubectlSkipReason() ?? fals
     const recent = (await logs("ticker", "--since=1s")).stdout.trim().split("\n");
     const all = (await logs("ticker")).stdout.trim().split("\n");
     assert.ok(recent.length >= 1 && recent.length < all.length, `--since=1s gave ${recent.length} of ${all.length} lines`);
+  });
+
+  test("pods/log over a WebSocket: binary.k8s.io sends binary messages, base64.binary.k8s.io text ones, then a normal close; another subprotocol is a 400", async () => {
+    const cfg = loadKubeconfig(orch.kubeconfig);
+    const read = (protocol: string) => new Promise<{ text: string; code: number; binary: boolean[]; chosen: string }>((resolve, reject) => {
+      const url = `${cfg.server.replace(/^https/, "wss")}/api/v1/namespaces/default/pods/two/log?container=first`;
+      const ws = new WebSocket(url, [protocol], { ...(cfg.ca ? { ca: cfg.ca } : {}), ...(cfg.cert ? { cert: cfg.cert, key: cfg.key } : {}), headers: cfg.token ? { authorization: `Bearer ${cfg.token}` } : {} });
+      let text = "";
+      const binary: boolean[] = [];
+      ws.on("message", (data, isBinary) => {
+        binary.push(isBinary);
+        text += protocol === "base64.binary.k8s.io" ? Buffer.from(String(data), "base64").toString() : String(data);
+      });
+      ws.on("close", (code) => resolve({ text, code, binary, chosen: ws.protocol }));
+      ws.on("unexpected-response", (_req, res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => reject(new Error(`${res.statusCode} ${body}`)));
+      });
+      ws.on("error", reject);
+    });
+    const bin = await read("binary.k8s.io");
+    assert.deepEqual([bin.text, bin.code, bin.chosen, bin.binary.every(Boolean)], ["one\ntwo\nthree\n", 1000, "binary.k8s.io", true]);
+    const b64 = await read("base64.binary.k8s.io");
+    assert.deepEqual([b64.text, b64.code, b64.chosen, b64.binary.some(Boolean)], ["one\ntwo\nthree\n", 1000, "base64.binary.k8s.io", false]);
+    await assert.rejects(read("v5.channel.k8s.io"), /^Error: 400 .*none of the offered subprotocols is served/);
   });
 
   test("a pod with several containers: kubectl defaults to the first, --all-containers reads each; the API asks for one with upstream's message", async () => {

@@ -219,6 +219,34 @@ test("joined: a sidecar starts before the container, is restarted when it exits,
   await client.delete(PODS, { namespace: "default", name: "with-sidecar", gracePeriodSeconds: 0 });
 });
 
+test("joined: termination messages (file, non-root at a custom path, log tail on failure) and pod sysctls reach the pod's status", { skip: rootSkip }, async () => {
+  const run = async (name: string, container: Record<string, unknown>, sysctls?: { name: string; value: string }[]) => {
+    await client.create<Pod>(PODS, {
+      apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default" },
+      spec: { nodeName: NODE, restartPolicy: "Never", terminationGracePeriodSeconds: 0, ...(sysctls ? { securityContext: { sysctls } } : {}), containers: [{ name: "main", image: "busybox", ...container }] },
+    });
+    const p = await eventually(async () => {
+      const got = await client.get<Pod>(PODS, { namespace: "default", name });
+      return got.status?.phase === "Succeeded" || got.status?.phase === "Failed" ? got : undefined;
+    }, 20_000, `${name} to finish`);
+    await client.delete(PODS, { namespace: "default", name, gracePeriodSeconds: 0 });
+    return p.status?.containerStatuses?.[0]?.state?.terminated;
+  };
+  const fromFile = await run("term-file", { command: ["sh", "-c", "printf OK > /dev/termination-log"], terminationMessagePolicy: "FallbackToLogsOnError" });
+  // The runtime's own message (here the host-root note: busybox is not imported) comes first, as upstream's "<runtime>: <message>".
+  const own = (t: typeof fromFile) => [t?.exitCode, t?.message?.replace(/^image "busybox" is not in the embedded runtime's image store: the command runs on the host's root file system(: |$)/, "")];
+  assert.deepEqual(own(fromFile), [0, "OK"]);
+  const custom = await run("term-custom", { command: ["sh", "-c", "printf DONE > /dev/termination-custom-log"], terminationMessagePath: "/dev/termination-custom-log", securityContext: { runAsUser: 1000 } });
+  assert.deepEqual(own(custom), [0, "DONE"]);
+  const fromLog = await run("term-log", { command: ["sh", "-c", "printf DONE; exit 3"], terminationMessagePolicy: "FallbackToLogsOnError" });
+  assert.deepEqual(own(fromLog), [3, "DONE"]);
+  const none = await run("term-none", { command: ["sh", "-c", "echo not a message; exit 1"] });
+  assert.ok(!(none?.message ?? "").includes("not a message"), "File policy: the log is not the message");
+  assert.equal(none?.exitCode, 1);
+  const sysctl = await run("sysctl", { command: ["sh", "-c", "cat /proc/sys/kernel/shm_rmid_forced > /dev/termination-log"] }, [{ name: "kernel.shm_rmid_forced", value: "1" }]);
+  assert.deepEqual(own(sysctl), [0, "1\n"]);
+});
+
 test("joined: a startup tcpSocket probe (periodSeconds 1, failureThreshold 30) on a container that listens after 3 s: started, ready, never restarted", { skip: rootSkip }, async () => {
   // The audit's case. The image is absent, so the embedded runtime runs the command on the host's root file
   // system, where this test's own node binary listens in the pod's network namespace.

@@ -86,6 +86,30 @@ describe("kubectl 1.33: Pod Security and encryption at rest", { skip: kubectlSki
     assert.match(invalid.stderr, /The Namespace "strict" is invalid: metadata\.labels\[pod-security\.kubernetes\.io\/enforce\]: Invalid value: "strictest": must be one of privileged, baseline, restricted/);
   });
 
+  test("a pod marked for the host-root fallback counts as privileged: baseline refuses it, privileged admits it", async () => {
+    const pod = (ns: string, marked: boolean) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: hr
+  namespace: ${ns}
+  annotations: {${marked ? `kubernetes.io/host-root: "true"` : ""}}
+spec:
+  containers:
+  - {name: c, image: busybox}
+`;
+    await k.ok("create", "namespace", "hr-baseline");
+    await k.ok("label", "namespace", "hr-baseline", "pod-security.kubernetes.io/enforce=baseline");
+    const refused = await k.run(["apply", "-f", "-"], { input: pod("hr-baseline", true) });
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, /pods "hr" is forbidden: violates PodSecurity "baseline:latest": host root file system \(annotation "kubernetes\.io\/host-root"="true"\)/);
+    const plain = await k.run(["apply", "-f", "-"], { input: pod("hr-baseline", false) });
+    assert.equal(plain.code, 0, plain.stderr);
+    await k.ok("create", "namespace", "hr-privileged");
+    await k.ok("label", "namespace", "hr-privileged", "pod-security.kubernetes.io/enforce=privileged");
+    const admitted = await k.run(["apply", "-f", "-"], { input: pod("hr-privileged", true) });
+    assert.equal(admitted.code, 0, admitted.stderr);
+  });
+
   test("a secret created with kubectl reads back through kubectl and is sealed at rest", async () => {
     await k.ok("create", "secret", "generic", "creds", "--from-literal=password=hunter2-e2e");
     const got = JSON.parse(await k.ok("get", "secret", "creds", "-o", "json"));

@@ -5,40 +5,29 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NodeAgent } from "../src/nodeagent/index.js";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
 import { unifiedRoot } from "../src/nodeagent/stats/host-stats.js";
-import { startContainerdAgent } from "./support/containerd-agent.js";
-import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
+import { serveContainerdAgent, type ServedContainerdAgent } from "./support/containerd-agent.js";
+import { containerdSkipReason } from "./support/containerd.js";
 
 const skip = containerdSkipReason();
 const NODE = "node-ctrd-stats";
-let containerd: Containerd;
+let served: ServedContainerdAgent;
 let agent: NodeAgent;
 let root: string;
-let http: Server;
 let base: string;
 
 before(async () => {
   if (skip) return;
-  root = mkdtempSync(join(tmpdir(), "nodeagent-ctrd-stats-"));
-  containerd = await startContainerd();
-  agent = await startContainerdAgent(containerd, root, NODE);
-  http = createServer((req, res) => void agent.serveStats(req, res, new URL(req.url ?? "/", "http://x")));
-  await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+  served = await serveContainerdAgent(NODE, (a, req, res, url) => a.serveStats(req, res, url));
+  ({ agent, root, base } = served);
 });
 
 after(async () => {
-  if (skip) return;
-  http?.close();
-  await agent?.stop();
-  await containerd?.stop();
-  rmSync(root, { recursive: true, force: true, maxRetries: 10 });
+  if (!skip) await served?.stop();
 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

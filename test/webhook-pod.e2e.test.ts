@@ -100,7 +100,7 @@ describe("kubectl 1.33: webhooks served from a pod behind a Service (embedded ru
     await k.ok("wait", "--for=condition=Ready", "pod/hook", "--timeout=60s");
     const podIP = (await k.ok("get", "pod", "hook", "-o", "jsonpath={.status.podIP}")).trim();
     assert.notEqual(podIP, "127.0.0.1", "a pod address of its own");
-    const endpoint = await eventually(async () => (await k.ok("get", "endpoints", "hook", "-o", "jsonpath={.subsets[0].addresses[0].ip}")).trim() || undefined, 20_000, "the Service's endpoint");
+    const endpoint = await eventually(async () => (await k.run(["get", "endpoints", "hook", "-o", "jsonpath={.subsets[0].addresses[0].ip}"])).stdout.trim() || undefined, 20_000, "the Service's endpoint");
     assert.equal(endpoint, podIP);
     await eventually(async () => (/webhook listening on 8443/.test(await k.ok("logs", "hook")) ? true : undefined), 20_000, "the webhook to listen");
   });

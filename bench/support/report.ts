@@ -20,6 +20,13 @@ export interface Report {
   metrics: Metric[];
   /** column (e.g. backend) → metric name → samples, one per run */
   samples: Record<string, Record<string, number[]>>;
+  /** A column the others are compared with: each other column gets a ratio column, > 1 meaning better than it (higher/ratioTo for throughput, ratioTo/lower for latency and size). */
+  ratioTo?: string;
+}
+
+/** How `value` compares with `base` for `m`: > 1 is better. */
+export function ratio(m: Metric, value: number, base: number): number {
+  return m.better === "higher" ? value / base : base / value;
 }
 
 export function median(values: number[]): number {
@@ -58,9 +65,15 @@ function targetText(m: Metric, columns: string[]): string {
   return m.target === undefined ? "" : `${op} ${format(m.target)}`;
 }
 
+/** A ratio for the table; "-" when either side has no finite median (e.g. a fan-out with lost deliveries). */
+function ratioText(r: number): string {
+  return Number.isFinite(r) && r > 0 ? `${r.toFixed(2)}×` : "-";
+}
+
 export function printReport(report: Report, json: boolean): void {
   const columns = Object.keys(report.samples);
   const medians = (column: string, metric: string) => median(report.samples[column]?.[metric] ?? []);
+  const ratioColumns = report.ratioTo !== undefined && columns.includes(report.ratioTo) ? columns.filter((c) => c !== report.ratioTo) : [];
   if (json) {
     const out = {
       title: report.title,
@@ -70,16 +83,18 @@ export function printReport(report: Report, json: boolean): void {
         ...m,
         median: Object.fromEntries(columns.map((c) => [c, medians(c, m.name)])),
         samples: Object.fromEntries(columns.map((c) => [c, report.samples[c]?.[m.name] ?? []])),
+        ...(ratioColumns.length === 0 ? {} : { ratios: Object.fromEntries(ratioColumns.map((c) => [`${c}/${report.ratioTo}`, ratio(m, medians(c, m.name), medians(report.ratioTo!, m.name))])) }),
       })),
     };
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");
     return;
   }
-  const header = ["metric", "unit", ...columns, "target"];
+  const header = ["metric", "unit", ...columns, ...ratioColumns.map((c) => `${c} vs ${report.ratioTo}`), "target"];
   const rows = report.metrics.map((m) => [
     m.name,
     m.unit,
     ...columns.map((c) => format(medians(c, m.name))),
+    ...ratioColumns.map((c) => ratioText(ratio(m, medians(c, m.name), medians(report.ratioTo!, m.name)))),
     targetText(m, columns),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -89,4 +104,5 @@ export function printReport(report: Report, json: boolean): void {
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(line(r));
+  if (ratioColumns.length > 0) console.log(`ratios: > 1× means better than ${report.ratioTo} (throughput: ours/theirs; latency and size: theirs/ours)`);
 }

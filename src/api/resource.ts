@@ -59,6 +59,8 @@ export type SubresourceVerb = "get" | "update" | "patch" | "create" | "delete";
 export interface Subresource<T extends ApiObject = ApiObject> {
   /** The URL segment (`pods/NAME/status` → "status"); admission sees it as the request's subresource. */
   readonly name: string;
+  /** The versions it is served at (a custom kind's per-version subresources); absent: every version. */
+  readonly versions?: readonly string[];
   /** The verbs served, as discovery lists them; any other method is a 405. */
   readonly verbs: readonly SubresourceVerb[];
   /** The kind discovery names for its bodies when it is not the parent's (Scale, Binding, PodExecOptions). */
@@ -113,12 +115,6 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   readonly verbs?: readonly Verb[];
   /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
   readonly schema: string;
-  /**
-   * A built-in kind served at several versions with a type of its own in each
-   * (./versions.ts): the schema of each version that is not `schema`'s.
-   * Read through schemaOf().
-   */
-  readonly versionSchemas?: Readonly<Record<string, string>>;
   /** Which object names are valid (default "subdomain": DNS-1123 subdomain; services use "dns1035-label"). */
   readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment";
   /**
@@ -190,9 +186,13 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * upstream's apiextensions server does.
    */
   openAPISchema?(version: string): Record<string, unknown> | undefined;
+  /** Kinds with a type per version (custom resources, built-in kinds of ./versions.ts): the schema-language type name of a served version (`schema` is the storage version's). Read through schemaOf(). */
+  schemaFor?(version: string): string;
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
   readonly fieldSelectors?: Readonly<Record<string, (obj: T) => string>>;
+  /** A custom kind's field selectors at a served version (its selectableFields) when they differ from `fieldSelectors`. */
+  fieldSelectorsFor?(version: string): Readonly<Record<string, (obj: T) => string>> | undefined;
   /**
    * Graceful deletion (pods only, as upstream): the grace period a delete gets,
    * given what the request asked for. Kinds without it are deleted at once,
@@ -230,19 +230,25 @@ export interface ApiGroupModule {
   resources(naming: Naming): ResourceDefinition[];
 }
 
-/** The schema name of `def`'s kind in `version` (a version of apiVersion, `v1`; absent: the declared schema). */
+/** The schema name of `def`'s kind in `version` (absent, or a version without a type of its own: the declared schema). */
 export function schemaOf(def: ResourceDefinition, version?: string): string {
-  return (version !== undefined ? def.versionSchemas?.[version] : undefined) ?? def.schema;
+  return (version !== undefined ? def.schemaFor?.(version) : undefined) ?? def.schema;
 }
 
-/** The version part of an apiVersion (`autoscaling/v1` → `v1`, `v1` → `v1`). */
+/** The version part of a grouped apiVersion (`autoscaling/v1` → `v1`); undefined for anything else (the core group's `v1` included: its kinds have one type each). */
 export function versionOf(apiVersion: unknown): string | undefined {
-  return typeof apiVersion === "string" ? apiVersion.slice(apiVersion.indexOf("/") + 1) : undefined;
+  return typeof apiVersion === "string" && apiVersion.includes("/") ? apiVersion.slice(apiVersion.indexOf("/") + 1) : undefined;
 }
 
-/** The declaration of `def`'s subresource `name`, if it has one. */
-export function findSubresource(def: ResourceDefinition, name: string): Subresource | undefined {
-  return def.subresources?.find((s) => s.name === name);
+/** The declaration of `def`'s subresource `name`, if it has one (at `version`, when given). */
+export function findSubresource(def: ResourceDefinition, name: string, version?: string): Subresource | undefined {
+  return subresourcesAt(def, version).find((s) => s.name === name);
+}
+
+/** `def`'s subresources served at `version` (every one when no version is given). */
+export function subresourcesAt(def: ResourceDefinition, version: string | undefined): readonly Subresource[] {
+  const all = def.subresources ?? [];
+  return version === undefined ? all : all.filter((s) => s.versions === undefined || s.versions.includes(version));
 }
 
 /** Identity helper that keeps the kind's type through the declaration. */

@@ -8,7 +8,7 @@
 // The result is an ordinary declaration with a `conversion` (the one custom
 // resources use: the store converts at the storage boundary, the handlers
 // convert what they answer, for gets, lists, watches and writes alike) and
-// `versionSchemas` (Protobuf, field validation, strategic merge, OpenAPI per
+// `schemaFor` (Protobuf, field validation, strategic merge, OpenAPI per
 // version). The store runs a write's strategy in the request's version; here
 // every hook of the declaration (defaults, prepare, validation, warnings,
 // subresources, the Table) is wrapped to run on the hub form, so a kind's rules
@@ -75,7 +75,7 @@ export function servedAtVersions(hub: ResourceDefinition, spokes: Readonly<Recor
     ...hub,
     versions: [...hub.versions, ...Object.keys(spokes)],
     storageVersion: hubVersion,
-    versionSchemas: { ...hub.versionSchemas, ...Object.fromEntries(Object.entries(spokes).map(([v, s]) => [v, s.schema])) },
+    schemaFor: (version: string) => spokes[version]?.schema ?? hub.schema,
     conversion,
     defaults(obj: ApiObject, ctx: StrategyContext) {
       spokeOf(obj)?.defaults?.(obj);

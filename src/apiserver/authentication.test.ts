@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { webcrypto } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
+import { connect as http2Connect } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import "reflect-metadata";
@@ -105,6 +106,40 @@ describe("authentication", () => {
     const r = await call(server, "/api", { cert });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(authz.last(), { name: "alice", groups: ["system:masters", "team-x", "system:authenticated"] });
+  });
+
+  test("HTTP/2: each session is its certificate's user on every stream; a bearer token on a stream still wins; a session without one is anonymous", async () => {
+    const token = readFileSync(join(dataDir, "admin.token"), "utf8").trim();
+    const session = (cert?: { cert: string; key: string }) => http2Connect(`https://127.0.0.1:${server.port}`, { ca: ca.cert, servername: "localhost", ...(cert ?? {}) });
+    const get = (s: ReturnType<typeof session>, headers: Record<string, string> = {}) => new Promise<number>((resolve, reject) => {
+      const req = s.request({ ":path": "/api", ...headers });
+      req.on("response", (h) => resolve(Number(h[":status"])));
+      req.on("error", reject);
+      req.resume();
+      req.end();
+    });
+    const users: [string, string[]][] = [["dave", ["team-d"]], ["erin", ["team-e"]]];
+    const sessions = await Promise.all(users.map(async ([cn, groups]) => session(await issueClientCert(ca, cn, groups))));
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const [k, [cn, groups]] of users.entries()) {
+          assert.equal(await get(sessions[k]!), 200);
+          assert.deepEqual(authz.last(), { name: cn, groups: [...groups, "system:authenticated"] }, `stream ${i} of ${cn}'s session`);
+        }
+      }
+      assert.equal(await get(sessions[0]!, { authorization: `Bearer ${token}` }), 200);
+      assert.equal(authz.last().name, "admin");
+      assert.equal(await get(sessions[0]!), 200);
+      assert.equal(authz.last().name, "dave", "the certificate's user again on the next stream");
+      const none = session();
+      try {
+        assert.equal(await get(none), 401);
+      } finally {
+        none.close();
+      }
+    } finally {
+      for (const s of sessions) s.close();
+    }
   });
 
   test("a certificate from another CA, or an expired one, is a 401", async () => {

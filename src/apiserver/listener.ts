@@ -107,8 +107,10 @@ export async function listen(o: ListenOptions): Promise<{ port: number; connecti
     const oldest = handshaking.values().next().value;
     (oldest !== undefined && oldest !== socket ? oldest : socket).destroy();
   });
-  server.on("secureConnection", (socket: Socket & { _parent?: Socket }) => {
+  server.on("secureConnection", (socket: Socket & { _parent?: Socket; disableRenegotiation?: () => void }) => {
     if (socket._parent !== undefined) handshaking.delete(socket._parent);
+    // No TLS renegotiation (Go's server has none): a connection's client certificate is fixed, so its user is read once.
+    socket.disableRenegotiation?.();
     if (open > maxConnections) overCapSockets.add(socket);
   });
   // Idle connections: an HTTP/1.1 socket (timer per socket) or an HTTP/2 session (timer per session).

@@ -20,6 +20,7 @@ import { openStorage, startCompactor, type Compactor, type Storage, type Storage
 import { AdmissionChain, namespaceLifecycle, type AdmissionOptions } from "./admission/index.js";
 import { ensureSystemPriorityClasses, priorityAdmission } from "./admission/priority.js";
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from "./admission/storage.js";
+import { certificateSigners } from "./authorization/signers.js";
 import { nodeRestriction } from "./admission/node-restriction.js";
 import { defaultIngressClass } from "./admission/networking.js";
 import { runtimeClassAdmission } from "./admission/runtime-class.js";
@@ -171,7 +172,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   let authorizers: readonly Authorizer[] = [];
   let rbac: ReturnType<typeof rbacRules>;
   const escalation = rbacEscalation({ rbacGroup: naming.rbacGroup, authorizers: () => authorizers, rbac: () => rbac });
-  options = { ...options, admission: { ...options.admission, validating: [escalation, ...(options.admission?.validating ?? [])] } };
+  // CSR approval and signing need `approve`/`sign` on the request's signer (upstream's CertificateApproval and CertificateSigning).
+  const signers = certificateSigners({ certificatesGroup: naming.certificatesGroup, authorizers: () => authorizers });
+  options = { ...options, admission: { ...options.admission, validating: [escalation, signers, ...(options.admission?.validating ?? [])] } };
   // Read before anything starts: a malformed token file stops the start with its line.
   const tokenFile = options.tokenAuthFile !== undefined && options.tokenAuthFile !== "" ? tokenFileAuthenticator(options.tokenAuthFile) : undefined;
   // Read before anything starts: a malformed audit policy stops the start with what is wrong.
@@ -416,6 +419,7 @@ function cachedObjects(stores: () => Stores): CachedObjects {
       return store === undefined ? undefined : (await store.cacher.get(store.keyFor(namespace, name), { mode: "Any" }))?.object;
     },
     version: (gr) => stores().for(gr)?.def.versions[0],
+    definitions: () => [...stores()].map((s) => s.def),
     kindResource: (group, kind) => {
       const def = [...stores()].map((s) => s.def).find((d) => d.group === group && d.kind === kind);
       return def === undefined ? undefined : { resource: { group: def.group, resource: def.resource }, namespaced: def.namespaced };

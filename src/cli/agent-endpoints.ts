@@ -7,7 +7,7 @@
 // starts after its port, so both read it through `agent()`.
 
 import { conditionCheck, rawReply, type ExtraHandler, type HealthCheck, type UpgradeHandler } from "../component/index.js";
-import { ATTACH_PATH, CONTAINER_LOGS_PATH, EXEC_PATH, STATS_PATHS, type NodeAgent } from "../nodeagent/index.js";
+import { ATTACH_PATH, CHECKPOINT_PATH, CONTAINER_LOGS_PATH, EXEC_PATH, STATS_PATHS, type NodeAgent } from "../nodeagent/index.js";
 
 export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; upgrades: Record<string, UpgradeHandler>; readyChecks: HealthCheck[] } {
   return {
@@ -15,6 +15,8 @@ export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Rec
     upgrades: { [EXEC_PATH]: whenStarted(agent, (a) => a.serveExec), [ATTACH_PATH]: whenStarted(agent, (a) => a.serveAttach) },
     extra: {
       [CONTAINER_LOGS_PATH]: whenAgent(agent, (a) => a.serveContainerLogs),
+      // POST /checkpoint/{namespace}/{pod}/{container} (nodes/checkpoint).
+      [CHECKPOINT_PATH]: Object.assign(whenAgent(agent, (a) => a.serveCheckpoint), { methods: ["POST"] }),
       // /stats/summary and the resource, probe and container metrics (nodes/stats, nodes/metrics).
       ...Object.fromEntries(STATS_PATHS.map((p) => [p, whenAgent(agent, (a) => a.serveStats)])),
     },

@@ -38,6 +38,9 @@ export const apiserverFlags = {
     section: STORAGE,
     description: "List of etcd servers to connect with (scheme://ip:port), comma separated; for --storage-backend=etcd.",
   }),
+  "etcd-cafile": flag.string({ section: STORAGE, description: "SSL Certificate Authority file used to secure etcd communication (https:// --etcd-servers)." }),
+  "etcd-certfile": flag.string({ section: STORAGE, description: "SSL certification file used to secure etcd communication." }),
+  "etcd-keyfile": flag.string({ section: STORAGE, description: "SSL key file used to secure etcd communication." }),
   "compaction-interval": flag.duration({
     section: STORAGE,
     default: "5m",

@@ -2,7 +2,7 @@
 // resource API with the built-in types, print where it serves and how to
 // reach it with kubectl, and stop cleanly on SIGINT/SIGTERM.
 
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { builtinModules } from "../api/index.js";
@@ -21,14 +21,14 @@ import { namingFor, type Naming } from "../machinery/naming.js";
 export async function startApiServerFromFlags(
   flags: ParsedFlags<typeof apiserverFlags>,
   context: RunContext,
-  options: { announceReady?: boolean; serviceAccountAdmission?: boolean } = {},
+  options: { announceReady?: boolean; serviceAccountAdmission?: boolean; storage?: StorageChoice } = {},
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   const server = await startApiServer({
     dataDir: flags.get("data-dir"),
     bindAddress: flags.get("bind-address"),
     securePort: flags.get("secure-port"),
-    storage: { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")] },
+    storage: options.storage ?? { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")], ...etcdTlsOf(flags) },
     compactionIntervalMs: flags.get("compaction-interval"),
     metricResolutionMs: flags.get("metric-resolution"),
     serviceClusterIPRange: flags.get("service-cluster-ip-range"),
@@ -80,6 +80,28 @@ export async function startApiServerFromFlags(
   const token = await unlessStorageFull("join token", log, () => createJoinBootstrapToken(server, namingFor(flags.get("api-group-suffix")), flags.get("join-token-ttl")), undefined);
   if (token !== undefined) writeFileSync(join(flags.get("data-dir"), JOIN_TOKEN_FILE), formatJoinToken(server.credentials.caCertPem, token) + "\n", { mode: 0o600 });
   return server;
+}
+
+/** The store `orch server --cluster-init` chose for its API server (its local etcd member), in place of the flags'. */
+export interface StorageChoice {
+  backend: "lmdb" | "etcd";
+  etcdServers: string[];
+  etcdTls?: { ca?: string; cert?: string; key?: string };
+}
+
+/** --etcd-cafile, --etcd-certfile and --etcd-keyfile, read (an unreadable file stops the start, naming its flag). */
+function etcdTlsOf(flags: ParsedFlags<typeof apiserverFlags>): { etcdTls?: { ca?: string; cert?: string; key?: string } } {
+  const tls: { ca?: string; cert?: string; key?: string } = {};
+  for (const [flag, key] of [["etcd-cafile", "ca"], ["etcd-certfile", "cert"], ["etcd-keyfile", "key"]] as const) {
+    const file = flags.get(flag);
+    if (file === "") continue;
+    try {
+      tls[key] = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new Error(`--${flag}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return Object.keys(tls).length === 0 ? {} : { etcdTls: tls };
 }
 
 /** A new bootstrap token Secret for joining nodes (none when Secrets are not served); the token, or undefined. */

@@ -16,6 +16,7 @@ export const command = defineCommand({
     if (flags.get("storage-backend") === "etcd" && flags.get("etcd-servers").length === 0) {
       return "--etcd-servers must be specified with --storage-backend=etcd";
     }
+    if ((flags.get("etcd-certfile") === "") !== (flags.get("etcd-keyfile") === "")) return "--etcd-certfile and --etcd-keyfile must be given together";
     return undefined;
   },
   run(flags, context) {

@@ -17,6 +17,11 @@ export const controllerFlags = {
     default: 12500,
     description: "Number of terminated pods that can exist before the pod garbage collector starts deleting the oldest; 0 or less disables it.",
   }),
+  "legacy-service-account-token-generation": flag.bool({
+    section: SECTION,
+    default: false,
+    description: "v1.23's token controller: every ServiceAccount gets a generated service-account-token Secret (token, ca.crt, namespace) listed in its secrets. Upstream stopped in 1.24; its e2e suites before 1.24 wait for them.",
+  }),
   "concurrent-replicaset-syncs": syncs("ReplicaSets", 5),
   "concurrent-deployment-syncs": syncs("Deployments", 5),
   "concurrent-daemonset-syncs": syncs("DaemonSets", 2),
@@ -51,7 +56,7 @@ function syncs(kinds: string, byDefault: number) {
   });
 }
 
-type ControllerFlagValues = { readonly [N in keyof typeof controllerFlags]: number };
+type ControllerFlagValues = { readonly [N in Exclude<keyof typeof controllerFlags, "legacy-service-account-token-generation">]: number } & { readonly "legacy-service-account-token-generation": boolean };
 
 /** From a command's parsed flag values (`flags.values`). */
 export function controllerConfigFromFlags(values: ControllerFlagValues): ControllerConfig {
@@ -59,6 +64,7 @@ export function controllerConfigFromFlags(values: ControllerFlagValues): Control
     maxEndpointsPerSlice: values["max-endpoints-per-slice"],
     nodeMonitorGracePeriodMs: values["node-monitor-grace-period"],
     terminatedPodGcThreshold: values["terminated-pod-gc-threshold"],
+    legacyServiceAccountTokenGeneration: values["legacy-service-account-token-generation"],
     concurrentReplicaSetSyncs: values["concurrent-replicaset-syncs"],
     concurrentDeploymentSyncs: values["concurrent-deployment-syncs"],
     concurrentDaemonSetSyncs: values["concurrent-daemonset-syncs"],

@@ -34,9 +34,9 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 /** Subcommands that already serve until SIGINT/SIGTERM. */
 const LONG_RUNNING = ["server", "apiserver", "controller-manager", "scheduler", "proxy", "cloud-controller-manager", "nodeagent"];
 
-const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images", "snapshot"];
+const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images", "snapshot", "etcd"];
 /** Tools, not components: no serving flags, no ports (tested in their own files). */
-const TOOLS = ["images", "snapshot"];
+const TOOLS = ["images", "snapshot", "etcd"];
 const COMPONENTS = NAMES.filter((n) => !TOOLS.includes(n));
 
 test("orch with no arguments or --help lists every subcommand", async () => {
@@ -220,6 +220,9 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "disabled-metrics": "[]",
       "encryption-provider-config": "",
       "enable-admission-plugins": "[]",
+      "etcd-cafile": "",
+      "etcd-certfile": "",
+      "etcd-keyfile": "",
       "etcd-servers": "[]",
       "feature-gates": "",
       "join-token-ttl": "24h0m0s",

@@ -8,6 +8,7 @@ import { command as apiserver } from "./apiserver.js";
 import { command as cloudControllerManager } from "./cloud-controller-manager.js";
 import { runCommand, type Command, type Io } from "./command.js";
 import { command as controllerManager } from "./controller-manager.js";
+import { command as etcd } from "./etcd.js";
 import { command as images } from "./images.js";
 import { command as nodeagent } from "./nodeagent.js";
 import { command as proxy } from "./proxy.js";
@@ -29,6 +30,7 @@ export const commands: readonly AnyCommand[] = [
   cloudControllerManager,
   images,
   snapshot,
+  etcd,
 ];
 
 export function usage(): string {

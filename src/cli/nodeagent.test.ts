@@ -88,7 +88,7 @@ test("orch nodeagent: SIGTERM leaves the pods running and the next agent on the 
   try {
     mkdirSync(join(dir, "manifests"));
     writeFileSync(join(dir, "config.yaml"), `apiVersion: nodeagent.config.orch.io/v1beta1\nkind: NodeAgentConfiguration\nstaticPodPath: ${join(dir, "manifests")}\n`);
-    writeFileSync(join(dir, "manifests", "sleeper.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper, namespace: default}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: main, image: busybox, command: [sleep, "${token}"]}]\n`);
+    writeFileSync(join(dir, "manifests", "sleeper.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper, namespace: default, annotations: {orch.io/host-root: \"true\"}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: main, image: busybox, command: [sleep, "${token}"]}]\n`);
     const args = ["--config", join(dir, "config.yaml"), "--root-dir", join(dir, "root"), "--pod-logs-dir", join(dir, "logs"), "--hostname-override", "keep", "--port", "0", "--bind-address", "127.0.0.1"];
     const first = orch(args);
     const [pid] = await until("the static pod's container", async () => ((await sleepers()).length === 1 ? await sleepers() : undefined), first.output);

@@ -42,6 +42,12 @@ export const command = defineCommand({
     "exit-on-lock-contention": flag.bool({ section: GENERIC, description: "Exit when another agent asks for the lock file (for in-place upgrades)." }),
     "container-runtime-endpoint": flag.string({ section: GENERIC, description: "The CRI runtime socket (unix:///run/containerd/containerd.sock); empty runs the embedded runtime. Overrides containerRuntimeEndpoint." }),
     "stop-pods-on-exit": flag.bool({ section: GENERIC, default: false, description: "On SIGTERM, stop the containers of every pod. By default they keep running and the next agent with the same --root-dir and runtime re-adopts them." }),
+    "host-root-fallback": flag.oneOf({
+      section: GENERIC,
+      default: "marked",
+      choices: ["marked", "any", "off"],
+      description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
+    }),
     "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\"). Overrides failSwapOn." }),
     "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces. Overrides address." }),
     port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/containerLogs, /healthz, /metrics, /statusz...); 0 picks a free one (the Node advertises the port picked). Overrides port." }),
@@ -124,6 +130,9 @@ export const command = defineCommand({
         certDir,
         podLogsDir: flags.get("pod-logs-dir"),
         stopContainersOnExit: flags.get("stop-pods-on-exit"),
+        hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+        // Its credentials, whichever mode: hidden from host-root containers with the root and cert dirs.
+        hostRootMasks: [flags.get("kubeconfig"), flags.get("bootstrap-kubeconfig")].filter((p): p is string => typeof p === "string" && p !== ""),
         ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),
         featureGates,
         metrics: server.metrics,

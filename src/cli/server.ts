@@ -7,7 +7,7 @@
 
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
@@ -17,7 +17,11 @@ import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/inde
 import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
 import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
-import { issueClientCert, PKI_FILES } from "../component/pki.js";
+import { ensureCredentials, issueClientCert, PKI_FILES } from "../component/pki.js";
+import type { RunningApiServer } from "../apiserver/server.js";
+import { CONTROL_PLANE_SECRET, publishControlPlane, publishedServers, startLocalMember, type LocalMember } from "./control-plane.js";
+import { LoadBalancer } from "./load-balancer.js";
+import { etcdPaths } from "./etcd-member.js";
 import { startProxier } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
@@ -40,6 +44,7 @@ import { sleep } from "../machinery/until.js";
 export const ALL_IN_ONE = ["apiserver", "controller-manager", "scheduler", "nodeagent", "proxy"] as const;
 
 const NODE = "Node flags";
+const HA = "HA control plane flags";
 
 const serverFlags = {
   ...apiserverFlags,
@@ -80,6 +85,23 @@ const serverFlags = {
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
   "cluster-dns-port": flag.int({ section: NODE, default: 0, description: "Port of the built-in cluster DNS server on this node's address (0: a free one; pods reach it through the orch-dns service's address)." }),
   "disable-dns": flag.bool({ section: NODE, default: false, description: "Run no cluster DNS server (pods use the host's resolvers). It needs the proxy, so --disable-proxy turns it off too." }),
+  "cluster-init": flag.bool({
+    section: HA, default: false,
+    description: "Run a local etcd member (a new cluster; DATA_DIR/etcd) and store in it: the first server of an HA control plane, which others join with --join URL --control-plane --token \"$(cat DATA_DIR/server.token)\".",
+  }),
+  "control-plane": flag.bool({
+    section: HA, default: false,
+    description: "With --join: join as a control-plane member (a new etcd member, an API server, leader-elected controllers and scheduler, and a node agent); --token is the first server's DATA_DIR/server.token.",
+  }),
+  "etcd-client-port": flag.int({ section: HA, default: 2379, min: 0, max: 65535, description: "Client port of the local etcd member (--cluster-init, --control-plane); when the default is in use a free port is taken and the ready line names it." }),
+  "etcd-peer-port": flag.int({ section: HA, default: 2380, min: 0, max: 65535, description: "Peer port of the local etcd member; when the default is in use a free port is taken." }),
+  "advertise-address": flag.string({ section: HA, description: "The address the other control-plane members and joined agents reach this server's etcd member and API server at (default: --node-ip, else the host's first non-loopback IPv4 address)." }),
+  "host-root-fallback": flag.oneOf({
+    section: NODE,
+    default: "marked",
+    choices: ["marked", "any", "off"],
+    description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
+  }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -96,7 +118,8 @@ export const command = defineCommand({
     "Runs a one-node cluster in one process: the API server with its embedded store, the controller manager, the " +
     "scheduler and a node agent that runs pods on this machine. It writes the admin kubeconfig into --data-dir and " +
     "prints one ready line once the node is Ready. With --join or --kubeconfig it runs only a node agent that joins " +
-    "an existing cluster.",
+    "an existing cluster. With --cluster-init it stores in a local etcd member instead, the first server of an HA " +
+    "control plane that others join with --join URL --control-plane (docs/ha.md).",
   flags: serverFlags,
   validate(flags) {
     if (flags.get("join") && !flags.get("token")) return "--join needs --token (the server's DATA_DIR/join.token)";
@@ -104,9 +127,14 @@ export const command = defineCommand({
       return "--join with a plain --token needs --certificate-authority (the server's DATA_DIR/ca.crt), or give the join token (DATA_DIR/join.token), which pins the CA: the agent must know whom it trusts";
     }
     if (flags.get("join") && flags.get("kubeconfig")) return "--join and --kubeconfig both name a cluster: give one";
+    if (flags.get("control-plane") && !flags.get("join")) return "--control-plane needs --join URL (the first server's address) and --token (its DATA_DIR/server.token)";
+    if (flags.get("control-plane") && parseJoinToken(flags.get("token")) === undefined) return "--control-plane needs the control-plane token (the first server's DATA_DIR/server.token), which pins the CA";
+    if (flags.get("cluster-init") && flags.get("join")) return "--cluster-init starts a new cluster and --join joins one: give one (a joining control-plane server takes --join URL --control-plane)";
+    if ((flags.get("cluster-init") || flags.get("control-plane")) && flags.isSet("storage-backend")) return "--cluster-init and --control-plane store in the local etcd member: --storage-backend and --etcd-servers do not apply";
     return apiserver.validate?.(flags);
   },
   run(flags, context) {
+    if (flags.get("control-plane")) return runAllInOne(flags, context);
     return flags.get("join") || flags.get("kubeconfig") ? runJoinedAgent(flags, context) : runAllInOne(flags, context);
   },
 });
@@ -227,6 +255,9 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
       stopContainersOnExit: flags.get("stop-pods-on-exit"),
+      hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+      // The server's data dir (admin.token, store.mdb, keys) is hidden from host-root containers.
+      hostRootMasks: [flags.get("data-dir")],
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,
@@ -241,7 +272,22 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
 
 async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
-  const server = await startApiServerFromFlags(flags, context, { announceReady: false, serviceAccountAdmission: true });
+  let local: LocalMember | undefined;
+  if (flags.get("cluster-init") || flags.get("control-plane") || existsSync(etcdPaths(flags.get("data-dir")).config)) {
+    try {
+      local = await startMember(flags, context.signal, log);
+    } catch (err) {
+      log(`${context.command}: ${(err as Error).message}`);
+      return 1;
+    }
+  }
+  let server: RunningApiServer;
+  try {
+    server = await startApiServerFromFlags(flags, context, { announceReady: false, serviceAccountAdmission: true, ...(local ? { storage: local.storage } : {}) });
+  } catch (err) {
+    await local?.etcd.stop();
+    throw err;
+  }
   // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
   const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
   // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.
@@ -275,6 +321,11 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     return 1;
   }
   await ensureDefaultStorageClass(clients.controllers, log);
+  if (local !== undefined) {
+    const host = advertiseOf(flags).includes(":") ? `[${advertiseOf(flags)}]` : advertiseOf(flags);
+    await publishControlPlane(clients.controllers, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers })
+      .catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
+  }
   // Leases as the separate components take them, so other replicas wait their turn. The identity is
   // stable per host and data folder: a server restarted after a crash takes its leases back at once
   // instead of waiting out their duration (its data folder is its own: lmdb locks it).
@@ -316,7 +367,8 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     await untilDefaultServiceAccount(clients.controllers, context.signal, log);
     if (!context.signal.aborted) {
       const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
-      log(`orch server ready: serving ${server.url} (storage ${flags.get("storage-backend")}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
+      const storage = local === undefined ? flags.get("storage-backend") : `etcd member ${local.member.name}, client ${local.member.clientPort}, peer ${local.member.peerPort}`;
+      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {
@@ -329,18 +381,52 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
   await Promise.all(ports.map((p) => p.close()));
   for (const c of Object.values(clients)) c.close();
   await server.close();
+  await local?.etcd.stop();
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** The address other machines reach this server's etcd member and API server at. */
+function advertiseOf(flags: ServerFlags): string {
+  return flags.get("advertise-address") || flags.get("node-ip") || nodeAddress() || "127.0.0.1";
+}
+
+/** This server's etcd member: started from its data folder, or new (--cluster-init), or joined (--control-plane). */
+function startMember(flags: ServerFlags, signal: AbortSignal, log: (line: string) => void): Promise<LocalMember> {
+  const port = (flag: "etcd-client-port" | "etcd-peer-port") => ({ port: flags.get(flag), given: flags.isSet(flag) });
+  return startLocalMember({
+    dataDir: flags.get("data-dir"),
+    name: nodeNameOf(flags),
+    advertise: advertiseOf(flags),
+    clientPort: port("etcd-client-port"),
+    peerPort: port("etcd-peer-port"),
+    ...(flags.get("control-plane") ? { join: { server: flags.get("join"), token: flags.get("token") } } : {}),
+    signal,
+    log,
+    // The API server's credentials, made now: the member's certificates come from the same CA.
+    ensureCa: async () => {
+      mkdirSync(flags.get("data-dir"), { recursive: true, mode: 0o700 });
+      await ensureCredentials(flags.get("data-dir"));
+    },
+  });
 }
 
 async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   let config: ClientConfig;
   let rotation: Omit<RotationOptions, "onRotated"> | undefined;
+  // A --join agent reaches the API servers through its load balancer: the join URL first, then every
+  // server the control plane publishes, so the loss of one server costs it a reconnect, not the node.
+  let balancer: LoadBalancer | undefined;
   try {
     if (flags.get("kubeconfig")) config = loadKubeconfig(flags.get("kubeconfig"));
-    else ({ config, rotation } = await joinConfig(flags, context, log));
+    else {
+      balancer = new LoadBalancer({ servers: [flags.get("join")], log });
+      await balancer.listen();
+      ({ config, rotation } = await joinConfig(flags, balancer.url, context, log));
+    }
   } catch (err) {
+    await balancer?.close();
     log(`${context.command}: ${(err as Error).message}`);
     return 1;
   }
@@ -350,10 +436,11 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   // A node certificate is renewed at 80 % of its life; the clients reconnect with the new one.
   const rotating = rotation === undefined ? Promise.resolve() : rotateNodeCertificate({ ...rotation, onRotated: () => [client, proxyClient].forEach((c) => c.reconnect()) });
   void startProxy(flags, proxyClient, context, log);
+  const refreshing = balancer === undefined ? Promise.resolve() : refreshServers(balancer, flags.get("join"), client, context.signal);
   try {
     const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
-    if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${config.server} and is Ready`);
+    if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${balancer === undefined ? config.server : flags.get("join")} and is Ready${balancer === undefined ? "" : ` (API servers through the load balancer at ${balancer.url})`}`);
     await untilStopped(context);
     await stopAgent(agent, flags, log);
     await port.close();
@@ -362,8 +449,20 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
     proxyClient.close();
   }
   await rotating;
+  await refreshing;
+  await balancer?.close();
   log(`${context.command}: stopped`);
   return 0;
+}
+
+/** Keeps the balancer's list current: the join URL, then the servers the control plane publishes (every 30 s). */
+async function refreshServers(balancer: LoadBalancer, joinUrl: string, client: RestClient, signal: AbortSignal): Promise<void> {
+  const naming = await namingOfServer(client).catch(() => namingFor());
+  while (!signal.aborted) {
+    const published = await publishedServers(client, naming).catch(() => [] as string[]);
+    if (published.length > 0) balancer.setServers([joinUrl, ...published]);
+    await sleep(30_000, signal).catch(() => {});
+  }
 }
 
 /**
@@ -373,11 +472,13 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
  * (system:node:NAME), kept in DATA_DIR/nodeagent/pki and rotated; any other
  * token (the admin's, a --token-auth-file one) is used as it is.
  */
-async function joinConfig(flags: ServerFlags, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
-  const server = flags.get("join");
+async function joinConfig(flags: ServerFlags, server: string, context: RunContext, log: (line: string) => void): Promise<{ config: ClientConfig; rotation?: Omit<RotationOptions, "onRotated"> }> {
   const pinned = parseJoinToken(flags.get("token"));
   const token = pinned?.token ?? flags.get("token");
-  const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256);
+  const ca = flags.get("certificate-authority") ? readFileSync(flags.get("certificate-authority"), "utf8") : await fetchPinnedCa(server, pinned!.caSha256).catch((err: Error) => {
+    // Through the load balancer: name the server the user gave.
+    throw new Error(err.message.replaceAll(server, flags.get("join")), { cause: err });
+  });
   const cluster: ClientConfig = { server, token, ca };
   if (!BOOTSTRAP_TOKEN_PATTERN.test(token)) return { config: cluster };
   const dir = join(flags.get("data-dir"), "nodeagent", "pki");

@@ -95,7 +95,7 @@ export async function startComponentServer(options: ComponentServerOptions): Pro
 
   const handle = async (req: Request, res: Response) => {
     const url = new URL(req.url ?? "/", "https://localhost");
-    if (req.method !== "GET" && req.method !== "HEAD") return plain(res, 405, "405 method not allowed\n");
+    if (req.method !== "GET" && req.method !== "HEAD" && !endpoints.takes(url.pathname, req.method ?? "")) return plain(res, 405, "405 method not allowed\n");
     if (!endpoints.handles(url.pathname)) return plain(res, 404, "404 page not found\n");
     if (!isPublicPath(url.pathname)) {
       const decision = await auth.decide(req, url.pathname);

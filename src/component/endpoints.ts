@@ -24,8 +24,9 @@ export type Response = ServerResponse | Http2ServerResponse;
 /**
  * Extra read-only paths a component serves through the same auth (e.g. the node agent's /metrics/resource).
  * A key ending in "/" serves every path under it (the node agent's /containerLogs/).
+ * `methods` names what it takes besides GET and HEAD (the node agent's POST /checkpoint/).
  */
-export type ExtraHandler = (req: Request, res: Response, url: URL) => void | Promise<void>;
+export type ExtraHandler = ((req: Request, res: Response, url: URL) => void | Promise<void>) & { readonly methods?: readonly string[] };
 
 export interface ComponentEndpointsOptions {
   /** The component as z-pages name it: "orch-scheduler". */
@@ -103,6 +104,12 @@ export class ComponentEndpoints {
   /** Whether `serve` answers this path (so a server can route other paths elsewhere). */
   handles(path: string): boolean {
     return this.#pathSet.has(path) || isPublicPath(path) || this.#prefix(path) !== undefined;
+  }
+
+  /** Whether the path's handler takes this method besides GET and HEAD (ExtraHandler.methods). */
+  takes(path: string, method: string): boolean {
+    const extra = this.#options.extra?.[path] ?? this.#options.extra?.[this.#prefix(path) ?? ""];
+    return extra?.methods?.includes(method.toUpperCase()) ?? false;
   }
 
   #prefix(path: string): string | undefined {

@@ -99,9 +99,9 @@ const VERBS: Readonly<Record<string, string>> = { GET: "get", HEAD: "get", POST:
 /** `path` is `prefix` or below it (upstream's isSubpath). */
 const below = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
-/** The attributes upstream's kubelet (v1.23) asks about: nodes/<subresource> of its node, the verb from the method. */
+/** The attributes upstream's kubelet asks about: nodes/<subresource> of its node (checkpoint since 1.25), the verb from the method. */
 export function nodeAgentAttributes(nodeName: string, method: string, path: string): ResourceAttributes {
-  const subresource = below(path, "/stats") ? "stats" : below(path, "/metrics") ? "metrics" : below(path, "/logs") ? "log" : "proxy";
+  const subresource = below(path, "/stats") ? "stats" : below(path, "/metrics") ? "metrics" : below(path, "/logs") ? "log" : below(path, "/checkpoint") ? "checkpoint" : "proxy";
   return { verb: VERBS[method.toUpperCase()] ?? "", group: "", version: "v1", resource: "nodes", subresource, name: nodeName };
 }
 

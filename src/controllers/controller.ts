@@ -37,6 +37,8 @@ export interface ControllerConfig {
   statefulSetAutoDeletePVC?: boolean;
   /** `--node-monitor-grace-period` (default 50 s). */
   nodeMonitorGracePeriodMs?: number;
+  /** `--legacy-service-account-token-generation` (default false): every ServiceAccount gets a token Secret (v1.23's token controller). */
+  legacyServiceAccountTokenGeneration?: boolean;
   /** `--terminated-pod-gc-threshold` (default 12500; 0 or less: off). */
   terminatedPodGcThreshold?: number;
   /** First back-off before the Job controller replaces a failed pod (upstream: 10 s). */

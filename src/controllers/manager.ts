@@ -21,6 +21,7 @@ import { clusterRoleAggregationController } from "./clusterrole-aggregation/cont
 import { podGcController } from "./podgc/controller.js";
 import { serviceAccountController } from "./serviceaccount/controller.js";
 import { rootCaPublisherController } from "./root-ca-publisher/controller.js";
+import { serviceAccountTokenController } from "./serviceaccount/token-controller.js";
 import { endpointsController } from "./endpoint/controller.js";
 import { endpointSliceController } from "./endpointslice/controller.js";
 import { endpointSliceMirroringController } from "./endpointslicemirroring/controller.js";
@@ -50,6 +51,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   clusterRoleAggregationController,
   podGcController,
   serviceAccountController,
+  serviceAccountTokenController,
   rootCaPublisherController,
   endpointsController,
   endpointSliceController,

@@ -18,6 +18,9 @@ import { defaultFeatureGates, type FeatureGates } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { Request, Response } from "../component/endpoints.js";
 import { defaultConfig, type NodeAgentConfig } from "./config/index.js";
+import { ContainerCheckpoint } from "./checkpoint/checkpoint.js";
+import { DeviceManager } from "./devices/device-manager.js";
+import { PodInfoServer } from "./podinfo/pod-info.js";
 import { ContainerAttach } from "./exec/container-attach.js";
 import { ContainerExec } from "./exec/container-exec.js";
 import * as host from "./host/host.js";
@@ -30,6 +33,7 @@ import { MirrorPods } from "./mirror-pods/mirror-pods.js";
 import { NodeStatusManager, allocatableNumbers, type NodeFacts, type Signals } from "./node-status/node-status.js";
 import { nodeFacts, nodeSignals } from "./node-status/readings.js";
 import { runtimeLabels } from "./runtime-pod/labels.js";
+import { hostRootAnnotation } from "../api/core/host-root.js";
 import { connectRuntime } from "./runtime/connect.js";
 import { Shutdown } from "./shutdown/shutdown.js";
 import { cgroupV2, checkSwap } from "./swap/swap.js";
@@ -64,6 +68,16 @@ export interface NodeAgentOptions {
    * commands (`orch server`, `orch nodeagent`) default to false.
    */
   stopContainersOnExit?: boolean;
+  /**
+   * The embedded runtime's host-root fallback (a container whose image it
+   * cannot get runs on the host's root file system): "marked" lets only pods
+   * annotated `<key domain>/host-root: "true"` use it (what Pod Security counts
+   * as privileged), "any" every pod, "off" none (the pull fails). Default
+   * "any" here, for embedders and tests; the commands default to "marked".
+   */
+  hostRootFallback?: "marked" | "any" | "off";
+  /** Host paths hidden from host-root containers besides the agent's root dir, cert dir and kubeconfig (orch server adds its data dir). */
+  hostRootMasks?: string[];
   lockFile?: string;
   exitOnLockContention?: boolean;
   featureGates?: FeatureGates;
@@ -94,6 +108,8 @@ export interface NodeAgent {
   serveContainerLogs(req: Request, res: Response, url: URL): Promise<void>;
   /** Answers GET /stats/summary, /metrics/resource, /metrics/probes, /metrics/cadvisor and /metrics/statscollector (access checked first). */
   serveStats(req: Request, res: Response, url: URL): Promise<void>;
+  /** Answers POST /checkpoint/{namespace}/{pod}/{container} (access checked first; 404 with gate ContainerCheckpoint off). */
+  serveCheckpoint(req: Request, res: Response, url: URL): Promise<void>;
   /** Takes an Upgrade to /exec/{namespace}/{pod}/{container} (the component server checks access first). */
   serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
@@ -124,6 +140,8 @@ export function localDirectories(rootDir: string, certDir: string, podLogsDir: s
     // Device plugins' registration socket and the device manager's checkpoint (0750 as upstream's device manager).
     [join(rootDir, "device-plugins"), 0o750],
     [join(rootDir, "seccomp"), 0o750],
+    // Container checkpoints hold memory: root only.
+    [join(rootDir, "checkpoints"), 0o700],
     [join(rootDir, "image_manager"), 0o700],
     [join(rootDir, "image_manager", "pulling"), 0o700],
     [join(rootDir, "image_manager", "pulled"), 0o700],
@@ -177,6 +195,11 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       ...(config.imageServiceEndpoint ? { imageEndpoint: config.imageServiceEndpoint } : {}),
       rootDir,
       stopContainersOnExit: options.stopContainersOnExit ?? true,
+      hostRoot: {
+        fallback: options.hostRootFallback ?? "any",
+        marker: hostRootAnnotation(naming.keyDomain),
+        masks: [rootDir, resolve(certDir), ...(options.kubeconfig ? [resolve(options.kubeconfig)] : []), ...(options.hostRootMasks ?? []).map((p) => resolve(p))],
+      },
       podUidLabel: labels.podUid,
       shutdown,
       log,
@@ -192,10 +215,23 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     const hostIP = options.nodeIP || host.primaryAddress();
     const gates = options.featureGates ?? defaultFeatureGates();
-    const facts = () => nodeFacts({ nodeName, hostnameOverride: options.hostnameOverride, hostIP, rootDir, config, runtimeVersion: `${runtime.name}://${runtime.version}`, gates });
+    // Device plugins register here; their devices are extended resources of the node (devices/device-manager.ts).
+    let sync: SyncPipeline | undefined;
+    let nodeStatus: NodeStatusManager | undefined;
+    const devices = new DeviceManager({
+      dir: join(rootDir, "device-plugins"),
+      agentName: naming.agentName,
+      nativeDomain: naming.keyDomain,
+      activePods: () => sync?.workers.activePods() ?? [],
+      onChange: () => void nodeStatus?.sync(false).catch((err: Error) => log(`node status: ${err.message}`)),
+      log,
+    });
+    await devices.start();
+    shutdown.defer(() => devices.stop());
+    const facts = () => ({ ...nodeFacts({ nodeName, hostnameOverride: options.hostnameOverride, hostIP, rootDir, config, runtimeVersion: `${runtime.name}://${runtime.version}`, gates }), extended: devices.resources() });
     const startFacts = facts();
     const probeMetrics = new ProbeMetrics();
-    const sync = new SyncPipeline({
+    sync = new SyncPipeline({
       runtime: runtime.client,
       runtimeName: runtime.name,
       labels,
@@ -206,10 +242,12 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       naming,
       config,
       node: { memoryBytes: startFacts.memoryBytes, swapBytes, cpu: startFacts.cpu, cgroupV2: cgroupV2() },
-      allocatable: allocatableNumbers(startFacts),
+      // Extended resources are the device manager's to grant when containers are created (it knows the allocations a restart keeps).
+      allocatable: allocatableNumbers({ ...startFacts, extended: undefined }),
       ...(client ? { client } : {}),
       metrics: agentMetrics(options.metrics, naming, nodeName),
       probeResults: (r) => probeMetrics.record(r),
+      devices,
       ...(options.metrics ? { registry: options.metrics } : {}),
       tuning,
       log,
@@ -218,7 +256,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
 
     if (client) {
       const signals = () => nodeSignals({ runtime: runtime.client, rootDir, pleg: sync.pleg });
-      await joinCluster({ client, naming, nodeName, config, facts, signals, sync, periodMs: tuning.housekeepingMs ?? 10_000, ...(tuning.leaseRenewIntervalMs ? { leaseRenewIntervalMs: tuning.leaseRenewIntervalMs } : {}), shutdown, log });
+      nodeStatus = await joinCluster({ client, naming, nodeName, config, facts, signals, sync, periodMs: tuning.housekeepingMs ?? 10_000, ...(tuning.leaseRenewIntervalMs ? { leaseRenewIntervalMs: tuning.leaseRenewIntervalMs } : {}), shutdown, log });
+    }
+    // The local pod-info interface (gate PodsAPI): serving from now on, answering once the state is rebuilt.
+    if (gates.enabled("PodsAPI")) {
+      const s = sync;
+      const podInfo = new PodInfoServer({ socket: join(rootDir, "pods", `${naming.agentName}.sock`), pods: () => s.statuses.all(), subscribe: (fn) => s.statuses.subscribe(fn), log });
+      await podInfo.start();
+      shutdown.defer(() => podInfo.stop());
+      void untilInitialized(s, signal).then(() => podInfo.markInitialized(), () => {});
     }
     sync.start(signal);
     const housekeeping = new Housekeeping({ runtime: sync.pleg, workers: sync.workers, syncer: sync.syncer, housekeepingMs: tuning.housekeepingMs ?? 10_000, syncFrequencyMs: config.syncFrequency, log });
@@ -231,6 +277,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const exec = new ContainerExec({ pods: known, runtime: runtime.client });
     const attach = new ContainerAttach({ pods: known, runtime: runtime.client });
     shutdown.defer(() => exec.close(), () => attach.close());
+    const checkpoint = new ContainerCheckpoint({ pods: known, runtime: runtime.client, dir: join(rootDir, "checkpoints"), enabled: gates.enabled("ContainerCheckpoint") });
     startWatchdog({ healthy, signal, log });
     const podStartTimes = () => new Map(sync.statuses.all().flatMap(({ pod, status }) => (status.startTime ? [[pod.metadata.uid!, status.startTime] as const] : [])));
     const stats = { collector: new StatsCollector({ runtime: runtime.client, rootDir, podLogsDir, podStartTimes }), probes: probeMetrics, nodeName, nodeStartTime: bootTime(), log };
@@ -245,6 +292,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       healthy,
       serveContainerLogs: (req, res, url) => logs.serve(req, res, url),
       serveStats: (req, res, url) => serveStats(stats, req, res, url),
+      serveCheckpoint: (req, res, url) => checkpoint.serve(req, res, url),
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
       stop: () => shutdown.stop(),
@@ -255,6 +303,15 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     // Asked for the lock while still starting: the start failed only because we gave the lock up.
     if (shutdown.endedBecause !== undefined) throw new LockContentionError(shutdown.endedBecause, true);
     throw err;
+  }
+}
+
+/** Resolves once the PLEG has relisted the runtime and every pod the agent runs has a status again (after a start or restart). */
+async function untilInitialized(sync: SyncPipeline, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    signal.throwIfAborted();
+    if (sync.pleg.healthy().ok && sync.workers.activePods().every((p) => sync.statuses.get(p.metadata.uid ?? "") !== undefined)) return;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -294,7 +351,7 @@ interface JoinOptions {
 }
 
 /** Joined mode (seed 001, "What the service does" 6-7): the Node and its status, its lease, the pods bound to it, and static pods' mirrors; resolves once the pods are listed. */
-async function joinCluster(o: JoinOptions): Promise<void> {
+async function joinCluster(o: JoinOptions): Promise<NodeStatusManager> {
   const { client, naming, nodeName, config, sync, shutdown, log } = o;
   const signal = shutdown.signal;
   const nodeStatus = new NodeStatusManager({
@@ -334,4 +391,5 @@ async function joinCluster(o: JoinOptions): Promise<void> {
   mirrors.start();
   shutdown.defer(() => mirrors.stop());
   await informer.waitForSync(signal);
+  return nodeStatus;
 }

@@ -4,6 +4,7 @@
 export { startNodeAgent, localDirectories, type NodeAgent, type NodeAgentOptions } from "./agent.js";
 export { loadConfig, defaultConfig, ConfigError, type NodeAgentConfig } from "./config/index.js";
 export { CONTAINER_LOGS_PATH } from "./logs/container-logs.js";
+export { CHECKPOINT_PATH } from "./checkpoint/checkpoint.js";
 export { EXEC_PATH } from "./exec/container-exec.js";
 export { ATTACH_PATH } from "./exec/container-attach.js";
 export { STATS_PATHS } from "./stats/endpoints.js";

@@ -17,6 +17,8 @@ export interface StorageConfig {
   etcdServers?: string[];
   /** etcd: prefix for every key (lets several clusters share one etcd). */
   etcdPrefix?: string;
+  /** etcd: TLS material (PEM) for https:// servers (--etcd-cafile, --etcd-certfile, --etcd-keyfile). */
+  etcdTls?: { ca?: string; cert?: string; key?: string };
   log?: (line: string) => void;
 }
 
@@ -38,6 +40,7 @@ export async function openStorage(config: StorageConfig): Promise<OpenedStorage>
   const store = await openEtcdStorage({
     endpoints: config.etcdServers ?? [],
     prefix: config.etcdPrefix ?? "",
+    ...(config.etcdTls === undefined ? {} : { tls: config.etcdTls }),
     ...(log === undefined ? {} : { logger: { info: log, warn: log } }),
   });
   return { store, healthy: () => store.healthy(), writeProblem: () => undefined };

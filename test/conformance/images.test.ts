@@ -45,3 +45,17 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("the kitten and nautilus images are agnhost's test-webserver serving their data.json and picture from /", { skip: noAgnhost }, () => {
+  for (const name of ["kitten", "nautilus"]) {
+    const root = mkdtempSync(join(tmpdir(), `orch-conformance-${name}-test-`));
+    try {
+      fillImageRoot(name, root, UPSTREAM);
+      assert.ok(existsSync(join(root, "agnhost")));
+      assert.deepEqual(JSON.parse(readFileSync(join(root, "data.json"), "utf8")), JSON.parse(readFileSync(join(UPSTREAM, "test/images", name, "html/data.json"), "utf8")));
+      assert.ok(existsSync(join(root, `${name}.jpg`)));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+});

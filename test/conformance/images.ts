@@ -80,6 +80,18 @@ function ensurePackages(paths: string[], packages: string[]): void {
   run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
 }
 
+function updateDemoImage(name: string): ImageRecipe {
+  return {
+    tags: [`${E2E_REGISTRY}/${name}:1.5`],
+    fill(root, src) {
+      RECIPES["agnhost"]!.fill(root, src);
+      const html = join(src, "test/images", name, "html");
+      for (const f of readdirSync(html)) copyFileSync(join(html, f), join(root, f));
+    },
+    config: { Entrypoint: ["/agnhost"], Cmd: ["test-webserver"], WorkingDir: "/" },
+  };
+}
+
 const RECIPES: Record<string, ImageRecipe> = {
   agnhost: {
     // Upstream's agnhost image is alpine with /agnhost: specs exec both `/agnhost SUBCOMMAND` and `sh -c`.
@@ -95,6 +107,9 @@ const RECIPES: Record<string, ImageRecipe> = {
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
+  // Upstream's update-demo images (Update Demo spec): agnhost's test-webserver serving the picture and data.json from /.
+  kitten: updateDemoImage("kitten"),
+  nautilus: updateDemoImage("nautilus"),
   busybox: {
     tags: [`${E2E_REGISTRY}/busybox:1.29-2`, `${E2E_REGISTRY}/busybox:1.29-1`, "docker.io/library/busybox:1.29"],
     fill: (root) => busyboxBase(root),

@@ -157,7 +157,12 @@ async function main(): Promise<void> {
   // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
   // A service range of its own: other orch servers on the machine (tests) use the default 10.96.0.0/12, and
   // whichever proxy's chain comes first in PREROUTING/OUTPUT answers for an address both have (DNS at 10.96.0.10).
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs], { readyTimeoutMs: 120_000, dataDir });
+  // Every image a spec may run is imported above: one that is not fails its pull (ErrImagePull names it) rather
+  // than running on the host's root, whatever the server's default fallback.
+  const fallback = o.runtime === "embedded" ? ["--host-root-fallback=off"] : [];
+  // The v1.23 suite's ServiceAccount specs wait for every account's generated token Secret (upstream's behaviour until 1.24).
+  const legacy = ["--legacy-service-account-token-generation"];
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);

@@ -3,7 +3,7 @@
 // health-only headroom, a probe gets through a flood of connections that never
 // handshake, the rest is 429 while over the cap, a trickling authenticated body
 // is dropped at --request-body-timeout, and the process's memory over rounds of
-// connect/close is measured (a slow creep remains: docs/reliability.md). Counts and times are bounded; figures printed.
+// connect/close is measured (it plateaus: docs/reliability.md, bench/api/connect-memory.ts). Counts and times are bounded; figures printed.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -11,7 +11,7 @@
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
 import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
 import { META_V1 } from "../meta/schemas.js";
-import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
+import { defineResource, versionOf, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";
 import { evaluateRules, hasRules } from "./cel.js";
@@ -76,12 +76,6 @@ interface VersionSchema {
   readonly defaults: boolean;
 }
 
-/** The kind's version named by an object's apiVersion (`group/v1` → `v1`). */
-function versionOf(obj: { apiVersion?: unknown }): string | undefined {
-  const av = obj.apiVersion;
-  return typeof av === "string" && av.includes("/") ? av.slice(av.indexOf("/") + 1) : undefined;
-}
-
 /** The declaration of the kind `crd` defines (its accepted names), or undefined when no version is served. */
 export function customResource(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition | undefined {
   const spec = crd.spec ?? {};
@@ -101,20 +95,44 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const schemaFor = (version: string | undefined) => (version === undefined ? undefined : schemas.get(version)) ?? storageSchema;
   const group = spec.group!;
   const gr = { group, resource: names.plural };
+  const typeName = (version: string) => `${group.split(".").reverse().join(".")}.${version}.${names.kind}`;
+  // Subresources are per version (spec.versions[].subresources): each is served at the versions that ask for it.
+  const served = (spec.versions ?? []).filter((v) => v.served);
   const subresources: Subresource[] = [];
-  if (statusEnabled(storage.subresources)) subresources.push(status({ metadata: [] }));
-  const scaleSpec = storage.subresources?.scale;
-  if (scaleSpec?.specReplicasPath && scaleSpec.statusReplicasPath) subresources.push(scale(scaleAccess(scaleSpec.specReplicasPath, scaleSpec.statusReplicasPath, scaleSpec.labelSelectorPath)));
+  const statusAt = served.filter((v) => statusEnabled(v.subresources)).map((v) => v.name!);
+  if (statusAt.length > 0) subresources.push({ ...status({ metadata: [] }), versions: statusAt });
+  // Scale: one declaration per distinct set of paths (versions may name their replicas differently).
+  const scales = new Map<string, { spec: NonNullable<NonNullable<CustomResourceDefinitionVersion["subresources"]>["scale"]>; versions: string[] }>();
+  for (const v of served) {
+    const s = v.subresources?.scale;
+    if (!s?.specReplicasPath || !s.statusReplicasPath) continue;
+    const key = JSON.stringify([s.specReplicasPath, s.statusReplicasPath, s.labelSelectorPath ?? ""]);
+    scales.set(key, { spec: s, versions: [...(scales.get(key)?.versions ?? []), v.name!] });
+  }
+  for (const { spec: s, versions: at } of scales.values()) subresources.push({ ...scale(scaleAccess(s.specReplicasPath!, s.statusReplicasPath!, s.labelSelectorPath)), versions: at });
   // Each version's printer columns (the storage version's is the declaration's table; others answer through tableFor).
   const tables = new Map((spec.versions ?? []).map((v) => [v.name!, printerTable(v.additionalPrinterColumns)]));
-  const selectable = Object.fromEntries(
-    (storage.selectableFields ?? []).flatMap((f) => {
+  const selectableOf = (v: CustomResourceDefinitionVersion) => Object.fromEntries(
+    (v.selectableFields ?? []).flatMap((f) => {
       const path = parseJsonPath(f.jsonPath ?? "");
-      return path === undefined ? [] : [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(evaluate(path, obj)[0])]];
+      if (path === undefined) return [];
+      // Stored objects carry the defaults of the schema they were written under; a default added since is
+      // applied on read, so a field it fills is selected by its default too (upstream's cache holds defaulted objects).
+      const read = (obj: ApiObject) => {
+        const found = evaluate(path, obj)[0];
+        if (found !== undefined || !storageSchema.defaults) return found;
+        const copy = structuredClone(obj);
+        applyDefaults(storageSchema.schema, copy);
+        return evaluate(path, copy)[0];
+      };
+      return [[f.jsonPath!.slice(1), (obj: ApiObject) => selectorValue(read(obj))]];
     }),
   );
+  // Each served version selects by its own selectableFields (evaluated on the stored object: exact for the None strategy).
+  const selectableAt = new Map(served.map((v) => [v.name!, selectableOf(v)]));
+  const selectable = selectableOf(storage);
   const validate = (obj: ApiObject, old?: ApiObject) => {
-    const { schema, rules } = schemaFor(versionOf(obj));
+    const { schema, rules } = schemaFor(versionOf(obj.apiVersion));
     const errs = validateValue(schema, obj);
     return rules ? [...errs, ...evaluateRules(schema, obj, old)] : errs;
   };
@@ -165,26 +183,30 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     namespaced: spec.scope === "Namespaced",
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
-    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab); not in the schema registry.
-    schema: `${group.split(".").reverse().join(".")}.${storage.name}.${names.kind}`,
+    // Upstream's OpenAPI name for the kind (com.example.stable.v1.CronTab), per version.
+    schema: typeName(storage.name!),
+    schemaFor: typeName,
     protobuf: false,
     strategicMerge: false,
     subresources,
-    pruneUnknown: (value, version) => prune(schemaFor(version ?? versionOf(value)).schema, value),
+    pruneUnknown: (value, version) => prune(schemaFor(version ?? versionOf(value.apiVersion)).schema, value),
     openAPISchema: (version) => byName.get(version)?.schema?.openAPIV3Schema as Record<string, unknown> | undefined,
-    defaults: (obj) => applyDefaults(schemaFor(versionOf(obj)).schema, obj),
+    defaults: (obj) => applyDefaults(schemaFor(versionOf(obj.apiVersion)).schema, obj),
     conversion,
-    prepareForCreate() {
+    prepareForCreate(obj) {
       if (options.terminating()) {
         const err = methodNotSupported(gr, "create");
         throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
       }
+      // With a status subresource at the request's version, a create cannot set status (upstream's strategy).
+      if (statusAt.includes(versionOf(obj.apiVersion) ?? storage.name!)) delete (obj as Record<string, unknown>)["status"];
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),
     table: tables.get(storage.name!)!,
     tableFor: (version) => (version === storage.name ? undefined : tables.get(version)),
     ...(Object.keys(selectable).length > 0 ? { fieldSelectors: selectable } : {}),
+    fieldSelectorsFor: (version) => selectableAt.get(version),
   });
 }
 
@@ -255,13 +277,14 @@ function scaleAccess(specPath: string, statusPath: string, selectorPath: string 
 }
 
 /**
- * The storage version's schema as types of the schema language, named under
- * the kind's schema name (`com.example.stable.v1.CronTab.spec`), for what
- * walks objects by type: managed fields and server-side apply (list types
- * and map keys as the schema gives them). Defaults stay in the JSON schema.
+ * A version's schema (default: the storage version's) as types of the schema
+ * language, named under that version's schema name
+ * (`com.example.stable.v1.CronTab.spec`), for what walks objects by type:
+ * managed fields and server-side apply (list types and map keys as the
+ * version's schema gives them). Defaults stay in the JSON schema.
  */
-export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition): TypeDef[] {
-  const version = (crd.spec?.versions ?? []).find((v) => v.name === (def.storageVersion ?? def.versions[0]));
+export function customResourceTypes(def: ResourceDefinition, crd: CustomResourceDefinition, versionName = def.storageVersion ?? def.versions[0]!): TypeDef[] {
+  const version = (crd.spec?.versions ?? []).find((v) => v.name === versionName);
   const root = version?.schema?.openAPIV3Schema ?? { type: "object", "x-kubernetes-preserve-unknown-fields": true };
   const out: TypeDef[] = [];
   const typeOf = (schema: JSONSchemaProps, name: string, isRoot: boolean): Schema => {
@@ -308,15 +331,16 @@ export function customResourceTypes(def: ResourceDefinition, crd: CustomResource
         return s.any();
     }
   };
-  typeOf({ ...root, type: "object" }, def.schema, true);
+  const name = def.schemaFor?.(versionName) ?? def.schema;
+  typeOf({ ...root, type: "object" }, name, true);
   out.push({
-    name: `${def.schema}List`,
+    name: `${name}List`,
     description: `${def.kind}List is a list of ${def.kind}`,
     fields: {
       apiVersion: f(1, s.string(), "APIVersion defines the versioned schema of this representation of an object."),
       kind: f(2, s.string(), "Kind is a string value representing the REST resource this object represents."),
       metadata: f(3, s.ref(`${META_V1}.ListMeta`), "Standard list metadata."),
-      items: f(4, s.array(s.ref(def.schema)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
+      items: f(4, s.array(s.ref(name)), `List of ${def.kind.toLowerCase()}s.`, { required: true }),
     },
   });
   return out;

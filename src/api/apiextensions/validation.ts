@@ -118,11 +118,7 @@ function validateSpec(spec: CustomResourceDefinitionSpec): FieldError[] {
     }
     errs.push(...validateSubresources(v.subresources, `${path}.subresources`));
     (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, `${path}.additionalPrinterColumns[${j}]`)));
-    (v.selectableFields ?? []).forEach((f, j) => {
-      const p = `${path}.selectableFields[${j}].jsonPath`;
-      if (!f.jsonPath) errs.push(field.required(p, ""));
-      else errs.push(...simplePath(f.jsonPath, p));
-    });
+    errs.push(...validateSelectableFields(v.selectableFields ?? [], schema as Record<string, unknown> | undefined, `${path}.selectableFields`));
   });
   if (!unique) errs.push(field.invalid("spec.versions", versions, "must contain unique version names"));
   if (versions.length > 0 && storageCount !== 1) errs.push(field.invalid("spec.versions", versions, "must have exactly one version marked as storage version"));
@@ -198,6 +194,29 @@ function simplePath(s: string, path: string): FieldError[] {
   if (!s.startsWith(".")) return [field.invalid(path, s, "must be a simple json path starting with .")];
   if (s !== "." && parseJsonPath(s) === undefined) return [field.invalid(path, s, "must be a json path in the dot notation")];
   return [];
+}
+
+/** At most 8 selectable fields, each a distinct path to a string, integer or boolean field of the schema (upstream 1.30+). */
+function validateSelectableFields(fields: readonly { jsonPath?: string }[], schema: Record<string, unknown> | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (fields.length > 8) errs.push(field.tooMany(path, fields.length, 8));
+  const seen = new Set<string>();
+  fields.forEach((f, j) => {
+    const p = `${path}[${j}].jsonPath`;
+    if (!f.jsonPath) return errs.push(field.required(p, ""));
+    const bad = simplePath(f.jsonPath, p);
+    if (bad.length > 0) return errs.push(...bad);
+    if (seen.has(f.jsonPath)) errs.push(field.duplicate(p, f.jsonPath));
+    seen.add(f.jsonPath);
+    if (schema === undefined) return;
+    let node: Record<string, unknown> | undefined = schema;
+    for (const name of f.jsonPath.slice(1).split(".")) node = (node?.["properties"] as Record<string, Record<string, unknown>> | undefined)?.[name];
+    if (node === undefined) errs.push(field.invalid(p, f.jsonPath, "is an invalid path: does not refer to a field in the schema"));
+    else if (!["string", "integer", "boolean"].includes(String(node["type"]))) {
+      errs.push(field.invalid(p, f.jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."));
+    }
+  });
+  return errs;
 }
 
 function validateSubresources(sub: CustomResourceSubresources | undefined, path: string): FieldError[] {

@@ -45,7 +45,7 @@ export class CrdController {
   readonly #o: CrdControllerOptions;
   readonly #queue = new Set<string>();
   /** Definition name → the resource it serves. */
-  readonly #served = new Map<string, GroupResource & { schema: string }>();
+  readonly #served = new Map<string, GroupResource & { schemas: readonly string[] }>();
   readonly #terminating = new Set<string>();
   #draining: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -216,14 +216,19 @@ export class CrdController {
       return;
     }
     if (before !== undefined && (before.group !== def.group || before.resource !== def.resource)) this.#unserve(name);
-    else if (before !== undefined && before.schema !== def.schema) this.#o.registry.schemas.replace(before.schema, []);
+    else if (before !== undefined) for (const name of before.schemas) this.#o.registry.schemas.replace(name, []);
     // A built-in resource of the same name stays (upstream serves the built-in too).
     const existing = this.#o.registry.find(def.group, def.resource);
     if (existing !== undefined && existing.pruneUnknown === undefined) return;
-    this.#o.registry.schemas.replace(def.schema, customResourceTypes(def, crd));
+    // Each served version's own types (managed fields and apply walk the request's version by its schema).
+    const schemas = [...new Set([def.storageVersion ?? def.versions[0]!, ...def.versions])].map((v) => {
+      const name = def.schemaFor?.(v) ?? def.schema;
+      this.#o.registry.schemas.replace(name, customResourceTypes(def, crd, v));
+      return name;
+    });
     this.#o.registry.add(def);
     await this.#o.stores.add(def);
-    this.#served.set(name, { group: def.group, resource: def.resource, schema: def.schema });
+    this.#served.set(name, { group: def.group, resource: def.resource, schemas });
     for (const d of this.#o.documents) d.invalidate();
   }
 
@@ -233,7 +238,7 @@ export class CrdController {
     this.#served.delete(name);
     this.#o.registry.remove(gr);
     this.#o.stores.remove(gr);
-    this.#o.registry.schemas.replace(gr.schema, []);
+    for (const schema of gr.schemas) this.#o.registry.schemas.replace(schema, []);
     for (const d of this.#o.documents) d.invalidate();
   }
 

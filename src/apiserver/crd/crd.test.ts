@@ -549,3 +549,161 @@ describe("custom resources in OpenAPI v2: versions and v2's reductions", () => {
     assert.equal(doc.paths["/apis/shapes.example.com/v3/namespaces/{namespace}/widgets"], undefined);
   });
 });
+
+describe("custom resources: a schema change reaches objects already stored and cached", () => {
+  let t: TestServer;
+  const G = "/apis/later.example.com/v1";
+  const crd = (withDefault: boolean) => ({
+    apiVersion: "apiextensions.orch.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "knobs.later.example.com" },
+    spec: {
+      group: "later.example.com",
+      scope: "Cluster",
+      names: { plural: "knobs", kind: "Knob" },
+      versions: [{
+        name: "v1", served: true, storage: true,
+        schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: {
+          size: { type: "integer" },
+          ...(withDefault ? { color: { type: "string", default: "teal" } } : {}),
+        } } } } },
+        ...(withDefault ? { selectableFields: [{ jsonPath: ".spec.color" }] } : {}),
+      }],
+    },
+  });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    assert.equal((await t.request("POST", CRDS, { body: crd(false) })).status, 201);
+    await until("knobs served", async () => ((await t.request("GET", `${G}/knobs`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  test("a default added to the schema shows on every read path", async () => {
+    const made = await t.request("POST", `${G}/knobs`, { body: { apiVersion: "later.example.com/v1", kind: "Knob", metadata: { name: "k" }, spec: { size: 1 } } });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.json.spec.color, undefined, "no default yet");
+    // Read once so the object sits decoded in the watch cache.
+    assert.equal((await t.request("GET", `${G}/knobs?resourceVersion=0`)).json.items[0].spec.color, undefined);
+    const current = (await t.request("GET", `${CRDS}/knobs.later.example.com`)).json;
+    const updated = await t.request("PUT", `${CRDS}/knobs.later.example.com`, { body: { ...crd(true), metadata: current.metadata } });
+    assert.equal(updated.status, 200, updated.text);
+    const reads: Record<string, () => Promise<unknown>> = {
+      "consistent GET": async () => (await t.request("GET", `${G}/knobs/k`)).json.spec.color,
+      "GET rv=0": async () => (await t.request("GET", `${G}/knobs/k?resourceVersion=0`)).json.spec.color,
+      "LIST rv=0": async () => (await t.request("GET", `${G}/knobs?resourceVersion=0`)).json.items[0].spec.color,
+      "consistent LIST": async () => (await t.request("GET", `${G}/knobs`)).json.items[0].spec.color,
+    };
+    for (const [path, read] of Object.entries(reads)) {
+      await until(`${path} shows the new default`, async () => ((await read()) === "teal" ? true : undefined));
+    }
+    // A watch from the cache's start replays the stored object with the new default too.
+    const w = await t.watch(`${G}/knobs?watch=true&resourceVersion=0`);
+    const [ev] = await w.next(1, 2000);
+    w.close();
+    assert.equal(ev.type, "ADDED");
+    assert.equal(ev.object.spec.color, "teal", "watch replay");
+    // A selectable field added by the change selects on the defaulted value, from the cache and from the store.
+    for (const rv of ["&resourceVersion=0", ""]) {
+      const teal = await t.request("GET", `${G}/knobs?fieldSelector=spec.color%3Dteal${rv}`);
+      assert.equal(teal.status, 200, teal.text);
+      assert.deepEqual(teal.json.items.map((i: any) => i.metadata.name), ["k"], `LIST ${rv || "consistent"}`);
+    }
+  });
+});
+
+describe("custom resources: subresources and selectable fields per version", () => {
+  let t: TestServer;
+  const G = "/apis/per.example.com";
+  const schema = { openAPIV3Schema: { type: "object", properties: {
+    spec: { type: "object", properties: { color: { type: "string" }, size: { type: "integer" }, replicas: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } },
+    status: { type: "object", properties: { phase: { type: "string" }, replicas: { type: "integer" } } },
+  } } };
+  const crd = (versions: unknown[]) => ({
+    apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "dials.per.example.com" },
+    spec: { group: "per.example.com", scope: "Cluster", names: { plural: "dials", kind: "Dial" }, versions },
+  });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const made = await t.request("POST", CRDS, { body: crd([
+      { name: "v1", served: true, storage: true, schema, subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } }, selectableFields: [{ jsonPath: ".spec.color" }] },
+      { name: "v2", served: true, storage: false, schema, selectableFields: [{ jsonPath: ".spec.size" }] },
+    ]) });
+    assert.equal(made.status, 201, made.text);
+    await until("dials served", async () => ((await t.request("GET", `${G}/v2/dials`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  test("status and scale are served only at the version that declares them, in discovery too", async () => {
+    const dial = (name: string, v: string) => ({ apiVersion: `per.example.com/${v}`, kind: "Dial", metadata: { name }, spec: { color: "red", size: 3, replicas: 1 }, status: { phase: "set" } });
+    const v1 = await t.request("POST", `${G}/v1/dials`, { body: dial("one", "v1") });
+    assert.equal(v1.json.status, undefined, "v1 has a status subresource: status is not written by a create");
+    const v2 = await t.request("POST", `${G}/v2/dials`, { body: dial("two", "v2") });
+    assert.equal(v2.json.status?.phase, "set", "v2 has none: status is an ordinary field");
+    assert.equal((await t.request("GET", `${G}/v1/dials/one/status`)).status, 200);
+    assert.equal((await t.request("GET", `${G}/v1/dials/one/scale`)).json.spec.replicas, 1);
+    assert.equal((await t.request("GET", `${G}/v2/dials/one/status`)).status, 404);
+    assert.equal((await t.request("GET", `${G}/v2/dials/one/scale`)).status, 404);
+    const names = async (v: string) => (await t.request("GET", `${G}/${v}`)).json.resources.map((r: any) => r.name).sort();
+    assert.deepEqual(await names("v1"), ["dials", "dials/scale", "dials/status"]);
+    assert.deepEqual(await names("v2"), ["dials"]);
+  });
+
+  test("each version selects by its own selectableFields", async () => {
+    assert.deepEqual((await t.request("GET", `${G}/v1/dials?fieldSelector=spec.color%3Dred`)).json.items.map((i: any) => i.metadata.name).sort(), ["one", "two"]);
+    assert.equal((await t.request("GET", `${G}/v2/dials?fieldSelector=spec.color%3Dred`)).status, 400);
+    assert.equal((await t.request("GET", `${G}/v2/dials?fieldSelector=spec.size%3D3`)).json.items.length, 2);
+    assert.equal((await t.request("GET", `${G}/v1/dials?fieldSelector=spec.size%3D3`)).status, 400);
+  });
+
+  test("selectableFields are checked: at most 8, distinct, scalar fields of the schema", async () => {
+    const bad = async (fields: unknown[]) => {
+      const r = await t.request("POST", CRDS, { body: { ...crd([{ name: "v1", served: true, storage: true, schema, selectableFields: fields }]), metadata: { name: "dials.per.example.com" } } });
+      return r;
+    };
+    const nine = Array.from({ length: 9 }, () => ({ jsonPath: ".spec.color" }));
+    const tooMany = await bad(nine);
+    assert.equal(tooMany.status, 422);
+    assert.match(tooMany.text, /spec.versions\[0\].selectableFields: Too many: 9: must have at most 8 items/);
+    assert.match((await bad([{ jsonPath: ".spec.color" }, { jsonPath: ".spec.color" }])).text, /selectableFields\[1\].jsonPath: Duplicate value/);
+    assert.match((await bad([{ jsonPath: ".spec.tags" }])).text, /must point to a field of type string, boolean or integer/);
+    assert.match((await bad([{ jsonPath: ".spec.nothere" }])).text, /does not refer to a field in the schema/);
+  });
+});
+
+describe("custom resources: server-side apply walks each version by its own schema", () => {
+  let t: TestServer;
+  const G = "/apis/lists.example.com";
+  const ports = (listType: Record<string, unknown>) => ({ openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: {
+    ports: { type: "array", ...listType, items: { type: "object", required: ["name"], properties: { name: { type: "string" }, port: { type: "integer" } } } },
+  } } } } });
+  before(async () => {
+    t = await startTestServer({ modules: [coreModule, apiextensionsModule] });
+    const crd = {
+      apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "gates.lists.example.com" },
+      spec: { group: "lists.example.com", scope: "Cluster", names: { plural: "gates", kind: "Gate" }, versions: [
+        { name: "v1", served: true, storage: true, schema: ports({}) }, // atomic list: one owner
+        { name: "v2", served: true, storage: false, schema: ports({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] }) },
+      ] },
+    };
+    assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201);
+    await until("gates served", async () => ((await t.request("GET", `${G}/v2/gates`)).status === 200 ? true : undefined));
+  });
+  after(async () => t.close());
+
+  const apply = (v: string, name: string, manager: string, port: string) =>
+    t.request("PATCH", `${G}/${v}/gates/${name}?fieldManager=${manager}`, {
+      rawBody: JSON.stringify({ apiVersion: `lists.example.com/${v}`, kind: "Gate", metadata: { name }, spec: { ports: [{ name: port, port: 1 }] } }),
+      headers: { "content-type": "application/apply-patch+yaml" },
+    });
+
+  test("a list-type map at v2 merges two appliers' entries; the same list at v1 is atomic and conflicts", async () => {
+    assert.equal((await apply("v2", "g2", "alice", "a")).status, 201);
+    const merged = await apply("v2", "g2", "bob", "b");
+    assert.equal(merged.status, 200, merged.text);
+    assert.deepEqual(merged.json.spec.ports.map((p: any) => p.name), ["a", "b"]);
+    assert.equal((await apply("v1", "g1", "alice", "a")).status, 201);
+    const conflict = await apply("v1", "g1", "bob", "b");
+    assert.equal(conflict.status, 409, conflict.text);
+    assert.equal(conflict.json.message, `Apply failed with 1 conflict: conflict with "alice": .spec.ports`);
+  });
+});

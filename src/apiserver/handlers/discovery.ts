@@ -3,7 +3,7 @@
 // (APIGroupDiscoveryList, v2 and v2beta1) when the Accept header asks for it,
 // answered with exactly the Content-Type asked for. Built once per server.
 
-import { ALL_VERBS, type ResourceDefinition } from "../../api/resource.js";
+import { ALL_VERBS, subresourcesAt, type ResourceDefinition } from "../../api/resource.js";
 import type { ApiRegistry } from "../api-registry.js";
 import { parseAccept } from "../../machinery/negotiation.js";
 
@@ -30,7 +30,7 @@ interface SubresourceInfo {
 
 /** The kind's subresource declarations as discovery lists them, in the kind's order. */
 function subresources(def: ResourceDefinition, version: string): SubresourceInfo[] {
-  return (def.subresources ?? []).map((s) => ({
+  return subresourcesAt(def, version).map((s) => ({
     name: s.name,
     kind: s.responseKind ?? { group: def.group, version, kind: def.kind },
     verbs: [...s.verbs],

@@ -7,6 +7,7 @@
 // as upstream. The agent's refusals become Status errors as upstream's
 // LocationStreamer makes them (its 400 text is the message kubectl prints).
 
+import type { IncomingMessage } from "node:http";
 import { podContainers } from "../../api/core/pod-containers.js";
 import type { Node, Pod } from "../../api/core/types.js";
 import { LogOptionsError, parsePodLogOptions, podLogQuery, validatePodLogOptions } from "../../api/core/pod-log-options.js";
@@ -52,8 +53,15 @@ function agentError(status: number, body: string, name: string): ApiError {
   }
 }
 
-/** GET, routed by the pods/log declaration (src/api/subresources/log.ts). */
-export async function handlePodLog(r: SubresourceRequest): Promise<void> {
+/** What opening a pod's log needs: the pods' and nodes' stores and the agents' client (a GET or a WebSocket upgrade). */
+export type PodLogSource = Pick<SubresourceRequest, "store" | "nodes" | "agents" | "query" | "name" | "path">;
+
+/**
+ * Checks the options, finds the pod's agent and opens its /containerLogs:
+ * the agent's 200 answer to stream, or undefined when the pod is on no node
+ * yet (no log). Refusals throw upstream's Status errors.
+ */
+export async function openPodLog(r: PodLogSource, signal: AbortSignal): Promise<IncomingMessage | undefined> {
   const name = r.name;
   let opts;
   try {
@@ -68,23 +76,16 @@ export async function handlePodLog(r: SubresourceRequest): Promise<void> {
   const pod = (await r.store.get(r.path.namespace, name)).object as Pod;
   const container = logContainer(pod, opts.container);
   const nodeName = pod.spec?.nodeName ?? "";
-  if (nodeName === "" || r.nodes === undefined) {
-    r.res.writeHead(204);
-    return void r.res.end();
-  }
+  if (nodeName === "" || r.nodes === undefined) return undefined;
   const node = (await r.nodes.get(undefined, nodeName)).object as Node;
   const url = `${agentBaseUrl(node)}/containerLogs/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(name)}/${encodeURIComponent(container)}`;
   const query = podLogQuery(opts).toString();
   const target = query === "" ? url : `${url}?${query}`;
-
-  // The client leaving ends the agent's request too (a follow would otherwise run on).
-  const gone = new AbortController();
-  r.res.once("close", () => gone.abort());
   let upstream;
   try {
-    upstream = await r.agents.get(target, gone.signal);
+    upstream = await r.agents.get(target, signal);
   } catch (err) {
-    if (gone.signal.aborted) return;
+    if (signal.aborted) throw err;
     throw new ApiError(buildStatus({ code: 500, reason: "", message: `Get ${JSON.stringify(target)}: ${(err as Error).message}` }));
   }
   if (upstream.statusCode !== 200) {
@@ -94,6 +95,25 @@ export async function handlePodLog(r: SubresourceRequest): Promise<void> {
       if (body.length < MAX_ERROR_BODY) body += chunk as string;
     }
     throw agentError(upstream.statusCode ?? 500, body.slice(0, MAX_ERROR_BODY), name);
+  }
+  return upstream;
+}
+
+/** GET, routed by the pods/log declaration (src/api/subresources/log.ts). */
+export async function handlePodLog(r: SubresourceRequest): Promise<void> {
+  // The client leaving ends the agent's request too (a follow would otherwise run on).
+  const gone = new AbortController();
+  r.res.once("close", () => gone.abort());
+  let upstream;
+  try {
+    upstream = await openPodLog(r, gone.signal);
+  } catch (err) {
+    if (gone.signal.aborted) return;
+    throw err;
+  }
+  if (upstream === undefined) {
+    r.res.writeHead(204);
+    return void r.res.end();
   }
   // No Content-Length: HTTP/1.1 answers chunked, HTTP/2 in DATA frames; each write leaves at once.
   r.res.writeHead(200, { "content-type": "text/plain" });

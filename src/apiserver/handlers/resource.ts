@@ -96,7 +96,7 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
 /** `/{resource}/{name}/{subresource}`: the verbs the kind's declaration of it lists (404 when it has none). */
 async function subresource(r: ResourceRequest, gv: string, method: string, name: string): Promise<void> {
   const def = r.store.def;
-  const declared = findSubresource(def, name);
+  const declared = findSubresource(def, name, r.path.version);
   if (declared === undefined) throw notFound({ group: def.group, resource: `${def.resource}/${name}` }, r.path.name ?? "");
   // Every method, and the rest of the path, go on to the backend (./subresources/proxy.ts).
   if (declared.proxy) return proxyRequest({ ...r, name: r.path.name! });
@@ -130,8 +130,9 @@ async function get(r: ResourceRequest, gv: string): Promise<void> {
 }
 
 /** What a list and a watch both select by: selectors and the resource version to start from. */
-function selection(q: URLSearchParams) {
+function selection(q: URLSearchParams, version: string) {
   return {
+    version,
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
     shardSelector: q.get("shardSelector") ?? undefined,
@@ -143,7 +144,7 @@ function selection(q: URLSearchParams) {
 async function list(r: ResourceRequest, gv: string): Promise<void> {
   const q = r.query;
   const result = await r.store.list(r.path.namespace, {
-    ...selection(q),
+    ...selection(q, r.path.version),
     limit: intParam(q, "limit"),
     continue: q.get("continue") ?? undefined,
   });
@@ -159,7 +160,7 @@ async function watch(r: ResourceRequest, gv: string): Promise<void> {
     r.store,
     r.path.namespace,
     {
-      ...selection(q),
+      ...selection(q, r.path.version),
       sendInitialEvents: flag(q, "sendInitialEvents"),
       allowWatchBookmarks: flag(q, "allowWatchBookmarks"),
       timeoutSeconds: intParam(q, "timeoutSeconds"),

@@ -121,6 +121,7 @@ export function applyToScale(
   return { scale: result.object, managedFields: encodeManagedFields(out) };
 }
 
+/** The request version's types: a custom kind's versions each have their own schema. */
 function typeContext(o: FieldManagerOptions): TypeContext {
   return { registry: o.schemas, type: schemaOf(o.def, versionOf(o.apiVersion)) };
 }

@@ -19,6 +19,8 @@ export interface PredicateParams {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   shardSelector?: string | undefined;
+  /** The request's version: a custom kind's field selectors are its selectableFields at that version. */
+  version?: string | undefined;
 }
 
 export interface Predicate {
@@ -38,7 +40,7 @@ export function compilePredicate(
   // seed 000, "Sharded list and watch" 7: without the gate the selector is ignored.
   const shard = options.sharding && params.shardSelector ? parseShardSelector(params.shardSelector) : undefined;
 
-  const getters = def.fieldSelectors ?? {};
+  const getters = (params.version === undefined ? undefined : def.fieldSelectorsFor?.(params.version)) ?? def.fieldSelectors ?? {};
   if (fields !== undefined) {
     for (const req of fields.requirements) {
       if (req.field !== "metadata.name" && req.field !== "metadata.namespace" && !(req.field in getters)) {

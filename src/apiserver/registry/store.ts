@@ -51,7 +51,7 @@ import { compilePredicate } from "./predicate.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validation.js";
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation, type AdmissionRequest } from "../admission/index.js";
-import type { Subresource } from "../../api/resource.js";
+import { subresourcesAt, type Subresource } from "../../api/resource.js";
 
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
@@ -339,7 +339,7 @@ export class RegistryStore {
     // resource, each subresource keeps what only it may change.
     const next = subresource?.prepareUpdate?.(input, current) ?? input;
     next.metadata ??= {};
-    if (subresource === undefined) for (const s of this.def.subresources ?? []) s.prepareMainUpdate?.(next, current);
+    if (subresource === undefined) for (const s of subresourcesAt(this.def, options.version)) s.prepareMainUpdate?.(next, current);
     const meta = next.metadata;
     const old = current.metadata;
     if (meta.uid !== undefined && meta.uid !== "" && meta.uid !== old.uid) {

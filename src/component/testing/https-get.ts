@@ -10,6 +10,8 @@ export interface HttpsGetOptions {
   readonly clientCert?: { readonly cert: string; readonly key: string };
   /** PEM to trust; without it the server certificate is not verified. */
   readonly ca?: string;
+  /** Default GET. */
+  readonly method?: string;
 }
 
 export interface HttpsGetResponse {
@@ -22,7 +24,7 @@ export interface HttpsGetResponse {
 export function httpsGet(url: string, options: HttpsGetOptions = {}): Promise<HttpsGetResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
-      method: "GET",
+      method: options.method ?? "GET",
       headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers },
       ...(options.ca ? { ca: options.ca } : { rejectUnauthorized: false }),
       ...(options.clientCert ? { cert: options.clientCert.cert, key: options.clientCert.key } : {}),

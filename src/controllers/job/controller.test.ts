@@ -117,6 +117,30 @@ describe("job controller", () => {
     assert.equal((await running_("flaky")).length, 0, "no replacement after the limit");
   });
 
+  test("adoption: an orphaned pod its selector matches is adopted again; a pod relabelled out of it is released (finalizer too) and replaced", async () => {
+    const job = await createJob("adopter", { completions: 4, parallelism: 2 });
+    const [a, b] = await eventually("two pods", async () => {
+      const pods = await running_("adopter");
+      return pods.length === 2 ? pods : undefined;
+    });
+    const patch = (pod: Pod, ops: unknown[]) => fixture.ctx.client.patch(PODS, { namespace: "default", name: pod.metadata.name!, type: "json", patch: ops });
+    await patch(a!, [{ op: "remove", path: "/metadata/ownerReferences" }]);
+    const adopted = await eventually("the orphan adopted", async () => {
+      const p = await fixture.ctx.client.get<Pod>(PODS, { namespace: "default", name: a!.metadata.name! });
+      return p.metadata.ownerReferences?.find((r) => r.controller)?.uid === job.metadata.uid ? p : undefined;
+    });
+    assert.deepEqual([adopted.metadata.ownerReferences?.[0]?.kind, adopted.metadata.ownerReferences?.[0]?.apiVersion], ["Job", "batch/v1"]);
+    await patch(b!, [{ op: "replace", path: "/metadata/labels", value: { other: "x" } }]);
+    const released = await eventually("the relabelled pod released", async () => {
+      const p = await fixture.ctx.client.get<Pod>(PODS, { namespace: "default", name: b!.metadata.name! });
+      // The controller reference goes, then (a second write) the tracking finalizer: the Job no longer counts it.
+      return (p.metadata.ownerReferences ?? []).length === 0 && (p.metadata.finalizers ?? []).length === 0 ? p : undefined;
+    });
+    assert.deepEqual(released.metadata.labels, { other: "x" });
+    await eventually("a replacement for the released pod", async () => ((await running_("adopter")).length === 2 ? true : undefined));
+    assert.ok((await running_("adopter")).every((p) => p.metadata.name !== b!.metadata.name));
+  });
+
   test("activeDeadlineSeconds: a Job running too long fails with DeadlineExceeded and its pods go", async () => {
     await createJob("slow", { completions: 1, parallelism: 1, activeDeadlineSeconds: 1 });
     await eventually("a pod", async () => (await running_("slow")).length === 1);

@@ -5,7 +5,7 @@
 // interim FailureTarget/SuccessCriteriaMet conditions precede Failed/Complete (upstream 1.31+).
 
 import { formatTimestamp, isApiError, parseTimestamp, selectorFromLabelSelector } from "../../machinery/index.js";
-import { WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
+import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type ProcessResult } from "../../client/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import type { Pod, PodSpec } from "../../api/core/types.js";
 import type { Job, JobCondition, JobStatus } from "../../api/batch/types.js";
@@ -17,6 +17,7 @@ import { isPodTerminal } from "../../api/core/pod-phase.js";
 import { formatIndexes, parseIndexes } from "./indexes.js";
 import { matchPodFailurePolicy, matchSuccessPolicy } from "./policies.js";
 import { EventRecorder } from "../events.js";
+import { claimObjects } from "../workload/claim.js";
 import { JOBS, PODS } from "../../api/resource-refs.js";
 
 export const jobTrackingFinalizer = (naming: Naming) => `batch.${naming.keyDomain}/job-tracking`;
@@ -84,6 +85,12 @@ export class JobController {
     const onPod = (pod: Pod) => {
       const owner = controllerOf(pod);
       if (owner?.kind === "Job") this.#queue.add(`${pod.metadata.namespace}/${owner.name}`);
+      else if (owner === undefined && !pod.metadata.deletionTimestamp) {
+        // An orphan: every Job of its namespace that selects it may adopt it.
+        for (const job of jobs.byIndex(NAMESPACE_INDEX, pod.metadata.namespace ?? "")) {
+          if (job.spec?.selector && selectorFromLabelSelector(job.spec.selector).matches(pod.metadata.labels ?? {})) this.#queue.add(keyOf(job));
+        }
+      }
     };
     pods.addEventHandler({ onAdd: onPod, onUpdate: (_o, p) => onPod(p), onDelete: onPod });
     await runQueue(this.#ctx, { name: "job-controller", queue: this.#queue, workers: this.#options.workers, process: (key) => this.sync(key) });
@@ -128,9 +135,15 @@ export class JobController {
       const all = await client.listAll<Pod>(PODS, { namespace });
       return all.items.filter((p) => (p.metadata.finalizers ?? []).includes(this.#tracking) && controllerOf(p)?.kind === "Job" && !this.#ownerExists(p));
     }
+    // Every pod of the namespace: ours whose labels no longer match are released (and our finalizer with them),
+    // orphans that match are adopted (upstream's ControllerRefManager).
     const selector = selectorFromLabelSelector(job.spec?.selector);
-    const list = await client.listAll<Pod>(PODS, { namespace, labelSelector: selector.toString() });
-    return list.items.filter((p) => controllerOf(p)?.uid === job.metadata.uid);
+    const all = (await client.listAll<Pod>(PODS, { namespace })).items;
+    const claimed = await claimObjects<Pod>({ client, resource: PODS, owner: job, ownerResource: JOBS, selector, candidates: all });
+    const kept = new Set(claimed.map((p) => p.metadata.uid));
+    const released = all.filter((p) => controllerOf(p)?.uid === job.metadata.uid && !kept.has(p.metadata.uid));
+    if (!job.metadata.deletionTimestamp) await this.#releaseAll(released);
+    return claimed;
   }
 
   #ownerExists(pod: Pod): boolean {

@@ -1,6 +1,6 @@
 // The node agent's `/attach/{namespace}/{pod}/{container}?output=1&error=1`
 // on its port (seed 001; upstream kubelet's path): a WebSocket speaking
-// channel.k8s.io that carries the running container's output from now on,
+// channel.k8s.io, or SPDY/3.1 streams (./channel-transport.ts), that carries the running container's output from now on,
 // read from its CRI log file as it is written (../logs/log-reader.ts), until
 // the container stops (then a Success status) or the client goes away.
 // Output only: the embedded runtime starts every container without a stdin,
@@ -10,12 +10,12 @@
 
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import type { WebSocket } from "ws";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
 import { readLog, type LogSink } from "../logs/log-reader.js";
-import { Channel, endStream, frame, internalErrorStatus, type ChannelProtocol } from "./channel-protocol.js";
-import { HIGH_WATER, Refusal, channelSocketServer, refuse, requireWebSocket, streamTarget } from "./stream-request.js";
+import { Channel, internalErrorStatus } from "./channel-protocol.js";
+import type { ChannelTransport } from "./channel-transport.js";
+import { HIGH_WATER, Refusal, acceptChannels, channelSocketServer, refuse, requireStreamUpgrade, streamTarget, type StreamOptions } from "./stream-request.js";
 
 export const ATTACH_PATH = "/attach/";
 
@@ -37,21 +37,24 @@ export class ContainerAttach {
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
     let containerId: string;
     let logPath: string;
-    let channel: Channel;
+    let channel: Channel.Stdout | Channel.Stderr;
+    let options: StreamOptions;
     try {
       const target = streamTarget(url, ATTACH_PATH, this.#o.pods());
       // No ": " in the text: kubectl would read "a: b" as YAML.
       if (target.options.stdin) throw new Refusal(400, "orch attaches to a container's output only (its stdin is not reachable), leave out -i");
       containerId = target.containerId;
+      options = target.options;
       channel = target.options.stdout ? Channel.Stdout : Channel.Stderr;
       logPath = (await this.#o.runtime.containerStatus({ containerId }).catch((err: Error) => {
         throw new Refusal(500, `failed to get container status ${JSON.stringify(containerId)}, ${err.message}`);
       })).status?.logPath ?? "";
-      requireWebSocket(req);
+      requireStreamUpgrade(req);
     } catch (err) {
       return refuse(socket, err);
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => void this.#stream(ws, ws.protocol as ChannelProtocol | "", containerId, logPath, channel));
+    const transport = await acceptChannels(req, socket, head, this.#wss, options, channel);
+    if (transport !== undefined) void this.#stream(transport, containerId, logPath, channel);
   }
 
   close(): void {
@@ -59,22 +62,20 @@ export class ContainerAttach {
     this.#wss.close();
   }
 
-  async #stream(ws: WebSocket, protocol: ChannelProtocol | "", containerId: string, logPath: string, channel: Channel): Promise<void> {
-    ws.send(frame(channel));
+  async #stream(t: ChannelTransport, containerId: string, logPath: string, channel: Channel.Stdout | Channel.Stderr): Promise<void> {
     const gone = new AbortController();
-    ws.on("close", () => gone.abort());
-    ws.on("error", () => {});
+    t.on("close", () => gone.abort());
     let drained: (() => void) | undefined;
     const sink: LogSink = {
       write(chunk) {
-        ws.send(frame(channel, chunk), () => {
-          if (ws.bufferedAmount < HIGH_WATER && drained !== undefined) {
+        t.send(channel, chunk, () => {
+          if (t.buffered < HIGH_WATER && drained !== undefined) {
             const f = drained;
             drained = undefined;
             f();
           }
         });
-        return ws.bufferedAmount < HIGH_WATER;
+        return t.buffered < HIGH_WATER;
       },
       once(_event, listener) {
         drained = listener;
@@ -92,9 +93,9 @@ export class ContainerAttach {
           }
         },
       });
-      endStream(ws, protocol, { metadata: {}, status: "Success" });
+      t.end({ metadata: {}, status: "Success" });
     } catch (err) {
-      endStream(ws, protocol, internalErrorStatus(`error attaching to container: ${(err as Error).message}`));
+      t.end(internalErrorStatus(`error attaching to container: ${(err as Error).message}`));
     }
   }
 }

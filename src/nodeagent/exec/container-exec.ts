@@ -1,21 +1,22 @@
 // The node agent's `/exec/{namespace}/{pod}/{container}?command=..&input=1&output=1&error=1&tty=1` on its port (seed 001)
 // (upstream kubelet's path and parameters): a WebSocket upgrade speaking
 // channel.k8s.io (./channel-protocol.ts) to the command run in the container
-// (./exec-command.ts). Refusals are upstream's: plain text, 404 `pod does not
-// exist`, 500 `container not found ("c")` for a container that is not running,
-// 400 for SPDY (kubectl 1.30+ speaks WebSocket first). Callers check access first.
+// (./exec-command.ts), or the same channels as SPDY/3.1 streams
+// (./channel-transport.ts). Refusals are upstream's: plain text, 404 `pod does
+// not exist`, 500 `container not found ("c")` for a container that is not
+// running. Callers check access first.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import type { IncomingMessage } from "node:http";
 import { constants } from "node:os";
 import type { Duplex } from "node:stream";
-import type { WebSocket } from "ws";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
-import { Channel, endStream, exitStatus, frame, internalErrorStatus, parseResize, type ChannelProtocol } from "./channel-protocol.js";
+import { Channel, exitStatus, internalErrorStatus } from "./channel-protocol.js";
+import type { ChannelTransport } from "./channel-transport.js";
 import { ExecSetupError, execCommand, parseExecInfo, type ExecCommand } from "./exec-command.js";
 import { killTree } from "./process-tree.js";
-import { HIGH_WATER, Refusal, channelSocketServer, refuse, requireWebSocket, streamTarget, type StreamOptions } from "./stream-request.js";
+import { HIGH_WATER, Refusal, acceptChannels, channelSocketServer, refuse, requireStreamUpgrade, streamTarget, type StreamOptions } from "./stream-request.js";
 import { resizeTerminal } from "./terminal-size.js";
 
 export const EXEC_PATH = "/exec/";
@@ -46,7 +47,9 @@ export class ContainerExec {
     } catch (err) {
       return refuse(socket, err);
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#run(ws, ws.protocol as ChannelProtocol | "", command, options));
+    const first = options.stdout ? Channel.Stdout : options.stderr ? Channel.Stderr : Channel.Error;
+    const transport = await acceptChannels(req, socket, head, this.#wss, options, first);
+    if (transport !== undefined) this.#run(transport, command, options);
   }
 
   /** Kills the commands still running (the agent stops). */
@@ -65,60 +68,46 @@ export class ContainerExec {
       if (err instanceof ExecSetupError) throw new Refusal(400, err.message);
       throw new Refusal(500, `failed to get container status ${JSON.stringify(id)}: ${(err as Error).message}`);
     }
-    requireWebSocket(req);
+    requireStreamUpgrade(req);
     return { command, options };
   }
 
-  #run(ws: WebSocket, protocol: ChannelProtocol | "", command: ExecCommand, o: StreamOptions): void {
-    const v5 = protocol === "v5.channel.k8s.io";
+  #run(t: ChannelTransport, command: ExecCommand, o: StreamOptions): void {
     const child = spawn(command.file, command.args, {
       stdio: [o.stdin || o.tty ? "pipe" : "ignore", o.stdout ? "pipe" : "ignore", o.stderr ? "pipe" : "ignore"],
       env: command.env,
       ...(command.cwd !== undefined ? { cwd: command.cwd } : {}),
     });
     this.#children.add(child);
-    // Upstream tells the client the streams are up with an empty message on the lowest channel it writes.
-    ws.send(frame(o.stdout ? Channel.Stdout : o.stderr ? Channel.Stderr : Channel.Error));
 
     // Backpressure: pause the command's output while the client has not taken what was sent.
     const outputs = [child.stdout, child.stderr].filter((s) => s !== null);
-    const forward = (channel: Channel) => (chunk: Buffer) => {
-      ws.send(frame(channel, chunk), () => {
-        if (ws.bufferedAmount < HIGH_WATER) for (const s of outputs) s.resume();
+    const forward = (channel: Channel.Stdout | Channel.Stderr) => (chunk: Buffer) => {
+      t.send(channel, chunk, () => {
+        if (t.buffered < HIGH_WATER) for (const s of outputs) s.resume();
       });
-      if (ws.bufferedAmount >= HIGH_WATER) for (const s of outputs) s.pause();
+      if (t.buffered >= HIGH_WATER) for (const s of outputs) s.pause();
     };
     child.stdout?.on("data", forward(Channel.Stdout));
     child.stderr?.on("data", forward(Channel.Stderr));
     child.stdin?.on("error", () => {}); // the command may exit before reading all input
 
-    ws.on("message", (data: Buffer, isBinary: boolean) => {
-      if (!isBinary || data.length === 0) return;
-      const payload = data.subarray(1);
-      switch (data[0]) {
-        case Channel.Stdin:
-          if (o.stdin) child.stdin?.write(payload);
-          break;
-        case Channel.Resize: {
-          const size = o.tty ? parseResize(payload) : undefined;
-          if (size !== undefined && child.pid !== undefined) void resizeTerminal(child.pid, size);
-          break;
-        }
-        case Channel.Close:
-          if (v5 && payload[0] === Channel.Stdin) child.stdin?.end();
-          break;
-      }
+    t.on("stdin", (data) => {
+      if (o.stdin) child.stdin?.write(data);
+    });
+    t.on("stdinEnd", () => child.stdin?.end());
+    t.on("resize", (size) => {
+      if (o.tty && child.pid !== undefined) void resizeTerminal(child.pid, size);
     });
     // The client went away: the command goes too, as upstream's runtimes end an exec whose stream closed.
-    ws.on("close", () => {
+    t.on("close", () => {
       child.stdin?.end();
       if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) void killTree(child.pid);
     });
-    ws.on("error", () => {});
 
     const finish = (status: object) => {
       this.#children.delete(child);
-      endStream(ws, protocol, status);
+      t.end(status);
     };
     child.once("error", (err) => finish(internalErrorStatus(`error executing command in container: ${err.message}`)));
     child.once("close", (code, signal) => {

@@ -1,7 +1,7 @@
 // What the agent's stream endpoints (/exec, /attach) check before they take a
 // connection, as upstream's kubelet does: the streams asked for, the pod on
-// this node, a running instance of the container, and (last) a WebSocket, not
-// SPDY. A Refusal carries the plain-text answer and status.
+// this node, a running instance of the container, and (last) the upgrade: a WebSocket
+// or SPDY/3.1 (./channel-transport.ts). A Refusal carries the plain-text answer and status.
 
 import { podContainerStatuses } from "../../api/core/pod-containers.js";
 import type { IncomingMessage } from "node:http";
@@ -9,7 +9,9 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import { rawReply } from "../../component/index.js";
-import { pickProtocol } from "./channel-protocol.js";
+import { pickProtocol, type Channel } from "./channel-protocol.js";
+import { SpdyTransport, WebSocketTransport, type ChannelTransport } from "./channel-transport.js";
+import { isSpdyUpgrade, negotiateStreamProtocol, refuseHandshake, SpdyHandshakeError } from "./spdy/upgrade.js";
 
 /** Which streams the caller wants; upstream's remotecommand.Options. */
 export interface StreamOptions {
@@ -55,15 +57,37 @@ export function streamTarget(url: URL, prefix: string, pods: readonly { pod: Pod
   return { pod: entry.pod, containerId: id, options };
 }
 
+/** The channel protocols spoken over SPDY, best first (upstream's kubelet: v4 down to the unversioned one). */
+export const SPDY_CHANNEL_PROTOCOLS = ["v4.channel.k8s.io", "v3.channel.k8s.io", "v2.channel.k8s.io", "channel.k8s.io"] as const;
+
 /**
- * Refuses anything but a WebSocket. Called after every other check: kubectl
- * retries a refused WebSocket over SPDY and prints that second answer, so the
- * real reason must come first whatever the protocol.
+ * Which upgrade `req` asks for: a WebSocket or SPDY/3.1; anything else is
+ * refused. Called after every other check: kubectl retries a refused
+ * WebSocket over SPDY and prints that second answer, so the real reason must
+ * come first whatever the protocol.
  */
-export function requireWebSocket(req: IncomingMessage): void {
-  if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return;
-  // No ": " in the text: kubectl would read "a: b" as YAML, a Status with nothing in it.
-  throw new Refusal(400, `${req.headers.upgrade ?? "this"} streaming is not supported by the orch node agent, use a WebSocket client speaking v5.channel.k8s.io (kubectl 1.30 or newer)`);
+export function requireStreamUpgrade(req: IncomingMessage): "websocket" | "spdy" {
+  if (String(req.headers.upgrade ?? "").toLowerCase() === "websocket") return "websocket";
+  if (isSpdyUpgrade(req)) return "spdy";
+  throw new Refusal(400, "unable to upgrade: missing upgrade headers in request (Connection: Upgrade with Upgrade: SPDY/3.1 or websocket)");
+}
+
+/**
+ * Takes the connection with the protocol `req` asked for (checked by
+ * requireStreamUpgrade) and resolves with its channels once the client has
+ * them up; undefined when it never does (a failed handshake has been answered).
+ */
+export async function acceptChannels(req: IncomingMessage, socket: Duplex, head: Buffer, wss: WebSocketServer, options: StreamOptions, first: Channel): Promise<ChannelTransport | undefined> {
+  if (requireStreamUpgrade(req) === "websocket") return new Promise((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve(new WebSocketTransport(ws, first))));
+  let protocol: string;
+  try {
+    protocol = negotiateStreamProtocol(req, SPDY_CHANNEL_PROTOCOLS);
+  } catch (err) {
+    if (!(err instanceof SpdyHandshakeError)) throw err;
+    refuseHandshake(socket, err);
+    return undefined;
+  }
+  return SpdyTransport.accept(socket, head, protocol, options);
 }
 
 /** A WebSocket server for channel.k8s.io upgrades, attached to no HTTP server (the component server hands them over). */

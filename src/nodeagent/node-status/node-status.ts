@@ -46,6 +46,8 @@ export interface NodeFacts {
   agentVersion: string;
   port: number;
   declaredFeatures: string[];
+  /** Extended resources of device plugins (devices/device-manager.ts): every device, and the healthy ones. */
+  extended?: { capacity: Record<string, number>; allocatable: Record<string, number> };
 }
 
 /** "100Mi" or "10%" of `total`. */
@@ -58,14 +60,16 @@ export function threshold(value: string | undefined, total: number): number {
 const kib = (bytes: number): string => `${Math.floor(bytes / 1024)}Ki`;
 
 export function capacity(f: NodeFacts): Record<string, string> {
-  return { cpu: String(f.cpu), memory: kib(f.memoryBytes), "ephemeral-storage": kib(f.ephemeralStorageBytes), pods: String(f.maxPods) };
+  return { cpu: String(f.cpu), memory: kib(f.memoryBytes), "ephemeral-storage": kib(f.ephemeralStorageBytes), pods: String(f.maxPods), ...counts(f.extended?.capacity) };
 }
+
+const counts = (r: Record<string, number> | undefined): Record<string, string> => Object.fromEntries(Object.entries(r ?? {}).map(([k, v]) => [k, String(v)]));
 
 /** Capacity minus the hard eviction thresholds (no reservations are configured), as upstream. */
 export function allocatable(f: NodeFacts): Record<string, string> {
   const memory = Math.max(0, f.memoryBytes - threshold(f.evictionHard["memory.available"], f.memoryBytes));
   const storage = Math.max(0, f.ephemeralStorageBytes - threshold(f.evictionHard["nodefs.available"], f.ephemeralStorageBytes));
-  return { cpu: String(f.cpu), memory: kib(memory), "ephemeral-storage": String(Math.floor(storage)), pods: String(f.maxPods) };
+  return { cpu: String(f.cpu), memory: kib(memory), "ephemeral-storage": String(Math.floor(storage)), pods: String(f.maxPods), ...counts(f.extended?.allocatable) };
 }
 
 /** Allocatable as numbers (cores, bytes, pods) for admission. */

@@ -15,9 +15,11 @@ import type { PodEvents } from "../events/pod-events.js";
 import type { Waiting } from "../status/pod-status.js";
 import { containerSwap } from "../swap/swap.js";
 import type { SwapBehavior } from "../config/index.js";
-import { containerMounts } from "../volumes/volumes.js";
+import { containerMounts, podDir } from "../volumes/volumes.js";
+import { terminationMessageMount } from "../runtime-pod/termination-message.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { containerConfig } from "./pod-config.js";
+import type { DeviceRuntimeConfig } from "../devices/device-manager.js";
 
 export interface ContainerRunnerOptions {
   runtime: CriClient;
@@ -28,6 +30,8 @@ export interface ContainerRunnerOptions {
   swapBehavior: SwapBehavior | "";
   node: { memoryBytes: number; swapBytes: number; cpu: number; cgroupV2: boolean };
   events: PodEvents;
+  /** Device plugins' devices for containers requesting extended resources (devices/device-manager.ts). */
+  devices?: { allocate(pod: Pod, container: Container): Promise<DeviceRuntimeConfig | undefined> };
   log?: (line: string) => void;
 }
 
@@ -176,17 +180,28 @@ export class ContainerRunner {
       critical: (pod.spec?.priority ?? 0) >= 2_000_000_000,
       cgroupV2: node.cgroupV2,
     });
-    return containerConfig({
+    // Devices first: their variables are overridden by the container's own, as upstream.
+    const devices = await this.#o.devices?.allocate(pod, c);
+    const config = containerConfig({
       pod,
       container: c,
       attempt: s.attempt,
       labels: this.#o.labels,
-      envs,
-      mounts: containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))),
+      envs: devices ? [...devices.envs.filter((d) => !envs.some((e) => e.key === d.key)), ...envs] : envs,
+      mounts: [
+        ...containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))),
+        ...(c.terminationMessagePath ? [terminationMessageMount(podDir(this.#o.rootDir, pod.metadata.uid!), c.name!, c.terminationMessagePath)] : []),
+        ...(devices?.mounts ?? []),
+      ],
       seccomp,
       swap,
       ...(s.targetId !== undefined ? { targetId: s.targetId } : {}),
     });
+    if (devices) {
+      config.devices = [...(config.devices ?? []), ...devices.devices];
+      config.annotations = { ...devices.annotations, ...config.annotations };
+    }
+    return config;
   }
 
   /** A container that could not be created or started: why it waits, and upstream's Warning Failed "Error: REASON". */

@@ -137,7 +137,12 @@ export function containerConfig(input: ContainerInput): DeepPartial<ContainerCon
     envs: input.envs,
     mounts: input.mounts,
     labels: { [labels.podUid]: pod.metadata.uid ?? "", [labels.podName]: pod.metadata.name ?? "", [labels.podNamespace]: pod.metadata.namespace ?? "default", [labels.containerName]: c.name ?? "" },
-    annotations: { [labels.restartCount]: String(input.attempt), [labels.terminationGracePeriod]: String(pod.spec?.terminationGracePeriodSeconds ?? 30) },
+    annotations: {
+      [labels.restartCount]: String(input.attempt),
+      [labels.terminationGracePeriod]: String(pod.spec?.terminationGracePeriodSeconds ?? 30),
+      [labels.terminationMessagePath]: c.terminationMessagePath ?? "",
+      [labels.terminationMessagePolicy]: c.terminationMessagePolicy ?? "",
+    },
     logPath: `${c.name}/${input.attempt}.log`,
     stdin: c.stdin === true,
     tty: c.tty === true,

@@ -17,7 +17,7 @@ import type { Waiting } from "../status/pod-status.js";
 import type { SwapBehavior } from "../config/index.js";
 import { setupVolumes, teardownPodDir } from "../volumes/volumes.js";
 import { Backoff } from "./backoff.js";
-import { ContainerRunner, ignoreNotFound } from "./container-runner.js";
+import { ContainerRunner, ignoreNotFound, type ContainerRunnerOptions } from "./container-runner.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { computeContainerActions, computePodActions, computeTerminationActions, podFinished, RETRY_MS, type ContainerStep, type PodActions, type ProbeResults } from "./pod-actions.js";
 import { sandboxConfig } from "./pod-config.js";
@@ -39,6 +39,7 @@ export interface PodSyncerOptions {
   backoff?: Backoff;
   /** Pulling, Pulled, Created, Started, Killing, BackOff, Failed (none when standalone). */
   events?: PodEvents;
+  devices?: ContainerRunnerOptions["devices"];
   log?: (line: string) => void;
 }
 
@@ -77,7 +78,7 @@ export class PodSyncer {
     this.#events = options.events ?? NO_POD_EVENTS;
     this.backoff = options.backoff ?? new Backoff();
     const { runtime, labels, rootDir, objects, hostIP, swapBehavior, node, log } = options;
-    this.#containers = new ContainerRunner({ runtime, labels, rootDir, objects, hostIP, swapBehavior, node, events: this.#events, ...(log ? { log } : {}) });
+    this.#containers = new ContainerRunner({ runtime, labels, rootDir, objects, hostIP, swapBehavior, node, events: this.#events, ...(options.devices ? { devices: options.devices } : {}), ...(log ? { log } : {}) });
   }
 
   /** Why each container of the pod is waiting, as of the last sync. */

@@ -12,6 +12,8 @@ export interface RuntimeLabels {
   /** Annotations. */
   restartCount: string;
   terminationGracePeriod: string;
+  terminationMessagePath: string;
+  terminationMessagePolicy: string;
 }
 
 export function runtimeLabels(naming: Naming): RuntimeLabels {
@@ -23,5 +25,7 @@ export function runtimeLabels(naming: Naming): RuntimeLabels {
     containerName: `${prefix}.container.name`,
     restartCount: `${prefix}.container.restartCount`,
     terminationGracePeriod: `${prefix}.pod.terminationGracePeriod`,
+    terminationMessagePath: `${prefix}.container.terminationMessagePath`,
+    terminationMessagePolicy: `${prefix}.container.terminationMessagePolicy`,
   };
 }

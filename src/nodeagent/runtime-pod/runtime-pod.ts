@@ -4,6 +4,7 @@
 
 import type { ContainerStatus, CriClient, PodSandboxStatus } from "../cri/index.js";
 import type { RuntimeLabels } from "./labels.js";
+import { terminationMessage } from "./termination-message.js";
 
 /** A container's status plus the sandbox it belongs to (which the status call does not say). */
 export interface RuntimeContainer extends ContainerStatus {
@@ -31,7 +32,14 @@ export async function fetchRuntimePod(runtime: CriClient, labels: RuntimeLabels,
     containers.map(async (c) => {
       try {
         const status = (await runtime.containerStatus({ containerId: c.id })).status;
-        return status ? { ...status, podSandboxId: c.podSandboxId } : undefined;
+        if (!status) return undefined;
+        if (status.state === "CONTAINER_EXITED") {
+          // The application's message follows the runtime's (upstream's "<runtime message>: <termination message>").
+          const annotations = status.annotations ?? {};
+          const own = await terminationMessage(status, annotations[labels.terminationMessagePath] ?? "", annotations[labels.terminationMessagePolicy] ?? "");
+          if (own !== "") status.message = status.message ? `${status.message}: ${own}` : own;
+        }
+        return { ...status, podSandboxId: c.podSandboxId };
       } catch {
         return undefined; // removed between the list and the status call
       }

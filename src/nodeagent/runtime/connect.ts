@@ -15,6 +15,8 @@ export interface ConnectRuntimeOptions {
   imageEndpoint?: string;
   rootDir: string;
   stopContainersOnExit: boolean;
+  /** The embedded runtime's host-root fallback: who may use it (agent.ts hostRootFallback), the pods' marker annotation, the host paths hidden from it. */
+  hostRoot?: { fallback: "marked" | "any" | "off"; marker: string; masks: string[] };
   /** The label every container of the agent's pods has (its pod's uid). */
   podUidLabel: string;
   /** Where closing the runtime (and stopping containers) is registered. */
@@ -34,7 +36,14 @@ export async function connectRuntime(o: ConnectRuntimeOptions): Promise<Connecte
   let endpoint = o.endpoint;
   let inProcess: InProcessRuntime | undefined;
   if (!endpoint) {
-    const embedded = await startEmbeddedRuntime({ root: join(o.rootDir, "runtime"), log: o.log });
+    const hostRoot = o.hostRoot ?? { fallback: "any", marker: "", masks: [] };
+    const embedded = await startEmbeddedRuntime({
+      root: join(o.rootDir, "runtime"),
+      log: o.log,
+      absentImages: hostRoot.fallback === "off" ? "error" : "host-root",
+      ...(hostRoot.fallback === "marked" ? { hostRootMarker: hostRoot.marker } : {}),
+      hostRootMasks: hostRoot.masks,
+    });
     // The embedded runtime stops its own containers on close.
     o.shutdown.defer(() => embedded.close({ stopContainers: o.stopContainersOnExit }));
     endpoint = embedded.endpoint;

@@ -36,6 +36,7 @@ function statusPatch(old: PodStatus | undefined, next: PodStatus): Record<string
 export class StatusManager {
   readonly #o: StatusManagerOptions;
   readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(uid: string, pod: Pod, status: PodStatus | undefined) => void>();
   #closed = false;
 
   constructor(options: StatusManagerOptions) {
@@ -50,13 +51,22 @@ export class StatusManager {
     return [...this.#entries.values()].map((e) => ({ pod: e.pod, status: e.status }));
   }
 
+  /** Calls `fn` whenever a pod's local state changes (status undefined: the pod left the node); returns the unsubscribe. */
+  subscribe(fn: (uid: string, pod: Pod, status: PodStatus | undefined) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
   /** Records `status` for `pod` (the pod as it is in the API: a mirror pod for a static pod). */
   set(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata.uid!;
     let e = this.#entries.get(uid);
+    // Compared only when someone listens (the pod-info interface): the sync loop sets statuses often.
+    const changed = this.#listeners.size > 0 && (e === undefined || (e.pod !== pod && JSON.stringify(e.pod) !== JSON.stringify(pod)) || JSON.stringify(e.status) !== JSON.stringify(status));
     if (!e) this.#entries.set(uid, (e = { pod, status, written: "", writing: undefined, dirty: false }));
     e.pod = pod;
     e.status = status;
+    if (changed) for (const fn of this.#listeners) fn(uid, pod, status);
     if (!this.#o.client) return;
     if (JSON.stringify(status) === e.written) return;
     e.dirty = true;
@@ -99,7 +109,7 @@ export class StatusManager {
     const uid = pod.metadata.uid!;
     const e = this.#entries.get(uid);
     await e?.writing;
-    this.#entries.delete(uid);
+    if (this.#entries.delete(uid)) for (const fn of this.#listeners) fn(uid, e?.pod ?? pod, undefined);
     if (!options.deleteFromApi || !this.#o.client) return;
     try {
       await this.#o.client.delete(PODS, { name: pod.metadata.name!, namespace: pod.metadata.namespace!, gracePeriodSeconds: 0, preconditions: { uid } });

@@ -20,7 +20,7 @@ import { PodWorkers } from "../pod-workers/pod-workers.js";
 import { Prober, type ProbeResult } from "../probes/prober.js";
 import { Backoff } from "../runtime-manager/backoff.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
-import { PodSyncer } from "../runtime-manager/pod-syncer.js";
+import { PodSyncer, type PodSyncerOptions } from "../runtime-manager/pod-syncer.js";
 import { StaticPodSource } from "../sources/static-pods.js";
 import { PODS, StatusManager } from "../status/status-manager.js";
 import { PodStatusWriter } from "./status-writer.js";
@@ -48,6 +48,8 @@ export interface SyncPipelineOptions {
   probeResults?: (result: ProbeResult) => void;
   /** The component's registry, for the pods informer. */
   registry?: MetricsRegistry;
+  /** Device plugins' devices for containers (devices/device-manager.ts). */
+  devices?: PodSyncerOptions["devices"];
   tuning: { plegPeriodMs?: number; crashLoopBackOff?: { initialMs: number; maxMs: number } };
   log: (line: string) => void;
 }
@@ -80,6 +82,7 @@ export class SyncPipeline {
       swapBehavior: config.memorySwap.swapBehavior,
       node: options.node,
       events,
+      ...(options.devices ? { devices: options.devices } : {}),
       backoff: new Backoff(options.tuning.crashLoopBackOff ? { initialMs: options.tuning.crashLoopBackOff.initialMs, maxMs: options.tuning.crashLoopBackOff.maxMs } : {}),
       log,
     });

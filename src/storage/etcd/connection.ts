@@ -4,6 +4,8 @@
 // etcd itself produced; connection trouble becomes StorageUnavailableError.
 
 import * as grpc from "@grpc/grpc-js";
+import { isIP } from "node:net";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { StorageUnavailableError } from "../errors.js";
 import { etcdMethods, type Method, type StatusResponse } from "./rpc.js";
 import { sleep } from "../../machinery/until.js";
@@ -27,6 +29,15 @@ export interface ConnectionOptions {
   /** How long one operation may take, retries included, before StorageUnavailableError. */
   requestTimeoutMs: number;
   logger: EtcdLogger;
+  /** For https:// endpoints: the CA that signed etcd's serving certificates, and our client certificate (PEM). */
+  tls?: EtcdTls;
+}
+
+/** TLS material for https:// etcd endpoints (upstream's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
+export interface EtcdTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
 }
 
 export interface CallOptions {
@@ -63,15 +74,24 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 class Endpoint {
   readonly url: string;
   readonly address: string;
+  readonly #credentials: grpc.ChannelCredentials;
+  readonly #channelOptions: grpc.ChannelOptions;
   #client: grpc.Client | undefined;
 
-  constructor(url: string) {
+  constructor(url: string, tls: EtcdTls | undefined) {
     this.url = url;
-    this.address = parseEndpoint(url);
+    const { address, secure } = parseEndpoint(url);
+    this.address = address;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+    // An IP address may not be sent as the TLS server name (RFC 6066; Node warns): a fixed name goes
+    // as SNI instead, and the certificate is still checked against the address.
+    const ip = secure && isIP(host) !== 0;
+    this.#credentials = !secure ? grpc.credentials.createInsecure() : channelCredentials(tls ?? {}, ip ? host : undefined);
+    this.#channelOptions = ip ? { ...CHANNEL_OPTIONS, "grpc.ssl_target_name_override": "etcd" } : CHANNEL_OPTIONS;
   }
 
   get client(): grpc.Client {
-    this.#client ??= new grpc.Client(this.address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.#client ??= new grpc.Client(this.address, this.#credentials, this.#channelOptions);
     return this.#client;
   }
 
@@ -124,7 +144,7 @@ export class EtcdConnection {
   constructor(options: ConnectionOptions) {
     if (options.endpoints.length === 0) throw new Error("etcd: at least one endpoint is required");
     this.#options = options;
-    this.#endpoints = options.endpoints.map((url) => new Endpoint(url));
+    this.#endpoints = options.endpoints.map((url) => new Endpoint(url, options.tls));
     this.#metadata = new grpc.Metadata();
     this.#metadata.set(REQUIRE_LEADER, "true");
   }
@@ -218,6 +238,12 @@ export class EtcdConnection {
       this.#metadata.clone(),
     );
     return { stream, endpoint: index };
+  }
+
+  /** Open a server-streaming call (Maintenance.Snapshot) on the current endpoint; the caller owns the stream. */
+  openServerStream<Req, Res>(method: Method<Req, Res>, request: Req): grpc.ClientReadableStream<Res> {
+    if (this.#closed) throw new StorageUnavailableError("etcd storage is closed");
+    return this.#endpoints[this.#current]!.client.makeServerStreamRequest(method.path, method.serialize, method.deserialize, request, this.#metadata.clone());
   }
 
   /** A stream opened on `endpoint` delivered something: etcd is reachable there. */
@@ -364,16 +390,25 @@ export function describe(err: unknown): string {
   return String(err);
 }
 
-function parseEndpoint(url: string): string {
+/** host:port of an http:// or https:// endpoint, and whether it speaks TLS. */
+export function parseEndpoint(url: string): { address: string; secure: boolean } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new Error(`etcd: endpoint ${JSON.stringify(url)} is not a URL like http://127.0.0.1:2379`);
   }
-  if (parsed.protocol !== "http:") {
-    throw new Error(`etcd: endpoint ${url}: only http:// endpoints are supported (TLS is not implemented yet)`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new Error(`etcd: endpoint ${url}: the scheme must be http:// or https://`);
   }
-  return `${parsed.hostname}:${parsed.port || "2379"}`;
+  return { address: `${parsed.hostname}:${parsed.port || "2379"}`, secure: parsed.protocol === "https:" };
+}
+
+/** TLS credentials for a channel: the given CA (else the system's roots), and a client certificate when both halves are given. */
+export function channelCredentials(tls: EtcdTls, checkAddress?: string): grpc.ChannelCredentials {
+  if ((tls.cert === undefined) !== (tls.key === undefined)) throw new Error("etcd: a client certificate needs both its certificate and its key");
+  const buf = (pem: string | undefined) => (pem === undefined ? null : Buffer.from(pem));
+  const verify = checkAddress === undefined ? {} : { checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(checkAddress, cert) };
+  return grpc.credentials.createSsl(buf(tls.ca), buf(tls.key), buf(tls.cert), verify);
 }
 

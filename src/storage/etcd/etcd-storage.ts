@@ -32,7 +32,7 @@ import {
   type Watch,
   type WatchOptions,
 } from "../storage.js";
-import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdLogger } from "./connection.js";
+import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdLogger, type EtcdTls } from "./connection.js";
 import {
   etcdMethods,
   type MvccKeyValue,
@@ -58,6 +58,8 @@ export interface EtcdStorageOptions {
   watchResumeTimeoutMs?: number;
   /** Receives one line per change of connection state (default: stderr). */
   logger?: EtcdLogger;
+  /** For https:// endpoints: CA, client certificate and key (PEM). */
+  tls?: EtcdTls;
 }
 
 /** The etcd Storage, with the health information /readyz needs. */
@@ -109,6 +111,7 @@ class EtcdStorageImpl implements EtcdStorage {
       dialTimeoutMs: options.dialTimeoutMs ?? DEFAULT_DIAL_TIMEOUT_MS,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       logger: options.logger ?? consoleLogger,
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
     });
     this.#prefix = Buffer.from(options.prefix ?? "", "utf8");
     this.#watchResumeTimeoutMs = options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS;

@@ -3,4 +3,5 @@
 // ./testing/etcd-server.ts.
 
 export { openEtcdStorage, type EtcdStorage, type EtcdStorageOptions } from "./etcd-storage.js";
-export type { EtcdLogger } from "./connection.js";
+export type { EtcdLogger, EtcdTls } from "./connection.js";
+export { EtcdCluster, type EtcdMemberInfo } from "./cluster.js";

@@ -139,6 +139,29 @@ export interface WatchResponse {
   events: MvccEvent[];
 }
 
+export interface SnapshotResponse {
+  remaining_bytes: number;
+  blob: Buffer;
+}
+
+/** A cluster member; its ID is a decimal string (a uint64 does not fit a number). */
+export interface Member {
+  ID: string;
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner: boolean;
+}
+
+export interface MemberAddResponse {
+  member: Member;
+  members: Member[];
+}
+
+export interface MemberListResponse {
+  members: Member[];
+}
+
 /** A method's gRPC path and its serializers, typed by request and response. */
 export interface Method<Req, Res> {
   readonly path: string;
@@ -155,6 +178,10 @@ export interface EtcdMethods {
   compact: Method<CompactionRequest, CompactionResponse>;
   status: Method<Record<string, never>, StatusResponse>;
   watch: Method<WatchRequest, WatchResponse>;
+  snapshot: Method<Record<string, never>, SnapshotResponse>;
+  memberAdd: Method<{ peerURLs: string[] }, MemberAddResponse>;
+  memberRemove: Method<{ ID: string }, MemberListResponse>;
+  memberList: Method<Record<string, never>, MemberListResponse>;
 }
 
 let loaded: EtcdMethods | undefined;
@@ -166,16 +193,12 @@ export function etcdMethods(): EtcdMethods {
 }
 
 function load(): EtcdMethods {
-  const definition = loadSync(protoPath(), {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    bytes: Buffer,
-    defaults: true,
-    oneofs: true,
-  });
+  const options = { keepCase: true, longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true };
+  const definition = loadSync(protoPath(), options);
+  // Member IDs are random uint64s: decoded as strings so none loses its low bits.
+  const membership = loadSync(protoPath(), { ...options, longs: String });
   const method = <Req, Res>(service: string, name: string): Method<Req, Res> => {
-    const services = definition[`etcdserverpb.${service}`];
+    const services = (service === "Cluster" ? membership : definition)[`etcdserverpb.${service}`];
     // A ServiceDefinition maps method names to MethodDefinitions; anything else means rpc.proto is broken.
     const def = (services as Record<string, MethodDefinition<object, object>> | undefined)?.[name];
     if (def === undefined || typeof def.path !== "string") {
@@ -195,6 +218,10 @@ function load(): EtcdMethods {
     compact: method("KV", "Compact"),
     status: method("Maintenance", "Status"),
     watch: method("Watch", "Watch"),
+    snapshot: method("Maintenance", "Snapshot"),
+    memberAdd: method("Cluster", "MemberAdd"),
+    memberRemove: method("Cluster", "MemberRemove"),
+    memberList: method("Cluster", "MemberList"),
   };
 }
 

@@ -26,6 +26,9 @@ type Row = [name: string, change: (p: ReturnType<typeof good>) => void, baseline
 const ROWS: Row[] = [
   ["restricted pod", () => {}, "", ""],
   ["hostNetwork, hostPID, hostIPC", (p) => Object.assign(p.spec, { hostNetwork: true, hostPID: true, hostIPC: true }), "host namespaces (hostNetwork=true, hostPID=true, hostIPC=true)", "host namespaces (hostNetwork=true, hostPID=true, hostIPC=true)"],
+  ["marked for the host-root fallback", (p) => (p.meta.annotations = { "orch.io/host-root": "true" }), 'host root file system (annotation "orch.io/host-root"="true")', 'host root file system (annotation "orch.io/host-root"="true")'],
+  ["host-root marker on the k8s.io profile", (p) => (p.meta.annotations = { "kubernetes.io/host-root": "true" }), 'host root file system (annotation "kubernetes.io/host-root"="true")', 'host root file system (annotation "kubernetes.io/host-root"="true")'],
+  ["host-root marker not \"true\"", (p) => (p.meta.annotations = { "orch.io/host-root": "false" }), "", ""],
   ["privileged container", (p) => (p.spec.containers![0]!.securityContext!.privileged = true), 'privileged (container "app" must not set securityContext.privileged=true)', 'privileged (container "app" must not set securityContext.privileged=true)'],
   ["adds SYS_ADMIN", (p) => (p.spec.containers![0]!.securityContext!.capabilities!.add = ["SYS_ADMIN", "NET_RAW"]), 'non-default capabilities (container "app" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add)', 'unrestricted capabilities (container "app" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add)'],
   ["adds CHOWN (baseline default set)", (p) => (p.spec.containers![0]!.securityContext!.capabilities!.add = ["CHOWN"]), "", 'unrestricted capabilities (container "app" must not include "CHOWN" in securityContext.capabilities.add)'],

@@ -6,6 +6,7 @@
 // (`overrides`). Results list baseline checks, then restricted ones, each
 // group in check-id order, as upstream's.
 
+import { HOST_ROOT_ANNOTATIONS } from "../../../api/core/host-root.js";
 import { levelRank, type LevelVersion, type Level } from "./levels.js";
 
 export interface SecurityContextLike {
@@ -315,6 +316,16 @@ const capabilitiesRestricted: CheckFn = (_m, spec) => {
   return details.length > 0 ? { reason: "unrestricted capabilities", detail: details.join("; ") } : undefined;
 };
 
+/**
+ * orch's own baseline check: a pod marked for the embedded runtime's host-root
+ * fallback (api/core/host-root.ts) would run on the node's root file system,
+ * which is as much as privileged; baseline and restricted refuse it.
+ */
+const hostRootFallback: CheckFn = (meta) => {
+  const marked = HOST_ROOT_ANNOTATIONS.filter((key) => meta.annotations?.[key] === "true");
+  return marked.length > 0 ? { reason: "host root file system", detail: `${plural("annotation", "annotations", marked.length)} ${marked.map((k) => `${JSON.stringify(k)}="true"`).join(", ")}` } : undefined;
+};
+
 /** From 1.25, pods for Windows (spec.os.name) are exempt from the Linux-only restricted checks. */
 const exceptWindows = (check: CheckFn): CheckFn => (meta, spec) => (spec.os?.name === "windows" ? undefined : check(meta, spec));
 
@@ -326,6 +337,7 @@ const CHECKS: readonly Check[] = [
   { id: "hostNamespaces", level: "baseline", versions: [{ min: 0, check: hostNamespaces }] },
   { id: "hostPathVolumes", level: "baseline", versions: [{ min: 0, check: hostPathVolumes }] },
   { id: "hostPorts", level: "baseline", versions: [{ min: 0, check: hostPorts }] },
+  { id: "hostRootFallback", level: "baseline", versions: [{ min: 0, check: hostRootFallback }] },
   { id: "privileged", level: "baseline", versions: [{ min: 0, check: privileged }] },
   { id: "procMount", level: "baseline", versions: [{ min: 0, check: procMount }] },
   { id: "restrictedVolumes", level: "restricted", versions: [{ min: 0, check: restrictedVolumes }], overrides: ["hostPathVolumes"] },

@@ -14,6 +14,7 @@ import { applyJsonPatch } from "../../../machinery/patch/index.js";
 import { CallError, postReview, type ServiceResolver } from "./call.js";
 import { conditionsMatch, namespaceMatches, objectMatches, ruleMatches } from "./matching.js";
 import { reviewRequest, reviewResponse, type ReviewResponse } from "./review.js";
+import type { Equivalence, ServedAs } from "./equivalent.js";
 
 export { ruleMatches } from "./matching.js";
 export type { ServiceResolver } from "./call.js";
@@ -28,10 +29,30 @@ export interface WebhookSources {
   versionOf(group: string, resource: string): string;
   /** The webhook configurations' own group: requests on it never go to webhooks (upstream exempts them). */
   readonly exemptGroup: string;
+  /** Other versions and group names of a resource, for matchPolicy Equivalent. */
+  readonly equivalence: Equivalence;
 }
 
 interface Matched {
   readonly hook: Webhook;
+  /** Matched through an equivalent resource (matchPolicy Equivalent): the webhook sees the request as this. */
+  readonly as?: ServedAs;
+}
+
+/**
+ * How `hook`'s rules cover the request: `exact`, through an equivalent
+ * group/version/resource (the first in serving order), or not at all.
+ */
+function ruleMatch(hook: Webhook, attrs: AdmissionAttributes, equivalents: () => readonly ServedAs[], version: string): { as?: ServedAs } | undefined {
+  const rules = hook.rules ?? [];
+  if (rules.some((r) => ruleMatches(r, attrs, version))) return {};
+  if (hook.matchPolicy === "Exact") return undefined;
+  for (const as of equivalents()) {
+    if (as.group === attrs.resource.group && as.version === version) continue;
+    const seen = { ...attrs, resource: { group: as.group, resource: as.resource } };
+    if (rules.some((r) => ruleMatches(r, seen, as.version))) return { as };
+  }
+  return undefined;
 }
 
 const FAILED_OPEN_VALIDATING = "failed-open.validating.webhook.admission.k8s.io";
@@ -44,8 +65,12 @@ function sorted(configs: readonly WebhookConfiguration[]): Webhook[] {
 /** The webhooks among `hooks` that this request goes to; a matchCondition error under failurePolicy Fail refuses the request. */
 async function matching(hooks: readonly Webhook[], attrs: AdmissionAttributes, sources: WebhookSources, version: string): Promise<Matched[]> {
   const out: Matched[] = [];
+  // The request's equivalent resources, looked up once and only when a webhook's rules miss it.
+  let equivalents: readonly ServedAs[] | undefined;
+  const lookup = () => (equivalents ??= sources.equivalence.equivalents(attrs.resource));
   for (const hook of hooks) {
-    if (!(hook.rules ?? []).some((r) => ruleMatches(r, attrs, version))) continue;
+    const matched = ruleMatch(hook, attrs, lookup, version);
+    if (matched === undefined) continue;
     if (!(await namespaceMatches(hook, attrs, sources.namespaceLabels))) continue;
     if (!objectMatches(hook, attrs)) continue;
     const conditions = conditionsMatch(hook, () => ({
@@ -59,7 +84,7 @@ async function matching(hooks: readonly Webhook[], attrs: AdmissionAttributes, s
     }
     if (!conditions.match) continue;
     if (attrs.dryRun && hook.sideEffects !== "None" && hook.sideEffects !== "NoneOnDryRun") throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
-    out.push({ hook });
+    out.push({ hook, ...matched });
   }
   return out;
 }
@@ -73,9 +98,13 @@ function denial(hook: Webhook, r: ReviewResponse): ApiError {
   return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, ...(s.reason ? { reason: s.reason as never } : {}), code });
 }
 
-/** Call one webhook; undefined when it failed open (failurePolicy Ignore), its response otherwise. */
-async function call(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookSources, version: string, failedOpenKey: string, index: number): Promise<ReviewResponse | undefined> {
-  const review = reviewRequest(attrs, version);
+/**
+ * Call one webhook with the request as it sees it (`seen`: seenBy's answer);
+ * undefined when it failed open (failurePolicy Ignore), its response otherwise.
+ */
+async function call(matched: Matched, seen: AdmissionAttributes, sources: WebhookSources, version: string, failedOpenKey: string, index: number): Promise<ReviewResponse | undefined> {
+  const { hook } = matched;
+  const review = reviewRequest(seen, version, matched.as);
   const uid = review.request["uid"] as string;
   let response: ReviewResponse | string;
   try {
@@ -85,15 +114,23 @@ async function call(hook: Webhook, attrs: AdmissionAttributes, sources: WebhookS
   }
   if (typeof response === "string") {
     if ((hook.failurePolicy ?? "Fail") === "Ignore") {
-      attrs.request?.annotate(`${failedOpenKey}/round_0_index_${index}`, hook.name ?? "");
+      seen.request?.annotate(`${failedOpenKey}/round_0_index_${index}`, hook.name ?? "");
       return undefined;
     }
     throw internalError(new Error(`failed calling webhook "${hook.name}": ${response}`));
   }
-  for (const w of response.warnings ?? []) if (typeof w === "string") attrs.request?.warn(w);
-  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) if (typeof v === "string") attrs.request?.annotate(`${hook.name}/${k}`, v);
+  for (const w of response.warnings ?? []) if (typeof w === "string") seen.request?.warn(w);
+  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) if (typeof v === "string") seen.request?.annotate(`${hook.name}/${k}`, v);
   if (!response.allowed) throw denial(hook, response);
   return response;
+}
+
+/** The request as a matched webhook sees it: its objects converted when it matched an equivalent resource. */
+async function seenBy(matched: Matched, attrs: AdmissionAttributes, sources: WebhookSources): Promise<AdmissionAttributes> {
+  const as = matched.as;
+  if (as === undefined) return attrs;
+  const convert = (obj: ApiObject | undefined) => (obj === undefined || attrs.operation === "CONNECT" ? obj : sources.equivalence.convert(obj, attrs.resource, as));
+  return { ...attrs, object: await convert(attrs.object), oldObject: await convert(attrs.oldObject) };
 }
 
 function replaceContents(target: ApiObject, next: ApiObject): void {
@@ -119,8 +156,10 @@ export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
       const stale = new Set<number>();
       const round = async (indexes: readonly number[]) => {
         for (const i of indexes) {
-          const hook = hooks[i]!.hook;
-          const r = await call(hook, attrs, sources, version, FAILED_OPEN_MUTATING, i);
+          const m = hooks[i]!;
+          const hook = m.hook;
+          const seen = await seenBy(m, attrs, sources);
+          const r = await call(m, seen, sources, version, FAILED_OPEN_MUTATING, i);
           stale.delete(i);
           if (r?.patch === undefined || attrs.object === undefined) continue;
           let ops: unknown;
@@ -132,7 +171,10 @@ export function mutatingWebhooks(sources: WebhookSources): MutatingPlugin {
           const before = JSON.stringify(attrs.object);
           let next: ApiObject;
           try {
-            next = applyJsonPatch(structuredClone(attrs.object), ops) as unknown as ApiObject;
+            // The patch applies to what the webhook saw (a copy: seen.object is the request's own object when no conversion was needed).
+            next = applyJsonPatch(structuredClone(seen.object!), ops) as unknown as ApiObject;
+            // A patch to an equivalent version's object comes back in the request's version.
+            if (m.as !== undefined) next = await sources.equivalence.convert(next, m.as, { ...attrs.resource, version, kind: attrs.kind });
             // Upstream decodes and defaults the patched object: pruned to the schema, defaults filled in.
             attrs.normalize?.(next);
           } catch (err) {
@@ -157,7 +199,7 @@ export function validatingWebhooks(sources: WebhookSources): ValidatingPlugin {
     handles: (attrs) => attrs.resource.group !== sources.exemptGroup,
     async validate(attrs) {
       const { version, hooks } = await requestHooks(sources, attrs, await sources.validating());
-      const results = await Promise.allSettled(hooks.map((m, i) => call(m.hook, attrs, sources, version, FAILED_OPEN_VALIDATING, i)));
+      const results = await Promise.allSettled(hooks.map(async (m, i) => call(m, await seenBy(m, attrs, sources), sources, version, FAILED_OPEN_VALIDATING, i)));
       for (const r of results) if (r.status === "rejected") throw r.reason;
     },
   };

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { AdmissionAttributes } from "../../../api/admission.js";
 import type { ApiObject } from "../../../machinery/index.js";
+import type { ServedAs } from "./equivalent.js";
 
 export const REVIEW_API_VERSION = "admission.k8s.io/v1";
 
@@ -34,26 +35,33 @@ function withTypeMeta(obj: ApiObject | undefined, apiVersion: string, kind: stri
   return { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? kind };
 }
 
-/** The request half of a review; `uid` fresh per call. */
-export function reviewRequest(attrs: AdmissionAttributes, version: string): { apiVersion: string; kind: string; request: Record<string, unknown> } {
+/**
+ * The request half of a review; `uid` fresh per call. `as`: the resource the
+ * webhook matched when it is an equivalent of the request's (matchPolicy
+ * Equivalent): `kind` and `resource` name it, `requestKind` and
+ * `requestResource` the request's own, and the objects are already in it.
+ */
+export function reviewRequest(attrs: AdmissionAttributes, version: string, as?: ServedAs): { apiVersion: string; kind: string; request: Record<string, unknown> } {
   const { group, resource } = attrs.resource;
-  const apiVersion = group === "" ? version : `${group}/${version}`;
-  const kind = { group, version, kind: attrs.kind };
-  const res = { group, version, resource };
+  const requestKind = { group, version, kind: attrs.kind };
+  const requestResource = { group, version, resource };
+  const kind = as === undefined ? requestKind : { group: as.group, version: as.version, kind: as.kind };
+  const res = as === undefined ? requestResource : { group: as.group, version: as.version, resource: as.resource };
+  const apiVersion = kind.group === "" ? kind.version : `${kind.group}/${kind.version}`;
   const user = attrs.request?.user;
   const request: Record<string, unknown> = {
     uid: randomUUID(),
     kind,
     resource: res,
     ...(attrs.subresource ? { subResource: attrs.subresource, requestSubResource: attrs.subresource } : {}),
-    requestKind: kind,
-    requestResource: res,
+    requestKind,
+    requestResource,
     name: attrs.name,
     ...(attrs.namespace ? { namespace: attrs.namespace } : {}),
     operation: attrs.operation,
     userInfo: user === undefined ? {} : { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: [...user.groups], ...(user.extra ? { extra: user.extra } : {}) },
-    object: withTypeMeta(attrs.object, apiVersion, attrs.kind),
-    oldObject: withTypeMeta(attrs.oldObject, apiVersion, attrs.kind),
+    object: withTypeMeta(attrs.object, apiVersion, kind.kind),
+    oldObject: withTypeMeta(attrs.oldObject, apiVersion, kind.kind),
     dryRun: attrs.dryRun,
     // A connect request has no operation options (upstream sends none).
     ...(attrs.operation === "CONNECT" ? {} : { options: { apiVersion: "meta.k8s.io/v1", kind: OPTIONS_KIND[attrs.operation], ...(attrs.dryRun ? { dryRun: ["All"] } : {}) } }),

@@ -6,6 +6,8 @@ import type { Endpoints, Service } from "../../../api/core/types.js";
 import type { ApiObject, GroupResource } from "../../../machinery/index.js";
 import type { Naming } from "../../../machinery/naming.js";
 import type { WebhookSources } from "./index.js";
+import type { ResourceDefinition } from "../../../api/resource.js";
+import { equivalence } from "./equivalent.js";
 
 /** What the sources read: cached objects of served kinds (the server's stores implement it). */
 export interface CachedObjects {
@@ -15,6 +17,8 @@ export interface CachedObjects {
   version(resource: GroupResource): string | undefined;
   /** The served resource of a kind (admission policies' paramKind). */
   kindResource(group: string, kind: string): { resource: GroupResource; namespaced: boolean } | undefined;
+  /** Every served declaration (matchPolicy Equivalent's other versions and group names). */
+  definitions(): Iterable<ResourceDefinition>;
 }
 
 export function webhookSources(naming: Naming, objects: CachedObjects): WebhookSources {
@@ -26,6 +30,7 @@ export function webhookSources(naming: Naming, objects: CachedObjects): WebhookS
     namespaceLabels: async (name) => (await objects.get({ group: "", resource: "namespaces" }, undefined, name))?.metadata.labels,
     versionOf: (g, resource) => objects.version({ group: g, resource }) ?? "v1",
     resolveService: (namespace, name, port) => resolveService(objects, namespace, name, port),
+    equivalence: equivalence(() => objects.definitions()),
   };
 }
 

@@ -10,6 +10,7 @@ import { selfSignedServingCert } from "../../../component/pki.js";
 import { startTestServer, upgradeRefusal, type TestResponse, type TestServer } from "../../testing/harness.js";
 import { createUntil as createAt, warnings } from "./testing.js";
 import { cronTabCrd } from "../../crd/testing.js";
+import { equivalence } from "./equivalent.js";
 import { mutatingWebhooks } from "./index.js";
 
 const GROUP = "admissionregistration.orch.io";
@@ -32,7 +33,8 @@ const seen: { path: string; review: Review }[] = [];
 function answer(path: string, review: Review): Record<string, unknown> {
   const uid = review.request.uid;
   const name = review.request.object?.metadata?.name ?? review.request.name;
-  switch (path.split("?")[0]) {
+  // The first path segment names the behaviour; the rest tells tests' calls apart.
+  switch (path.split("?")[0]!.replace(/^(\/[^/]*).*$/, "$1")) {
     case "/deny-bad":
       return name.startsWith("bad") ? { uid, allowed: false, status: { code: 403, message: `name ${name} is not allowed` } } : { uid, allowed: true };
     case "/allow-warn":
@@ -322,6 +324,7 @@ test("dry run: a webhook with side effects (Some/Unknown, as older configuration
     namespaceLabels: async () => ({}),
     resolveService: async () => ({ host: "127.0.0.1", port: hookPort }),
     versionOf: () => "v1",
+    equivalence: equivalence(() => []),
   });
   const attrs = { operation: "CREATE" as const, resource: { group: "", resource: "configmaps" }, kind: "ConfigMap", subresource: undefined, namespace: "default", name: "c", object: configMap("c"), oldObject: undefined, dryRun: true };
   await assert.rejects(async () => plugin.admit(attrs), (err: any) => err.code === 400 && err.message === 'admission webhook "effects.example.com" does not support dry run');
@@ -398,4 +401,50 @@ test("after a mutating webhook's patch the object is defaulted again (a pod's ne
   assert.equal((await t.request("GET", `${CT}/mutated`)).json.spec.notInSchema, undefined, "not stored either");
   await t.request("DELETE", "/api/v1/namespaces/default/pods/webhook-to-be-mutated");
   await remove(MWC, "normalize");
+});
+
+test("matchPolicy Equivalent: a webhook for v1 of a custom kind sees a v2 request in v1, and its mutation comes back in v2; Exact does not match", async () => {
+  const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
+  const schema = { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } } };
+  const crd = {
+    apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "widgets.multi.example.com" },
+    spec: { group: "multi.example.com", scope: "Namespaced", names: { plural: "widgets", kind: "Widget" }, versions: [{ name: "v1", served: true, storage: true, schema }, { name: "v2", served: true, storage: false, schema }] },
+  };
+  assert.equal((await t.request("POST", CRDS, { body: crd })).status, 201);
+  const W = (v: string) => `/apis/multi.example.com/${v}/namespaces/default/widgets`;
+  for (let i = 0; i < 100 && (await t.request("GET", W("v2"))).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+  const v1Rule = { operations: ["CREATE"], apiGroups: ["multi.example.com"], apiVersions: ["v1"], resources: ["widgets"] };
+  await configure(MWC, "MutatingWebhookConfiguration", "equivalent", [webhook("label.multi.example.com", "/label/widgets", { rules: [v1Rule] })]);
+  await configure(VWC, "ValidatingWebhookConfiguration", "exact", [webhook("exact.multi.example.com", "/deny-bad/widgets", { rules: [v1Rule], matchPolicy: "Exact" })]);
+  const widget = (name: string, v: string) => ({ apiVersion: `multi.example.com/${v}`, kind: "Widget", metadata: { name }, spec: { size: 1 } });
+  const made = await createAt(t, W("v2"), widget("bad-but-v2", "v2"), (r) => r.json?.metadata?.labels?.mutated === "yes");
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.json.apiVersion, "multi.example.com/v2", "answered in the request's version");
+  assert.equal(made.json.metadata.labels.mutated, "yes", "the v1 webhook's mutation applied");
+  const review = seen.filter((s) => s.path.startsWith("/label/widgets?")).at(-1)?.review.request as any;
+  assert.ok(review, JSON.stringify(seen.map((s) => s.path)));
+  assert.deepEqual(review.kind, { group: "multi.example.com", version: "v1", kind: "Widget" });
+  assert.deepEqual(review.resource, { group: "multi.example.com", version: "v1", resource: "widgets" });
+  assert.deepEqual(review.requestKind, { group: "multi.example.com", version: "v2", kind: "Widget" });
+  assert.deepEqual(review.requestResource, { group: "multi.example.com", version: "v2", resource: "widgets" });
+  assert.equal(review.object.apiVersion, "multi.example.com/v1", "the object converted to the webhook's version");
+  assert.equal(seen.filter((s) => s.path.startsWith("/deny-bad/widgets?")).length, 0, "Exact: not called for v2");
+  const exact = await t.request("POST", W("v1"), { body: widget("bad-in-v1", "v1") });
+  assert.equal(exact.status, 403, "Exact: called for v1");
+  await remove(MWC, "equivalent");
+  await remove(VWC, "exact");
+});
+
+test("matchPolicy Equivalent across group names: a webhook for rbac.authorization.k8s.io sees writes through the profile's own RBAC group", async () => {
+  const rule = { operations: ["CREATE"], apiGroups: ["rbac.authorization.k8s.io"], apiVersions: ["v1"], resources: ["roles"] };
+  await configure(MWC, "MutatingWebhookConfiguration", "alias", [webhook("label.roles.example.com", "/label/roles", { rules: [rule] })]);
+  const role = { apiVersion: "rbac.authorization.orch.io/v1", kind: "Role", metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] };
+  const made = await createAt(t, "/apis/rbac.authorization.orch.io/v1/namespaces/default/roles", role, (r) => r.json?.metadata?.labels?.mutated === "yes");
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.json.apiVersion, "rbac.authorization.orch.io/v1");
+  const review = seen.filter((s) => s.path.startsWith("/label/roles?")).at(-1)!.review.request as any;
+  assert.equal(review.kind.group, "rbac.authorization.k8s.io");
+  assert.equal(review.requestKind.group, "rbac.authorization.orch.io");
+  assert.equal(review.object.apiVersion, "rbac.authorization.k8s.io/v1");
+  await remove(MWC, "alias");
 });

@@ -12,6 +12,7 @@ import type { ParsedPath } from "../../routing.js";
 import type { HandlerDeps } from "../request.js";
 import { subresourceVerb, UPGRADE_HANDLERS } from "./index.js";
 import { proxyUpgrade } from "./proxy.js";
+import { handlePodLogWebSocket } from "../pod-log-websocket.js";
 
 export interface UpgradeOptions extends HandlerDeps {
   req: IncomingMessage;
@@ -29,7 +30,8 @@ export interface UpgradeOptions extends HandlerDeps {
 export async function handleUpgrade(o: UpgradeOptions): Promise<void> {
   const { path, store } = o;
   const found = path.kind === "resource" && path.name !== undefined && path.subresource !== undefined && store !== undefined ? findSubresource(store.def, path.subresource) : undefined;
-  const serve = found?.proxy ? proxyUpgrade : found?.connect ? UPGRADE_HANDLERS[found.name] : undefined;
+  // pods/log is a GET, also served as a WebSocket stream (./../pod-log-websocket.ts).
+  const serve = found?.proxy ? proxyUpgrade : found?.connect ? UPGRADE_HANDLERS[found.name] : found?.name === "log" ? handlePodLogWebSocket : undefined;
   if (path.kind !== "resource" || store === undefined || found === undefined || serve === undefined || (path.subpath !== undefined && !found.proxy)) {
     throw badRequest(`${o.req.headers.upgrade ?? "upgrade"} requests are served only by connect sub-resources (pods/exec, pods/attach, proxy)`);
   }

@@ -187,6 +187,65 @@ export class Cgroups {
     }
   }
 
+  /**
+   * Freezes every process of the group (checkpointing): v2 writes cgroup.freeze;
+   * v1 moves them into a freezer group of the same path (containers do not
+   * join the freezer hierarchy otherwise) and sets it FROZEN. Resolves once the
+   * kernel reports the group frozen; rejects when there is no freezer.
+   */
+  async freeze(path: string, signal?: AbortSignal): Promise<void> {
+    if (this.version === undefined) throw new Error(`no cgroup freezer: ${this.unavailable ?? "cgroups unavailable"}`);
+    const pids = this.pids(path);
+    if (this.version === "v2") {
+      writeFileSync(join(this.#root, path, "cgroup.freeze"), "1");
+      await this.#until(() => /^frozen 1$/m.test(readFileSync(join(this.#root, path, "cgroup.events"), "utf8")), signal);
+      return;
+    }
+    const dir = join(this.#root, "freezer", path);
+    if (!existsSync(join(this.#root, "freezer", "cgroup.procs"))) throw new Error("no cgroup freezer: the v1 freezer hierarchy is not mounted");
+    mkdirSync(dir, { recursive: true });
+    for (const pid of pids) {
+      try {
+        writeFileSync(join(dir, "cgroup.procs"), String(pid));
+      } catch {
+        // exited meanwhile
+      }
+    }
+    writeFileSync(join(dir, "freezer.state"), "FROZEN");
+    await this.#until(() => readFileSync(join(dir, "freezer.state"), "utf8").trim() === "FROZEN", signal);
+  }
+
+  /** Thaws what freeze() froze; in v1 the processes go back to the freezer root and the group is removed. */
+  thaw(path: string): void {
+    if (this.version === "v2") {
+      writeFileSync(join(this.#root, path, "cgroup.freeze"), "0");
+      return;
+    }
+    if (this.version !== "v1") return;
+    const dir = join(this.#root, "freezer", path);
+    if (!existsSync(dir)) return;
+    writeFileSync(join(dir, "freezer.state"), "THAWED");
+    for (const pid of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean)) {
+      try {
+        writeFileSync(join(this.#root, "freezer", "cgroup.procs"), pid);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    try {
+      rmdirSync(dir);
+    } catch {
+      // a process still moving out: left for the next thaw
+    }
+  }
+
+  async #until(done: () => boolean, signal?: AbortSignal): Promise<void> {
+    while (!done()) {
+      signal?.throwIfAborted();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
   #dirs(path: string): string[] {
     if (this.version === "v2") return [join(this.#root, path)];
     if (this.version === "v1") return this.#v1Dirs(path);

@@ -3,6 +3,7 @@
 // volumes, cgroup limits, hostnames, plain processes without namespaces, and
 // re-adoption of running containers after the runtime is killed or closed.
 
+import { CAPABILITIES, DEFAULT_CAPABILITIES } from "./capabilities.js";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -104,6 +105,31 @@ describe("embedded runtime", { skip }, () => {
     assert.notEqual(hostname(), "web-0");
   });
 
+  test("sysctls: namespaced ones are set in the container only; ones that would change the node, or a host-network pod's net.*, fail the start", async () => {
+    const hostValue = readFileSync("/proc/sys/kernel/shm_rmid_forced", "utf8").trim();
+    const want = hostValue === "1" ? "0" : "1";
+    const start = async (name: string, sysctls: Record<string, string>, network: "POD" | "NODE" = "POD") => {
+      const { podSandboxId } = await h.client.runPodSandbox({ config: { metadata: { name, uid: `u-${name}`, namespace: "default" }, logDirectory: h.logs, linux: { sysctls, securityContext: { namespaceOptions: { network } } } } });
+      const { containerId } = await h.client.createContainer({ podSandboxId, config: { metadata: { name }, image: { image: "busybox" }, logPath: `${name}.log`, command: ["cat", "/proc/sys/kernel/shm_rmid_forced", "/proc/sys/kernel/msgmax"] } });
+      try {
+        await h.client.startContainer({ containerId });
+        return { containerId, error: undefined };
+      } catch (err) {
+        return { containerId, error: (err as Error).message };
+      }
+    };
+    const ok = await start("sysctl-ok", { "kernel.shm_rmid_forced": want, "kernel/msgmax": "12345" });
+    assert.equal(ok.error, undefined);
+    assert.equal((await h.exited(ok.containerId)).exitCode, 0);
+    assert.match(log(h, "sysctl-ok"), new RegExp(` stdout F ${want}\n.* stdout F 12345\n`, "s"));
+    assert.equal(readFileSync("/proc/sys/kernel/shm_rmid_forced", "utf8").trim(), hostValue, "the host keeps its value");
+    const node = await start("sysctl-node", { "vm.swappiness": "1" });
+    assert.match(node.error ?? "", /sysctl "vm.swappiness" is not namespaced/);
+    const hostNet = await start("sysctl-hostnet", { "net.ipv4.ip_forward": "0" }, "NODE");
+    assert.match(hostNet.error ?? "", /network sysctl and the pod uses the host's network/);
+    assert.equal((await h.client.containerStatus({ containerId: hostNet.containerId })).status?.reason, "StartError");
+  });
+
   test("volumes: a host directory mounted read-only is readable, not writable", async () => {
     const vol = join(h.dir, "vol");
     mkdirSync(vol);
@@ -115,6 +141,28 @@ describe("embedded runtime", { skip }, () => {
     await h.exited(id);
     assert.match(log(h, "volume"), / stdout F setting=1\n.* stdout F read-only\n/s);
     assert.equal(existsSync(join(vol, "new")), false);
+  });
+
+  test("capabilities (grep Cap /proc/self/status): containerd's default set; add and drop change it; privileged keeps all", async () => {
+    const caps = async (name: string, config: object) => {
+      const id = await h.run(name, { command: ["sh", "-c", "grep -E '^Cap(Eff|Bnd)' /proc/self/status"], ...config });
+      await h.exited(id);
+      const out = log(h, name);
+      const eff = /CapEff:\s+([0-9a-f]+)/.exec(out)?.[1];
+      const bnd = /CapBnd:\s+([0-9a-f]+)/.exec(out)?.[1];
+      assert.ok(eff !== undefined && bnd !== undefined, `${name}: ${out}`);
+      return { eff: BigInt(`0x${eff}`), bnd: BigInt(`0x${bnd}`) };
+    };
+    const mask = (names: string[]) => names.reduce((m, n) => m | (1n << BigInt(CAPABILITIES[n]!)), 0n);
+    const def = await caps("caps-default", {});
+    assert.equal(def.eff, mask([...DEFAULT_CAPABILITIES]), `containerd's 14: 0x${def.eff.toString(16)}`);
+    assert.equal(def.bnd, def.eff);
+    const changed = await caps("caps-changed", { linux: { securityContext: { capabilities: { addCapabilities: ["NET_ADMIN", "CAP_SYS_TIME"], dropCapabilities: ["NET_RAW", "MKNOD"] } } } });
+    assert.equal(changed.eff, (mask([...DEFAULT_CAPABILITIES, "NET_ADMIN", "SYS_TIME"]) & ~mask(["NET_RAW", "MKNOD"])));
+    const minimal = await caps("caps-minimal", { linux: { securityContext: { capabilities: { addCapabilities: ["NET_BIND_SERVICE"], dropCapabilities: ["ALL"] } } } });
+    assert.equal(minimal.eff, mask(["NET_BIND_SERVICE"]));
+    const priv = await caps("caps-privileged", { linux: { securityContext: { privileged: true } } });
+    assert.ok(priv.eff > def.eff && (priv.eff & mask(["SYS_ADMIN"])) !== 0n, "privileged: every capability");
   });
 
   test("privileged containers see the host's /dev; others a minimal one plus their devices; a read-only root refuses writes", async () => {
@@ -162,10 +210,12 @@ describe("embedded runtime", { skip }, () => {
     assert.equal((await h.exited(id)).exitCode, 3, "mkdir fails under the Localhost profile");
     const unconfined = await h.run("sec-none", { command: ["sh", "-c", "mkdir /tmp/allowed || exit 3"], linux: { securityContext: { seccomp: { profileType: "Unconfined" } } } });
     assert.equal((await h.exited(unconfined)).exitCode, 0, "mkdir works unconfined");
-    // Ours RuntimeDefault keeps root in the container from mounting (the embedded runtime does not drop capabilities).
+    // With SYS_ADMIN added (not in the default set), RuntimeDefault still keeps root from mounting; Unconfined lets it; without SYS_ADMIN the capability is missing.
     const mount = "mount -t tmpfs scratch /tmp || exit 4";
-    assert.equal((await h.exited(await h.run("sec-rd", { command: ["sh", "-c", mount], linux: { securityContext: { seccomp: { profileType: "RuntimeDefault" } } } }))).exitCode, 4, "RuntimeDefault refuses mount");
-    assert.equal((await h.exited(await h.run("sec-rd-off", { command: ["sh", "-c", mount], linux: { securityContext: { seccomp: { profileType: "Unconfined" } } } }))).exitCode, 0, "unconfined root may mount in its own mount namespace");
+    const sysAdmin = { capabilities: { addCapabilities: ["SYS_ADMIN"], dropCapabilities: [] } };
+    assert.equal((await h.exited(await h.run("sec-rd", { command: ["sh", "-c", mount], linux: { securityContext: { ...sysAdmin, seccomp: { profileType: "RuntimeDefault" } } } }))).exitCode, 4, "RuntimeDefault refuses mount");
+    assert.equal((await h.exited(await h.run("sec-rd-off", { command: ["sh", "-c", mount], linux: { securityContext: { ...sysAdmin, seccomp: { profileType: "Unconfined" } } } }))).exitCode, 0, "unconfined root with SYS_ADMIN may mount in its own mount namespace");
+    assert.equal((await h.exited(await h.run("sec-no-cap", { command: ["sh", "-c", mount], linux: { securityContext: { seccomp: { profileType: "Unconfined" } } } }))).exitCode, 4, "without SYS_ADMIN (the default set) mount fails");
     const priv = await h.run("sec-priv", { command: ["true"], linux: { securityContext: { privileged: true, seccomp: { profileType: "Localhost", localhostRef: missing } } } });
     assert.equal((await h.exited(priv)).exitCode, 0, "privileged containers are unconfined: the profile is not read");
   });

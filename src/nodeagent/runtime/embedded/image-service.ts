@@ -11,10 +11,13 @@ import { pullImage as pullFromRegistry } from "../images/registry.js";
 import type { ImageStore, StoredImage } from "../images/store.js";
 import { RuntimeError } from "./errors.js";
 import { nowNs } from "./records.js";
+import { hostRootRefusal } from "./host-root.js";
 
 export interface EmbeddedImageServiceOptions {
   images: ImageStore;
   absentImages: "host-root" | "error";
+  /** With host-root: only pulls for sandboxes carrying this annotation set to "true" fall back (host-root.ts). */
+  hostRootMarker?: string;
   /** Pull absent images from their registries. */
   pullFromRegistries: boolean;
   insecureRegistries: string[];
@@ -56,10 +59,11 @@ export class EmbeddedImageService {
     } catch (err) {
       throw new RuntimeError(Code.INVALID_ARGUMENT, (err as Error).message);
     }
-    const key = JSON.stringify([name, req.auth ?? null]);
+    // Pods that may and may not fall back to the host root do not share a pull.
+    const key = JSON.stringify([name, req.auth ?? null, this.#o.hostRootMarker !== undefined && req.sandboxConfig?.annotations?.[this.#o.hostRootMarker] === "true"]);
     let pulling = this.#pulling.get(key);
     if (pulling === undefined) {
-      pulling = this.#pullAbsent(ref, name, req.auth ?? null).finally(() => this.#pulling.delete(key));
+      pulling = this.#pullAbsent(ref, name, req.auth ?? null, req.sandboxConfig ?? null).finally(() => this.#pulling.delete(key));
       this.#pulling.set(key, pulling);
     }
     return pulling;
@@ -81,7 +85,7 @@ export class EmbeddedImageService {
     return { imageFilesystems: [{ timestamp: nowNs(), fsId: { mountpoint: images.dir }, usedBytes: { value: used }, inodesUsed: { value: 0 } }], containerFilesystems: [] };
   }
 
-  async #pullAbsent(ref: string, name: string, auth: cri.PullImageRequest["auth"]): Promise<cri.PullImageResponse> {
+  async #pullAbsent(ref: string, name: string, auth: cri.PullImageRequest["auth"], sandbox: cri.PodSandboxConfig | null): Promise<cri.PullImageResponse> {
     let failure = "pulling from registries is turned off";
     if (this.#o.pullFromRegistries) {
       try {
@@ -95,6 +99,8 @@ export class EmbeddedImageService {
       }
     }
     if (this.#o.absentImages === "host-root") {
+      const refused = hostRootRefusal(this.#o.hostRootMarker, ref, sandbox);
+      if (refused !== undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `failed to pull image ${JSON.stringify(ref)}: ${failure}; ${refused}`);
       this.#o.log(`image ${name} could not be pulled (${failure}): its containers run on the host's root file system`);
       return { imageRef: name };
     }

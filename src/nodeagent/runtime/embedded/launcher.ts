@@ -16,6 +16,8 @@ import { PERL } from "./shim.js";
 import { syscallNumber } from "./seccomp/bpf.js";
 import { isLoader, loaderArgv } from "./seccomp/loader.js";
 import { resolveInRoot } from "./container-paths.js";
+import { maskLines, procMaskLines, sysMaskLines } from "./host-root.js";
+import { sysctlFile } from "./sysctls.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
@@ -107,6 +109,12 @@ export interface LaunchSpec {
    * having its own.
    */
   pidTarget?: number;
+  /** Host paths a host-root container (no imageRoot) must not see (host-root.ts); unprivileged ones also get the kernel masks. */
+  hostRootMasks?: string[];
+  /** Capability numbers the command keeps (bounding set); undefined keeps the shim's (privileged containers). */
+  capabilities?: readonly number[];
+  /** The pod's sysctls (name → value), written in the container's IPC and the pod's network namespaces (sysctls.ts checks them first). */
+  sysctls?: Record<string, string>;
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
   isolation: Isolation;
@@ -190,6 +198,10 @@ export function setupScript(spec: LaunchSpec): string {
       `ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"; ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"`,
     );
   }
+  if (spec.imageRoot === undefined) {
+    lines.push(...maskLines(spec.hostRootMasks ?? []));
+    if (!spec.privileged) lines.push(...sysMaskLines());
+  }
   for (const d of spec.devices) {
     const target = `"$R"${shQuote(d.containerPath)}`;
     lines.push(`mkdir -p "$(dirname ${target})"; [ -e ${target} ] || : > ${target}; mount --bind ${shQuote(d.hostPath)} ${target} || fail ${shQuote(`device ${d.hostPath} failed`)}`);
@@ -209,6 +221,10 @@ export function setupScript(spec: LaunchSpec): string {
   if (spec.readonlyRoot) lines.push(`mount -o remount,ro${spec.imageRoot !== undefined && !spec.isolation.overlay ? ",bind" : ""} "$R" || fail "read-only root failed"`);
   // The UTS namespace's name through /proc (a shell builtin; `hostname` where /proc/sys is read-only).
   lines.push(`{ echo ${shQuote(spec.hostname)} > /proc/sys/kernel/hostname; } 2>/dev/null || hostname ${shQuote(spec.hostname)}`);
+  // /proc is still the host's, but these files answer for the writer's IPC and network namespaces.
+  for (const [name, value] of Object.entries(spec.sysctls ?? {})) {
+    lines.push(`{ echo ${shQuote(value)} > ${shQuote(sysctlFile(name))}; } 2>/dev/null || fail ${shQuote(`setting sysctl ${name}=${value} failed`)}`);
+  }
   // Enter a new PID namespace without forking: the waiter's first child is
   // that namespace's init, so the waiter must fork nothing else before it.
   // A container joining its target's namespace needs none (wait.sh enters it).
@@ -245,8 +261,11 @@ export function waitScript(spec: LaunchSpec): string {
  */
 function finalExec(spec: LaunchSpec, root: string, workingDir: string, withUser: boolean): string[] {
   const user = withUser && spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid ?? 0 } : {};
-  if (spec.seccomp !== undefined) {
-    const argv = loaderArgv({ prctl: syscallNumber("prctl")!, filterFile: spec.seccomp.filterFile, root, workingDir, noNewPrivs: spec.seccomp.noNewPrivs, argv: spec.argv, ...user });
+  if (spec.seccomp !== undefined || spec.capabilities !== undefined) {
+    const argv = loaderArgv({
+      prctl: syscallNumber("prctl")!, filterFile: spec.seccomp?.filterFile ?? "", root, workingDir, noNewPrivs: spec.seccomp?.noNewPrivs ?? false, argv: spec.argv, ...user,
+      ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
+    });
     if (argv !== undefined) return argv;
   }
   if (root === "/") return [...spec.argv];
@@ -265,6 +284,7 @@ export function initScript(spec: LaunchSpec): string {
     ...(spec.pidTarget !== undefined ? [`read -r self rest < /proc/self/stat`, `echo "ok $self" >&3`] : []),
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
+    ...(spec.imageRoot === undefined && !spec.privileged ? procMaskLines(R) : []),
     `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
   ].join("\n") + "\n";
 }

@@ -16,6 +16,7 @@ import { status as Code } from "@grpc/grpc-js";
 import type * as cri from "../../cri/types.js";
 import { ImageStore } from "../images/store.js";
 import { Cgroups } from "./cgroups.js";
+import { checkpointContainer } from "./checkpoint.js";
 import { containerProcess } from "./container-process.js";
 import { containerItem, containerStatus, matches, sandboxItem, sandboxStatus } from "./cri-messages.js";
 import { RuntimeError } from "./errors.js";
@@ -28,6 +29,7 @@ import { PodNetwork, type PodNetworkOptions } from "./network.js";
 import { nowNs, RecordStore, type ContainerRecord, type SandboxRecord } from "./records.js";
 import { writeSandboxFiles } from "./sandbox-files.js";
 import { seccompFilter, seccompSupport } from "./seccomp.js";
+import { hostRootRefusal } from "./host-root.js";
 import { installShim } from "./shim.js";
 import { StartLimit } from "./start-limit.js";
 import { RuntimeStats } from "./stats.js";
@@ -45,6 +47,16 @@ export interface EmbeddedRuntimeOptions {
    * on the host's root file system; "error" fails the pull.
    */
   absentImages?: "host-root" | "error";
+  /**
+   * With "host-root": only pods whose sandbox carries this annotation set to
+   * "true" (the agent passes `<key domain>/host-root`, hostRootAnnotation) may
+   * fall back; others fail the pull and the create with a reason saying so.
+   * Unset: every pod may (the runtime's own default, for CRI clients that know
+   * no marker).
+   */
+  hostRootMarker?: string;
+  /** Host paths hidden from host-root containers (the agent's and the server's data, credentials): a directory gets an empty read-only tmpfs, a file /dev/null. */
+  hostRootMasks?: string[];
   /** Pull absent images from their registries (default true); where none is reachable, absentImages decides. */
   pullFromRegistries?: boolean;
   /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
@@ -80,9 +92,11 @@ export class EmbeddedRuntimeService {
   readonly #supervisor: ContainerSupervisor;
   readonly #stats: RuntimeStats;
   readonly #imageService: EmbeddedImageService;
+  readonly #hostRootMarker: string | undefined;
   #podCidr = "";
 
   constructor(options: EmbeddedRuntimeOptions) {
+    this.#hostRootMarker = options.hostRootMarker;
     const root = options.root;
     this.#layout = new RuntimeLayout(root);
     this.#log = options.log ?? (() => {});
@@ -106,6 +120,7 @@ export class EmbeddedRuntimeService {
     this.#imageService = new EmbeddedImageService({
       images: this.images,
       absentImages: options.absentImages ?? "host-root",
+      ...(options.hostRootMarker !== undefined ? { hostRootMarker: options.hostRootMarker } : {}),
       pullFromRegistries: options.pullFromRegistries ?? true,
       insecureRegistries: options.insecureRegistries ?? [],
       runningUser: (imageId) => this.#containers.values().find((c) => c.imageId === imageId && c.state === "CONTAINER_RUNNING")?.id,
@@ -117,7 +132,7 @@ export class EmbeddedRuntimeService {
       sandbox: (id) => this.#sandbox(id),
       running: (sandboxId) => this.#containers.values().filter((c) => c.podSandboxId === sandboxId && c.state === "CONTAINER_RUNNING"),
     });
-    this.#supervisor = new ContainerSupervisor({ containers: this.#containers, sandboxes: this.#sandboxes, images: this.images, cgroups: this.cgroups, isolation: this.isolation, layout: this.#layout, shim, startLimit: this.#startLimit, log: this.#log });
+    this.#supervisor = new ContainerSupervisor({ containers: this.#containers, sandboxes: this.#sandboxes, images: this.images, cgroups: this.cgroups, isolation: this.isolation, layout: this.#layout, shim, startLimit: this.#startLimit, log: this.#log, hostRootMasks: options.hostRootMasks ?? [] });
     this.#supervisor.recover();
   }
 
@@ -241,6 +256,10 @@ export class EmbeddedRuntimeService {
     }
     const imageName = config.image?.image ?? "";
     const image = this.images.resolve(imageName);
+    if (image === undefined) {
+      const refused = hostRootRefusal(this.#hostRootMarker, imageName, sandbox.config);
+      if (refused !== undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, refused);
+    }
     if (image === undefined) notes.push(`image ${JSON.stringify(imageName)} is not in the embedded runtime's image store: the command runs on the host's root file system`);
     const process = containerProcess(config, image, image === undefined ? "/" : this.images.rootfs(image.id), security, notes);
     const id = newId();
@@ -375,8 +394,13 @@ export class EmbeddedRuntimeService {
     return { stats };
   }
 
-  checkpointContainer(): never {
-    throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime cannot checkpoint containers");
+  /** Freezes the container, writes its memory, metadata and file system changes to req.location (checkpoint.ts), thaws it. */
+  async checkpointContainer(req: cri.CheckpointContainerRequest): Promise<cri.Empty> {
+    const c = this.#container(req.containerId);
+    const sandbox = this.#sandbox(c.podSandboxId);
+    if (this.cgroups.version === undefined) throw new RuntimeError(Code.FAILED_PRECONDITION, `cannot checkpoint container ${c.id}: no cgroup freezer (${this.cgroups.unavailable ?? "cgroups unavailable"})`);
+    await checkpointContainer({ container: c, cgroup: containerCgroup(sandbox, c), cgroups: this.cgroups, containerDir: this.#layout.containerDir(c.id), location: req.location, timeout: Number(req.timeout) });
+    return {};
   }
 
   // ---- images (image-service.ts) ----

@@ -4,6 +4,7 @@
 // containers still running (recover) and polls them, since their shims are no
 // longer its children. Stopping is SIGTERM, then SIGKILL after the timeout.
 
+import { containerCapabilities } from "./capabilities.js";
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { status as Code } from "@grpc/grpc-js";
@@ -16,6 +17,7 @@ import { containerCgroup, type RuntimeLayout } from "./layout.js";
 import { nowNs, type ContainerRecord, type RecordStore, type SandboxRecord } from "./records.js";
 import { recordedExit } from "./shim.js";
 import type { StartLimit } from "./start-limit.js";
+import { sysctlRefusal } from "./sysctls.js";
 
 /** How often the runtime looks whether a container it did not start (re-adopted) has ended. */
 const ADOPTED_POLL_MS = 250;
@@ -40,6 +42,8 @@ export interface ContainerSupervisorOptions {
   /** Shared with sandboxes' network setup: pod starts at once, two per core. */
   startLimit: StartLimit;
   log: (message: string) => void;
+  /** Host paths hidden from host-root containers. */
+  hostRootMasks?: string[];
 }
 
 
@@ -161,6 +165,10 @@ export class ContainerSupervisor {
     let launched;
     try {
       if (missing !== undefined) throw new Error(missing);
+      const sysctls = sandbox.config.linux?.sysctls ?? {};
+      const refused = Object.keys(sysctls).length === 0 ? undefined
+        : !this.#o.isolation.namespaces ? "sysctls need namespaces, which this runtime runs without" : sysctlRefusal(sysctls, sandbox.netns === "");
+      if (refused !== undefined) throw new Error(refused);
       const pidTarget = this.#pidTarget(c);
       // A container of a pod already under way goes before sandboxes of pods not yet begun.
       launched = await this.#o.startLimit.run(() => launch({
@@ -178,11 +186,15 @@ export class ContainerSupervisor {
         etcFiles: { hosts: join(sandboxDir, "hosts"), "resolv.conf": join(sandboxDir, "resolv.conf"), hostname: join(sandboxDir, "hostname") },
         cgroupProcs: cgroups.procsFiles(cgroup),
         privileged: c.config.linux?.securityContext?.privileged ?? false,
+        // Unprivileged: containerd's default set changed by securityContext.capabilities; privileged keeps all.
+        ...(c.config.linux?.securityContext?.privileged ? {} : { capabilities: containerCapabilities(c.config.linux?.securityContext?.capabilities) }),
         devices: (c.config.devices ?? []).map((d) => ({ hostPath: d.hostPath, containerPath: d.containerPath })),
         readonlyRoot: c.config.linux?.securityContext?.readonlyRootfs ?? false,
         netns: sandbox.netns,
+        sysctls,
         ...(pidTarget !== undefined ? { pidTarget } : {}),
         isolation: this.#o.isolation,
+        ...(image === undefined ? { hostRootMasks: this.#o.hostRootMasks ?? [] } : {}),
       }), { first: true });
     } catch (err) {
       cgroups.remove(cgroup);

@@ -5,7 +5,7 @@
 // skip with a printed reason locally, fail when CI=true.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chownSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -59,6 +59,8 @@ export interface StartEtcdOptions {
   extraArgs?: string[];
   /** How long to wait for the member(s) to serve (default 20 s). */
   readyTimeoutMs?: number;
+  /** Run member i under uid `uids[i]` (root only), so iptables `-m owner` can single out its traffic. */
+  uids?: number[];
 }
 
 export interface EtcdMember {
@@ -74,6 +76,10 @@ export interface EtcdMember {
   restart(): Promise<void>;
   /** Whether this member is the raft leader (from its /metrics). */
   isLeader(): Promise<boolean>;
+  /** Send a signal without waiting for an exit (SIGSTOP/SIGCONT); false when not running. */
+  signal(signal: NodeJS.Signals): boolean;
+  /** The port peers reach this member on (for partition tests). */
+  readonly peerPort: number;
   /** The last lines etcd logged, for failure messages. */
   logs(): string;
 }
@@ -177,6 +183,7 @@ async function startMembers(size: number, options: StartEtcdOptions): Promise<Me
           dataParent: options.dataParent ?? tmpdir(),
           extraArgs: options.extraArgs ?? [],
           readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
+          uid: options.uids?.[i],
         }),
     );
     try {
@@ -200,6 +207,7 @@ interface MemberConfig {
   dataParent: string;
   extraArgs: string[];
   readyTimeoutMs: number;
+  uid?: number;
 }
 
 class Member implements EtcdMember {
@@ -218,6 +226,7 @@ class Member implements EtcdMember {
     this.clientUrl = config.clientUrl;
     this.peerUrl = config.peerUrl;
     this.dataDir = mkdtempSync(join(config.dataParent, `orch-etcd-${config.name}-`));
+    if (config.uid !== undefined) chownSync(this.dataDir, config.uid, config.uid);
   }
 
   running(): boolean {
@@ -253,7 +262,7 @@ class Member implements EtcdMember {
         "--log-level=warn",
         ...c.extraArgs,
       ],
-      { stdio: ["ignore", "ignore", "pipe"] },
+      { stdio: ["ignore", "ignore", "pipe"], ...(c.uid !== undefined ? { uid: c.uid, gid: c.uid } : {}) },
     );
     this.#child = child;
     live.add(this);
@@ -280,6 +289,14 @@ class Member implements EtcdMember {
     if (child === undefined) return;
     child.kill(signal);
     await this.#exited;
+  }
+
+  get peerPort(): number {
+    return Number(new URL(this.peerUrl).port);
+  }
+
+  signal(signal: NodeJS.Signals): boolean {
+    return this.#child?.kill(signal) ?? false;
   }
 
   async isLeader(): Promise<boolean> {

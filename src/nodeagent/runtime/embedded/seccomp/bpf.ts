@@ -4,6 +4,7 @@
 // then tries each rule in order (syscall number, then its argument
 // conditions) and returns the first match's action, else the default action.
 
+import { SYSCALLS_ARM64 } from "./syscalls-arm64.js";
 import { SYSCALLS_X86_64 } from "./syscalls-x86_64.js";
 
 export interface SeccompArg {
@@ -45,6 +46,8 @@ const EPERM = 1;
 /** The native architectures this compiler has a syscall table for: AUDIT_ARCH value and the runtime spec's name. */
 const ARCHES: Record<string, { audit: number; spec: string; table: Readonly<Record<string, number>>; x32Bit?: number }> = {
   x64: { audit: 0xc000003e, spec: "SCMP_ARCH_X86_64", table: SYSCALLS_X86_64, x32Bit: 0x40000000 },
+  // AUDIT_ARCH_AARCH64 (EM_AARCH64 | 64-bit | little-endian); no x32-like ABI shares it.
+  arm64: { audit: 0xc00000b7, spec: "SCMP_ARCH_AARCH64", table: SYSCALLS_ARM64 },
 };
 
 /** A system call's number on this node's architecture (undefined when unknown). */

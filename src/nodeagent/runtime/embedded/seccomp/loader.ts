@@ -10,16 +10,26 @@ import { existsSync } from "node:fs";
 
 export const PERL = ["/usr/bin/perl", "/bin/perl"].find(existsSync);
 
-// Arguments: prctl number, filter file, root, working dir, uid, gid ("" keeps root), nnp (0/1), then the command.
+// Arguments: prctl number, filter file ("" none), root, working dir, uid, gid ("" keeps root), nnp (0/1),
+// capabilities kept in the bounding set ("all", or comma-separated numbers, "" none), then the command.
 const SOURCE = `
 use strict; use POSIX ();
-my ($prctl, $filter, $root, $wd, $uid, $gid, $nnp, @cmd) = @ARGV;
+my ($prctl, $filter, $root, $wd, $uid, $gid, $nnp, $caps, @cmd) = @ARGV;
 sub fail { print STDERR "seccomp loader: @_\\n"; exit 125 }
-open(my $fh, "<:raw", $filter) or fail("open $filter: $!");
-my $prog = do { local $/; <$fh> }; close $fh;
-my $fprog = pack("S x![P] P", length($prog) / 8, $prog);
+my $fprog;
+if ($filter ne "") {
+  open(my $fh, "<:raw", $filter) or fail("open $filter: $!");
+  my $prog = do { local $/; <$fh> }; close $fh;
+  $fprog = pack("S x![P] P", length($prog) / 8, $prog);
+}
+if ($caps ne "all") {
+  my %keep = map { $_ => 1 } grep { length } split(/,/, $caps);
+  open(my $lc, "<", "/proc/sys/kernel/cap_last_cap") or fail("cap_last_cap: $!");
+  my $last = <$lc>; close $lc; chomp $last;
+  for my $c (0 .. $last) { next if $keep{$c}; syscall($prctl + 0, 24, $c, 0, 0, 0) == 0 or fail("dropping capability $c: $!") }
+}
 sub user { return if $uid eq ""; $) = "$gid $gid"; POSIX::setgid($gid) or fail("setgid $gid: $!"); POSIX::setuid($uid) or fail("setuid $uid: $!") }
-sub filter { syscall($prctl + 0, 22, 2, $fprog, 0, 0) == 0 or fail("installing the seccomp filter: $!") }
+sub filter { return unless defined $fprog; syscall($prctl + 0, 22, 2, $fprog, 0, 0) == 0 or fail("installing the seccomp filter: $!") }
 if ($root ne "/") { chroot($root) or fail("chroot $root: $!") }
 chdir($wd) or fail("chdir $wd: $!");
 if ($nnp) { user(); syscall($prctl + 0, 38, 1, 0, 0, 0) == 0 or fail("no_new_privs: $!"); filter() }
@@ -31,7 +41,10 @@ print STDERR "exec $cmd[0]: $!\\n"; exit 127;
 export interface LoaderOptions {
   /** prctl's system call number on this architecture. */
   prctl: number;
+  /** "" installs no filter. */
   filterFile: string;
+  /** Capability numbers kept in the bounding set (the command's permitted set when it runs as root); undefined keeps all. */
+  capabilities?: readonly number[];
   root: string;
   workingDir: string;
   uid?: number;
@@ -45,7 +58,7 @@ export interface LoaderOptions {
 export function loaderArgv(o: LoaderOptions): string[] | undefined {
   if (PERL === undefined) return undefined;
   const nnp = o.noNewPrivs || process.getuid?.() !== 0;
-  return [PERL, "-e", SOURCE, String(o.prctl), o.filterFile, o.root, o.workingDir, o.uid === undefined ? "" : String(o.uid), o.uid === undefined ? "" : String(o.gid ?? 0), nnp ? "1" : "0", ...o.argv];
+  return [PERL, "-e", SOURCE, String(o.prctl), o.filterFile, o.root, o.workingDir, o.uid === undefined ? "" : String(o.uid), o.uid === undefined ? "" : String(o.gid ?? 0), nnp ? "1" : "0", o.capabilities === undefined ? "all" : o.capabilities.join(","), ...o.argv];
 }
 
 /** Whether a process's argv is the loader (a shim step, not yet the container's command). */
