@@ -17,12 +17,18 @@ import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HPAScal
 const V1 = AUTOSCALING_V1;
 const ref = (name: string) => s.ref(`${V1}.${name}`);
 
-/** Upstream's round-trip annotations (pkg/apis/autoscaling/annotations.go). */
-export const METRIC_SPECS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics";
-export const METRIC_STATUSES_ANNOTATION = "autoscaling.alpha.kubernetes.io/current-metrics";
-export const CONDITIONS_ANNOTATION = "autoscaling.alpha.kubernetes.io/conditions";
-export const BEHAVIOR_ANNOTATION = "autoscaling.alpha.kubernetes.io/behavior";
-const ROUND_TRIP = [METRIC_SPECS_ANNOTATION, METRIC_STATUSES_ANNOTATION, CONDITIONS_ANNOTATION, BEHAVIOR_ANNOTATION];
+/** The round-trip annotations (upstream's autoscaling.alpha.kubernetes.io/metrics, ...), on the naming table's key domain. */
+export interface RoundTripAnnotations {
+  readonly metrics: string;
+  readonly currentMetrics: string;
+  readonly conditions: string;
+  readonly behavior: string;
+}
+
+export function roundTripAnnotations(keyDomain: string): RoundTripAnnotations {
+  const prefix = `autoscaling.alpha.${keyDomain}`;
+  return { metrics: `${prefix}/metrics`, currentMetrics: `${prefix}/current-metrics`, conditions: `${prefix}/conditions`, behavior: `${prefix}/behavior` };
+}
 
 export const HPA_V1_TYPES: readonly TypeDef[] = [
   type(`${V1}.HorizontalPodAutoscaler`, "Scales a scalable resource's replicas on its pods' CPU utilization.", {
@@ -197,11 +203,11 @@ function conditionToV1(c: HorizontalPodAutoscalerCondition): Json {
 // ---- the two directions ----
 
 /** A v2 HorizontalPodAutoscaler as v1 (apiVersion left to the caller). */
-export function hpaToV1(obj: ApiObject): ApiObject {
+export function hpaToV1(obj: ApiObject, keys: RoundTripAnnotations): ApiObject {
   const hpa = obj as HorizontalPodAutoscaler;
   const metadata = structuredClone(hpa.metadata);
   const annotations: Record<string, string> = { ...(metadata.annotations ?? {}) };
-  for (const k of ROUND_TRIP) delete annotations[k];
+  for (const k of Object.values(keys)) delete annotations[k];
   const spec = hpa.spec ?? {};
   const out: HpaV1 = { apiVersion: hpa.apiVersion, kind: hpa.kind, metadata };
   const metrics = spec.metrics ?? [];
@@ -213,7 +219,7 @@ export function hpaToV1(obj: ApiObject): ApiObject {
     targetCPUUtilizationPercentage: cpu?.resource?.target?.averageUtilization,
   });
   const others = metrics.filter((m) => !isCpuUtilization(m));
-  if (others.length > 0) annotations[METRIC_SPECS_ANNOTATION] = JSON.stringify(others.map(metricSpecToV1));
+  if (others.length > 0) annotations[keys.metrics] = JSON.stringify(others.map(metricSpecToV1));
   const status = hpa.status;
   if (status !== undefined) {
     let currentCPU: number | undefined;
@@ -227,17 +233,17 @@ export function hpaToV1(obj: ApiObject): ApiObject {
       desiredReplicas: status.desiredReplicas,
       currentCPUUtilizationPercentage: currentCPU,
     });
-    if ((status.currentMetrics ?? []).length > 0) annotations[METRIC_STATUSES_ANNOTATION] = JSON.stringify(status.currentMetrics!.map(metricStatusToV1));
-    if ((status.conditions ?? []).length > 0) annotations[CONDITIONS_ANNOTATION] = JSON.stringify(status.conditions!.map(conditionToV1));
+    if ((status.currentMetrics ?? []).length > 0) annotations[keys.currentMetrics] = JSON.stringify(status.currentMetrics!.map(metricStatusToV1));
+    if ((status.conditions ?? []).length > 0) annotations[keys.conditions] = JSON.stringify(status.conditions!.map(conditionToV1));
   }
-  if (spec.behavior != null) annotations[BEHAVIOR_ANNOTATION] = behaviorToAnnotation(spec.behavior);
+  if (spec.behavior != null) annotations[keys.behavior] = behaviorToAnnotation(spec.behavior);
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   else delete metadata.annotations;
   return out;
 }
 
 /** A v1 HorizontalPodAutoscaler as v2 (apiVersion left to the caller). */
-export function hpaFromV1(obj: ApiObject): ApiObject {
+export function hpaFromV1(obj: ApiObject, keys: RoundTripAnnotations): ApiObject {
   const v1 = obj as HpaV1;
   const metadata = structuredClone(v1.metadata ?? {});
   const annotations: Record<string, string> = { ...(metadata.annotations ?? {}) };
@@ -245,10 +251,10 @@ export function hpaFromV1(obj: ApiObject): ApiObject {
   const out: HorizontalPodAutoscaler = { apiVersion: v1.apiVersion, kind: v1.kind, metadata };
   let metrics: MetricSpec[] = [];
   if (spec.targetCPUUtilizationPercentage != null) metrics = [cpuMetric(spec.targetCPUUtilizationPercentage)];
-  const otherMetrics = annotations[METRIC_SPECS_ANNOTATION] === undefined ? undefined : parseJson(annotations[METRIC_SPECS_ANNOTATION]);
+  const otherMetrics = annotations[keys.metrics] === undefined ? undefined : parseJson(annotations[keys.metrics]);
   // Upstream puts the annotation's metrics first and the CPU target after them.
   if (Array.isArray(otherMetrics)) metrics = [...otherMetrics.map((m) => metricSpecFromV1(m as Json)), ...metrics];
-  const behavior = annotations[BEHAVIOR_ANNOTATION] === undefined ? undefined : behaviorFromAnnotation(annotations[BEHAVIOR_ANNOTATION]);
+  const behavior = annotations[keys.behavior] === undefined ? undefined : behaviorFromAnnotation(annotations[keys.behavior]);
   // autoscaling/v1's implicit target, made explicit as upstream does in this conversion.
   if (metrics.length === 0) metrics = [cpuMetric(80)];
   out.spec = compact({
@@ -259,8 +265,8 @@ export function hpaFromV1(obj: ApiObject): ApiObject {
     behavior,
   });
   const status = v1.status;
-  const currentMetrics = annotations[METRIC_STATUSES_ANNOTATION] === undefined ? undefined : parseJson(annotations[METRIC_STATUSES_ANNOTATION]);
-  const conditions = annotations[CONDITIONS_ANNOTATION] === undefined ? undefined : parseJson(annotations[CONDITIONS_ANNOTATION]);
+  const currentMetrics = annotations[keys.currentMetrics] === undefined ? undefined : parseJson(annotations[keys.currentMetrics]);
+  const conditions = annotations[keys.conditions] === undefined ? undefined : parseJson(annotations[keys.conditions]);
   if (status !== undefined) {
     out.status = compact({
       observedGeneration: status.observedGeneration,
@@ -273,7 +279,7 @@ export function hpaFromV1(obj: ApiObject): ApiObject {
     if (Array.isArray(currentMetrics)) out.status.currentMetrics = currentMetrics.map((m) => metricStatusFromV1(m as Json));
     if (Array.isArray(conditions)) out.status.conditions = conditions.map((c) => compact({ ...(c as Json) }) as unknown as HorizontalPodAutoscalerCondition);
   }
-  for (const k of ROUND_TRIP) delete annotations[k];
+  for (const k of Object.values(keys)) delete annotations[k];
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   else delete metadata.annotations;
   return out;
@@ -283,13 +289,16 @@ function cpuMetric(utilization: number): MetricSpec {
   return { type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: utilization } } };
 }
 
-/** autoscaling/v1 as a spoke of the v2 declaration (src/api/versions.ts). */
-export const hpaV1: SpokeVersion = {
-  schema: `${V1}.HorizontalPodAutoscaler`,
-  toHub: hpaFromV1,
-  fromHub: hpaToV1,
-  defaults(obj) {
-    const spec = ((obj as HpaV1).spec ??= {});
-    spec.minReplicas ??= 1;
-  },
-};
+/** autoscaling/v1 as a spoke of the v2 declaration (src/api/versions.ts), its annotations on `keyDomain`. */
+export function hpaV1(keyDomain: string): SpokeVersion {
+  const keys = roundTripAnnotations(keyDomain);
+  return {
+    schema: `${V1}.HorizontalPodAutoscaler`,
+    toHub: (obj) => hpaFromV1(obj, keys),
+    fromHub: (obj) => hpaToV1(obj, keys),
+    defaults(obj) {
+      const spec = ((obj as HpaV1).spec ??= {});
+      spec.minReplicas ??= 1;
+    },
+  };
+}

@@ -5,6 +5,7 @@
 
 import type { ApiGroupModule, ResourceDefinition } from "../resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
+import type { Naming } from "../../machinery/naming.js";
 import { AUTOSCALING_TYPES } from "./schemas.js";
 import { HPA_TYPES, horizontalPodAutoscalers } from "./horizontalpodautoscalers.js";
 import { HPA_V1_TYPES, hpaV1 } from "./hpa-v1.js";
@@ -18,8 +19,8 @@ export const autoscalingModule: ApiGroupModule = {
   registerSchemas(registry: SchemaRegistry): void {
     registry.add(...AUTOSCALING_TYPES, ...HPA_TYPES, ...HPA_V1_TYPES);
   },
-  resources(): ResourceDefinition[] {
-    return [servedAtVersions(horizontalPodAutoscalers, { v1: hpaV1 })];
+  resources(naming: Naming): ResourceDefinition[] {
+    return [servedAtVersions(horizontalPodAutoscalers, { v1: hpaV1(naming.keyDomain) })];
   },
 };
 
