@@ -56,7 +56,16 @@ export function servedAtVersions(hub: ResourceDefinition, spokes: Readonly<Recor
     if (spoke === undefined) throw new Error(`${hub.kind} is not served at version ${version}`);
     return { ...spoke.fromHub(obj), apiVersion: `${prefix}${version}`, kind: hub.kind };
   };
-  const convert = (obj: ApiObject, version: string): ApiObject => (versionOf(obj.apiVersion) === version ? obj : fromHub(toHub(obj), version));
+  // What each object served in a spoke version was converted from: its Table is computed on that hub object,
+  // as upstream prints the stored object (a spoke's annotations do not keep the order of v2's metrics).
+  const sources = new WeakMap<ApiObject, ApiObject>();
+  const convert = (obj: ApiObject, version: string): ApiObject => {
+    if (versionOf(obj.apiVersion) === version) return obj;
+    const hubObj = toHub(obj);
+    const out = fromHub(hubObj, version);
+    if (version !== hubVersion) sources.set(out, hubObj);
+    return out;
+  };
 
   /** Run a mutating hook on the hub form of `obj`, then write the result back into `obj` in its own version. */
   const inHub = (obj: ApiObject, fn: (hubObj: ApiObject) => void): void => {
@@ -88,13 +97,13 @@ export function servedAtVersions(hub: ResourceDefinition, spokes: Readonly<Recor
     ...(hub.validateUpdate ? { validateUpdate: (obj: ApiObject, old: ApiObject, ctx: StrategyContext): FieldError[] => hub.validateUpdate!(toHub(obj), toHub(old), ctx) } : {}),
     ...(hub.warnings ? { warnings: (obj: ApiObject) => hub.warnings!(toHub(obj)) } : {}),
     ...(hub.pendingFinalizers ? { pendingFinalizers: (obj: ApiObject) => hub.pendingFinalizers!(toHub(obj)) } : {}),
-    ...(hub.table ? { table: hubTable(hub.table, toHub) } : {}),
+    ...(hub.table ? { table: hubTable(hub.table, (obj) => sources.get(obj) ?? toHub(obj)) } : {}),
     ...(hub.subresources ? { subresources: hub.subresources.map((s) => hubSubresource(s, toHub, fromHub)) } : {}),
   };
   return def;
 }
 
-/** A Table whose cells are computed from the hub form of any version's object. */
+/** A Table whose cells are computed from the hub form of any version's object (the object it was converted from, when known). */
 function hubTable(table: TableDefinition<ApiObject>, toHub: (obj: ApiObject) => ApiObject): TableDefinition<ApiObject> {
   return { columns: table.columns, cells: (obj, now) => table.cells(toHub(obj), now) };
 }
