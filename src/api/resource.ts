@@ -186,7 +186,7 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * upstream's apiextensions server does.
    */
   openAPISchema?(version: string): Record<string, unknown> | undefined;
-  /** Custom resources: the schema-language type name of a served version (`schema` is the storage version's). */
+  /** Kinds with a type per version (custom resources, built-in kinds of ./versions.ts): the schema-language type name of a served version (`schema` is the storage version's). Read through schemaOf(). */
   schemaFor?(version: string): string;
 
   /** Field selectors besides metadata.name and metadata.namespace (which every resource has). */
@@ -228,6 +228,16 @@ export interface ApiGroupModule {
   /** Register the group's types (and the meta types they use, once). */
   registerSchemas(registry: SchemaRegistry): void;
   resources(naming: Naming): ResourceDefinition[];
+}
+
+/** The schema name of `def`'s kind in `version` (absent, or a version without a type of its own: the declared schema). */
+export function schemaOf(def: ResourceDefinition, version?: string): string {
+  return (version !== undefined ? def.schemaFor?.(version) : undefined) ?? def.schema;
+}
+
+/** The version part of a grouped apiVersion (`autoscaling/v1` → `v1`); undefined for anything else (the core group's `v1` included: its kinds have one type each). */
+export function versionOf(apiVersion: unknown): string | undefined {
+  return typeof apiVersion === "string" && apiVersion.includes("/") ? apiVersion.slice(apiVersion.indexOf("/") + 1) : undefined;
 }
 
 /** The declaration of `def`'s subresource `name`, if it has one (at `version`, when given). */

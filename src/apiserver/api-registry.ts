@@ -2,7 +2,7 @@
 // schemas, indexed by group/version/resource for routing and discovery.
 
 import type { Naming } from "../machinery/naming.js";
-import type { ApiGroupModule, ResourceDefinition } from "../api/resource.js";
+import { schemaOf, type ApiGroupModule, type ResourceDefinition } from "../api/resource.js";
 import { SchemaRegistry } from "../machinery/schema.js";
 
 export interface GroupInfo {
@@ -27,7 +27,10 @@ export class ApiRegistry {
     for (const def of this.#resources) {
       for (const version of def.versions) this.#byPath.set(`${def.group}/${version}/${def.resource}`, def);
       if (def.protobuf === false) continue;
-      for (const version of def.versions) this.#packages.set(def.group === "" ? version : `${def.group}/${version}`, def.schema.slice(0, def.schema.lastIndexOf(".")));
+      for (const version of def.versions) {
+        const schema = schemaOf(def, version);
+        this.#packages.set(def.group === "" ? version : `${def.group}/${version}`, schema.slice(0, schema.lastIndexOf(".")));
+      }
     }
   }
 

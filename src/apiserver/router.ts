@@ -13,6 +13,8 @@ import { handleResource, type HandlerDeps } from "./handlers/resource.js";
 import { handleAuthenticationReview, isAuthenticationReview, type AuthenticationReviews } from "./handlers/authentication.js";
 import { handleAuthorizationReview, isAuthorizationReview, type AuthorizationReviews } from "./authorization/reviews.js";
 import { handleUpgrade } from "./handlers/subresources/upgrade.js";
+import { createBinding } from "./handlers/subresources/binding.js";
+import { BINDINGS } from "../api/core/index.js";
 import { sendJson, type Encoding } from "./http/respond.js";
 import { setWarnings } from "./handlers/write-options.js";
 import type { NodeAgentClient } from "./node-agents.js";
@@ -93,6 +95,11 @@ export class Router {
     }
     if (parsed.kind === "resource") {
       const def = registry.lookup(parsed.group, parsed.version, parsed.resource);
+      // The top-level bindings (create-only, not stored): the binding subresource of the pod the body names.
+      const pods = def?.group === "" && def.resource === BINDINGS ? registry.lookup("", parsed.version, "pods") : undefined;
+      if (pods !== undefined) {
+        return createBinding({ req, res, path: parsed, query: url.searchParams, store: stores.for(pods)!, watchEnv, schemas: registry.schemas, encoding, ...(ctx.user !== undefined ? { user: ctx.user } : {}), ...this.#deps });
+      }
       const store = def === undefined ? undefined : stores.for(def);
       if (store === undefined) throw pathNotFound();
       const versionWarning = def!.versionWarning?.(parsed.version);

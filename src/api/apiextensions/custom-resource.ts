@@ -11,7 +11,7 @@
 import { ApiError, methodNotSupported, type ApiObject } from "../../machinery/index.js";
 import { f, s, type Field, type Schema, type TypeDef } from "../../machinery/schema.js";
 import { META_V1 } from "../meta/schemas.js";
-import { defineResource, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
+import { defineResource, versionOf, type ResourceDefinition, type ScaleAccess, type Subresource, type TableColumn, type TableDefinition } from "../resource.js";
 import { scale, status } from "../subresources/index.js";
 import { humanDuration } from "../table-format.js";
 import { evaluateRules, hasRules } from "./cel.js";
@@ -76,12 +76,6 @@ interface VersionSchema {
   readonly defaults: boolean;
 }
 
-/** The kind's version named by an object's apiVersion (`group/v1` → `v1`). */
-function versionOf(obj: { apiVersion?: unknown }): string | undefined {
-  const av = obj.apiVersion;
-  return typeof av === "string" && av.includes("/") ? av.slice(av.indexOf("/") + 1) : undefined;
-}
-
 /** The declaration of the kind `crd` defines (its accepted names), or undefined when no version is served. */
 export function customResource(crd: CustomResourceDefinition, options: CustomResourceOptions): ResourceDefinition | undefined {
   const spec = crd.spec ?? {};
@@ -138,7 +132,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
   const selectableAt = new Map(served.map((v) => [v.name!, selectableOf(v)]));
   const selectable = selectableOf(storage);
   const validate = (obj: ApiObject, old?: ApiObject) => {
-    const { schema, rules } = schemaFor(versionOf(obj));
+    const { schema, rules } = schemaFor(versionOf(obj.apiVersion));
     const errs = validateValue(schema, obj);
     return rules ? [...errs, ...evaluateRules(schema, obj, old)] : errs;
   };
@@ -195,9 +189,9 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
     protobuf: false,
     strategicMerge: false,
     subresources,
-    pruneUnknown: (value, version) => prune(schemaFor(version ?? versionOf(value)).schema, value),
+    pruneUnknown: (value, version) => prune(schemaFor(version ?? versionOf(value.apiVersion)).schema, value),
     openAPISchema: (version) => byName.get(version)?.schema?.openAPIV3Schema as Record<string, unknown> | undefined,
-    defaults: (obj) => applyDefaults(schemaFor(versionOf(obj)).schema, obj),
+    defaults: (obj) => applyDefaults(schemaFor(versionOf(obj.apiVersion)).schema, obj),
     conversion,
     prepareForCreate(obj) {
       if (options.terminating()) {
@@ -205,7 +199,7 @@ export function customResource(crd: CustomResourceDefinition, options: CustomRes
         throw new ApiError({ ...err.status, message: "create not allowed while custom resource definition is terminating" });
       }
       // With a status subresource at the request's version, a create cannot set status (upstream's strategy).
-      if (statusAt.includes(versionOf(obj) ?? storage.name!)) delete (obj as Record<string, unknown>)["status"];
+      if (statusAt.includes(versionOf(obj.apiVersion) ?? storage.name!)) delete (obj as Record<string, unknown>)["status"];
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),

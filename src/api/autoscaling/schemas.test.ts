@@ -10,7 +10,7 @@ test("autoscaling: the v1 Scale types and the v2 HorizontalPodAutoscaler", () =>
   const registry = new SchemaRegistry();
   autoscalingModule.registerSchemas(registry);
   assert.ok(registry.get("io.k8s.api.autoscaling.v1.Scale"));
-  assert.deepEqual(autoscalingModule.resources(namingFor()).map((d) => `${d.group}/${d.versions.join(",")}/${d.resource}`), ["autoscaling/v2/horizontalpodautoscalers"]);
+  assert.deepEqual(autoscalingModule.resources(namingFor()).map((d) => `${d.group}/${d.versions.join(",")}/${d.resource}`), ["autoscaling/v2,v1/horizontalpodautoscalers"]);
   const status = registry.mustGet("io.k8s.api.autoscaling.v1.ScaleStatus");
   assert.deepEqual([status.fields["replicas"]!.tag, status.fields["selector"]!.tag], [1, 2]);
   const spec = registry.mustGet("io.k8s.api.autoscaling.v2.MetricSpec");

@@ -22,11 +22,13 @@ import { REPLICATION_CONTROLLER_TYPES, replicationControllersResource } from "./
 import { LIMIT_RANGE_TYPES, limitRangesResource } from "./limit-ranges.js";
 import { RESOURCE_QUOTA_TYPES, resourceQuotasResource } from "./resource-quotas.js";
 import { COMPONENT_STATUS_TYPES, componentStatusesResource } from "./component-statuses.js";
+import { bindingsResource } from "./bindings.js";
 
 export { CORE_V1, registerCoreSchemas, listOf } from "./schemas.js";
 export { defaultPodSpec, defaultPullPolicy } from "./pod-defaults.js";
 export { validatePodSpec, validatePodSpecUpdate, validateTolerations, type PodSpecValidationOptions } from "./pod-validation.js";
 export { podQOSClass, bindPod } from "./pods.js";
+export { BINDINGS } from "./bindings.js";
 export { podStatusCells } from "./pod-table.js";
 export { NAMESPACE_FINALIZER } from "./namespaces.js";
 export type * from "./types.js";
@@ -67,6 +69,7 @@ export const coreModule: ApiGroupModule = {
       limitRangesResource(),
       resourceQuotasResource(),
       componentStatusesResource(),
+      bindingsResource(),
     ];
   },
 };

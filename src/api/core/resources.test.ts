@@ -28,6 +28,7 @@ test("core: module declares its resources with upstream's names and scopes", () 
       ["limitranges", "LimitRange", true, ["limits"], [], false, "subdomain"],
       ["resourcequotas", "ResourceQuota", true, ["quota"], [], false, "subdomain"],
       ["componentstatuses", "ComponentStatus", false, ["cs"], [], false, "subdomain"],
+      ["bindings", "Binding", true, [], [], false, "subdomain"],
     ],
   );
   for (const d of defs) assert.equal(d.group, "");

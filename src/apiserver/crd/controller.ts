@@ -13,7 +13,7 @@
 // At start every definition is reconciled before the server reports ready.
 
 import { customResource, customResourceTypes, cleanupFinalizer, conditionOf, setCondition, type CustomResourceDefinition, type CustomResourceDefinitionNames } from "../../api/apiextensions/index.js";
-import { findSubresource } from "../../api/resource.js";
+import { findSubresource, schemaOf } from "../../api/resource.js";
 import { isApiError, type ApiObject, type GroupResource } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import type { ApiRegistry } from "../api-registry.js";
@@ -222,7 +222,7 @@ export class CrdController {
     if (existing !== undefined && existing.pruneUnknown === undefined) return;
     // Each served version's own types (managed fields and apply walk the request's version by its schema).
     const schemas = [...new Set([def.storageVersion ?? def.versions[0]!, ...def.versions])].map((v) => {
-      const name = def.schemaFor?.(v) ?? def.schema;
+      const name = schemaOf(def, v);
       this.#o.registry.schemas.replace(name, customResourceTypes(def, crd, v));
       return name;
     });

@@ -6,7 +6,7 @@
 import { checkDepth, tooDeep } from "../../machinery/object-depth.js";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../api/resource.js";
+import { schemaOf, type ResourceDefinition, type Subresource, type SubresourceVerb } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { badRequest, type ApiObject } from "../../machinery/index.js";
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../../machinery/patch/index.js";
@@ -94,13 +94,13 @@ export function validateFields(
   opts: WriteOptions,
   gv: string,
   body: DecodedBody | { value: unknown; duplicates: readonly never[] },
-  type = r.store.def.schema,
+  type = schemaOf(r.store.def, gv.slice(gv.indexOf("/") + 1)),
   kind = r.store.def.kind,
 ) {
   const version = gv.slice(gv.indexOf("/") + 1);
   return checkBody(
     { schemas: r.schemas, type, level: opts.fieldValidation, gk: { group: type === SCALE_SCHEMA ? "autoscaling" : r.store.def.group, kind }, version, name: r.path.name ?? bodyName(body.value), optionsKind: opts.optionsKind,
-      pruneUnknown: type === r.store.def.schema && r.store.def.pruneUnknown ? (v) => r.store.def.pruneUnknown!(v, version) : undefined },
+      pruneUnknown: type === schemaOf(r.store.def, version) && r.store.def.pruneUnknown ? (v) => r.store.def.pruneUnknown!(v, version) : undefined },
     body.value,
     body.duplicates,
   );

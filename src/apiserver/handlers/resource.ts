@@ -9,7 +9,7 @@
 // validate fields (./write-options.ts) and record managed fields
 // (../registry/field-manager.ts).
 
-import { findSubresource, type ResourceDefinition, type Subresource } from "../../api/resource.js";
+import { findSubresource, schemaOf, type ResourceDefinition, type Subresource } from "../../api/resource.js";
 import { badRequest, conflict, isApiError, methodNotSupported, notFound, pathNotFound, type ApiObject } from "../../machinery/index.js";
 import { readBody } from "../http/body.js";
 import { decodeObjectBody, decodePatchBody, type DecodedBody } from "../http/decode-body.js";
@@ -198,7 +198,7 @@ async function patch(r: ResourceRequest, gv: string, subresource: Subresource | 
   const decoded = decodePatchBody(r.req.headers["content-type"], await readBody(r.req), r.encoding, r.store.def.strategicMerge !== false);
   const opts = optionsOf(r, "PatchOptions", decoded.patchType);
   if (decoded.patchType === "apply") return serverSideApply(r, gv, opts, decoded, subresource);
-  const { run, state } = patcher(r, decoded, opts, gv, r.store.def.schema, r.store.def.kind);
+  const { run, state } = patcher(r, decoded, opts, gv, schemaOf(r.store.def, r.path.version), r.store.def.kind);
   const gr = { group: r.store.def.group, resource: r.store.def.resource };
   const out = await r.store.modify(
     r.path.namespace,

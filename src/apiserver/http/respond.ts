@@ -6,7 +6,7 @@
 // for all watchers; get/list bodies are gzip-compressed when asked (rule 6).
 
 import type { ServerResponse } from "node:http";
-import type { ResourceDefinition } from "../../api/resource.js";
+import { schemaOf, versionOf, type ResourceDefinition } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import { META_V1 } from "../../api/meta/schemas.js";
 import { badRequest, statusFromError, type ApiObject, type StatusDetails } from "../../machinery/index.js";
@@ -80,7 +80,7 @@ function protobufItemBytes(cached: Cached<ApiObject>, scope: ResponseScope): Uin
   const memoKey = `pb:${scope.gv}`;
   let bytes = cached.encoded.get(memoKey) as Uint8Array | undefined;
   if (bytes === undefined) {
-    bytes = codecFor(scope.encoding.schemas).encode(cached.object, scope.def.schema);
+    bytes = codecFor(scope.encoding.schemas).encode(cached.object, schemaOf(scope.def, versionOf(scope.gv)));
     if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
   }
   return bytes;
@@ -185,7 +185,7 @@ export function sendObject(scope: ResponseScope, code: number, cached: Cached<Ap
   const rep = negotiateFor(scope, { list: false });
   let bytes: Uint8Array;
   if (rep.as === "object") {
-    bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv) : encodeValue(withApiVersion(cached.object, gv), rep.format, def.schema, encoding.schemas, { pretty: pretty(req) });
+    bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv) : encodeValue(withApiVersion(cached.object, gv), rep.format, schemaOf(def, versionOf(gv)), encoding.schemas, { pretty: pretty(req) });
   } else if (rep.as === "Table") {
     const value = table(tableDef(scope), [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version });
     bytes = encodeValue(value, rep.format, META_TABLE, encoding.schemas, { pretty: pretty(req) });
@@ -218,7 +218,7 @@ export async function sendList(scope: ResponseScope, list: ListResult): Promise<
   if (rep.format === "protobuf") return writeProtobufList(scope, rep, list, kind);
   if (rep.format === "yaml") return writeYamlList(scope, rep, list, kind);
   const value = { kind, apiVersion: gv, metadata: list.metadata, items: list.items.map((c) => withApiVersion(c.object, gv)) };
-  return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, `${def.schema}List`, encoding.schemas, options));
+  return sendBytes(scope, 200, rep.contentType, encodeValue(value, rep.format, `${schemaOf(def, versionOf(scope.gv))}List`, encoding.schemas, options));
 }
 
 /** Chunks of about this size leave together: fewer writes than one per item, never the whole list. */
@@ -283,7 +283,7 @@ export function yamlSequenceItem(yaml: string): string {
 async function writeProtobufList(scope: ResponseScope, rep: Representation, list: ListResult, kind: string): Promise<void> {
   // The envelope states the body's length first, so the items are encoded (or taken from the cache) before the head goes out.
   const items = list.items.map((c) => protobufItemBytes(c, scope));
-  const parts = listEnvelopeParts({ apiVersion: scope.gv, kind, metadata: list.metadata }, `${scope.def.schema}List`, items.map((b) => b.length), scope.encoding.schemas);
+  const parts = listEnvelopeParts({ apiVersion: scope.gv, kind, metadata: list.metadata }, `${schemaOf(scope.def, versionOf(scope.gv))}List`, items.map((b) => b.length), scope.encoding.schemas);
   const out = listBody(scope, rep);
   await out.add(parts.head);
   for (const item of items) {
@@ -318,7 +318,7 @@ function objectEventFrame(scope: ResponseScope, rep: Representation, type: strin
     frame =
       rep.format === "json"
         ? Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(cached, scope.gv), Buffer.from("}\n")])
-        : eventFrame(rep, type, withApiVersion(cached.object, scope.gv), scope.def.schema, scope.encoding.schemas);
+        : eventFrame(rep, type, withApiVersion(cached.object, scope.gv), schemaOf(scope.def, versionOf(scope.gv)), scope.encoding.schemas);
     if (cached.revision > 0) cached.encoded.set(memoKey, frame);
   }
   return frame;
@@ -366,7 +366,7 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
           metadata["annotations"] = { [env.initialEventsEndAnnotation]: "true" };
         }
         if (event.initialEventsEnd) env.onInitialEventsEnd?.();
-        frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, def.schema, encoding.schemas);
+        frame = eventFrame(rep, "BOOKMARK", { kind: def.kind, apiVersion: gv, metadata }, schemaOf(def, versionOf(gv)), encoding.schemas);
       } else {
         const object = scope.present === undefined ? event.object : await scope.present(event.object);
         if (rep.as === "object") {

@@ -3,7 +3,7 @@
 // PATCH, and server-side apply over the stored object. Both wrap the pure
 // algorithms in machinery/apply with the resource's schema and endpoint.
 
-import type { ResourceDefinition } from "../../api/resource.js";
+import { schemaOf, versionOf, type ResourceDefinition } from "../../api/resource.js";
 import type { SchemaRegistry } from "../../machinery/schema.js";
 import type { ApiObject, ManagedFieldsEntry } from "../../machinery/index.js";
 import {
@@ -123,8 +123,7 @@ export function applyToScale(
 
 /** The request version's types: a custom kind's versions each have their own schema. */
 function typeContext(o: FieldManagerOptions): TypeContext {
-  const version = o.apiVersion.slice(o.apiVersion.indexOf("/") + 1);
-  return { registry: o.schemas, type: o.def.schemaFor?.(version) ?? o.def.schema };
+  return { registry: o.schemas, type: schemaOf(o.def, versionOf(o.apiVersion)) };
 }
 
 /**

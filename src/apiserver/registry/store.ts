@@ -17,7 +17,7 @@
 // A no-op update (semantically equal to the stored object) keeps its
 // resourceVersion and emits no watch event.
 
-import type { ResourceDefinition, StrategyContext } from "../../api/resource.js";
+import { schemaOf, versionOf, type ResourceDefinition, type StrategyContext } from "../../api/resource.js";
 import type { Naming } from "../../machinery/naming.js";
 import {
   alreadyExists,
@@ -501,7 +501,7 @@ export class RegistryStore {
   }
 
   #defaults(obj: ApiObject, ctx: StrategyContext): void {
-    this.#deps.defaulter.apply(this.def.schema, obj);
+    this.#deps.defaulter.apply(schemaOf(this.def, versionOf(obj.apiVersion)), obj);
     this.def.defaults?.(obj, ctx);
   }
 

@@ -6,7 +6,7 @@
 // `{ "$ref": "<type name>" }` (no prefix) and the well-known types left as
 // references: each renderer writes references and well-known types its way.
 
-import { ALL_VERBS, type ResourceDefinition } from "../../../api/resource.js";
+import { ALL_VERBS, schemaOf as kindSchemaOf, type ResourceDefinition } from "../../../api/resource.js";
 import { isWellKnown, type Field, type Schema } from "../../../machinery/schema.js";
 import type { ApiRegistry } from "../../api-registry.js";
 import { SUBRESOURCE_HANDLERS } from "../subresources/index.js";
@@ -91,7 +91,7 @@ function groupVersion(registry: ApiRegistry, group: string, version: string): Gr
   const v2Schemas = new Map<string, Json>();
   const pending: string[] = [];
   // Custom resources: each version under its own name, from the schema the definition gives it.
-  const schemaName = (def: ResourceDefinition) => (def.openAPISchema === undefined ? def.schema : customSchemaName(def.group, version, def.kind));
+  const schemaName = (def: ResourceDefinition) => (def.openAPISchema === undefined ? kindSchemaOf(def, version) : customSchemaName(def.group, version, def.kind));
   for (const def of defs) {
     const gvk = { group: def.group, version, kind: def.kind };
     const name = schemaName(def);
