@@ -139,11 +139,8 @@ export interface PortForwardOptions {
 
 export class PortForward {
   readonly #o: PortForwardOptions;
-  readonly #wss = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    handleProtocols: (offered) => (offered.has(PORT_FORWARD_TUNNEL_PROTOCOL) ? PORT_FORWARD_TUNNEL_PROTOCOL : false),
-  });
+  // The subprotocol has a "/", which `ws` refuses as a token: the agent checks it (#target) and names it in the answer itself.
+  readonly #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false }).on("headers", (headers) => headers.push(`Sec-WebSocket-Protocol: ${PORT_FORWARD_TUNNEL_PROTOCOL}`));
   readonly #sessions = new Set<SpdyConnection>();
 
   constructor(options: PortForwardOptions) {
@@ -171,6 +168,7 @@ export class PortForward {
       }
       session = acceptSpdy(socket, head, PORT_FORWARD_PROTOCOL, { onStream, log: this.#o.log });
     } else {
+      delete req.headers["sec-websocket-protocol"];
       const ws = await new Promise<import("ws").WebSocket>((resolve) => this.#wss.handleUpgrade(req, socket, head, resolve));
       const bytes = createWebSocketStream(ws);
       bytes.on("error", () => bytes.destroy());
