@@ -7,9 +7,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from "node:net";
 import type { Pod, PodStatus } from "../../api/core/types.js";
-import { SpdyConnection, type SpdyStream } from "./spdy/connection.js";
+import { collectStream, dialPortForward, forwardRequest } from "../testing/port-forward-client.js";
 import { PORT_FORWARD_PATH, PortForward, streamHeaderError } from "./port-forward.js";
 
 const pod: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "default", uid: "uid-1" }, spec: { hostNetwork: true, containers: [] } } as unknown as Pod;
@@ -51,47 +51,9 @@ after(async () => {
   await new Promise<void>((r) => echo.close(() => r()));
 });
 
-/** Sends the upgrade request; resolves with the answer's head and, on 101, a client session. */
-async function dial(path = `${PORT_FORWARD_PATH}default/web`, headers = "Connection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n"): Promise<{ head: string; body: string; session?: SpdyConnection; socket: Socket }> {
-  const socket = connect((agent.address() as AddressInfo).port, "127.0.0.1");
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: agent\r\n${headers}\r\n`);
-  let buf = Buffer.alloc(0);
-  return new Promise((resolve) => {
-    const onData = (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      const end = buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = buf.subarray(0, end).toString();
-      if (!head.startsWith("HTTP/1.1 101")) {
-        socket.on("end", () => resolve({ head, body: buf.subarray(end + 4).toString(), socket }));
-        return;
-      }
-      socket.off("data", onData);
-      const session = new SpdyConnection(socket, { client: true });
-      const rest = buf.subarray(end + 4);
-      if (rest.length > 0) session.feed(rest);
-      resolve({ head, body: "", session, socket });
-    };
-    socket.on("data", onData);
-  });
-}
-
-/** Everything a stream receives until it ends (FIN or reset), and whether it was reset before any FIN. */
-function collect(stream: SpdyStream): Promise<{ text: string; closed: boolean }> {
-  const chunks: Buffer[] = [];
-  stream.on("data", (d) => chunks.push(d));
-  return new Promise((resolve) => {
-    stream.once("end", () => resolve({ text: Buffer.concat(chunks).toString(), closed: stream.closed }));
-  });
-}
-
-function request(session: SpdyConnection, port: number | string, id?: string) {
-  const base: [string, string][] = [["port", String(port)], ...(id !== undefined ? [["requestID", id] as [string, string]] : [])];
-  const error = session.open([["streamType", "error"], ...base]);
-  const errorText = collect(error);
-  const data = session.open([["streamType", "data"], ...base]);
-  return { error, errorText, data, dataText: collect(data) };
-}
+const dial = (path = `${PORT_FORWARD_PATH}default/web`, headers?: string) => dialPortForward((agent.address() as AddressInfo).port, path, headers);
+const collect = collectStream;
+const request = forwardRequest;
 
 describe("port-forward streams", () => {
   test("headers: upstream's refusals for a missing or bad port or stream type", () => {
