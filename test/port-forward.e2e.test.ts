@@ -115,20 +115,26 @@ describe("kubectl port-forward", { skip }, () => {
         }
       });
 
-      test("a port nothing listens on: kubectl prints upstream's error, the other port of the same forward still works", async () => {
+      test("a port nothing listens on: kubectl prints upstream's error; kubectl then ends the forward itself, and a new one works", async () => {
         const f = await portForward(k, "pod/web", [80, 81]);
         try {
           const failed = await httpGet(f.ports.get(81)!);
           assert.equal(failed.status, undefined, "no HTTP answer through a port nothing listens on");
           const deadline = Date.now() + 10_000;
-          while (!/error forwarding port 81/.test(f.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod [0-9a-f]+, uid : dial tcp [\d.]+:81: connect: connection refused/);
-          await new Promise((r) => setTimeout(r, 500));
-          console.log(`kubectl ${version} after the error (running: ${f.running()}):\n${f.output().split("\n").filter((l) => !/round_trippers|envvar|loader\.go/.test(l)).join("\n")}`);
-          assert.deepEqual(await httpGet(f.ports.get(80)!), { status: 200, body: "hello-pf\n" }, f.output());
-          assert.equal(f.running(), true);
+          while (f.running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod [0-9a-f]{64}, uid : dial tcp [\d.]+:81: connect: connection refused/);
+          // client-go closes its own connection once an error stream carries a message (1.27 and 1.33 alike; the
+          // agent's session would go on: src/nodeagent/exec/port-forward.test.ts), so kubectl exits.
+          assert.match(f.output(), /error: lost connection to pod/);
+          assert.equal(f.running(), false);
         } finally {
           await f.stop();
+        }
+        const again = await portForward(k, "pod/web", [80]);
+        try {
+          assert.deepEqual(await httpGet(again.ports.get(80)!), { status: 200, body: "hello-pf\n" });
+        } finally {
+          await again.stop();
         }
       });
     });
