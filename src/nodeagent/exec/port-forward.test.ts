@@ -78,6 +78,25 @@ describe("port-forward streams", () => {
     session!.goAway();
   });
 
+  test("4 MiB from the pod arrive whole and in order (the pod's socket paused and resumed around the session's queue)", async () => {
+    const big = Buffer.alloc(4 << 20);
+    for (let i = 0; i < big.length; i++) big[i] = i % 251;
+    const source = createTcpServer((s) => s.end(big));
+    await new Promise<void>((r) => source.listen(0, "127.0.0.1", r));
+    try {
+      const { session } = await dial();
+      const r = request(session!, (source.address() as AddressInfo).port, "big");
+      const chunks: Buffer[] = [];
+      r.data.on("data", (d) => chunks.push(d));
+      await r.dataText;
+      assert.equal(Buffer.compare(Buffer.concat(chunks), big), 0);
+      assert.equal((await r.errorText).text, "");
+      session!.goAway();
+    } finally {
+      source.close();
+    }
+  });
+
   test("20 requests at once on one session, each its own connection", async () => {
     const { session } = await dial();
     const all = Array.from({ length: 20 }, (_, i) => {
