@@ -7,12 +7,12 @@
 // starts after its port, so both read it through `agent()`.
 
 import { conditionCheck, rawReply, type ExtraHandler, type HealthCheck, type UpgradeHandler } from "../component/index.js";
-import { ATTACH_PATH, CHECKPOINT_PATH, CONTAINER_LOGS_PATH, EXEC_PATH, STATS_PATHS, type NodeAgent } from "../nodeagent/index.js";
+import { ATTACH_PATH, CHECKPOINT_PATH, CONTAINER_LOGS_PATH, EXEC_PATH, PORT_FORWARD_PATH, STATS_PATHS, type NodeAgent } from "../nodeagent/index.js";
 
 export function agentEndpoints(agent: () => NodeAgent | undefined): { extra: Record<string, ExtraHandler>; upgrades: Record<string, UpgradeHandler>; readyChecks: HealthCheck[] } {
   return {
     // kubectl exec's and attach's WebSockets, behind the same auth.
-    upgrades: { [EXEC_PATH]: whenStarted(agent, (a) => a.serveExec), [ATTACH_PATH]: whenStarted(agent, (a) => a.serveAttach) },
+    upgrades: { [EXEC_PATH]: whenStarted(agent, (a) => a.serveExec), [ATTACH_PATH]: whenStarted(agent, (a) => a.serveAttach), [PORT_FORWARD_PATH]: whenStarted(agent, (a) => a.servePortForward) },
     extra: {
       [CONTAINER_LOGS_PATH]: whenAgent(agent, (a) => a.serveContainerLogs),
       // POST /checkpoint/{namespace}/{pod}/{container} (nodes/checkpoint).

@@ -23,6 +23,7 @@ import { DeviceManager } from "./devices/device-manager.js";
 import { PodInfoServer } from "./podinfo/pod-info.js";
 import { ContainerAttach } from "./exec/container-attach.js";
 import { ContainerExec } from "./exec/container-exec.js";
+import { PortForward } from "./exec/port-forward.js";
 import * as host from "./host/host.js";
 import { Housekeeping } from "./housekeeping/housekeeping.js";
 import { NodeLease, leaseApi } from "./lease/lease.js";
@@ -114,6 +115,8 @@ export interface NodeAgent {
   serveExec(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Takes an Upgrade to /attach/{namespace}/{pod}/{container} (the component server checks access first). */
   serveAttach(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
+  /** Takes an Upgrade to /portForward/{namespace}/{pod} (SPDY, or SPDY tunnelled in a WebSocket; access checked first). */
+  servePortForward(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void>;
   /** Stops the loops, releases the lock; pods' containers are stopped only with stopContainersOnExit. */
   stop(): Promise<void>;
   /**
@@ -277,6 +280,8 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const exec = new ContainerExec({ pods: known, runtime: runtime.client });
     const attach = new ContainerAttach({ pods: known, runtime: runtime.client });
     shutdown.defer(() => exec.close(), () => attach.close());
+    const portForward = new PortForward({ pods: known, runtime: runtime.client, log });
+    shutdown.defer(() => portForward.close());
     const checkpoint = new ContainerCheckpoint({ pods: known, runtime: runtime.client, dir: join(rootDir, "checkpoints"), enabled: gates.enabled("ContainerCheckpoint") });
     startWatchdog({ healthy, signal, log });
     const podStartTimes = () => new Map(sync.statuses.all().flatMap(({ pod, status }) => (status.startTime ? [[pod.metadata.uid!, status.startTime] as const] : [])));
@@ -295,6 +300,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
       serveCheckpoint: (req, res, url) => checkpoint.serve(req, res, url),
       serveExec: (req, socket, head, url) => exec.upgrade(req, socket, head, url),
       serveAttach: (req, socket, head, url) => attach.upgrade(req, socket, head, url),
+      servePortForward: (req, socket, head, url) => portForward.upgrade(req, socket, head, url),
       stop: () => shutdown.stop(),
       done,
     };

@@ -7,6 +7,7 @@ export { CONTAINER_LOGS_PATH } from "./logs/container-logs.js";
 export { CHECKPOINT_PATH } from "./checkpoint/checkpoint.js";
 export { EXEC_PATH } from "./exec/container-exec.js";
 export { ATTACH_PATH } from "./exec/container-attach.js";
+export { PORT_FORWARD_PATH } from "./exec/port-forward.js";
 export { STATS_PATHS } from "./stats/endpoints.js";
 export { LockContentionError } from "./lock/lock-file.js";
 export { SwapError } from "./swap/swap.js";

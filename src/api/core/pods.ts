@@ -6,7 +6,7 @@
 import { field, type FieldError } from "../../machinery/index.js";
 import { configAnnotations, type Naming } from "../../machinery/naming.js";
 import { defineResource, type ResourceDefinition } from "../resource.js";
-import { attach, binding, ephemeralContainers, eviction, exec, log, proxy, status } from "../subresources/index.js";
+import { attach, binding, ephemeralContainers, eviction, exec, log, portforward, proxy, status } from "../subresources/index.js";
 import { CORE_V1 } from "./schemas.js";
 import { defaultPodSpec, defaultPriority, defaultTolerations } from "./pod-defaults.js";
 import { podTable } from "./pod-table.js";
@@ -86,6 +86,7 @@ export function podsResource(naming: Naming): ResourceDefinition {
       eviction(),
       exec(),
       log(),
+      portforward(),
       proxy("PodProxyOptions"),
       status(),
     ],

@@ -1,4 +1,4 @@
-// `exec` and `attach` (pods), connect subresources: an HTTP/1.1 Upgrade (GET
+// `exec`, `attach` and `portforward` (pods), connect subresources: an HTTP/1.1 Upgrade (GET
 // or POST) carried to the pod's node agent (served by
 // src/apiserver/handlers/pod-exec.ts). Reached without an Upgrade they
 // answer 400, as upstream.
@@ -16,4 +16,9 @@ export function exec<T extends ApiObject>(): Subresource<T> {
 
 export function attach<T extends ApiObject>(): Subresource<T> {
   return connect("attach", "PodAttachOptions");
+}
+
+/** kubectl port-forward (PodPortForwardOptions: `ports`), carried to the agent's /portForward/NS/POD. */
+export function portforward<T extends ApiObject>(): Subresource<T> {
+  return connect("portforward", "PodPortForwardOptions");
 }

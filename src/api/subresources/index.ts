@@ -10,7 +10,7 @@ export { binding, binderOf, type Binder } from "./binding.js";
 export { finalize } from "./finalize.js";
 export { ephemeralContainers } from "./ephemeral-containers.js";
 export { log } from "./log.js";
-export { exec, attach } from "./exec.js";
+export { exec, attach, portforward } from "./exec.js";
 export { token } from "./token.js";
 export { eviction } from "./eviction.js";
 export { proxy } from "./proxy.js";

@@ -1,4 +1,4 @@
-// pods/exec and pods/attach (seed 000, "Endpoints": connect sub-resources): an
+// pods/exec, pods/attach and pods/portforward (seed 000, "Endpoints": connect sub-resources): an
 // HTTP/1.1 Upgrade (kubectl's WebSocket, or its SPDY fallback) checked here as
 // upstream's ExecLocation and AttachLocation do (the pod, its container, its
 // node), then carried byte for byte to the node agent's
@@ -67,12 +67,46 @@ export async function proxyPodStream(r: UpgradeRequest): Promise<void> {
   });
   const pod = (await r.store.get(r.path.namespace, name)).object as Pod;
   const container = logContainer(pod, r.query.get("container") || undefined);
+  const path = `/${subresource}/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(name)}/${encodeURIComponent(container)}`;
+  await spliceToAgent(r, pod, `${path}?${params}`);
+}
+
+/**
+ * pods/portforward (PodPortForwardOptions `ports`, upstream's
+ * PortForwardLocation): admitted as exec is, then carried to the agent's
+ * /portForward/{namespace}/{pod}?port=P,Q. kubectl names the ports in its
+ * streams' headers, not here; the agent speaks SPDY (a direct upgrade, or
+ * tunnelled in a WebSocket: src/nodeagent/exec/port-forward.ts).
+ */
+export async function proxyPodPortForward(r: UpgradeRequest): Promise<void> {
+  const ports = portForwardPorts(r.query);
+  const options = { kind: "PodPortForwardOptions", apiVersion: "v1", ...(ports.length > 0 ? { ports } : {}) } as unknown as ApiObject;
+  await r.store.admitConnect(r.path.namespace, r.name, "portforward", options, {
+    user: r.user,
+    warn: () => {},
+    annotate: (key, value) => addAuditAnnotation(r.req, key, value),
+  });
+  const pod = (await r.store.get(r.path.namespace, r.name)).object as Pod;
+  const query = ports.length > 0 ? `?${new URLSearchParams({ port: ports.join(",") })}` : "";
+  await spliceToAgent(r, pod, `/portForward/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(r.name)}${query}`);
+}
+
+/** The `ports` parameters (repeated, or comma-separated) as int32s; a 400 with Go's parse error otherwise, as upstream's query conversion. */
+export function portForwardPorts(query: URLSearchParams): number[] {
+  return query.getAll("ports").flatMap((v) => v.split(",")).map((v) => {
+    const n = /^[+-]?\d+$/.test(v) ? Number(v) : NaN;
+    if (Number.isNaN(n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+    if (n > 2147483647 || n < -2147483648) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+    return n;
+  });
+}
+
+/** Joins the client's connection to `target` on the agent of the pod's node; an ApiError before anything is proxied. */
+async function spliceToAgent(r: UpgradeRequest, pod: Pod, target: string): Promise<void> {
   const nodeName = pod.spec?.nodeName ?? "";
-  if (nodeName === "" || r.nodes === undefined) throw badRequest(`pod ${name} does not have a host assigned`);
+  if (nodeName === "" || r.nodes === undefined) throw badRequest(`pod ${r.name} does not have a host assigned`);
   const node = (await r.nodes.get(undefined, nodeName)).object as Node;
   const base = new URL(agentBaseUrl(node));
-  const target = `/${subresource}/${encodeURIComponent(pod.metadata.namespace ?? "")}/${encodeURIComponent(name)}/${encodeURIComponent(container)}?${params}`;
-
   let agent;
   try {
     agent = await r.agents.dial(base);

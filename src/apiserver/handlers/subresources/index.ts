@@ -7,7 +7,7 @@
 
 import type { ResourceDefinition, Subresource, SubresourceVerb } from "../../../api/resource.js";
 import { methodNotSupported } from "../../../machinery/index.js";
-import { proxyPodStream } from "../pod-exec.js";
+import { proxyPodPortForward, proxyPodStream } from "../pod-exec.js";
 import { handlePodLog } from "../pod-log.js";
 import type { SubresourceHandlers, UpgradeRequest } from "../request.js";
 import { bind } from "./binding.js";
@@ -28,6 +28,7 @@ export const SUBRESOURCE_HANDLERS: Readonly<Record<string, SubresourceHandlers>>
 export const UPGRADE_HANDLERS: Readonly<Record<string, (r: UpgradeRequest) => Promise<void>>> = {
   exec: proxyPodStream,
   attach: proxyPodStream,
+  portforward: proxyPodPortForward,
 };
 
 const VERBS: Readonly<Record<string, SubresourceVerb>> = { GET: "get", PUT: "update", PATCH: "patch", POST: "create" };
