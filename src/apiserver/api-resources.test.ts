@@ -94,8 +94,6 @@ const ADDED_BY_1_33: Row[] = [
 const LEFT_OUT = [
   "bindings",
   "apiservices.apiregistration.k8s.io",
-  "ipaddresses.networking.k8s.io",
-  "servicecidrs.networking.k8s.io",
 ];
 
 /**
