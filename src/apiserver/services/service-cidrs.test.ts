@@ -11,11 +11,14 @@ import assert from "node:assert/strict";
 import { builtinModules } from "../../api/index.js";
 import { namingFor } from "../../machinery/naming.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
+import { eventually as poll } from "../../controllers/testing.js";
 import { ServiceAllocator } from "./allocator.js";
 import { IpAddressRecords } from "./ip-addresses.js";
 import { parseIpRange, parsePortRange } from "./ranges.js";
 import { READY_MESSAGE, TERMINATING_MESSAGE } from "./service-cidrs.js";
 import type { Service } from "../../api/core/types.js";
+
+const eventually = <T>(check: () => Promise<T | undefined>, what: string): Promise<T> => poll(what, check, 5000);
 
 let t: TestServer;
 before(async () => {
@@ -36,15 +39,20 @@ const ipAddress = (name: string, parentRef: object | undefined, labels?: Record<
 });
 const serviceCIDR = (name: string, cidrs: string[]) => ({ apiVersion: `${G}/v1`, kind: "ServiceCIDR", metadata: { name }, spec: { cidrs } });
 const svc = (name: string, spec: Record<string, unknown> = {}) => ({ apiVersion: "v1", kind: "Service", metadata: { name }, spec: { ports: [{ port: 80 }], ...spec } });
+/** A second allocator on the test server's store and IPAddresses (range and services of the test's choosing). */
+function allocatorOnServer(range: string, listServices: () => Promise<Service[]>): { allocator: ServiceAllocator; records: IpAddressRecords } {
+  const records = new IpAddressRecords(namingFor("k8s.io"), () => t.server.stores.for({ group: G, resource: "ipaddresses" }));
+  const allocator = new ServiceAllocator({
+    storage: t.server.storage,
+    ipRange: parseIpRange(range),
+    portRange: parsePortRange("30000-32767"),
+    listServices,
+    decode: (v) => t.server.stores.services!.decode({ key: "", value: v, createRevision: 0, modRevision: 0 }),
+    ipAddresses: records,
+  });
+  return { allocator, records };
+}
 const causes = (res: { json: { details?: { causes?: { field: string; message: string }[] } } }) => (res.json.details?.causes ?? []).map((c) => `${c.field}: ${c.message}`);
-const eventually = async <T>(check: () => Promise<T | undefined>, what: string): Promise<T> => {
-  for (let i = 0; i < 100; i++) {
-    const v = await check();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 test("ipaddresses: the name must be a canonical IP; parentRef required with resource and name; immutable; NAME PARENTREF", async () => {
   const parent = { group: "", resource: "services", namespace: "default", name: "web" };
@@ -151,16 +159,7 @@ test("an address with an IPAddress is not handed out: requested ones are 422, ra
   assert.deepEqual(causes(clash), ['spec.clusterIPs: Invalid value: ["10.96.50.5"]: failed to allocate IP 10.96.50.5: provided IP is already allocated']);
 
   // Random allocation from a two-address range whose first address has a (foreign) IPAddress.
-  const naming = namingFor("k8s.io");
-  const records = new IpAddressRecords(naming, () => t.server.stores.for({ group: G, resource: "ipaddresses" }));
-  const allocator = new ServiceAllocator({
-    storage: t.server.storage,
-    ipRange: parseIpRange("172.30.0.0/30"),
-    portRange: parsePortRange("30000-30001"),
-    listServices: async () => [],
-    decode: (v) => JSON.parse(new TextDecoder().decode(v)),
-    ipAddresses: records,
-  });
+  const { allocator, records } = allocatorOnServer("172.30.0.0/30", async () => []);
   assert.equal((await t.request("POST", IPS, { body: ipAddress("172.30.0.1", { resource: "things", name: "x" }) })).status, 201);
   for (let i = 0; i < 5; i++) {
     const s: Service = { apiVersion: "v1", kind: "Service", metadata: { name: `r${i}`, namespace: "default" }, spec: { ports: [{ port: 80 }] } };
@@ -176,17 +175,8 @@ test("an address with an IPAddress is not handed out: requested ones are 422, ra
 });
 
 test("repair: a reservation without its IPAddress gets one; the allocator's IPAddress no reservation backs goes after the grace", async () => {
-  const naming = namingFor("k8s.io");
-  const records = new IpAddressRecords(naming, () => t.server.stores.for({ group: G, resource: "ipaddresses" }));
   // The server's range and services: its own reservations are left as they are.
-  const allocator = new ServiceAllocator({
-    storage: t.server.storage,
-    ipRange: parseIpRange("10.96.0.0/12"),
-    portRange: parsePortRange("30000-32767"),
-    listServices: async () => (await t.server.stores.services!.list(undefined, {})).items.map((i) => i.object as Service),
-    decode: (v) => t.server.stores.services!.decode({ key: "", value: v, createRevision: 0, modRevision: 0 }),
-    ipAddresses: records,
-  });
+  const { allocator, records } = allocatorOnServer("10.96.0.0/12", async () => (await t.server.stores.services!.list(undefined, {})).items.map((i) => i.object as Service));
   // A reservation recorded before IPAddresses existed: the key alone.
   await t.server.storage.create("/registry/orch/serviceips/10.96.77.3", new TextEncoder().encode(JSON.stringify({ service: "default/older", at: new Date().toISOString() })));
   // An allocator-labelled IPAddress nothing reserves.
