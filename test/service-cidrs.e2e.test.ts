@@ -59,5 +59,19 @@ for (const suffix of ["k8s.io", "orch.io"]) {
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /metadata\.name: Invalid value: "10\.100\.01\.5": must not have leading 0s/);
     });
+
+    test("a ServiceCIDR applied server-side, explained, refused when changed; deleted once nothing in it is in use", async () => {
+      const manifest = (cidr: string) => `apiVersion: networking.${suffix}/v1\nkind: ServiceCIDR\nmetadata: {name: extra}\nspec: {cidrs: [${cidr}]}\n`;
+      const applied = await k.run(["apply", "--server-side", "-f", "-"], { input: manifest("192.168.90.0/24") });
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.match(await k.ok("get", "servicecidr", "extra"), /^extra\s+192\.168\.90\.0\/24\s+\S+$/m);
+      const changed = await k.run(["apply", "--server-side", "-f", "-"], { input: manifest("192.168.91.0/24") });
+      assert.notEqual(changed.code, 0);
+      assert.match(changed.stderr, /spec\.cidrs: Invalid value: .*field is immutable/);
+      const explained = await k.ok("explain", "servicecidr.spec");
+      assert.match(explained, /cidrs\s+<\[\]string>/);
+      await k.ok("delete", "servicecidr", "extra", "--timeout=20s");
+      assert.notEqual((await k.run(["get", "servicecidr", "extra"])).code, 0);
+    });
   });
 }
