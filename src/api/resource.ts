@@ -116,7 +116,7 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
   /** OpenAPI definition name of the kind, e.g. `io.k8s.api.core.v1.Pod` (the list type is derived). */
   readonly schema: string;
   /** Which object names are valid (default "subdomain": DNS-1123 subdomain; services use "dns1035-label"). */
-  readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment";
+  readonly nameRule?: "subdomain" | "label" | "dns1035-label" | "path-segment" | "ip-address";
   /**
    * Whether the kind has a Protobuf form (seed 000, "Media types" 2): built-in
    * kinds do (default); custom resources and aggregated kinds declare false,

@@ -60,6 +60,8 @@ import { Router } from "./router.js";
 import { ServiceAllocator } from "./services/allocator.js";
 import { bigToIp, parseIpRange, parsePortRange } from "./services/ranges.js";
 import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from "./services/start.js";
+import { IpAddressRecords } from "./services/ip-addresses.js";
+import { startServiceCIDRs } from "./services/service-cidrs.js";
 import { unlessStorageFull } from "./storage-full.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
@@ -209,6 +211,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   await unlessStorageFull("bootstrap policy", log, () => reconcileBootstrapPolicy(stores, naming, log), undefined);
   const stopFlowControl = await startFlowControlBootstrap(stores, naming, log);
   const stopServiceAllocator = allocator ? await startServiceAllocator(allocator, { storage, log }) : () => {};
+  const serviceCIDRs = allocator ? await startServiceCIDRs({ storage, naming, stores, range: allocator.ipRange.cidr, log }) : undefined;
   const componentStatuses = stores.for({ group: "", resource: "componentstatuses" });
   const stopComponentStatuses = componentStatuses ? startComponentStatuses({ store: componentStatuses, storageHealthy: () => opened.healthy(), log }) : () => {};
 
@@ -334,6 +337,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       agents.close();
       compactor.stop();
       stopServiceAllocator();
+      serviceCIDRs?.stop();
       stopComponentStatuses();
       stopFlowControl();
       await listener.close();
@@ -364,6 +368,7 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
     listServices: async () => (await stores().services!.list(undefined, {})).items.map((i) => i.object as Service),
     decode: (value) => stores().services!.decode({ key: "", value, createRevision: 0, modRevision: 0 }),
     log,
+    ipAddresses: registry.find(naming.networkingGroup, "ipaddresses") === undefined ? undefined : new IpAddressRecords(naming, () => stores().for({ group: naming.networkingGroup, resource: "ipaddresses" })),
   });
   const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
   // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).

@@ -145,4 +145,5 @@ export {
   LABEL_VALUE_MAX_LENGTH,
 } from "./validation/names.js";
 export { validateLabels, validateAnnotations, annotationsSize, TOTAL_ANNOTATION_SIZE_LIMIT_B } from "./validation/metadata.js";
+export { parseIp, formatIp, validateIp, parseCidr, formatCidr, validateCidr, cidrContains, nameIsIPAddress, type ParsedIp, type ParsedCidr } from "./validation/ip.js";
 export { formatDuration, parseDuration } from "./duration.js";

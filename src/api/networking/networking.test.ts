@@ -39,6 +39,9 @@ test("networking: discovery lists the group's kinds on both naming profiles", as
     "ingresses/status": [true, []],
     ingressclasses: [false, []],
     networkpolicies: [true, ["netpol"]],
+    ipaddresses: [false, ["ip"]],
+    servicecidrs: [false, []],
+    "servicecidrs/status": [false, []],
   });
   assert.ok(networkingModule.resources(namingFor("k8s.io")).every((d) => d.group === "networking.k8s.io"));
 });

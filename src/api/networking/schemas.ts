@@ -119,7 +119,33 @@ export const NETWORKING_TYPES: readonly TypeDef[] = [
     cidr: f(1, s.string(), "The CIDR.", { required: true }),
     except: f(2, atomic(s.string()), "CIDRs inside cidr that are not part of the block."),
   }),
+  t("IPAddress", "One IP address of one family, named by the address in canonical form, and the object it is allocated to (a Service's ClusterIP).", {
+    metadata,
+    spec: f(2, nw("IPAddressSpec"), "The object the address belongs to."),
+  }),
+  t("IPAddressSpec", "What an IPAddress is attached to.", {
+    parentRef: f(1, nw("ParentReference"), "The object the address is allocated to (required, immutable).", { required: true }),
+  }),
+  t("ParentReference", "A reference to the object an IPAddress belongs to.", {
+    group: f(1, s.string(), "The group of the object; empty for the core group."),
+    resource: f(2, s.string(), "The resource of the object.", { required: true }),
+    namespace: f(3, s.string(), "The namespace of the object, if it is namespaced."),
+    name: f(4, s.string(), "The name of the object.", { required: true }),
+  }),
+  t("ServiceCIDR", "A range of IP addresses (CIDR notation) Services get their ClusterIPs from.", {
+    metadata,
+    spec: f(2, nw("ServiceCIDRSpec"), "The ranges."),
+    status: f(3, nw("ServiceCIDRStatus"), "The current state of the ServiceCIDR."),
+  }),
+  t("ServiceCIDRSpec", "The ranges of a ServiceCIDR.", {
+    cidrs: f(1, atomic(s.string()), "Up to two CIDRs, one of each IP family, ClusterIPs are assigned from. Immutable."),
+  }),
+  t("ServiceCIDRStatus", "The state of a ServiceCIDR.", {
+    conditions: f(1, s.array(s.ref(`${META_V1}.Condition`), { listType: "map", listMapKeys: ["type"] }), "Ready, and why not.", { patchStrategy: "merge", patchMergeKey: "type" }),
+  }),
   listOf(NETWORKING_V1, "Ingress", "A list of Ingresses."),
   listOf(NETWORKING_V1, "IngressClass", "A list of IngressClasses."),
   listOf(NETWORKING_V1, "NetworkPolicy", "A list of NetworkPolicies."),
+  listOf(NETWORKING_V1, "IPAddress", "A list of IPAddresses."),
+  listOf(NETWORKING_V1, "ServiceCIDR", "A list of ServiceCIDRs."),
 ];

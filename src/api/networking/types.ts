@@ -57,3 +57,29 @@ export interface NetworkPolicy extends ApiObject {
     policyTypes?: string[] | null;
   };
 }
+
+export interface ParentReference {
+  group?: string;
+  resource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface IPAddress extends ApiObject {
+  spec?: { parentRef?: ParentReference | null };
+}
+
+export interface ServiceCIDR extends ApiObject {
+  spec?: { cidrs?: string[] | null };
+  status?: { conditions?: MetaCondition[] | null };
+}
+
+/** metav1.Condition. */
+export interface MetaCondition {
+  type?: string;
+  status?: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}

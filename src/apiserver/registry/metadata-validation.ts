@@ -10,6 +10,7 @@ import {
   isValidPathSegmentName,
   isValidPathSegmentPrefix,
   nameIsDNS1035Label,
+  nameIsIPAddress,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   validateAnnotations,
@@ -25,6 +26,7 @@ const NAME_RULES: Record<NonNullable<ResourceDefinition["nameRule"]>, NameValida
   label: nameIsDNSLabel,
   "dns1035-label": nameIsDNS1035Label,
   "path-segment": (name, prefix) => (prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name)),
+  "ip-address": nameIsIPAddress,
 };
 
 export function validateObjectMeta(def: ResourceDefinition, obj: ApiObject): FieldError[] {

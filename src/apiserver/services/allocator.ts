@@ -5,7 +5,9 @@
 // holding the owning service. Allocation happens in a mutating admission
 // plugin (no reservation on dry runs); releases follow the services' own
 // watch (deleted services, dropped ports or types), and a repair pass frees
-// what failed writes left behind and records what older data lacks.
+// what failed writes left behind and records what older data lacks. Where
+// IPAddresses are served, each cluster IP is also recorded as an IPAddress
+// (./ip-addresses.ts), and an address with an IPAddress is never handed out.
 
 import { isIP } from "node:net";
 import { field, internalError, invalid, type ApiObject, type FieldError } from "../../machinery/index.js";
@@ -13,6 +15,7 @@ import type { Service, ServiceSpec } from "../../api/core/types.js";
 import { keepAllocated } from "../../api/core/services.js";
 import { AlreadyExistsError, NotFoundError, type Storage } from "../../storage/index.js";
 import type { MutatingPlugin } from "../admission/index.js";
+import type { IpAddressRecords } from "./ip-addresses.js";
 import { bigToIp, inRange, type IpRange, type PortRange } from "./ranges.js";
 
 const IPS = "/registry/orch/serviceips/";
@@ -37,6 +40,8 @@ export interface ServiceAllocatorOptions {
   /** The services as stored now (for repair). */
   listServices: () => Promise<Service[]>;
   decode: (value: Uint8Array) => ApiObject;
+  /** The IPAddress objects, where served. */
+  ipAddresses?: IpAddressRecords | undefined;
 }
 
 const ownerOf = (svc: ApiObject) => `${svc.metadata?.namespace ?? ""}/${svc.metadata?.name ?? ""}`;
@@ -93,7 +98,7 @@ export class ServiceAllocator {
         const canonical = inRange(this.#o.ipRange, requested);
         if (canonical === undefined) {
           errs.push(field.invalid("spec.clusterIPs", [requested], `failed to allocate IP ${requested}: the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${this.#o.ipRange.cidr}`));
-        } else if (!(await this.#reserve(IPS + canonical, owner, dryRun))) {
+        } else if (!(await this.#reserveIp(canonical, owner, dryRun))) {
           errs.push(field.invalid("spec.clusterIPs", [requested], `failed to allocate IP ${requested}: provided IP is already allocated`));
         }
       }
@@ -123,7 +128,11 @@ export class ServiceAllocator {
     const owner = ownerOf((before ?? after)!);
     const now = holdings(after);
     const was = holdings(before);
-    for (const ip of was.ips.filter((x) => !now.ips.includes(x))) await this.#release(IPS + (inRange(this.#o.ipRange, ip) ?? ip), owner);
+    for (const ip of was.ips.filter((x) => !now.ips.includes(x))) {
+      const canonical = inRange(this.#o.ipRange, ip) ?? ip;
+      await this.#release(IPS + canonical, owner);
+      await this.#o.ipAddresses?.release(canonical, owner);
+    }
     for (const port of was.ports.filter((x) => !now.ports.includes(x))) await this.#release(PORTS + port, owner);
   }
 
@@ -159,6 +168,28 @@ export class ServiceAllocator {
     for (const [key, owner] of held) {
       if (await this.#reserve(key, owner, false)) recorded++;
       else this.#o.log?.(`service allocator: ${key.slice(key.lastIndexOf("/") + 1)} is held by ${owner} and reserved by another service`);
+    }
+    const records = await this.#repairRecords(now);
+    return { freed: freed + records.freed, recorded: recorded + records.recorded };
+  }
+
+  /** IPAddresses for reservations that lack one; the allocator's IPAddresses no reservation backs (after the grace period) deleted. */
+  async #repairRecords(now: number): Promise<{ freed: number; recorded: number }> {
+    const records = this.#o.ipAddresses;
+    if (records === undefined) return { freed: 0, recorded: 0 };
+    const reserved = new Map<string, string>();
+    for (const kv of (await this.#o.storage.list(IPS)).items) reserved.set(kv.key.slice(IPS.length), (JSON.parse(dec.decode(kv.value)) as Reservation).service);
+    const existing = await records.list();
+    let freed = 0;
+    let recorded = 0;
+    for (const [ip, owner] of reserved) {
+      if (existing.has(ip)) continue;
+      if (await records.record(ip, this.#o.ipRange.family, owner)) recorded++;
+    }
+    for (const [ip, record] of existing) {
+      if (!record.managed || record.owner === undefined || reserved.get(ip) === record.owner || now - record.createdAt < REPAIR_GRACE_MS) continue;
+      await records.release(ip, record.owner);
+      freed++;
     }
     return { freed, recorded };
   }
@@ -202,6 +233,18 @@ export class ServiceAllocator {
     }
   }
 
+  /** Reserves a cluster IP and records its IPAddress; false when another service or object holds it. */
+  async #reserveIp(ip: string, owner: string, dryRun: boolean): Promise<boolean> {
+    const records = this.#o.ipAddresses;
+    const record = await records?.get(ip);
+    if (record !== undefined && record.owner !== owner) return false;
+    if (!(await this.#reserve(IPS + ip, owner, dryRun))) return false;
+    if (dryRun || records === undefined || (await records.record(ip, this.#o.ipRange.family, owner))) return true;
+    // Another object's IPAddress appeared meanwhile: the address is not ours.
+    await this.#release(IPS + ip, owner);
+    return false;
+  }
+
   async #release(key: string, owner: string): Promise<void> {
     const { kv } = await this.#o.storage.get(key);
     if (kv === undefined || (JSON.parse(dec.decode(kv.value)) as Reservation).service !== owner) return;
@@ -212,6 +255,7 @@ export class ServiceAllocator {
   async #freeIp(owner: string, dryRun: boolean): Promise<string> {
     const { first, last, family, cidr } = this.#o.ipRange;
     const used = new Set((await this.#o.storage.list(IPS)).items.map((kv) => kv.key.slice(IPS.length)));
+    for (const ip of (await this.#o.ipAddresses?.list())?.keys() ?? []) used.add(ip);
     const size = last - first + 1n;
     // Random start, then the next free one: every free address is reachable, and a full range is reported.
     const start = BigInt(Math.floor(Math.random() * Number(size > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : size)));
@@ -219,7 +263,7 @@ export class ServiceAllocator {
     for (let i = 0n; i < tries; i++) {
       const ip = bigToIp(first + ((start + i) % size), family);
       if (used.has(ip)) continue;
-      if (await this.#reserve(IPS + ip, owner, dryRun)) return ip;
+      if (await this.#reserveIp(ip, owner, dryRun)) return ip;
     }
     throw internalError(new Error(`failed to allocate a serviceIP: range is full (${cidr})`));
   }
