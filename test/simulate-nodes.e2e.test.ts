@@ -20,6 +20,9 @@ import type { Lease } from "../src/api/coordination/types.js";
 import { DEPLOYMENTS, NODES, PODS, leaseResource } from "../src/api/resource-refs.js";
 import { namingFor } from "../src/machinery/naming.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startUpstream } from "../bench/support/upstream-apiserver.js";
+import { etcdSkipReason, startEtcd, type EtcdServer } from "../src/storage/etcd/testing/etcd-server.js";
+import { existsSync } from "node:fs";
 
 const BIN = fileURLToPath(new URL("../../bin/orch.js", import.meta.url));
 
@@ -174,6 +177,71 @@ describe("orch simulate-nodes", () => {
       return pods.length === 0 ? true : undefined;
     });
     assert.doesNotMatch(sim.output(), /failed|could not/i);
+  });
+});
+
+const UPSTREAM = process.env["KUBE_APISERVER_BIN"] ?? "/work/upstream/bin/kube-apiserver";
+const upstreamSkip = etcdSkipReason() ?? (existsSync(UPSTREAM) ? undefined : `no upstream kube-apiserver at ${UPSTREAM} (set KUBE_APISERVER_BIN)`);
+
+describe("orch simulate-nodes against upstream's kube-apiserver (k8s.io names), with stages", { skip: upstreamSkip }, () => {
+  let etcd: EtcdServer;
+  let upstream: OrchProcess;
+  let client: RestClient;
+  let sim: Simulator;
+
+  before(async () => {
+    etcd = await startEtcd();
+    upstream = await startUpstream(UPSTREAM, etcd.endpoints);
+    client = new RestClient(loadKubeconfig(upstream.kubeconfig));
+    const dir = mkdtempSync(join(tmpdir(), "sim-stages-"));
+    writeFileSync(join(dir, "stages.yaml"), "podRunning: { delay: 300ms, jitter: 200ms }\npodDelete: { delay: 100ms }\n");
+    sim = await startSimulator(["--count", "3", "--kubeconfig", upstream.kubeconfig, "--stages", join(dir, "stages.yaml")]);
+  });
+
+  after(async () => {
+    await sim?.stop();
+    client?.close();
+    await upstream?.stop();
+    await etcd?.stop();
+  });
+
+  test("nodes carry kubernetes.io labels and kube-node-lease leases; a pod goes Running, Succeeded by its annotation, and a graceful delete completes", async () => {
+    const node = await client.get<Node>(NODES, { name: "sim-node-1" });
+    assert.equal(node.metadata.labels?.["kubernetes.io/hostname"], "sim-node-1");
+    assert.equal(node.status?.conditions?.find((c) => c.type === "Ready")?.status, "True");
+    await until("the leases in kube-node-lease", 30_000, async () => {
+      const l = (await client.list<Lease>(leaseResource(namingFor("k8s.io")), { namespace: "kube-node-lease" })).items;
+      return l.length === 3 ? true : undefined;
+    });
+    const pod = (name: string, annotations: Record<string, string> = {}) => ({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name, namespace: "default", annotations },
+      spec: { nodeName: "sim-node-1", restartPolicy: "Never", containers: [{ name: "main", image: "busybox" }] },
+    });
+    await client.create(PODS, pod("job", { "simulate-nodes.orch.io/succeed-after": "1s" }));
+    await client.create(PODS, pod("web"));
+    const job = await until("the annotated pod Succeeded", 60_000, async () => {
+      const p = await client.get<Pod>(PODS, { namespace: "default", name: "job" });
+      return p.status?.phase === "Succeeded" ? p : undefined;
+    });
+    assert.equal(job.status?.containerStatuses?.[0]?.state?.terminated?.reason, "Completed");
+    const web = await until("the other pod Running", 60_000, async () => {
+      const p = await client.get<Pod>(PODS, { namespace: "default", name: "web" });
+      return p.status?.phase === "Running" ? p : undefined;
+    });
+    assert.match(web.status!.podIP!, /^10\.128\.1\.\d+$/);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await client.get<Pod>(PODS, { namespace: "default", name: "web" })).status?.phase, "Running", "an unannotated pod keeps running");
+    await client.delete(PODS, { namespace: "default", name: "web" }); // default grace: 30 s
+    await until("the pod removed well before its 30 s grace", 15_000, async () => {
+      try {
+        await client.get<Pod>(PODS, { namespace: "default", name: "web" });
+        return undefined;
+      } catch (err) {
+        return (err as { code?: number }).code === 404 ? true : undefined;
+      }
+    });
   });
 });
 

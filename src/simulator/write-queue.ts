@@ -128,7 +128,6 @@ export class WriteQueue {
           (task.priority === "high" ? this.#high : this.#normal).unshift(task); // it has waited already: first of its class
           this.#pump();
         }, delay);
-        timer.unref?.();
         this.#timers.add(timer);
       } else {
         this.stats.failed++;
