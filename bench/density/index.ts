@@ -113,8 +113,11 @@ function spawnProc(command: string, args: string[], ready?: RegExp, timeoutMs = 
   });
 }
 
+/** ORCH_NODE_ARGS passes node flags to orch's children (e.g. --cpu-prof when profiling), as test/support/orch-process.ts does. */
+const NODE_ARGS = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+
 const orchComponent = (name: string, kubeconfig: string) =>
-  spawnProc(process.execPath, [BIN, name, `--kubeconfig=${kubeconfig}`, "--secure-port=0", "--leader-elect=false"], /: serving \/healthz.* on https:\/\/\S+/);
+  spawnProc(process.execPath, [...NODE_ARGS, BIN, name, `--kubeconfig=${kubeconfig}`, "--secure-port=0", "--leader-elect=false"], /: serving \/healthz.* on https:\/\/\S+/);
 
 function upstreamComponent(name: string, kubeconfig: string): Promise<Proc> {
   const auth = [`--kubeconfig=${kubeconfig}`, `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`];
