@@ -29,7 +29,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["machinery"],
   ["storage", "api", "component"],
   ["client"],
-  ["apiserver", "controllers", "scheduler", "nodeagent", "proxy", "dns"],
+  ["apiserver", "controllers", "scheduler", "nodeagent", "proxy", "dns", "simulator"],
   ["cloud"],
   ["cli"],
 ];

@@ -34,9 +34,9 @@ async function inProcess(...args: string[]): Promise<{ status: number; stdout: s
 /** Subcommands that already serve until SIGINT/SIGTERM. */
 const LONG_RUNNING = ["server", "apiserver", "controller-manager", "scheduler", "proxy", "cloud-controller-manager", "nodeagent"];
 
-const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images", "snapshot", "etcd"];
+const NAMES = ["server", "apiserver", "controller-manager", "scheduler", "nodeagent", "proxy", "cloud-controller-manager", "images", "snapshot", "etcd", "simulate-nodes"];
 /** Tools, not components: no serving flags, no ports (tested in their own files). */
-const TOOLS = ["images", "snapshot", "etcd"];
+const TOOLS = ["images", "snapshot", "etcd", "simulate-nodes"];
 const COMPONENTS = NAMES.filter((n) => !TOOLS.includes(n));
 
 test("orch with no arguments or --help lists every subcommand", async () => {

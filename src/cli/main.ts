@@ -14,6 +14,7 @@ import { command as nodeagent } from "./nodeagent.js";
 import { command as proxy } from "./proxy.js";
 import { command as scheduler } from "./scheduler.js";
 import { command as server } from "./server.js";
+import { command as simulateNodes } from "./simulate-nodes.js";
 import { command as snapshot } from "./snapshot.js";
 
 // Each subcommand keeps its own flag types; the list only needs what they share.
@@ -31,6 +32,7 @@ export const commands: readonly AnyCommand[] = [
   images,
   snapshot,
   etcd,
+  simulateNodes,
 ];
 
 export function usage(): string {
