@@ -3,8 +3,6 @@
 // Keys get the store's prefix on the way in and lose it on the way out, so
 // several stores (or test cases) can share one etcd.
 
-import * as grpc from "@grpc/grpc-js";
-import type { ClientDuplexStream } from "@grpc/grpc-js";
 import {
   AlreadyExistsError,
   CompactedError,
@@ -32,7 +30,8 @@ import {
   type Watch,
   type WatchOptions,
 } from "../storage.js";
-import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdLogger, type EtcdTls } from "./connection.js";
+import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdClientKind, type EtcdLogger, type EtcdTls } from "./connection.js";
+import { Code, type CallStream } from "./h2-channel.js";
 import {
   etcdMethods,
   type MvccKeyValue,
@@ -60,6 +59,8 @@ export interface EtcdStorageOptions {
   logger?: EtcdLogger;
   /** For https:// endpoints: CA, client certificate and key (PEM). */
   tls?: EtcdTls;
+  /** The gRPC transport: "h2" (ours over node:http2, the default) or "grpc-js" (default: $ORCH_ETCD_CLIENT). */
+  client?: EtcdClientKind;
 }
 
 /** The etcd Storage, with the health information /readyz needs. */
@@ -112,6 +113,7 @@ class EtcdStorageImpl implements EtcdStorage {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       logger: options.logger ?? consoleLogger,
       ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.client === undefined ? {} : { client: options.client }),
     });
     this.#prefix = Buffer.from(options.prefix ?? "", "utf8");
     this.#watchResumeTimeoutMs = options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS;
@@ -347,7 +349,7 @@ class EtcdStorageImpl implements EtcdStorage {
       const current = await this.currentRevision().catch(() => revision - 1);
       return new FutureRevisionError(revision, current);
     }
-    if (details.includes("request is too large") || (err.code === grpc.status.RESOURCE_EXHAUSTED && details.includes("larger than max"))) {
+    if (details.includes("request is too large") || (err.code === Code.RESOURCE_EXHAUSTED && details.includes("larger than max"))) {
       return new TooLargeError(key, 0, MAX_VALUE_BYTES);
     }
     // Anything else (no space, permission, ...) leaves etcd's message intact.
@@ -379,7 +381,7 @@ class EtcdStorageImpl implements EtcdStorage {
 
   #probeCompactedRevision(): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      let stream: ClientDuplexStream<WatchRequest, WatchResponse>;
+      let stream: CallStream<WatchRequest, WatchResponse>;
       try {
         stream = this.#connection.openStream(etcdMethods().watch).stream;
       } catch (err) {
