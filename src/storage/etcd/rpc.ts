@@ -235,7 +235,7 @@ function load(): EtcdMethods {
  * compiled module (dist/src/storage/etcd/) looks beside itself first, then in
  * the source tree at the same relative path from the package root.
  */
-function protoPath(): string {
+export function protoPath(): string {
   const candidates = [
     new URL("./rpc.proto", import.meta.url),
     new URL("../../../../src/storage/etcd/rpc.proto", import.meta.url),
