@@ -43,6 +43,7 @@ import {
   type WatchResponse,
 } from "./rpc.js";
 import { EtcdWatch } from "./watch.js";
+import { ReadBatcher } from "./read-batch.js";
 
 export interface EtcdStorageOptions {
   /** etcd client URLs, e.g. ["http://127.0.0.1:2379"]; calls fail over between them. */
@@ -105,6 +106,8 @@ class EtcdStorageImpl implements EtcdStorage {
   #compactedProbe: Promise<number> | undefined;
   /** The first update in flight per key (see update()). */
   readonly #updatesInFlight = new Map<string, { expected: number; result: Promise<KeyValue> }>();
+  /** Reads of the latest revision, sent together while others are in flight (read-batch.ts). */
+  readonly #latestReads: ReadBatcher;
 
   constructor(options: EtcdStorageOptions) {
     this.#connection = new EtcdConnection({
@@ -117,6 +120,11 @@ class EtcdStorageImpl implements EtcdStorage {
     });
     this.#prefix = Buffer.from(options.prefix ?? "", "utf8");
     this.#watchResumeTimeoutMs = options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS;
+    this.#latestReads = new ReadBatcher({
+      range: (request) => this.#connection.call(etcdMethods().range, request, { mutation: false }),
+      // Only ranges: a read, safe to retry like one.
+      txn: (request) => this.#connection.call(etcdMethods().txn, request, { mutation: false }),
+    });
   }
 
   healthy(): boolean {
@@ -134,7 +142,7 @@ class EtcdStorageImpl implements EtcdStorage {
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
     const revision = options.revision ?? 0;
-    const res = await this.#range({ key: this.#key(key), revision }, revision);
+    const res = revision === 0 ? await this.#latest({ key: this.#key(key) }) : await this.#range({ key: this.#key(key), revision }, revision);
     const kv = res.kvs[0];
     return { kv: kv === undefined ? undefined : this.#toKeyValue(kv), revision: revision || res.header.revision };
   }
@@ -279,7 +287,7 @@ class EtcdStorageImpl implements EtcdStorage {
   async currentRevision(): Promise<number> {
     // A linearizable read of one key reports the latest revision in its header.
     // etcd refuses an empty key, so without a prefix read a key nothing uses.
-    const res = await this.#range({ key: this.#prefix.length > 0 ? this.#key("") : REVISION_PROBE_KEY, count_only: true }, 0);
+    const res = await this.#latest({ key: this.#prefix.length > 0 ? this.#key("") : REVISION_PROBE_KEY, count_only: true });
     return res.header.revision;
   }
 
@@ -321,6 +329,15 @@ class EtcdStorageImpl implements EtcdStorage {
       return await this.#connection.call(etcdMethods().range, request, { mutation: false });
     } catch (err) {
       throw await this.#mapError(err, revision);
+    }
+  }
+
+  /** A read of the latest revision, batched with concurrent ones. */
+  async #latest(request: RangeRequest): Promise<RangeResponse> {
+    try {
+      return await this.#latestReads.range(request);
+    } catch (err) {
+      throw await this.#mapError(err, 0);
     }
   }
 
