@@ -157,6 +157,30 @@ if (skip !== undefined) {
       assert.deepEqual(overtaken.slice(0, 5), [], `${overtaken.length} events were overtaken`);
     });
 
+    test("concurrent reads of the latest revision (batched into Txns) each get their own key, and see every write done before them", async () => {
+      const s = await open({ endpoints: etcd.endpoints });
+      try {
+        const written = await Promise.all(Array.from({ length: 300 }, (_, i) => s.create(`/b/${i}`, bytes(`v${i}`))));
+        const newest = Math.max(...written.map((kv) => kv.modRevision));
+        const reads = await Promise.all(Array.from({ length: 300 }, (_, i) => s.get(`/b/${(i * 7) % 300}`)));
+        reads.forEach((r, i) => {
+          assert.equal(Buffer.from(r.kv!.value).toString(), `v${(i * 7) % 300}`);
+          assert.ok(r.revision >= newest, `read ${i} at ${r.revision}, before the last write ${newest}`);
+        });
+        const missing = await Promise.all([s.get("/b/none"), s.get("/b/none2"), s.currentRevision()]);
+        assert.equal(missing[0].kv, undefined);
+        assert.ok(missing[2] >= newest);
+        // A write, then reads issued after it completed, while others are still in flight: all see it.
+        const flood = Array.from({ length: 100 }, () => s.get("/b/1"));
+        const updated = await s.update("/b/1", bytes("new"), written[1]!.modRevision);
+        const after = await Promise.all(Array.from({ length: 50 }, () => s.get("/b/1")));
+        await Promise.all(flood);
+        for (const r of after) assert.equal(r.kv!.modRevision, updated.modRevision);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("values over MAX_VALUE_BYTES fail with TooLarge without contacting etcd", async () => {
       // Nothing listens on this endpoint; a call would end in StorageUnavailableError instead.
       const s = await open({ endpoints: ["http://127.0.0.1:9"], dialTimeoutMs: 200, requestTimeoutMs: 500 });
