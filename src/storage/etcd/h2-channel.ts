@@ -143,49 +143,25 @@ export class H2Channel {
         reject(this.#notConnected(`No connection established. Last error: ${message(err)}`));
         return;
       }
-      const reader = new FrameReader();
       const codec = method.wire;
       let answer: Buffer | undefined;
-      let failure: CallError | undefined;
-      let settled = false;
-      const timer = setTimeout(() => {
-        failure = callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded");
-        stream.close(NGHTTP2_CANCEL);
-      }, timeoutMs);
-      reader.onMessage = (bytes) => {
-        answer = bytes;
-      };
-      reader.onError = (err) => {
-        failure = err;
-        stream.close(NGHTTP2_CANCEL);
-      };
-      let headers: http2.IncomingHttpHeaders | undefined;
-      let trailers: http2.IncomingHttpHeaders | undefined;
-      stream.on("response", (h) => (headers = h));
-      stream.on("trailers", (t) => (trailers = t));
-      stream.on("data", (chunk: Buffer) => reader.push(chunk));
-      stream.on("error", (err: Error) => {
-        failure ??= streamError(err, stream);
-      });
-      stream.on("close", () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        const err = failure ?? outcome(headers, trailers, stream);
-        if (err !== undefined) {
-          reject(err);
-          return;
-        }
-        if (answer === undefined) {
-          reject(callError(Code.INTERNAL, "No message received"));
-          return;
-        }
-        try {
-          resolve(codec !== undefined ? codec.decode(answer) : method.deserialize(answer));
-        } catch (e) {
-          reject(callError(Code.INTERNAL, `Response message parsing error: ${message(e)}`));
-        }
-      });
+      const call = readCall(
+        stream,
+        (bytes) => (answer = bytes),
+        (err) => {
+          clearTimeout(timer);
+          if (err !== undefined) reject(err);
+          else if (answer === undefined) reject(callError(Code.INTERNAL, "No message received"));
+          else {
+            try {
+              resolve(codec !== undefined ? codec.decode(answer) : method.deserialize(answer));
+            } catch (e) {
+              reject(callError(Code.INTERNAL, `Response message parsing error: ${message(e)}`));
+            }
+          }
+        },
+      );
+      const timer = setTimeout(() => call.fail(callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")), timeoutMs);
       stream.end(codec !== undefined ? codec.encode(request) : frameOf(method.serialize(request)));
     });
   }
@@ -333,34 +309,22 @@ class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res
       process.nextTick(() => this.#finish(err));
       return;
     }
-    const reader = new FrameReader();
     const decode = method.wire !== undefined ? method.wire.decode : method.deserialize;
-    let failure: CallError | undefined;
-    reader.onMessage = (bytes) => {
-      if (this.#done) return;
-      let message: Res;
-      try {
-        message = decode(bytes);
-      } catch (e) {
-        failure = callError(Code.INTERNAL, `Response message parsing error: ${messageOf(e)}`);
-        stream.close(NGHTTP2_CANCEL);
-        return;
-      }
-      this.emit("data", message);
-    };
-    reader.onError = (err) => {
-      failure = err;
-      stream.close(NGHTTP2_CANCEL);
-    };
-    let headers: http2.IncomingHttpHeaders | undefined;
-    let trailers: http2.IncomingHttpHeaders | undefined;
-    stream.on("response", (h) => (headers = h));
-    stream.on("trailers", (t) => (trailers = t));
-    stream.on("data", (chunk: Buffer) => reader.push(chunk));
-    stream.on("error", (err: Error) => {
-      failure ??= streamError(err, stream);
-    });
-    stream.on("close", () => this.#finish(failure ?? outcome(headers, trailers, stream)));
+    const call = readCall(
+      stream,
+      (bytes) => {
+        if (this.#done) return;
+        let message: Res;
+        try {
+          message = decode(bytes);
+        } catch (e) {
+          call.fail(callError(Code.INTERNAL, `Response message parsing error: ${messageOf(e)}`));
+          return;
+        }
+        this.emit("data", message);
+      },
+      (err) => this.#finish(err),
+    );
   }
 
   write(request: Req): boolean {
@@ -436,6 +400,36 @@ class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res
       this.cancel();
     }
   }
+}
+
+/**
+ * Follows one call's HTTP/2 stream: each whole message goes to onMessage, then
+ * the outcome (undefined for OK) to onClose, once, when the stream closes.
+ * fail() ends the call from our side with the given error as its outcome.
+ */
+function readCall(
+  stream: http2.ClientHttp2Stream,
+  onMessage: (bytes: Buffer) => void,
+  onClose: (err: CallError | undefined) => void,
+): { fail(err: CallError): void } {
+  let failure: CallError | undefined;
+  let headers: http2.IncomingHttpHeaders | undefined;
+  let trailers: http2.IncomingHttpHeaders | undefined;
+  const fail = (err: CallError) => {
+    failure ??= err;
+    stream.close(NGHTTP2_CANCEL);
+  };
+  const reader = new FrameReader();
+  reader.onMessage = onMessage;
+  reader.onError = fail;
+  stream.on("response", (h) => (headers = h));
+  stream.on("trailers", (t) => (trailers = t));
+  stream.on("data", (chunk: Buffer) => reader.push(chunk));
+  stream.on("error", (err: Error) => {
+    failure ??= streamError(err, stream);
+  });
+  stream.on("close", () => onClose(failure ?? outcome(headers, trailers, stream)));
+  return { fail };
 }
 
 /**
