@@ -96,3 +96,19 @@ test("with two calls in flight, the third read waits", async () => {
   etcd.calls[2]!.release();
   await Promise.all(reads);
 });
+
+test("identical counts in one batch are asked once and each asker gets the answer", async () => {
+  const etcd = fakeEtcd();
+  const b = new ReadBatcher({ range: etcd.range, txn: etcd.txn, maxInFlight: 1 });
+  const first = b.range({ key: key("x") });
+  const probes = [b.range({ key: key("p"), count_only: true }), b.range({ key: key("q") }), b.range({ key: key("p"), count_only: true }), b.range({ key: key("p"), range_end: key("r"), count_only: true })];
+  await settle();
+  etcd.calls[0]!.release();
+  await first;
+  await settle();
+  assert.deepEqual(etcd.calls[1]!.keys, ["p", "q", "p"], "the second count of p alone is not sent; the one with a range end is another read");
+  etcd.calls[1]!.release();
+  const answers = await Promise.all(probes);
+  assert.deepEqual(answers.map((a) => a.kvs[0]!.value.toString()), ["v:p", "v:q", "v:p", "v:p"]);
+  assert.deepEqual(answers.map((a) => a.header.revision), [12, 12, 12, 12]);
+});

@@ -72,17 +72,35 @@ export class ReadBatcher {
   }
 
   async #many(batch: Pending[]): Promise<void> {
+    // Identical counts (every watch cache's current-revision probe is the same one) are asked once.
+    const slot: number[] = [];
+    const ops: { request_range: RangeRequest }[] = [];
+    const counts = new Map<string, number>();
+    for (const read of batch) {
+      const r = read.request;
+      if (r.count_only === true) {
+        const id = `${Buffer.from(r.key).toString("latin1")}\0${r.range_end === undefined ? "" : Buffer.from(r.range_end).toString("latin1")}`;
+        const at = counts.get(id);
+        if (at !== undefined) {
+          slot.push(at);
+          continue;
+        }
+        counts.set(id, ops.length);
+      }
+      slot.push(ops.length);
+      ops.push({ request_range: r });
+    }
     let res: TxnResponse;
     try {
-      res = await this.#options.txn({ compare: [], success: batch.map((r) => ({ request_range: r.request })), failure: [] });
+      res = await this.#options.txn({ compare: [], success: ops, failure: [] });
     } catch (err) {
       for (const read of batch) read.reject(err);
       return;
     }
     for (let i = 0; i < batch.length; i++) {
-      const answer = res.responses[i]?.response_range;
+      const answer = res.responses[slot[i]!]?.response_range;
       if (answer === null || answer === undefined) {
-        batch[i]!.reject(new Error(`etcd: a read-only Txn of ${batch.length} ranges answered ${res.responses.length} of them`));
+        batch[i]!.reject(new Error(`etcd: a read-only Txn of ${ops.length} ranges answered ${res.responses.length} of them`));
         continue;
       }
       // Every range of the Txn read the Txn's revision: the outer header is the one that counts.
