@@ -12,6 +12,7 @@ import { EventEmitter } from "node:events";
 import { isIP } from "node:net";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { Method } from "./rpc.js";
+import { wireCodec, type WireCodec } from "./wire.js";
 
 /** grpc status codes (the subset this transport produces or maps). */
 export const Code = {
@@ -143,7 +144,7 @@ export class H2Channel {
         reject(this.#notConnected(`No connection established. Last error: ${message(err)}`));
         return;
       }
-      const codec = method.wire;
+      const codec = wireCodec<Req, Res>(method.path);
       let answer: Buffer | undefined;
       const call = readCall(
         stream,
@@ -297,6 +298,7 @@ export class H2Channel {
 class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res>, AsyncIterable<Res> {
   readonly #method: Method<Req, Res>;
   readonly #stream: http2.ClientHttp2Stream | undefined;
+  #codec: WireCodec<Req, Res> | undefined;
   #done = false;
 
   constructor(method: Method<Req, Res>, stream: http2.ClientHttp2Stream | CallError) {
@@ -309,7 +311,9 @@ class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res
       process.nextTick(() => this.#finish(err));
       return;
     }
-    const decode = method.wire !== undefined ? method.wire.decode : method.deserialize;
+    const codec = wireCodec<Req, Res>(method.path);
+    this.#codec = codec;
+    const decode = codec !== undefined ? codec.decode : method.deserialize;
     const call = readCall(
       stream,
       (bytes) => {
@@ -330,7 +334,7 @@ class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res
   write(request: Req): boolean {
     const stream = this.#stream;
     if (stream === undefined || this.#done || stream.destroyed) return false;
-    const codec = this.#method.wire;
+    const codec = this.#codec;
     return stream.write(codec !== undefined ? codec.encode(request) : frameOf(this.#method.serialize(request)));
   }
 

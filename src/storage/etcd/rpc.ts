@@ -5,7 +5,6 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadSync, type MethodDefinition } from "@grpc/proto-loader";
-import { wire, type WireCodec } from "./wire.js";
 
 // Field names keep the .proto's snake_case (keepCase); int64 fields decode to
 // numbers (revisions stay far below 2^53); bytes decode to Buffers.
@@ -169,8 +168,6 @@ export interface Method<Req, Res> {
   readonly path: string;
   readonly serialize: (value: Req) => Buffer;
   readonly deserialize: (bytes: Buffer) => Res;
-  /** The hand-written codec (wire.ts) of a hot-path method, used by the node:http2 transport. */
-  readonly wire?: WireCodec<Req, Res>;
 }
 
 /** The methods orch calls, keyed by a short name. */
@@ -201,7 +198,7 @@ function load(): EtcdMethods {
   const definition = loadSync(protoPath(), options);
   // Member IDs are random uint64s: decoded as strings so none loses its low bits.
   const membership = loadSync(protoPath(), { ...options, longs: String });
-  const method = <Req, Res>(service: string, name: string, codec?: WireCodec<Req, Res>): Method<Req, Res> => {
+  const method = <Req, Res>(service: string, name: string): Method<Req, Res> => {
     const services = (service === "Cluster" ? membership : definition)[`etcdserverpb.${service}`];
     // A ServiceDefinition maps method names to MethodDefinitions; anything else means rpc.proto is broken.
     const def = (services as Record<string, MethodDefinition<object, object>> | undefined)?.[name];
@@ -212,17 +209,16 @@ function load(): EtcdMethods {
       path: def.path,
       serialize: def.requestSerialize as (value: Req) => Buffer,
       deserialize: def.responseDeserialize as (bytes: Buffer) => Res,
-      ...(codec === undefined ? {} : { wire: codec }),
     };
   };
   return {
-    range: method("KV", "Range", wire.range),
-    put: method("KV", "Put", wire.put),
-    deleteRange: method("KV", "DeleteRange", wire.deleteRange),
-    txn: method("KV", "Txn", wire.txn),
-    compact: method("KV", "Compact", wire.compact),
-    status: method("Maintenance", "Status", wire.status),
-    watch: method("Watch", "Watch", wire.watch),
+    range: method("KV", "Range"),
+    put: method("KV", "Put"),
+    deleteRange: method("KV", "DeleteRange"),
+    txn: method("KV", "Txn"),
+    compact: method("KV", "Compact"),
+    status: method("Maintenance", "Status"),
+    watch: method("Watch", "Watch"),
     snapshot: method("Maintenance", "Snapshot"),
     memberAdd: method("Cluster", "MemberAdd"),
     memberRemove: method("Cluster", "MemberRemove"),

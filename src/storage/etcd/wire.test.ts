@@ -5,8 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadSync, type MethodDefinition } from "@grpc/proto-loader";
-import { protoPath } from "./rpc.js";
-import { wire, WireError } from "./wire.js";
+import { etcdMethods, protoPath } from "./rpc.js";
+import { wire, wireCodec, WireError } from "./wire.js";
 
 type Def = MethodDefinition<object, object>;
 const defs = loadSync(protoPath(), { keepCase: true, longs: Number, enums: String, bytes: Buffer, defaults: true, oneofs: true });
@@ -134,4 +134,12 @@ test("a truncated or malformed answer is an error, not a wrong value", () => {
   }
   // Wire type 3 (a group) appears in no etcd message.
   assert.throws(() => wire.range.decode(Buffer.from([(9 << 3) | 3])), WireError);
+});
+
+test("the node:http2 transport finds each hot-path codec under its method's gRPC path, and none for the others", () => {
+  const methods = etcdMethods();
+  for (const name of ["range", "put", "deleteRange", "txn", "compact", "status", "watch"] as const) {
+    assert.equal(wireCodec(methods[name].path), wire[name], name);
+  }
+  for (const name of ["snapshot", "memberAdd", "memberList", "memberRemove"] as const) assert.equal(wireCodec(methods[name].path), undefined, name);
 });

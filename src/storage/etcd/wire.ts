@@ -596,3 +596,18 @@ export const wire = {
 };
 
 export { WireError };
+
+const byPath = new Map<string, WireCodec<never, unknown>>([
+  ["/etcdserverpb.KV/Range", wire.range],
+  ["/etcdserverpb.KV/Put", wire.put],
+  ["/etcdserverpb.KV/DeleteRange", wire.deleteRange],
+  ["/etcdserverpb.KV/Txn", wire.txn],
+  ["/etcdserverpb.KV/Compact", wire.compact],
+  ["/etcdserverpb.Maintenance/Status", wire.status],
+  ["/etcdserverpb.Watch/Watch", wire.watch],
+] as [string, WireCodec<never, unknown>][]);
+
+/** The hand-written codec of a method (by its gRPC path), or undefined: protobufjs's serializers then do. */
+export function wireCodec<Req, Res>(path: string): WireCodec<Req, Res> | undefined {
+  return byPath.get(path) as WireCodec<Req, Res> | undefined;
+}
