@@ -334,11 +334,22 @@ export function sendWatchError(scope: ResponseScope, rep: Representation, err: u
   scope.res.end(errorFrame(rep, err, scope.encoding.schemas));
 }
 
-/** Write with backpressure: wait for drain when the socket's buffer is full, or for the client to leave. */
-function write(res: Outgoing, chunk: Uint8Array): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const ok = (res as ServerResponse).write(chunk, (err?: Error | null) => (err ? reject(err) : undefined));
-    if (ok) return resolve();
+/** One callback for every write: a failed write is seen as the response's "close", not through each write. */
+const ignoreWriteError = (): void => {};
+
+/**
+ * Write with backpressure: wait for drain when the socket's buffer is full, or
+ * for the client to leave. Nothing to wait for (the common case) costs no
+ * promise and no callback: a watch event fans out to thousands of streams, and
+ * per-stream allocations there showed in the fan-out tail. A failed write
+ * closes the response, which ends the watch through its "close" listener.
+ */
+function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
+  if ((res as ServerResponse).write(chunk, ignoreWriteError)) return undefined;
+  // A response already gone emits no more "close" or "drain": nothing to wait for.
+  const gone = res as { destroyed?: boolean; stream?: { destroyed: boolean } };
+  if (res.writableEnded || gone.destroyed === true || gone.stream?.destroyed === true) return undefined;
+  return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);
       res.off("close", done);
@@ -378,11 +389,12 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
           frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
         }
       }
-      await write(res, frame);
+      const full = write(res, frame);
+      if (full !== undefined) await full;
     }
   } catch (err) {
     // After the headers an error travels as an ERROR event carrying the Status.
-    if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas)).catch(() => {});
+    if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas));
   } finally {
     req.off("close", closed);
     res.off("close", closed);

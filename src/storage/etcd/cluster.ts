@@ -82,7 +82,7 @@ export class EtcdCluster {
     let bytes = 0;
     try {
       const stream = this.#connection.openServerStream(etcdMethods().snapshot, {});
-      for await (const chunk of stream as AsyncIterable<{ blob: Buffer }>) {
+      for await (const chunk of stream) {
         bytes += chunk.blob.length;
         if (!out.write(chunk.blob)) await once(out, "drain");
       }

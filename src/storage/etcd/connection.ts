@@ -2,12 +2,16 @@
 // between endpoints, retries with backoff, deadlines, and a health state that
 // is logged once per change. Callers get etcd's answer or a ServiceError that
 // etcd itself produced; connection trouble becomes StorageUnavailableError.
+// Two transports carry the calls: our own gRPC over node:http2 with the
+// hand-written codec (h2-channel.ts, wire.ts; the default), and @grpc/grpc-js
+// with protobufjs (ORCH_ETCD_CLIENT=grpc-js), kept selectable for a release.
 
 import * as grpc from "@grpc/grpc-js";
 import { isIP } from "node:net";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { StorageUnavailableError } from "../errors.js";
 import { etcdMethods, type Method, type StatusResponse } from "./rpc.js";
+import { H2Channel, type CallStream } from "./h2-channel.js";
 import { sleep } from "../../machinery/until.js";
 
 /** One line per event; pino's logger fits, so does the console-backed default. */
@@ -31,6 +35,29 @@ export interface ConnectionOptions {
   logger: EtcdLogger;
   /** For https:// endpoints: the CA that signed etcd's serving certificates, and our client certificate (PEM). */
   tls?: EtcdTls;
+  /** Which gRPC transport (default: $ORCH_ETCD_CLIENT, else "h2"). */
+  client?: EtcdClientKind;
+}
+
+/** "h2": our gRPC over node:http2 (the default); "grpc-js": @grpc/grpc-js, the client before it. */
+export type EtcdClientKind = "h2" | "grpc-js";
+
+/** The transport chosen by ORCH_ETCD_CLIENT ("grpc-js" or "h2"; unset: "h2"). */
+export function defaultClientKind(): EtcdClientKind {
+  const value = process.env.ORCH_ETCD_CLIENT;
+  if (value === undefined || value === "" || value === "h2") return "h2";
+  if (value === "grpc-js") return "grpc-js";
+  throw new Error(`ORCH_ETCD_CLIENT=${value}: expected "h2" or "grpc-js"`);
+}
+
+/** What EtcdConnection needs of one endpoint's transport. */
+interface Transport {
+  readonly url: string;
+  connect(deadline: number): Promise<void>;
+  unary<Req, Res>(method: Method<Req, Res>, request: Req, deadline: number): Promise<Res>;
+  openStream<Req, Res>(method: Method<Req, Res>): CallStream<Req, Res>;
+  openServerStream<Req, Res>(method: Method<Req, Res>, request: Req): CallStream<Req, Res> & AsyncIterable<Res>;
+  close(): void;
 }
 
 /** TLS material for https:// etcd endpoints (upstream's --etcd-cafile, --etcd-certfile, --etcd-keyfile). */
@@ -71,14 +98,17 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.keepalive_permit_without_calls": 1,
 };
 
-class Endpoint {
+class GrpcJsEndpoint implements Transport {
   readonly url: string;
   readonly address: string;
   readonly #credentials: grpc.ChannelCredentials;
   readonly #channelOptions: grpc.ChannelOptions;
+  readonly #metadata: grpc.Metadata;
   #client: grpc.Client | undefined;
 
   constructor(url: string, tls: EtcdTls | undefined) {
+    this.#metadata = new grpc.Metadata();
+    this.#metadata.set(REQUIRE_LEADER, "true");
     this.url = url;
     const { address, secure } = parseEndpoint(url);
     this.address = address;
@@ -121,6 +151,32 @@ class Endpoint {
     });
   }
 
+  unary<Req, Res>(method: Method<Req, Res>, request: Req, deadline: number): Promise<Res> {
+    return new Promise<Res>((resolve, reject) => {
+      this.client.makeUnaryRequest(
+        method.path,
+        method.serialize,
+        method.deserialize,
+        request,
+        this.#metadata.clone(),
+        { deadline },
+        (err, value) => {
+          if (err !== null || value === undefined) reject(err ?? new Error("etcd: empty answer"));
+          else resolve(value);
+        },
+      );
+    });
+  }
+
+  openStream<Req, Res>(method: Method<Req, Res>): CallStream<Req, Res> {
+    return this.client.makeBidiStreamRequest(method.path, method.serialize, method.deserialize, this.#metadata.clone());
+  }
+
+  openServerStream<Req, Res>(method: Method<Req, Res>, request: Req): CallStream<Req, Res> & AsyncIterable<Res> {
+    return this.client.makeServerStreamRequest(method.path, method.serialize, method.deserialize, request, this.#metadata.clone()) as unknown as CallStream<Req, Res> &
+      AsyncIterable<Res>;
+  }
+
   close(): void {
     this.#client?.close();
     this.#client = undefined;
@@ -128,9 +184,8 @@ class Endpoint {
 }
 
 export class EtcdConnection {
-  readonly #endpoints: Endpoint[];
+  readonly #endpoints: Transport[];
   readonly #options: ConnectionOptions;
-  readonly #metadata: grpc.Metadata;
   #current = 0;
   #healthy = false;
   /** Set once the first answer or the first failure decided the state, so the first line logged says which. */
@@ -144,9 +199,12 @@ export class EtcdConnection {
   constructor(options: ConnectionOptions) {
     if (options.endpoints.length === 0) throw new Error("etcd: at least one endpoint is required");
     this.#options = options;
-    this.#endpoints = options.endpoints.map((url) => new Endpoint(url, options.tls));
-    this.#metadata = new grpc.Metadata();
-    this.#metadata.set(REQUIRE_LEADER, "true");
+    const kind = options.client ?? defaultClientKind();
+    this.#endpoints = options.endpoints.map((url) => {
+      if (kind === "grpc-js") return new GrpcJsEndpoint(url, options.tls);
+      parseEndpoint(url);
+      return new H2Channel(url, options.tls, { [REQUIRE_LEADER]: "true" });
+    });
   }
 
   /** Whether the last contact with etcd succeeded. */
@@ -186,7 +244,7 @@ export class EtcdConnection {
         // member stuck behind a dead leader leaves time to ask another one.
         const now = Date.now();
         const attemptEnd = options.mutation ? end : Math.min(end, now + Math.max(this.#options.dialTimeoutMs, (end - now) / 2));
-        const result = await this.#unary(endpoint, method, request, attemptEnd);
+        const result = await endpoint.unary(method, request, attemptEnd);
         if (method.path === etcdMethods().status.path) this.#serverVersion = (result as StatusResponse).version;
         this.#markHealthy(endpoint);
         return result;
@@ -228,22 +286,16 @@ export class EtcdConnection {
    * Open a bidirectional stream on the current endpoint. The caller owns the
    * stream; it reports failures with streamFailed() so the next one goes elsewhere.
    */
-  openStream<Req, Res>(method: Method<Req, Res>): { stream: grpc.ClientDuplexStream<Req, Res>; endpoint: number } {
+  openStream<Req, Res>(method: Method<Req, Res>): { stream: CallStream<Req, Res>; endpoint: number } {
     if (this.#closed) throw new StorageUnavailableError("etcd storage is closed");
     const index = this.#current;
-    const stream = this.#endpoints[index]!.client.makeBidiStreamRequest(
-      method.path,
-      method.serialize,
-      method.deserialize,
-      this.#metadata.clone(),
-    );
-    return { stream, endpoint: index };
+    return { stream: this.#endpoints[index]!.openStream(method), endpoint: index };
   }
 
   /** Open a server-streaming call (Maintenance.Snapshot) on the current endpoint; the caller owns the stream. */
-  openServerStream<Req, Res>(method: Method<Req, Res>, request: Req): grpc.ClientReadableStream<Res> {
+  openServerStream<Req, Res>(method: Method<Req, Res>, request: Req): CallStream<Req, Res> & AsyncIterable<Res> {
     if (this.#closed) throw new StorageUnavailableError("etcd storage is closed");
-    return this.#endpoints[this.#current]!.client.makeServerStreamRequest(method.path, method.serialize, method.deserialize, request, this.#metadata.clone());
+    return this.#endpoints[this.#current]!.openServerStream(method, request);
   }
 
   /** A stream opened on `endpoint` delivered something: etcd is reachable there. */
@@ -268,23 +320,6 @@ export class EtcdConnection {
     for (const endpoint of this.#endpoints) endpoint.close();
   }
 
-  #unary<Req, Res>(endpoint: Endpoint, method: Method<Req, Res>, request: Req, deadline: number): Promise<Res> {
-    return new Promise<Res>((resolve, reject) => {
-      endpoint.client.makeUnaryRequest(
-        method.path,
-        method.serialize,
-        method.deserialize,
-        request,
-        this.#metadata.clone(),
-        { deadline },
-        (err, value) => {
-          if (err !== null || value === undefined) reject(err ?? new Error("etcd: empty answer"));
-          else resolve(value);
-        },
-      );
-    });
-  }
-
   /** Move off a failed endpoint (unless someone already did). */
   #noteFailure(index: number, err: unknown): void {
     if (this.#endpoints.length > 1 && this.#current === index) {
@@ -298,7 +333,7 @@ export class EtcdConnection {
     }
   }
 
-  #markHealthy(endpoint: Endpoint): void {
+  #markHealthy(endpoint: Transport): void {
     if (this.#healthy) return;
     const recovered = this.#stateKnown;
     this.#healthy = true;

@@ -3,8 +3,6 @@
 // Keys get the store's prefix on the way in and lose it on the way out, so
 // several stores (or test cases) can share one etcd.
 
-import * as grpc from "@grpc/grpc-js";
-import type { ClientDuplexStream } from "@grpc/grpc-js";
 import {
   AlreadyExistsError,
   CompactedError,
@@ -32,7 +30,8 @@ import {
   type Watch,
   type WatchOptions,
 } from "../storage.js";
-import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdLogger, type EtcdTls } from "./connection.js";
+import { consoleLogger, describe, EtcdConnection, isServiceError, type EtcdClientKind, type EtcdLogger, type EtcdTls } from "./connection.js";
+import { Code, type CallStream } from "./h2-channel.js";
 import {
   etcdMethods,
   type MvccKeyValue,
@@ -44,6 +43,7 @@ import {
   type WatchResponse,
 } from "./rpc.js";
 import { EtcdWatch } from "./watch.js";
+import { ReadBatcher } from "./read-batch.js";
 
 export interface EtcdStorageOptions {
   /** etcd client URLs, e.g. ["http://127.0.0.1:2379"]; calls fail over between them. */
@@ -60,6 +60,8 @@ export interface EtcdStorageOptions {
   logger?: EtcdLogger;
   /** For https:// endpoints: CA, client certificate and key (PEM). */
   tls?: EtcdTls;
+  /** The gRPC transport: "h2" (ours over node:http2, the default) or "grpc-js" (default: $ORCH_ETCD_CLIENT). */
+  client?: EtcdClientKind;
 }
 
 /** The etcd Storage, with the health information /readyz needs. */
@@ -104,6 +106,8 @@ class EtcdStorageImpl implements EtcdStorage {
   #compactedProbe: Promise<number> | undefined;
   /** The first update in flight per key (see update()). */
   readonly #updatesInFlight = new Map<string, { expected: number; result: Promise<KeyValue> }>();
+  /** Reads of the latest revision, sent together while others are in flight (read-batch.ts). */
+  readonly #latestReads: ReadBatcher;
 
   constructor(options: EtcdStorageOptions) {
     this.#connection = new EtcdConnection({
@@ -112,9 +116,15 @@ class EtcdStorageImpl implements EtcdStorage {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       logger: options.logger ?? consoleLogger,
       ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.client === undefined ? {} : { client: options.client }),
     });
     this.#prefix = Buffer.from(options.prefix ?? "", "utf8");
     this.#watchResumeTimeoutMs = options.watchResumeTimeoutMs ?? DEFAULT_WATCH_RESUME_TIMEOUT_MS;
+    this.#latestReads = new ReadBatcher({
+      range: (request) => this.#connection.call(etcdMethods().range, request, { mutation: false }),
+      // Only ranges: a read, safe to retry like one.
+      txn: (request) => this.#connection.call(etcdMethods().txn, request, { mutation: false }),
+    });
   }
 
   healthy(): boolean {
@@ -132,7 +142,7 @@ class EtcdStorageImpl implements EtcdStorage {
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult> {
     const revision = options.revision ?? 0;
-    const res = await this.#range({ key: this.#key(key), revision }, revision);
+    const res = revision === 0 ? await this.#latest({ key: this.#key(key) }) : await this.#range({ key: this.#key(key), revision }, revision);
     const kv = res.kvs[0];
     return { kv: kv === undefined ? undefined : this.#toKeyValue(kv), revision: revision || res.header.revision };
   }
@@ -277,7 +287,7 @@ class EtcdStorageImpl implements EtcdStorage {
   async currentRevision(): Promise<number> {
     // A linearizable read of one key reports the latest revision in its header.
     // etcd refuses an empty key, so without a prefix read a key nothing uses.
-    const res = await this.#range({ key: this.#prefix.length > 0 ? this.#key("") : REVISION_PROBE_KEY, count_only: true }, 0);
+    const res = await this.#latest({ key: this.#prefix.length > 0 ? this.#key("") : REVISION_PROBE_KEY, count_only: true });
     return res.header.revision;
   }
 
@@ -322,6 +332,15 @@ class EtcdStorageImpl implements EtcdStorage {
     }
   }
 
+  /** A read of the latest revision, batched with concurrent ones. */
+  async #latest(request: RangeRequest): Promise<RangeResponse> {
+    try {
+      return await this.#latestReads.range(request);
+    } catch (err) {
+      throw await this.#mapError(err, 0);
+    }
+  }
+
   async #txn(request: TxnRequest, key: string): Promise<TxnResponse> {
     try {
       return await this.#connection.call(etcdMethods().txn, request, { mutation: true });
@@ -347,7 +366,7 @@ class EtcdStorageImpl implements EtcdStorage {
       const current = await this.currentRevision().catch(() => revision - 1);
       return new FutureRevisionError(revision, current);
     }
-    if (details.includes("request is too large") || (err.code === grpc.status.RESOURCE_EXHAUSTED && details.includes("larger than max"))) {
+    if (details.includes("request is too large") || (err.code === Code.RESOURCE_EXHAUSTED && details.includes("larger than max"))) {
       return new TooLargeError(key, 0, MAX_VALUE_BYTES);
     }
     // Anything else (no space, permission, ...) leaves etcd's message intact.
@@ -379,7 +398,7 @@ class EtcdStorageImpl implements EtcdStorage {
 
   #probeCompactedRevision(): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      let stream: ClientDuplexStream<WatchRequest, WatchResponse>;
+      let stream: CallStream<WatchRequest, WatchResponse>;
       try {
         stream = this.#connection.openStream(etcdMethods().watch).stream;
       } catch (err) {

@@ -10,6 +10,7 @@ import { loadSync, type MethodDefinition } from "@grpc/proto-loader";
 // numbers (revisions stay far below 2^53); bytes decode to Buffers.
 
 export interface ResponseHeader {
+  cluster_id?: number;
   revision: number;
   member_id: number;
   raft_term: number;
@@ -230,7 +231,7 @@ function load(): EtcdMethods {
  * compiled module (dist/src/storage/etcd/) looks beside itself first, then in
  * the source tree at the same relative path from the package root.
  */
-function protoPath(): string {
+export function protoPath(): string {
   const candidates = [
     new URL("./rpc.proto", import.meta.url),
     new URL("../../../../src/storage/etcd/rpc.proto", import.meta.url),

@@ -10,11 +10,11 @@
 // its own stream. Streams share the endpoint's one HTTP/2 connection, so a
 // stream costs little; orch opens about one watch per resource type.
 
-import type { ClientDuplexStream } from "@grpc/grpc-js";
 import { CompactedError, StorageUnavailableError } from "../errors.js";
 import { EventBuffer } from "../event-buffer.js";
 import type { KeyValue, Watch, WatchEvent } from "../storage.js";
 import { describe, type EtcdConnection } from "./connection.js";
+import type { CallStream } from "./h2-channel.js";
 import { etcdMethods, type MvccKeyValue, type WatchRequest, type WatchResponse } from "./rpc.js";
 
 export interface EtcdWatchOptions {
@@ -53,7 +53,7 @@ export class EtcdWatch implements Watch {
 
   /** Every event up to this revision is in the queue: the resume point. */
   #last: number;
-  #stream: ClientDuplexStream<WatchRequest, WatchResponse> | undefined;
+  #stream: CallStream<WatchRequest, WatchResponse> | undefined;
   #endpoint = 0;
   #paused = false;
   #createdAt = 0;
@@ -138,7 +138,7 @@ export class EtcdWatch implements Watch {
 
   #connect(): void {
     if (this.#closed) return;
-    let opened: { stream: ClientDuplexStream<WatchRequest, WatchResponse>; endpoint: number };
+    let opened: { stream: CallStream<WatchRequest, WatchResponse>; endpoint: number };
     try {
       opened = this.#options.connection.openStream(etcdMethods().watch);
     } catch (err) {
@@ -342,7 +342,7 @@ export class EtcdWatch implements Watch {
     const stream = this.#stream;
     this.#stream = undefined;
     if (stream === undefined) return;
-    // Keep an error listener: cancel() makes grpc-js emit a CANCELLED error we do not care about.
+    // Keep an error listener: with grpc-js, cancel() emits a CANCELLED error we do not care about.
     stream.removeAllListeners("data");
     stream.on("error", () => {});
     stream.cancel();
