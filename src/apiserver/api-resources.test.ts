@@ -93,7 +93,6 @@ const ADDED_BY_1_33: Row[] = [
 /** What orch does not list, by name; docs/apiserver.md's table gives the reason for each. */
 const LEFT_OUT = [
   "bindings",
-  "apiservices.apiregistration.k8s.io",
   "ipaddresses.networking.k8s.io",
   "servicecidrs.networking.k8s.io",
 ];
