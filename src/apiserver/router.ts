@@ -17,6 +17,7 @@ import { sendJson, type Encoding } from "./http/respond.js";
 import { setWarnings } from "./handlers/write-options.js";
 import type { NodeAgentClient } from "./node-agents.js";
 import type { MetricsApi } from "./metrics-api/index.js";
+import type { Aggregator } from "./aggregation/index.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
 import type { Stores } from "./storage-factory.js";
@@ -45,6 +46,8 @@ export interface RouterOptions {
   readonly metricsApi?: MetricsApi;
   /** The access reviews (api/authorization): answered with the server's authorizers, not stored. */
   readonly authorization?: AuthorizationReviews;
+  /** The aggregation layer: remote APIServices' groups, proxied to their servers. */
+  readonly aggregator?: Aggregator;
 }
 
 export class Router {
@@ -75,6 +78,7 @@ export class Router {
       return;
     }
     if (openapi.handles(path)) return openapi.serve(req, res, path, { gzip: encoding.compression });
+    if (this.#o.aggregator !== undefined && (await this.#o.aggregator.serve(ctx))) return;
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw pathNotFound();
@@ -110,6 +114,7 @@ export class Router {
   async upgrade(ctx: RequestContext<UpgradeExchange>): Promise<void> {
     const { req, url, path } = ctx;
     const { socket, head } = ctx.exchange;
+    if (this.#o.aggregator !== undefined && (await this.#o.aggregator.upgrade(ctx))) return;
     const def = path.kind === "resource" ? this.#o.registry.lookup(path.group, path.version, path.resource) : undefined;
     const store = def === undefined ? undefined : this.#o.stores.for(def);
     await handleUpgrade({ req, socket, head, path, query: url.searchParams, store, ...(ctx.user !== undefined ? { user: ctx.user } : {}), ...this.#deps });

@@ -63,6 +63,8 @@ import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from
 import { unlessStorageFull } from "./storage-full.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
+import { startAggregation, type Aggregator } from "./aggregation/index.js";
+import { frontProxy, type AggregationOptions } from "./aggregation/front-proxy.js";
 import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
@@ -122,6 +124,8 @@ export interface ApiServerOptions {
   serviceAccounts?: ServiceAccountOptions;
   /** The dashboard's built files, served at /ui/ (dashboard/static.ts): a folder (default dist/ui), or false for none. */
   dashboard?: string | false;
+  /** The aggregation layer: the front proxy's credentials (--proxy-client-*, --requestheader-*) and the availability checks' interval. */
+  aggregation?: AggregationOptions;
 }
 
 export interface RequestLimits {
@@ -236,15 +240,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Service-account issuer discovery: jwks_uri defaults to the advertised address and the port listened on.
   let externalAddress: string | undefined;
   const oidc = openIdMetadata({ issuer: saTokens.issuer, keys: saTokens.keys, ...(options.serviceAccounts?.jwksUri ? { jwksUri: options.serviceAccounts.jwksUri } : {}) }, () => externalAddress, log);
-  const discovery = new Discovery(registry);
+  let aggregator: Aggregator | undefined;
+  const discovery = new Discovery(registry, () => aggregator?.groups() ?? []);
+  // The aggregation layer: local APIServices before custom resources are served (they get their own priorities), then remote ones.
+  const proxy = await frontProxy(options.dataDir, options.aggregation ?? {}, credentials.caCertPem, stores, naming, log);
+  aggregator = await startAggregation({ registry, stores, naming, log, proxyClient: proxy.client, documents: [discovery], ...(options.aggregation?.checkIntervalMs !== undefined ? { checkIntervalMs: options.aggregation.checkIntervalMs } : {}) });
   // Custom resources: every stored definition is served before the server reports ready.
-  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log,
+  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi, ...(aggregator ? [aggregator] : [])], naming, log,
     resolveService: (namespace, name, port) => resolveService(cachedObjects(() => stores), namespace, name, port) });
   authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
   rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({
     endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
     ...(metricsApi ? { metricsApi: metricsApi.api } : {}),
+    ...(aggregator ? { aggregator } : {}),
     authentication: {
       groups: authenticationGroups(naming),
       reviewToken: async (token) => {
@@ -328,6 +337,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     async close() {
       ready = false;
       crds?.stop();
+      aggregator?.stop();
       apiMetrics.stop();
       await metricsApi?.stop();
       agents.close();

@@ -101,6 +101,47 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
   return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken, nodeAgentClient };
 }
 
+/** The front proxy's files in the data folder (upstream kubeadm's front-proxy-ca and front-proxy-client). */
+export const FRONT_PROXY_FILES = {
+  caCert: "front-proxy-ca.crt",
+  caKey: "front-proxy-ca.key",
+  clientCert: "front-proxy-client.crt",
+  clientKey: "front-proxy-client.key",
+} as const;
+
+/** The common name of the front proxy's client certificate (kubeadm's), what extension servers allow by default. */
+export const FRONT_PROXY_CLIENT_NAME = "front-proxy-client";
+
+/**
+ * The aggregation layer's client credentials: the certificate the API server
+ * shows extension API servers when it proxies to them, from a CA of its own
+ * (extension servers trust it as their requestheader client CA). Kept in the
+ * data folder, made when missing or expiring; the CA signs nothing else.
+ */
+export async function ensureFrontProxyCredentials(dir: string): Promise<{ caFile: string; caCertPem: string; cert: string; key: string }> {
+  const path = (name: string) => join(dir, name);
+  let ca: { cert: string; key: string };
+  if (existsSync(path(FRONT_PROXY_FILES.caCert)) && existsSync(path(FRONT_PROXY_FILES.caKey))) {
+    ca = { cert: readFileSync(path(FRONT_PROXY_FILES.caCert), "utf8"), key: readFileSync(path(FRONT_PROXY_FILES.caKey), "utf8") };
+  } else {
+    ca = await makeCa();
+    writeSecret(path(FRONT_PROXY_FILES.caKey), ca.key);
+    writeFileSync(path(FRONT_PROXY_FILES.caCert), ca.cert, { mode: 0o644 });
+  }
+  let client: { cert: string; key: string } | undefined;
+  if (existsSync(path(FRONT_PROXY_FILES.clientCert)) && existsSync(path(FRONT_PROXY_FILES.clientKey))) {
+    const cert = readFileSync(path(FRONT_PROXY_FILES.clientCert), "utf8");
+    if (stillValid(cert, ca.cert)) client = { cert, key: readFileSync(path(FRONT_PROXY_FILES.clientKey), "utf8") };
+  }
+  if (client === undefined) {
+    client = await issueClientCert(ca, FRONT_PROXY_CLIENT_NAME);
+    writeSecret(path(FRONT_PROXY_FILES.clientKey), client.key);
+    writeFileSync(path(FRONT_PROXY_FILES.clientCert), client.cert, { mode: 0o644 });
+  }
+  for (const secret of [FRONT_PROXY_FILES.caKey, FRONT_PROXY_FILES.clientKey]) restrictMode(path(secret), 0o600);
+  return { caFile: path(FRONT_PROXY_FILES.caCert), caCertPem: ca.cert, ...client };
+}
+
 /**
  * A serving certificate for a component started without --tls-cert-file (upstream's
  * self-signed serving cert: a throwaway CA and a certificate it signs, chain in `cert`).
