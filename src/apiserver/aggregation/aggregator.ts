@@ -175,6 +175,8 @@ export class Aggregator {
         req.pipe(out);
       });
     } catch (err) {
+      // The server went away: check it now rather than at the next interval.
+      this.#schedule();
       plainError(res, 503, (err as Error).message);
       return true;
     }
@@ -217,6 +219,7 @@ export class Aggregator {
         s.once("error", reject);
       });
     } catch (err) {
+      this.#schedule();
       refuse((err as Error).message);
       return true;
     }

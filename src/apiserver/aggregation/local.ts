@@ -65,7 +65,7 @@ export function localApiService(group: string, version: string, custom: boolean,
     apiVersion: `${naming.apiregistrationGroup}/v1`,
     kind: "APIService",
     metadata: { name: `${version}.${group}`, labels: { [label]: custom ? "true" : "onstart" } },
-    spec: { service: null, group, version, groupPriorityMinimum, versionPriority },
+    spec: { group, version, groupPriorityMinimum, versionPriority },
   };
 }
 
