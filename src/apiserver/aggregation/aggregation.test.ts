@@ -9,15 +9,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:https";
-import type { IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { TLSSocket } from "node:tls";
 import { builtinModules } from "../../api/index.js";
-import { FRONT_PROXY_FILES, selfSignedServingCert } from "../../component/pki.js";
+import { FRONT_PROXY_FILES } from "../../component/pki.js";
 import { TokenAuthenticator } from "../filters/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
+import { extensionServer, RESOURCES, widget } from "./testing.js";
 
 const API = "/apis/apiregistration.orch.io/v1/apiservices";
 const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
@@ -150,56 +147,6 @@ test("the extension-apiserver-authentication ConfigMap names the front proxy's C
   assert.equal(cm.json.data["requestheader-group-headers"], '["X-Remote-Group"]');
   assert.equal(cm.json.data["requestheader-extra-headers-prefix"], '["X-Remote-Extra-"]');
 });
-
-interface Seen {
-  path: string;
-  headers: IncomingHttpHeaders;
-  cn: string | undefined;
-  authorized: boolean;
-}
-
-const RESOURCES = {
-  kind: "APIResourceList", apiVersion: "v1", groupVersion: "x.example.com/v1",
-  resources: [
-    { name: "widgets", singularName: "widget", namespaced: true, kind: "Widget", verbs: ["get", "list", "watch"], shortNames: ["wd"] },
-    { name: "widgets/status", singularName: "", namespaced: true, kind: "Widget", verbs: ["get"] },
-  ],
-};
-const widget = { apiVersion: "x.example.com/v1", kind: "Widget", metadata: { name: "w1", namespace: "default", resourceVersion: "7" }, color: "blue" };
-
-/** The extension API server: HTTPS with a certificate for w.default.svc, asking for (not requiring) a client certificate. */
-async function extensionServer(frontProxyCa: string): Promise<{ server: Server; port: number; ca: string; seen: Seen[] }> {
-  const pki = await selfSignedServingCert(["w.default.svc"]);
-  const seen: Seen[] = [];
-  const server = createServer({ cert: pki.cert, key: pki.key, ca: frontProxyCa, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const socket = req.socket as TLSSocket;
-    seen.push({ path: req.url ?? "", headers: req.headers, cn: socket.getPeerCertificate()?.subject?.CN as string | undefined, authorized: socket.authorized });
-    const url = new URL(req.url ?? "/", "https://x");
-    const json = (body: unknown) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-    if (url.pathname === "/apis/x.example.com/v1") return json(RESOURCES);
-    if (url.pathname === "/apis/x.example.com/v1/namespaces/default/widgets/w1") return json(widget);
-    if (url.pathname === "/apis/x.example.com/v1/namespaces/default/widgets" && url.searchParams.get("watch") === "true") {
-      // A watch: one event now, the next only once the client has seen the first (it stays open until the client goes).
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write(JSON.stringify({ type: "ADDED", object: widget }) + "\n");
-      setTimeout(() => res.write(JSON.stringify({ type: "MODIFIED", object: { ...widget, color: "red" } }) + "\n"), 300);
-      return;
-    }
-    if (url.pathname.endsWith("/widgets")) {
-      if ((req.headers.accept ?? "").includes("as=Table")) {
-        return json({
-          kind: "Table", apiVersion: "meta.k8s.io/v1", metadata: {},
-          columnDefinitions: [{ name: "Name", type: "string", format: "name", description: "", priority: 0 }, { name: "Color", type: "string", format: "", description: "", priority: 0 }],
-          rows: [{ cells: ["w1", "blue"], object: { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: widget.metadata } }],
-        });
-      }
-      return json({ kind: "WidgetList", apiVersion: "x.example.com/v1", metadata: { resourceVersion: "7" }, items: [widget] });
-    }
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: (server.address() as AddressInfo).port, ca: pki.ca, seen };
-}
 
 test("a remote APIService: proxied with the caller's identity, in discovery, Available following its server", async () => {
   const ext = await extensionServer(readFileSync(join(t.dataDir, FRONT_PROXY_FILES.caCert), "utf8"));
