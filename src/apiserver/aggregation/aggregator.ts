@@ -286,19 +286,17 @@ export class Aggregator {
     const now = new Date();
     // Local: every served group version.
     const served = new Set<string>();
-    for (const g of this.#o.registry.groups()) {
-      for (const version of g.versions) {
-        const want = localApiService(g.name, version, !this.#builtinGroups.has(g.name), this.#o.naming, this.#label);
-        served.add(want.metadata.name!);
-        const have = byName.get(want.metadata.name!);
-        if (have === undefined) await this.#write(() => this.#store.create(undefined, want as ApiObject));
-        else if (!specMatches(have, want)) {
-          await this.#write(() => this.#store.modify(undefined, want.metadata.name!, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...want.metadata.labels } }, spec: want.spec }) as ApiObject));
-        }
-        const c = have === undefined ? undefined : availableCondition(have);
-        if (c?.status !== "True" || c.reason !== LOCAL_CONDITION_REASON) await this.#setAvailable(want.metadata.name!, localAvailable(now));
+    const wanted = this.#o.registry.groups().flatMap((g) => g.versions.map((version) => localApiService(g.name, version, !this.#builtinGroups.has(g.name), this.#o.naming, this.#label)));
+    for (const want of wanted) served.add(want.metadata.name!);
+    await Promise.all(wanted.map(async (want) => {
+      const have = byName.get(want.metadata.name!);
+      if (have === undefined) await this.#write(() => this.#store.create(undefined, want as ApiObject));
+      else if (!specMatches(have, want)) {
+        await this.#write(() => this.#store.modify(undefined, want.metadata.name!, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...want.metadata.labels } }, spec: want.spec }) as ApiObject));
       }
-    }
+      const c = have === undefined ? undefined : availableCondition(have);
+      if (c?.status !== "True" || c.reason !== LOCAL_CONDITION_REASON) await this.#setAvailable(want.metadata.name!, localAvailable(now));
+    }));
     // Gone: automanaged local APIServices of group versions no longer served.
     for (const svc of listed) {
       if (!served.has(svc.metadata.name!) && svc.spec?.service == null && svc.metadata.labels?.[this.#label] !== undefined) {
