@@ -56,14 +56,7 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
   restrictMode(dir, 0o700);
   const path = (name: string) => join(dir, name);
 
-  let ca: { cert: string; key: string };
-  if (existsSync(path(PKI_FILES.caCert)) && existsSync(path(PKI_FILES.caKey))) {
-    ca = { cert: readFileSync(path(PKI_FILES.caCert), "utf8"), key: readFileSync(path(PKI_FILES.caKey), "utf8") };
-  } else {
-    ca = await makeCa();
-    writeSecret(path(PKI_FILES.caKey), ca.key);
-    writeFileSync(path(PKI_FILES.caCert), ca.cert, { mode: 0o644 });
-  }
+  const ca = await loadOrMakeCa(path(PKI_FILES.caCert), path(PKI_FILES.caKey));
 
   const names = servingNames(extraNames);
   let server: { cert: string; key: string } | undefined;
@@ -120,14 +113,7 @@ export const FRONT_PROXY_CLIENT_NAME = "front-proxy-client";
  */
 export async function ensureFrontProxyCredentials(dir: string): Promise<{ caFile: string; caCertPem: string; cert: string; key: string }> {
   const path = (name: string) => join(dir, name);
-  let ca: { cert: string; key: string };
-  if (existsSync(path(FRONT_PROXY_FILES.caCert)) && existsSync(path(FRONT_PROXY_FILES.caKey))) {
-    ca = { cert: readFileSync(path(FRONT_PROXY_FILES.caCert), "utf8"), key: readFileSync(path(FRONT_PROXY_FILES.caKey), "utf8") };
-  } else {
-    ca = await makeCa();
-    writeSecret(path(FRONT_PROXY_FILES.caKey), ca.key);
-    writeFileSync(path(FRONT_PROXY_FILES.caCert), ca.cert, { mode: 0o644 });
-  }
+  const ca = await loadOrMakeCa(path(FRONT_PROXY_FILES.caCert), path(FRONT_PROXY_FILES.caKey));
   let client: { cert: string; key: string } | undefined;
   if (existsSync(path(FRONT_PROXY_FILES.clientCert)) && existsSync(path(FRONT_PROXY_FILES.clientKey))) {
     const cert = readFileSync(path(FRONT_PROXY_FILES.clientCert), "utf8");
@@ -169,6 +155,15 @@ export function restrictMode(path: string, mode: number, warn: (line: string) =>
   } catch (err) {
     warn(`warning: cannot make ${path} mode ${mode.toString(8)}: ${(err as Error).message}`);
   }
+}
+
+/** The CA kept in `certFile` and `keyFile`, made (and written) when either is missing. */
+async function loadOrMakeCa(certFile: string, keyFile: string): Promise<{ cert: string; key: string }> {
+  if (existsSync(certFile) && existsSync(keyFile)) return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
+  const ca = await makeCa();
+  writeSecret(keyFile, ca.key);
+  writeFileSync(certFile, ca.cert, { mode: 0o644 });
+  return ca;
 }
 
 function writeSecret(file: string, content: string): void {
