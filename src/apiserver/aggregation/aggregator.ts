@@ -37,7 +37,7 @@ import { spliceUpgrade } from "../handlers/upgrade-splice.js";
 import { sendJson } from "../http/respond.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { Stores } from "../storage-factory.js";
-import { localApiService, localAvailable, rfc3339, specMatches, LOCAL_CONDITION_REASON } from "./local.js";
+import { isAliasGroup, localApiService, localAvailable, rfc3339, specMatches, LOCAL_CONDITION_REASON } from "./local.js";
 import { resolveEndpoint, type ServiceObjects } from "./resolve.js";
 
 export interface AggregatorOptions {
@@ -286,7 +286,7 @@ export class Aggregator {
     const now = new Date();
     // Local: every served group version.
     const served = new Set<string>();
-    const wanted = this.#o.registry.groups().flatMap((g) => g.versions.map((version) => localApiService(g.name, version, !this.#builtinGroups.has(g.name), this.#o.naming, this.#label)));
+    const wanted = this.#o.registry.groups().filter((g) => !isAliasGroup(g.name, this.#o.naming)).flatMap((g) => g.versions.map((version) => localApiService(g.name, version, !this.#builtinGroups.has(g.name), this.#o.naming, this.#label)));
     for (const want of wanted) served.add(want.metadata.name!);
     await Promise.all(wanted.map(async (want) => {
       const have = byName.get(want.metadata.name!);

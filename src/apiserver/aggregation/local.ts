@@ -9,6 +9,7 @@
 // deleted.
 
 import type { APIService, APIServiceCondition } from "../../api/apiregistration/index.js";
+import { METRICS_GROUP } from "../../api/metrics/index.js";
 import type { Naming } from "../../machinery/naming.js";
 
 /** upstream's apiVersionPriorities (cmd/kube-apiserver/app/aggregator.go), by upstream's group names. */
@@ -56,6 +57,16 @@ export function rfc3339(now: Date): string {
 /** The upstream spelling of an orch group name (`apps.orch.io`-style suffixes back to `k8s.io`), for the priority table. */
 function upstreamGroup(group: string, naming: Naming): string {
   return naming.groupSuffix !== "k8s.io" && group.endsWith(`.${naming.groupSuffix}`) ? `${group.slice(0, -naming.groupSuffix.length)}k8s.io` : group;
+}
+
+/**
+ * Groups served on the default profile under upstream's names as views of
+ * its own (rbac.authorization.k8s.io, certificates.k8s.io, ...: api/alias-group.ts)
+ * get no APIService: the store keeps only the profile's names. metrics.k8s.io
+ * is a group of its own, by that name on both profiles.
+ */
+export function isAliasGroup(group: string, naming: Naming): boolean {
+  return naming.groupSuffix !== "k8s.io" && group.endsWith(".k8s.io") && group !== METRICS_GROUP;
 }
 
 /** The local APIService of a served group version; `custom` for custom resources' groups. */
