@@ -63,7 +63,7 @@ import { advertiseAddress, ensureKubernetesService, startServiceAllocator } from
 import { unlessStorageFull } from "./storage-full.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
-import { startAggregation, type Aggregator } from "./aggregation/index.js";
+import { aggregation, type Aggregator } from "./aggregation/index.js";
 import { frontProxy, type AggregationOptions } from "./aggregation/front-proxy.js";
 import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
@@ -242,12 +242,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const oidc = openIdMetadata({ issuer: saTokens.issuer, keys: saTokens.keys, ...(options.serviceAccounts?.jwksUri ? { jwksUri: options.serviceAccounts.jwksUri } : {}) }, () => externalAddress, log);
   let aggregator: Aggregator | undefined;
   const discovery = new Discovery(registry, () => aggregator?.groups() ?? []);
-  // The aggregation layer: local APIServices before custom resources are served (they get their own priorities), then remote ones.
+  // The aggregation layer: made before custom resources are served (they get their own priorities), started once they are.
   const proxy = await frontProxy(options.dataDir, options.aggregation ?? {}, credentials.caCertPem, stores, naming, log);
-  aggregator = await startAggregation({ registry, stores, naming, log, proxyClient: proxy.client, documents: [discovery], ...(options.aggregation?.checkIntervalMs !== undefined ? { checkIntervalMs: options.aggregation.checkIntervalMs } : {}) });
+  aggregator = aggregation({ registry, stores, naming, log, proxyClient: proxy.client, documents: [discovery], ...(options.aggregation?.checkIntervalMs !== undefined ? { checkIntervalMs: options.aggregation.checkIntervalMs } : {}) });
   // Custom resources: every stored definition is served before the server reports ready.
   const crds = await startCrdController({ registry, stores, documents: [discovery, openapi, ...(aggregator ? [aggregator] : [])], naming, log,
     resolveService: (namespace, name, port) => resolveService(cachedObjects(() => stores), namespace, name, port) });
+  await aggregator?.start();
   authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
   rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({

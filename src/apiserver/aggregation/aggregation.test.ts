@@ -8,7 +8,8 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../../api/index.js";
 import { FRONT_PROXY_FILES } from "../../component/pki.js";
@@ -40,6 +41,18 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, ms 
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Waits for the APIService's Available condition to satisfy `want`; on timeout, says what it was. */
+async function availableWhen(name: string, want: (c: { status: string; reason: string; message: string }) => boolean, ms = 15_000): Promise<{ status: string; reason: string; message: string }> {
+  const end = Date.now() + ms;
+  let c: { status: string; reason: string; message: string } | undefined;
+  while (Date.now() < end) {
+    c = await available(name);
+    if (c !== undefined && want(c)) return c;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting on ${name}'s Available condition; last ${JSON.stringify(c)}`);
 }
 
 async function available(name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
@@ -88,7 +101,7 @@ test("apiservices: upstream's validation messages, defaults, table", async () =>
   assert.deepEqual(causes(badStatus), ['status.conditions[0].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"']);
 
   // No such Service: Available False, ServiceNotFound, as the table shows it.
-  const c = await eventually("ServiceNotFound", async () => ((await available("v1alpha1.nowhere.example.com"))?.reason === "ServiceNotFound" ? available("v1alpha1.nowhere.example.com") : undefined));
+  const c = await availableWhen("v1alpha1.nowhere.example.com", (c) => c.reason === "ServiceNotFound");
   assert.deepEqual(c, { ...c, status: "False", message: 'service/nowhere in "default" is not present' });
   const table = await t.request("GET", API, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
   assert.deepEqual(table.json.columnDefinitions.map((d: { name: string }) => d.name), ["Name", "Service", "Available", "Age"]);
@@ -158,14 +171,14 @@ test("a remote APIService: proxied with the caller's identity, in discovery, Ava
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/services", { body: { apiVersion: "v1", kind: "Service", metadata: { name: "w" }, spec: { ports: [{ name: "https", port: 443, targetPort: ext.port }] } } })).status, 201);
     const apiService = { apiVersion: "apiregistration.orch.io/v1", kind: "APIService", metadata: { name: "v1.x.example.com" }, spec: { group: "x.example.com", version: "v1", service: { namespace: "default", name: "w", port: 443 }, caBundle: Buffer.from(ext.ca).toString("base64"), groupPriorityMinimum: 1000, versionPriority: 15 } };
     assert.equal((await t.request("POST", API, { body: apiService })).status, 201);
-    const noEndpoints = await eventually("EndpointsNotFound", async () => ((await available("v1.x.example.com"))?.reason === "EndpointsNotFound" ? available("v1.x.example.com") : undefined));
+    const noEndpoints = await availableWhen("v1.x.example.com", (c) => c.reason === "EndpointsNotFound");
     assert.equal(noEndpoints.message, 'cannot find endpoints for service/w in "default"');
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/endpoints", { body: { apiVersion: "v1", kind: "Endpoints", metadata: { name: "w" }, subsets: [{ notReadyAddresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: ext.port }] }] } })).status, 201);
-    const missing = await eventually("MissingEndpoints", async () => ((await available("v1.x.example.com"))?.reason === "MissingEndpoints" ? available("v1.x.example.com") : undefined));
+    const missing = await availableWhen("v1.x.example.com", (c) => c.reason === "MissingEndpoints");
     assert.equal(missing.message, 'endpoints for service/w in "default" have no addresses with port name "https"');
     const eps = (await t.request("GET", "/api/v1/namespaces/default/endpoints/w")).json;
     assert.equal((await t.request("PUT", "/api/v1/namespaces/default/endpoints/w", { body: { ...eps, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: ext.port }] }] } })).status, 200);
-    const passed = await eventually("Available", async () => ((await available("v1.x.example.com"))?.status === "True" ? available("v1.x.example.com") : undefined));
+    const passed = await availableWhen("v1.x.example.com", (c) => c.status === "True");
     assert.deepEqual({ reason: passed.reason, message: passed.message }, { reason: "Passed", message: "all checks passed" });
     // The check ran as the aggregator, in system:masters, with the front proxy's certificate.
     const check = ext.seen.find((s) => s.path === "/apis/x.example.com/v1")!;
@@ -213,7 +226,7 @@ test("a remote APIService: proxied with the caller's identity, in discovery, Ava
     await new Promise<void>((resolve) => ext.server.close(() => resolve()));
     const gone = await t.request("GET", "/apis/x.example.com/v1/namespaces/default/widgets/w1");
     assert.equal(gone.status, 503);
-    const failed = await eventually("FailedDiscoveryCheck", async () => ((await available("v1.x.example.com"))?.status === "False" ? available("v1.x.example.com") : undefined));
+    const failed = await availableWhen("v1.x.example.com", (c) => c.status === "False");
     assert.equal(failed.reason, "FailedDiscoveryCheck");
     assert.match(failed.message, new RegExp(`^failing or missing response from https://127\\.0\\.0\\.1:${ext.port}/apis/x\\.example\\.com/v1: .*ECONNREFUSED`));
     const after = await t.request("GET", "/apis/x.example.com/v1/namespaces/default/widgets/w1");
@@ -228,5 +241,35 @@ test("a remote APIService: proxied with the caller's identity, in discovery, Ava
   } finally {
     ext.server.closeAllConnections();
     ext.server.close();
+  }
+});
+
+test("a restart keeps the local APIServices of custom resources (not deleted and made again)", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "orch-aggregation-restart-"));
+  try {
+    let s = await startTestServer({ modules: builtinModules(), dataDir });
+    const crd = await s.request("POST", "/apis/apiextensions.orch.io/v1/customresourcedefinitions", {
+      body: {
+        apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition", metadata: { name: "gizmos.kept.example.com" },
+        spec: { group: "kept.example.com", scope: "Cluster", names: { plural: "gizmos", singular: "gizmo", kind: "Gizmo" }, versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }] },
+      },
+    });
+    assert.equal(crd.status, 201, crd.text);
+    const before = await eventually("v1.kept.example.com", async () => {
+      const r = await s.request("GET", `${API}/v1.kept.example.com`);
+      return r.status === 200 && r.json.status?.conditions?.length ? r.json : undefined;
+    });
+    await s.close();
+    s = await startTestServer({ modules: builtinModules(), dataDir });
+    try {
+      const after = await s.request("GET", `${API}/v1.kept.example.com`);
+      assert.equal(after.status, 200, after.text);
+      assert.equal(after.json.metadata.uid, before.metadata.uid);
+      assert.equal(after.json.metadata.resourceVersion, before.metadata.resourceVersion);
+    } finally {
+      await s.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

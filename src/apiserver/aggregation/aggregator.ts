@@ -119,9 +119,9 @@ export class Aggregator {
     for (const r of this.#remote.values()) r.agent.destroy();
   }
 
-  /** The served kinds changed (a custom resource came or went): the local APIServices follow. */
+  /** The served kinds changed (a custom resource came or went): the local APIServices follow (once started). */
   invalidate(): void {
-    this.#schedule();
+    if (this.#timer !== undefined) this.#schedule();
   }
 
   /** Wait for the current sync (tests, start). */

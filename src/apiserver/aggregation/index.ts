@@ -8,8 +8,13 @@ import { Aggregator } from "./aggregator.js";
 
 export { Aggregator, type AggregatorOptions } from "./aggregator.js";
 
-/** Starts the aggregation layer when APIServices are served (their group module is in the server's modules). */
-export async function startAggregation(o: {
+/**
+ * The aggregation layer when APIServices are served (their group module is in
+ * the server's modules). Made before custom resources are served (the groups
+ * served then are the built-in ones), started once they are (so a restart
+ * does not drop and remake their APIServices).
+ */
+export function aggregation(o: {
   registry: ApiRegistry;
   stores: Stores;
   naming: Naming;
@@ -17,10 +22,7 @@ export async function startAggregation(o: {
   proxyClient: { cert: string; key: string };
   documents: readonly { invalidate(): void }[];
   checkIntervalMs?: number;
-}): Promise<Aggregator | undefined> {
+}): Aggregator | undefined {
   const store = o.stores.for({ group: o.naming.apiregistrationGroup, resource: "apiservices" });
-  if (store === undefined) return undefined;
-  const aggregator = new Aggregator(o, store);
-  await aggregator.start();
-  return aggregator;
+  return store === undefined ? undefined : new Aggregator(o, store);
 }
