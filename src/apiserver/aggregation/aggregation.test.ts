@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtinModules } from "../../api/index.js";
-import { FRONT_PROXY_FILES } from "../../component/pki.js";
+import { FRONT_PROXY_FILES, selfSignedServingCert } from "../../component/pki.js";
 import { TokenAuthenticator } from "../filters/index.js";
 import { startTestServer, type TestServer } from "../testing/harness.js";
 import { extensionServer, RESOURCES, widget } from "./testing.js";
@@ -162,6 +162,10 @@ test("the extension-apiserver-authentication ConfigMap names the front proxy's C
   assert.equal(cm.json.data["requestheader-username-headers"], '["X-Remote-User"]');
   assert.equal(cm.json.data["requestheader-group-headers"], '["X-Remote-Group"]');
   assert.equal(cm.json.data["requestheader-extra-headers-prefix"], '["X-Remote-Extra-"]');
+  // The bootstrap Role extension servers are bound to so they can read it.
+  const reader = await t.request("GET", "/apis/rbac.authorization.orch.io/v1/namespaces/orch-system/roles/extension-apiserver-authentication-reader");
+  assert.equal(reader.status, 200, reader.text);
+  assert.deepEqual(reader.json.rules, [{ verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["extension-apiserver-authentication"] }]);
 });
 
 test("a remote APIService: proxied with the caller's identity, in discovery, Available following its server", async () => {
@@ -239,6 +243,37 @@ test("a remote APIService: proxied with the caller's identity, in discovery, Ava
     await eventually("group gone", async () => ((await t.request("GET", "/apis/x.example.com")).status === 404 ? true : undefined));
     assert.ok(!(await t.request("GET", "/apis")).json.groups.some((g: { name: string }) => g.name === "x.example.com"));
   } finally {
+    ext.server.closeAllConnections();
+    ext.server.close();
+  }
+});
+
+test("a remote APIService with a bad caBundle or a server that does not serve its group: FailedDiscoveryCheck, and the server stays up", async () => {
+  const ext = await extensionServer(readFileSync(join(t.dataDir, FRONT_PROXY_FILES.caCert), "utf8"));
+  const path = `${API}/v1.x.example.com`;
+  try {
+    assert.equal((await t.request("POST", "/api/v1/namespaces/default/services", { body: { apiVersion: "v1", kind: "Service", metadata: { name: "w2" }, spec: { ports: [{ name: "https", port: 443, targetPort: ext.port }] } } })).status, 201);
+    assert.equal((await t.request("POST", "/api/v1/namespaces/default/endpoints", { body: { apiVersion: "v1", kind: "Endpoints", metadata: { name: "w2" }, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: ext.port }] }] } })).status, 201);
+    const spec = (group: string) => ({ group, version: "v1", service: { namespace: "default", name: "w2", port: 443 }, groupPriorityMinimum: 1000, versionPriority: 15 });
+    // A caBundle that does not sign the server's certificate (another CA's).
+    const other = await selfSignedServingCert();
+    assert.equal((await t.request("POST", API, { body: { apiVersion: "apiregistration.orch.io/v1", kind: "APIService", metadata: { name: "v1.x.example.com" }, spec: { ...spec("x.example.com"), caBundle: Buffer.from(other.ca).toString("base64") } } })).status, 201);
+    const untrusted = await availableWhen("v1.x.example.com", (c) => c.reason === "FailedDiscoveryCheck");
+    assert.match(untrusted.message, /^failing or missing response from https:\/\/127\.0\.0\.1:\d+\/apis\/x\.example\.com\/v1: .*(certificate|verify)/i);
+    const refused = await t.request("GET", "/apis/x.example.com/v1/namespaces/default/widgets/w1");
+    assert.deepEqual([refused.status, refused.text], [503, "service unavailable\n"]);
+    // Not verified at all: Passed.
+    const current = (await t.request("GET", path)).json;
+    assert.equal((await t.request("PUT", path, { body: { ...current, spec: { ...spec("x.example.com"), insecureSkipTLSVerify: true } } })).status, 200);
+    await availableWhen("v1.x.example.com", (c) => c.status === "True");
+    assert.equal((await t.request("GET", "/apis/x.example.com/v1/namespaces/default/widgets/w1")).json.color, "blue");
+    // A group the server does not serve: its discovery answer is a 404.
+    assert.equal((await t.request("POST", API, { body: { apiVersion: "apiregistration.orch.io/v1", kind: "APIService", metadata: { name: "v1.y.example.com" }, spec: { ...spec("y.example.com"), insecureSkipTLSVerify: true } } })).status, 201);
+    const bad = await availableWhen("v1.y.example.com", (c) => c.reason === "FailedDiscoveryCheck");
+    assert.match(bad.message, /^bad status from https:\/\/127\.0\.0\.1:\d+\/apis\/y\.example\.com\/v1: 404$/);
+    assert.equal((await t.request("GET", "/readyz")).status, 200);
+  } finally {
+    for (const name of ["v1.x.example.com", "v1.y.example.com"]) await t.request("DELETE", `${API}/${name}`);
     ext.server.closeAllConnections();
     ext.server.close();
   }

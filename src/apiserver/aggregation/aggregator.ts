@@ -163,13 +163,13 @@ export class Aggregator {
       return true;
     }
     const headers = withIdentity(backendRequestHeaders(req.headers, req.socket?.remoteAddress), ctx.user);
-    const out = httpsRequest({
-      host: backend.host, port: backend.port, method: req.method ?? "GET", path: req.url ?? "/", headers,
-      agent: target.remote.agent, servername: servername(target.remote.svc),
-    });
     let response: IncomingMessage;
     try {
       response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const out = httpsRequest({
+          host: backend.host, port: backend.port, method: req.method ?? "GET", path: req.url ?? "/", headers,
+          agent: target.remote.agent, servername: servername(target.remote.svc),
+        });
         out.once("response", resolve);
         out.once("error", reject);
         req.pipe(out);
