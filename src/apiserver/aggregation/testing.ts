@@ -1,7 +1,7 @@
 // Test support: a tiny extension API server (HTTPS with a certificate for
 // w.default.svc, asking for a client certificate signed by the front proxy's
 // CA) serving x.example.com/v1 with a `widgets` resource list, one widget
-// (GET, a list or Table, a streamed watch), recording what it was sent.
+// (GET, a list or Table, a streamed watch), upgrades echoed, recording what it was sent.
 
 import { createServer, type Server } from "node:https";
 import type { IncomingHttpHeaders } from "node:http";
@@ -54,6 +54,12 @@ export async function extensionServer(frontProxyCa: string): Promise<{ server: S
       return json({ kind: "WidgetList", apiVersion: "x.example.com/v1", metadata: { resourceVersion: "7" }, items: [widget] });
     }
     res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code: 404, reason: "NotFound" }));
+  });
+  // An upgrade (any protocol): switched, then every byte echoed back.
+  server.on("upgrade", (req, socket: TLSSocket) => {
+    seen.push({ path: req.url ?? "", headers: req.headers, cn: socket.getPeerCertificate()?.subject?.CN as string | undefined, authorized: socket.authorized });
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\n\r\n`);
+    socket.pipe(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as AddressInfo).port, ca: pki.ca, seen };
