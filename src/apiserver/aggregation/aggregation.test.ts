@@ -311,6 +311,11 @@ test("a remote APIService with a bad caBundle or a server that does not serve it
   }
 });
 
+test("front proxy flags: half a pair, or a pair that is not one, stops the start", async () => {
+  await assert.rejects(startTestServer({ modules: builtinModules(), aggregation: { proxyClientCertFile: "/etc/hostname" } }), /--proxy-client-cert-file and --proxy-client-key-file must be given together/);
+  await assert.rejects(startTestServer({ modules: builtinModules(), aggregation: { proxyClientCertFile: "/etc/hostname", proxyClientKeyFile: "/etc/hostname" } }), /--proxy-client-cert-file\/--proxy-client-key-file: .*PEM/);
+});
+
 test("a restart keeps the local APIServices of custom resources (not deleted and made again)", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "orch-aggregation-restart-"));
   try {

@@ -70,7 +70,7 @@ export class Aggregator {
   readonly #label: string;
   readonly #objects: ServiceObjects;
   /** Remote APIServices by GROUP/VERSION. */
-  #remote = new Map<string, Remote>();
+  readonly #remote = new Map<string, Remote>();
   #fingerprint = "";
   #running: Promise<void> | undefined;
   #again = false;
@@ -312,20 +312,31 @@ export class Aggregator {
       const agent = before?.agentKey === agentKey ? before.agent : new HttpsAgent({ keepAlive: true, ...tlsOptions(svc, this.#o.proxyClient) });
       if (before !== undefined && before.agent !== agent) before.agent.destroy();
       const checked = await this.#check(svc, agent);
-      remote.set(gv, { svc, agent, agentKey, available: checked.condition.status === "True", resources: checked.resources ?? before?.resources });
+      const entry = { svc, agent, agentKey, available: checked.condition.status === "True", resources: checked.resources ?? before?.resources };
+      // Served (and in discovery) as checked before the condition says so: a client that saw it Available finds it so.
+      remote.set(gv, entry);
+      this.#remote.set(gv, entry);
+      this.#refreshDocuments();
       const c = availableCondition(svc);
       if (c?.status !== checked.condition.status || c.reason !== checked.condition.reason || c.message !== checked.condition.message) {
         if (c?.status !== checked.condition.status) this.#o.log(`aggregation: APIService ${svc.metadata.name} Available=${checked.condition.status} (${checked.condition.reason}: ${checked.condition.message})`);
         await this.#setAvailable(svc.metadata.name!, { ...checked.condition, lastTransitionTime: c?.status === checked.condition.status && c.lastTransitionTime ? c.lastTransitionTime : rfc3339(now) });
       }
     }));
-    for (const [gv, r] of this.#remote) if (remote.get(gv)?.agent !== r.agent) r.agent.destroy();
-    this.#remote = remote;
-    const fingerprint = JSON.stringify(this.groups());
-    if (fingerprint !== this.#fingerprint) {
-      this.#fingerprint = fingerprint;
-      for (const d of this.#o.documents) d.invalidate();
+    for (const [gv, r] of this.#remote) {
+      if (remote.has(gv)) continue;
+      r.agent.destroy();
+      this.#remote.delete(gv);
     }
+    this.#refreshDocuments();
+  }
+
+  /** Discovery answers are rebuilt when the remote groups (or what they serve, or their availability) changed. */
+  #refreshDocuments(): void {
+    const fingerprint = JSON.stringify(this.groups());
+    if (fingerprint === this.#fingerprint) return;
+    this.#fingerprint = fingerprint;
+    for (const d of this.#o.documents) d.invalidate();
   }
 
   /** upstream's availability checks of a remote APIService: its Service, port and Endpoints, then its discovery document. */

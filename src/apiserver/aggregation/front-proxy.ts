@@ -6,6 +6,7 @@
 // published in the extension-apiserver-authentication ConfigMap.
 
 import { readFileSync } from "node:fs";
+import { createSecureContext } from "node:tls";
 import { ensureFrontProxyCredentials } from "../../component/pki.js";
 import type { Naming } from "../../machinery/naming.js";
 import type { Stores } from "../storage-factory.js";
@@ -29,6 +30,14 @@ export async function frontProxy(dataDir: string, o: AggregationOptions, clientC
   if (given && !(o.proxyClientCertFile && o.proxyClientKeyFile)) throw new Error("--proxy-client-cert-file and --proxy-client-key-file must be given together");
   const made = given ? undefined : await ensureFrontProxyCredentials(dataDir);
   const client = made ?? { cert: readFileSync(o.proxyClientCertFile!, "utf8"), key: readFileSync(o.proxyClientKeyFile!, "utf8") };
+  if (made === undefined) {
+    // A pair that is not one (unreadable PEM, a key of another certificate) stops the start, as upstream's.
+    try {
+      createSecureContext(client);
+    } catch (err) {
+      throw new Error(`--proxy-client-cert-file/--proxy-client-key-file: ${(err as Error).message}`);
+    }
+  }
   const caPem = o.requestheaderClientCaFile ? readFileSync(o.requestheaderClientCaFile, "utf8") : made?.caCertPem ?? "";
   const allowedNames = o.requestheaderAllowedNames ?? (made ? defaultAllowedNames() : []);
   await unlessStorageFull("the extension-apiserver-authentication config map", log, () => publishAuthenticationConfig(stores, naming, clientCaPem, { requestheaderCaPem: caPem, allowedNames }), undefined);
