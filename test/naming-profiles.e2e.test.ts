@@ -43,7 +43,7 @@ const PROFILES: readonly Profile[] = [
       { match: /^(authorization|authentication|rbac\.authorization)\.k8s\.io$/, reason: "bootstrap roles grant the review kinds (and admin the RBAC kinds) under both spellings: kubectl auth can-i, whoami and reconcile ask upstream's group on every server" },
       { match: /^(f:)?kubelet(Endpoint|Version)$/, reason: "Node's wire field names (status.daemonEndpoints.kubeletEndpoint, status.nodeInfo.kubeletVersion) are the schema's, not the table's" },
       { match: /^system:kubelet-api-admin$/, reason: "upstream's bootstrap ClusterRole name, kept on both profiles (as system:node and the other bootstrap roles) so manifests that bind to it work" },
-      { match: /^metrics\.k8s\.io(\/v1beta1)?$/, reason: "the resource metrics API (and the HPA controller role that reads it) keeps upstream's group on both profiles: kubectl top and autoscalers ask for metrics.k8s.io by that name (its objects are computed, never stored)" },
+      { match: /^(v1beta1\.)?metrics\.k8s\.io(\/v1beta1)?$/, reason: "the resource metrics API (and the HPA controller role that reads it) keeps upstream's group on both profiles: kubectl top and autoscalers ask for metrics.k8s.io by that name (its objects are computed, never stored; its local APIService is v1beta1.metrics.k8s.io)" },
     ],
     aliases: /\.(rbac\.authorization|certificates)\.k8s\.io$/,
     expect: { hostnameLabel: "orch.io/hostname", leaseNamespace: "orch-node-lease", managers: ["orch-controller-manager", "orch-nodeagent"] },

@@ -3,6 +3,7 @@
 import type { ApiGroupModule } from "./resource.js";
 import { admissionregistrationModule } from "./admissionregistration/index.js";
 import { apiextensionsModule } from "./apiextensions/index.js";
+import { apiregistrationModule } from "./apiregistration/index.js";
 import { appsModule } from "./apps/index.js";
 import { authenticationModule } from "./authentication/index.js";
 import { authorizationModule } from "./authorization/index.js";
@@ -23,5 +24,5 @@ import { schedulingModule } from "./scheduling/index.js";
 import { storageModule } from "./storage/index.js";
 
 export function builtinModules(): ApiGroupModule[] {
-  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authenticationModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule, metricsModule];
+  return [coreModule, appsModule, batchModule, autoscalingModule, coordinationModule, discoveryModule, schedulingModule, policyModule, rbacModule, storageModule, certificatesModule, apiextensionsModule, authenticationModule, authorizationModule, admissionregistrationModule, networkingModule, nodeModule, flowcontrolModule, eventsModule, metricsModule, apiregistrationModule];
 }

@@ -19,6 +19,7 @@ import { sendJson, type Encoding } from "./http/respond.js";
 import { setWarnings } from "./handlers/write-options.js";
 import type { NodeAgentClient } from "./node-agents.js";
 import type { MetricsApi } from "./metrics-api/index.js";
+import type { Aggregator } from "./aggregation/index.js";
 import type { WatchEnv } from "./registry/watch.js";
 import type { ApiServerMetrics } from "./request-metrics.js";
 import type { Stores } from "./storage-factory.js";
@@ -47,6 +48,8 @@ export interface RouterOptions {
   readonly metricsApi?: MetricsApi;
   /** The access reviews (api/authorization): answered with the server's authorizers, not stored. */
   readonly authorization?: AuthorizationReviews;
+  /** The aggregation layer: remote APIServices' groups, proxied to their servers. */
+  readonly aggregator?: Aggregator;
 }
 
 export class Router {
@@ -77,6 +80,7 @@ export class Router {
       return;
     }
     if (openapi.handles(path)) return openapi.serve(req, res, path, { gzip: encoding.compression });
+    if (this.#o.aggregator !== undefined && (await this.#o.aggregator.serve(ctx))) return;
     if (parsed.kind === "discovery") {
       const answer = discovery.answer(parsed, req.headers.accept);
       if (answer === undefined) throw pathNotFound();
@@ -117,6 +121,7 @@ export class Router {
   async upgrade(ctx: RequestContext<UpgradeExchange>): Promise<void> {
     const { req, url, path } = ctx;
     const { socket, head } = ctx.exchange;
+    if (this.#o.aggregator !== undefined && (await this.#o.aggregator.upgrade(ctx))) return;
     const def = path.kind === "resource" ? this.#o.registry.lookup(path.group, path.version, path.resource) : undefined;
     const store = def === undefined ? undefined : this.#o.stores.for(def);
     await handleUpgrade({ req, socket, head, path, query: url.searchParams, store, ...(ctx.user !== undefined ? { user: ctx.user } : {}), ...this.#deps });

@@ -65,6 +65,8 @@ import { startServiceCIDRs } from "./services/service-cidrs.js";
 import { unlessStorageFull } from "./storage-full.js";
 import { Stores } from "./storage-factory.js";
 import { startCrdController } from "./crd/index.js";
+import { aggregation, type Aggregator } from "./aggregation/index.js";
+import { frontProxy, type AggregationOptions } from "./aggregation/front-proxy.js";
 import { startComponentStatuses } from "./component-statuses.js";
 import type { Service } from "../api/core/types.js";
 import { authenticationGroups } from "../api/authentication/self-subject-review.js";
@@ -124,6 +126,8 @@ export interface ApiServerOptions {
   serviceAccounts?: ServiceAccountOptions;
   /** The dashboard's built files, served at /ui/ (dashboard/static.ts): a folder (default dist/ui), or false for none. */
   dashboard?: string | false;
+  /** The aggregation layer: the front proxy's credentials (--proxy-client-*, --requestheader-*) and the availability checks' interval. */
+  aggregation?: AggregationOptions;
 }
 
 export interface RequestLimits {
@@ -239,15 +243,21 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Service-account issuer discovery: jwks_uri defaults to the advertised address and the port listened on.
   let externalAddress: string | undefined;
   const oidc = openIdMetadata({ issuer: saTokens.issuer, keys: saTokens.keys, ...(options.serviceAccounts?.jwksUri ? { jwksUri: options.serviceAccounts.jwksUri } : {}) }, () => externalAddress, log);
-  const discovery = new Discovery(registry);
+  let aggregator: Aggregator | undefined;
+  const discovery = new Discovery(registry, () => aggregator?.groups() ?? []);
+  // The aggregation layer: made before custom resources are served (they get their own priorities), started once they are.
+  const proxy = await frontProxy(options.dataDir, options.aggregation ?? {}, credentials.caCertPem, stores, naming, log);
+  aggregator = aggregation({ registry, stores, naming, log, proxyClient: proxy.client, documents: [discovery], ...(options.aggregation?.checkIntervalMs !== undefined ? { checkIntervalMs: options.aggregation.checkIntervalMs } : {}) });
   // Custom resources: every stored definition is served before the server reports ready.
-  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi], naming, log,
+  const crds = await startCrdController({ registry, stores, documents: [discovery, openapi, ...(aggregator ? [aggregator] : [])], naming, log,
     resolveService: (namespace, name, port) => resolveService(cachedObjects(() => stores), namespace, name, port) });
+  await aggregator?.start();
   authorizers = options.authorizers ?? authorizersFor(options.authorizationModes ?? defaultAuthorizationModes(stores, naming), stores, naming);
   rbac = rbacRules(stores, naming, authorizers);
   const router = new Router({
     endpoints, openapi, discovery, registry, stores, encoding, metrics: apiMetrics, agents,
     ...(metricsApi ? { metricsApi: metricsApi.api } : {}),
+    ...(aggregator ? { aggregator } : {}),
     authentication: {
       groups: authenticationGroups(naming),
       reviewToken: async (token) => {
@@ -332,6 +342,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     async close() {
       ready = false;
       crds?.stop();
+      aggregator?.stop();
       apiMetrics.stop();
       await metricsApi?.stop();
       agents.close();

@@ -233,6 +233,31 @@ export const apiserverFlags = {
     min: 0,
     description: "The maximum number of old audit log files to retain. Setting a value of 0 will mean there's no restriction on the number of files.",
   }),
+  "proxy-client-cert-file": flag.string({
+    section: "Aggregation flags",
+    description:
+      "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (proxying to extension API servers). " +
+      "Default: front-proxy-client.crt in --data-dir, made at first start with its CA front-proxy-ca.crt.",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "proxy-client-key-file": flag.string({
+    section: "Aggregation flags",
+    description: "Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (with --proxy-client-cert-file).",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "requestheader-client-ca-file": flag.string({
+    section: "Authentication flags",
+    description:
+      "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers; " +
+      "published to extension API servers in the extension-apiserver-authentication ConfigMap. Default: front-proxy-ca.crt in --data-dir when the proxy client certificate is the one made there.",
+    check: (v) => (v === "" || existsSync(v) ? undefined : `${v}: no such file`),
+  }),
+  "requestheader-allowed-names": flag.strings({
+    section: "Authentication flags",
+    description:
+      "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed. " +
+      "Default: front-proxy-client when the proxy client certificate is the one made in --data-dir.",
+  }),
   ...secureServingFlags({ bindAddress: "127.0.0.1", securePort: 6443 }),
   ...baseFlags(),
 } as const;

@@ -59,6 +59,12 @@ export async function startApiServerFromFlags(
       admission: ((options.serviceAccountAdmission ?? false) || flags.get("enable-admission-plugins").includes("ServiceAccount")) && !flags.get("disable-admission-plugins").includes("ServiceAccount"),
     },
     authorizationModes: flags.get("authorization-mode"),
+    aggregation: {
+      proxyClientCertFile: flags.get("proxy-client-cert-file"),
+      proxyClientKeyFile: flags.get("proxy-client-key-file"),
+      requestheaderClientCaFile: flags.get("requestheader-client-ca-file"),
+      ...(flags.get("requestheader-allowed-names").length > 0 ? { requestheaderAllowedNames: flags.get("requestheader-allowed-names") } : {}),
+    },
     modules: builtinModules(),
     audit: {
       policyFile: flags.get("audit-policy-file"),

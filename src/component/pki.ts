@@ -56,14 +56,7 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
   restrictMode(dir, 0o700);
   const path = (name: string) => join(dir, name);
 
-  let ca: { cert: string; key: string };
-  if (existsSync(path(PKI_FILES.caCert)) && existsSync(path(PKI_FILES.caKey))) {
-    ca = { cert: readFileSync(path(PKI_FILES.caCert), "utf8"), key: readFileSync(path(PKI_FILES.caKey), "utf8") };
-  } else {
-    ca = await makeCa();
-    writeSecret(path(PKI_FILES.caKey), ca.key);
-    writeFileSync(path(PKI_FILES.caCert), ca.cert, { mode: 0o644 });
-  }
+  const ca = await loadOrMakeCa(path(PKI_FILES.caCert), path(PKI_FILES.caKey));
 
   const names = servingNames(extraNames);
   let server: { cert: string; key: string } | undefined;
@@ -101,6 +94,40 @@ export async function ensureCredentials(dir: string, extraNames: string[] = [], 
   return { caCertPem: ca.cert, serverCertPem: server.cert, serverKeyPem: server.key, adminToken, nodeAgentClient };
 }
 
+/** The front proxy's files in the data folder (upstream kubeadm's front-proxy-ca and front-proxy-client). */
+export const FRONT_PROXY_FILES = {
+  caCert: "front-proxy-ca.crt",
+  caKey: "front-proxy-ca.key",
+  clientCert: "front-proxy-client.crt",
+  clientKey: "front-proxy-client.key",
+} as const;
+
+/** The common name of the front proxy's client certificate (kubeadm's), what extension servers allow by default. */
+export const FRONT_PROXY_CLIENT_NAME = "front-proxy-client";
+
+/**
+ * The aggregation layer's client credentials: the certificate the API server
+ * shows extension API servers when it proxies to them, from a CA of its own
+ * (extension servers trust it as their requestheader client CA). Kept in the
+ * data folder, made when missing or expiring; the CA signs nothing else.
+ */
+export async function ensureFrontProxyCredentials(dir: string): Promise<{ caFile: string; caCertPem: string; cert: string; key: string }> {
+  const path = (name: string) => join(dir, name);
+  const ca = await loadOrMakeCa(path(FRONT_PROXY_FILES.caCert), path(FRONT_PROXY_FILES.caKey));
+  let client: { cert: string; key: string } | undefined;
+  if (existsSync(path(FRONT_PROXY_FILES.clientCert)) && existsSync(path(FRONT_PROXY_FILES.clientKey))) {
+    const cert = readFileSync(path(FRONT_PROXY_FILES.clientCert), "utf8");
+    if (stillValid(cert, ca.cert)) client = { cert, key: readFileSync(path(FRONT_PROXY_FILES.clientKey), "utf8") };
+  }
+  if (client === undefined) {
+    client = await issueClientCert(ca, FRONT_PROXY_CLIENT_NAME);
+    writeSecret(path(FRONT_PROXY_FILES.clientKey), client.key);
+    writeFileSync(path(FRONT_PROXY_FILES.clientCert), client.cert, { mode: 0o644 });
+  }
+  for (const secret of [FRONT_PROXY_FILES.caKey, FRONT_PROXY_FILES.clientKey]) restrictMode(path(secret), 0o600);
+  return { caFile: path(FRONT_PROXY_FILES.caCert), caCertPem: ca.cert, ...client };
+}
+
 /**
  * A serving certificate for a component started without --tls-cert-file (upstream's
  * self-signed serving cert: a throwaway CA and a certificate it signs, chain in `cert`).
@@ -128,6 +155,15 @@ export function restrictMode(path: string, mode: number, warn: (line: string) =>
   } catch (err) {
     warn(`warning: cannot make ${path} mode ${mode.toString(8)}: ${(err as Error).message}`);
   }
+}
+
+/** The CA kept in `certFile` and `keyFile`, made (and written) when either is missing. */
+async function loadOrMakeCa(certFile: string, keyFile: string): Promise<{ cert: string; key: string }> {
+  if (existsSync(certFile) && existsSync(keyFile)) return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
+  const ca = await makeCa();
+  writeSecret(keyFile, ca.key);
+  writeFileSync(certFile, ca.cert, { mode: 0o644 });
+  return ca;
 }
 
 function writeSecret(file: string, content: string): void {

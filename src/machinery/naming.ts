@@ -46,6 +46,8 @@ export interface Naming {
   readonly flowcontrolGroup: string;
   /** events/v1 Event over core events' storage: "events.orch.io" (upstream "events.k8s.io"). */
   readonly eventsGroup: string;
+  /** APIServices (the aggregation layer): "apiregistration.orch.io" (upstream "apiregistration.k8s.io"). */
+  readonly apiregistrationGroup: string;
 }
 
 /** Media types and parameters are accepted in both spellings, always. */
@@ -83,6 +85,7 @@ export function namingFor(groupSuffix: string = DEFAULT_GROUP_SUFFIX): Naming {
     nodeGroup: `node.${groupSuffix}`,
     flowcontrolGroup: `flowcontrol.apiserver.${groupSuffix}`,
     eventsGroup: `events.${groupSuffix}`,
+    apiregistrationGroup: `apiregistration.${groupSuffix}`,
   });
 }
 

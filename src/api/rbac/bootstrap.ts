@@ -152,7 +152,11 @@ export function bootstrapPolicy(naming: Naming): BootstrapPolicy {
       binding(`system:${naming.certificatesGroup}:certificatesigningrequests:selfnodeclient`, [group("system:nodes")]),
       ...controllers.filter((c) => !c.systemNamespaceOnly).map(controllerBinding),
     ],
-    roles: controllers.filter((c) => c.systemNamespaceOnly).map((c) => inSystem(controllerRole(c), "Role")),
+    roles: [
+      ...controllers.filter((c) => c.systemNamespaceOnly).map((c) => inSystem(controllerRole(c), "Role")),
+      // Extension API servers read how to trust the aggregator's requests from this ConfigMap (upstream's namespace policy).
+      inSystem(role("extension-apiserver-authentication-reader", [{ ...rule(["get", "list", "watch"], [""], ["configmaps"]), resourceNames: ["extension-apiserver-authentication"] }]), "Role"),
+    ],
     roleBindings: controllers.filter((c) => c.systemNamespaceOnly).map((c) => {
       const b = inSystem(controllerBinding(c), "RoleBinding");
       return { ...b, roleRef: { ...b.roleRef!, kind: "Role" } };

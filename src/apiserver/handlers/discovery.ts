@@ -9,6 +9,25 @@ import { parseAccept } from "../../machinery/negotiation.js";
 
 const DISCOVERY_GROUPS = ["apidiscovery.k8s.io", "apidiscovery.orch.io"];
 
+/** A resource of an extension API server's APIResourceList (the aggregation layer fetches them). */
+export interface RemoteResource {
+  name: string;
+  singularName?: string;
+  namespaced?: boolean;
+  group?: string;
+  version?: string;
+  kind?: string;
+  verbs?: string[];
+  shortNames?: string[];
+  categories?: string[];
+}
+
+/** A group served by extension API servers, as discovery lists it: versions preferred first; resources undefined until first fetched. */
+export interface RemoteGroup {
+  readonly name: string;
+  readonly versions: readonly { readonly version: string; readonly available: boolean; readonly resources: readonly RemoteResource[] | undefined }[];
+}
+
 export interface DiscoveryAnswer {
   contentType: string;
   body: unknown;
@@ -40,9 +59,12 @@ function subresources(def: ResourceDefinition, version: string): SubresourceInfo
 export class Discovery {
   readonly #registry: ApiRegistry;
   readonly #cache = new Map<string, DiscoveryAnswer>();
+  /** The aggregation layer's remote groups (listed after the served ones). */
+  readonly #remote: () => readonly RemoteGroup[];
 
-  constructor(registry: ApiRegistry) {
+  constructor(registry: ApiRegistry, remote: () => readonly RemoteGroup[] = () => []) {
     this.#registry = registry;
+    this.#remote = remote;
   }
 
   /** The served resources changed (a custom resource came or went): answers are built anew. */
@@ -69,14 +91,17 @@ export class Discovery {
     const groups = this.#registry.groups();
     if (aggregated !== undefined) {
       const selected = groups.filter((g) => (path.legacy ? g.name === "" : g.name !== ""));
-      return { contentType: aggregated.contentType, body: this.#aggregated(selected, aggregated.version) };
+      const body = this.#aggregated(selected, aggregated.version) as { items: unknown[] };
+      if (!path.legacy) body.items.push(...remoteAggregated(this.#remote(), groups));
+      return { contentType: aggregated.contentType, body };
     }
     const json = (body: unknown): DiscoveryAnswer => ({ contentType: "application/json", body });
     if (path.legacy && path.version === undefined) {
       return json({ kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: "" }] });
     }
     if (path.group === undefined) {
-      return json({ kind: "APIGroupList", apiVersion: "v1", groups: groups.filter((g) => g.name !== "").map(apiGroup) });
+      const remote = this.#remote().filter((r) => !groups.some((g) => g.name === r.name)).map((r) => ({ name: r.name, versions: r.versions.map((v) => v.version) }));
+      return json({ kind: "APIGroupList", apiVersion: "v1", groups: [...groups.filter((g) => g.name !== ""), ...remote].map(apiGroup) });
     }
     const group = groups.find((g) => g.name === path.group);
     if (group === undefined) return undefined;
@@ -144,6 +169,39 @@ function apiResources(def: ResourceDefinition, version: string): unknown[] {
     verbs: s.verbs,
   }));
   return [main, ...subs];
+}
+
+/**
+ * Remote groups in aggregated discovery (groups served here win): each
+ * version with the resources its server listed at the last check (its
+ * subresources folded in), Stale once the server stopped answering.
+ */
+function remoteAggregated(remote: readonly RemoteGroup[], local: readonly { name: string }[]): unknown[] {
+  return remote.filter((r) => !local.some((g) => g.name === r.name)).map((r) => ({
+    metadata: { name: r.name, creationTimestamp: null },
+    versions: r.versions.filter((v) => v.resources !== undefined).map((v) => ({
+      version: v.version,
+      resources: aggregatedResources(r.name, v.version, v.resources!),
+      freshness: v.available ? "Current" : "Stale",
+    })),
+  }));
+}
+
+function aggregatedResources(group: string, version: string, list: readonly RemoteResource[]): unknown[] {
+  const kindOf = (r: RemoteResource) => ({ group: r.group ?? group, version: r.version ?? version, kind: r.kind ?? "" });
+  return list.filter((r) => !r.name.includes("/")).map((r) => {
+    const subs = list.filter((s) => s.name.startsWith(`${r.name}/`));
+    return {
+      resource: r.name,
+      responseKind: kindOf(r),
+      scope: r.namespaced ? "Namespaced" : "Cluster",
+      singularResource: r.singularName ?? "",
+      verbs: r.verbs ?? [],
+      ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}),
+      ...(r.categories?.length ? { categories: r.categories } : {}),
+      ...(subs.length > 0 ? { subresources: subs.map((s) => ({ subresource: s.name.slice(r.name.length + 1), responseKind: kindOf(s), verbs: s.verbs ?? [] })) } : {}),
+    };
+  });
 }
 
 /** The aggregated-discovery media range the client asked for, if any (first match wins). */

@@ -14,6 +14,7 @@ import type { AdmissionOptions } from "../admission/index.js";
 import type { Authenticator } from "../filters/index.js";
 import type { AuditConfig } from "../audit/index.js";
 import type { ServiceAccountOptions } from "../authentication/service-account-options.js";
+import type { AggregationOptions } from "../aggregation/front-proxy.js";
 
 export interface TestServer {
   server: RunningApiServer;
@@ -68,6 +69,8 @@ export async function startTestServer(options: {
   dashboard?: string | false;
   /** Where the server's log lines go (default: nowhere). */
   log?: (line: string) => void;
+  /** The aggregation layer's options (front proxy files, check interval). */
+  aggregation?: AggregationOptions;
 }): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-test-"));
   const server = await startApiServer({
@@ -92,6 +95,7 @@ export async function startTestServer(options: {
     ...(options.admissionControlConfigFile !== undefined ? { admissionControlConfigFile: options.admissionControlConfigFile } : {}),
     ...(options.serviceAccounts !== undefined ? { serviceAccounts: options.serviceAccounts } : {}),
     ...(options.groupSuffix !== undefined ? { groupSuffix: options.groupSuffix } : {}),
+    ...(options.aggregation !== undefined ? { aggregation: options.aggregation } : {}),
   });
   const base = {
     host: "127.0.0.1",

@@ -138,7 +138,7 @@ export async function proxyLocation(r: Pick<ResourceRequest, "store" | "nodes" |
 /** Hop-by-hop headers (RFC 9110 7.6.1): never forwarded, in either direction. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authenticate"]);
 
-function forwardable(name: string): boolean {
+export function forwardable(name: string): boolean {
   return !name.startsWith(":") && !HOP_BY_HOP.has(name);
 }
 
