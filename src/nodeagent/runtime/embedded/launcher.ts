@@ -117,6 +117,8 @@ export interface LaunchSpec {
   sysctls?: Record<string, string>;
   /** A compiled seccomp filter to install just before the command runs. */
   seccomp?: { filterFile: string; noNewPrivs: boolean };
+  /** CRI's stdin, stdinOnce and tty: the shim gives the command a pipe or a terminal as its input, reached through its attach socket. */
+  stdio?: { stdin: boolean; stdinOnce: boolean; tty: boolean };
   isolation: Isolation;
 }
 
@@ -239,14 +241,17 @@ export function waitScript(spec: LaunchSpec): string {
     // nsenter forks the init into the target's namespace, where $! would not be
     // its host PID: the init reports itself (initScript).
     return [
-      `${shQuote(NSENTER!)} --target ${spec.pidTarget} --pid -- /bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+      // A background job's input is /dev/null unless redirected: the container's own (fd 4 holds it) is given back.
+      "exec 4<&0",
+      `${shQuote(NSENTER!)} --target ${spec.pidTarget} --pid -- /bin/sh ${shQuote(join(spec.dir, "init.sh"))} <&4 4<&- &`,
       "child=$!",
       "exec 3>&-",
       `wait "$child"`,
     ].join("\n") + "\n";
   }
   return [
-    `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+    "exec 4<&0",
+    `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} <&4 4<&- &`,
     "child=$!",
     `echo "ok $child" >&3`,
     "exec 3>&-",
@@ -301,6 +306,13 @@ export function shimCommand(spec: LaunchSpec): string[] {
   return [...net, UNSHARE!, "--mount", "--uts", "--ipc", "--propagation", "private", "--", "/bin/sh", join(spec.dir, "setup.sh")];
 }
 
+/** The shim's options before the cgroup files: +stdin, +tty, +once (shim.ts). */
+function shimFlags(spec: LaunchSpec): string[] {
+  const o = spec.stdio;
+  if (o === undefined || (!o.stdin && !o.tty)) return [];
+  return [...(o.stdin ? ["+stdin"] : []), ...(o.tty ? ["+tty"] : []), ...(o.stdin && o.stdinOnce ? ["+once"] : [])];
+}
+
 /** Without namespaces: reports the PID and runs the command directly, on the host root. */
 export function launchScript(spec: LaunchSpec): string {
   const cwd = existsSync(spec.workingDir) ? spec.workingDir : "/";
@@ -328,7 +340,7 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
   // The shim's own complaints (a perl failure) go to a file: nothing may tie it to the runtime's pipes.
   const shimLog = join(spec.dir, "shim.log");
   const errFd = openSync(shimLog, "a");
-  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
+  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...shimFlags(spec), ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
     stdio: ["ignore", "ignore", errFd, "pipe"],
     detached: true,
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
