@@ -67,8 +67,8 @@ export class ContainerAttach {
     }
     const transport = await acceptChannels(req, socket, head, this.#wss, options, channel);
     if (transport === undefined) return;
-    if (input !== undefined) this.#input(transport, input, options);
-    void this.#stream(transport, containerId, logPath, channel);
+    const connectInput = input !== undefined ? this.#input(transport, input, options) : undefined;
+    void this.#stream(transport, containerId, logPath, channel, connectInput);
   }
 
   close(): void {
@@ -76,18 +76,23 @@ export class ContainerAttach {
     this.#wss.close();
   }
 
-  /** Relays the client's input and terminal sizes to the shim's attach socket, in its frames (shim.ts). */
-  #input(t: ChannelTransport, path: string, o: StreamOptions): void {
-    const socket: Socket = connect(path);
-    socket.on("error", () => {});
-    // The container's output comes from its log: nothing is read here.
-    socket.resume();
+  /**
+   * Relays the client's input and terminal sizes to the shim's attach socket,
+   * in its frames (shim.ts). Returns the connect step: the caller connects once
+   * the output is followed, so the answer to the first input is not missed;
+   * frames wait until then.
+   */
+  #input(t: ChannelTransport, path: string, o: StreamOptions): () => void {
+    let socket: Socket | undefined;
+    let closed = false;
+    const queued: Buffer[] = [];
     const frame = (type: number, payload: Buffer): void => {
-      if (socket.destroyed || !socket.writable) return;
       const head = Buffer.alloc(5);
       head.writeUInt8(type, 0);
       head.writeUInt32BE(payload.length, 1);
-      socket.write(Buffer.concat([head, payload]));
+      const data = Buffer.concat([head, payload]);
+      if (socket === undefined) queued.push(data);
+      else if (!socket.destroyed && socket.writable) socket.write(data);
     };
     if (o.stdin) t.on("stdin", (data) => frame(0, data));
     if (o.stdin) t.on("stdinEnd", () => frame(2, Buffer.alloc(0)));
@@ -99,10 +104,21 @@ export class ContainerAttach {
         frame(1, p);
       });
     }
-    t.on("close", () => socket.end());
+    t.on("close", () => {
+      closed = true;
+      socket?.end();
+    });
+    return () => {
+      if (socket !== undefined || closed) return;
+      socket = connect(path);
+      socket.on("error", () => {});
+      // The container's output comes from its log: nothing is read here.
+      socket.resume();
+      for (const data of queued.splice(0)) socket.write(data);
+    };
   }
 
-  async #stream(t: ChannelTransport, containerId: string, logPath: string, channel: Channel.Stdout | Channel.Stderr): Promise<void> {
+  async #stream(t: ChannelTransport, containerId: string, logPath: string, channel: Channel.Stdout | Channel.Stderr, following?: () => void): Promise<void> {
     const gone = new AbortController();
     t.on("close", () => gone.abort());
     let drained: (() => void) | undefined;
@@ -125,6 +141,7 @@ export class ContainerAttach {
     try {
       await readLog(logPath, { follow: true, tailLines: 0 }, sink, {
         signal: gone.signal,
+        ...(following !== undefined ? { onFollowing: following } : {}),
         stillRunning: async () => {
           try {
             return (await this.#o.runtime.containerStatus({ containerId })).status?.state === "CONTAINER_RUNNING";

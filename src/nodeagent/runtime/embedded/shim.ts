@@ -121,10 +121,12 @@ if ($in) {
   umask($old);
   listen($lsn, 8) or die "listen: $!\n";
 }
-sub input_end {
-  return if $in_done;
+# The end of input waits for the input before it to be taken.
+my $in_ending = 0;
+sub input_end { $in_ending = 1 }
+sub input_close {
+  return if $in_done || !$in_ending || $inbuf ne '';
   $in_done = 1;
-  $inbuf = '';
   if ($pty) { syswrite($pty, "\x04") } else { close($in_w) }
 }
 sub client_frames {
@@ -234,6 +236,7 @@ while (%open) {
       my $put = syswrite($in, $inbuf);
       substr($inbuf, 0, $put, '') if $put;
     }
+    input_close();
   }
   for my $name (qw(control stdout stderr pty)) {
     my $h = $open{$name};
