@@ -21,6 +21,7 @@ import { sysctlFile } from "./sysctls.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
+const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find(existsSync);
 
 /** What isolation this host gives containers, probed once per runtime. */
 export interface Isolation {
@@ -290,7 +291,9 @@ export function initScript(spec: LaunchSpec): string {
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
     ...(spec.imageRoot === undefined && !spec.privileged ? procMaskLines(R) : []),
-    `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
+    // A terminal becomes the controlling one of a session the command leads, inside the container's PID namespace
+    // (an interactive shell restores its process group on exit: one outside the namespace is not found).
+    `exec ${spec.stdio?.tty && SETSID !== undefined ? `${shQuote(SETSID)} -c ` : ""}/usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
   ].join("\n") + "\n";
 }
 
