@@ -3,8 +3,8 @@
 // debug container in the running pod's sandbox on the embedded runtime (busybox
 // is not imported: containers are host processes here), reports it in
 // status.ephemeralContainerStatuses, never restarts it, and logs and exec reach
-// it by name. The interactive form (-it) needs attach with stdin, which orch
-// does not offer, so the non-interactive form is tested.
+// it by name. The interactive form with a terminal (-it) is tested in
+// attach-interactive.e2e.test.ts; -i with piped input here.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -86,11 +86,14 @@ describe("kubectl debug against orch server", { skip: kubectlSkipReason() ?? fal
     assert.equal((await k.run(["logs", "target", "-c", "sec"])).stdout, "denied\n");
   });
 
-  test("kubectl debug -i adds and starts the container; its attach with stdin is refused with orch's reason and kubectl falls back to the logs", async () => {
-    const r = await k.run(["debug", "target", "-i", "--image=busybox", "-c", "inter", "--", "sh", "-c", `echo interactive; sleep ${TOKEN}`], { input: "" });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /warning: couldn't attach to pod\/target, falling back to streaming logs: unable to upgrade connection: orch attaches to a container's output only \(its stdin is not reachable\), leave out -i/);
+  test("kubectl debug -i adds the container with stdin and attaches: piped input reaches it; without stdinOnce (kubectl sets none) its input stays open", async () => {
+    const r = await k.run(["debug", "target", "-i", "--image=busybox", "-c", "inter", "--", "sh", "-c", `while read -r l; do echo "read $l"; done; echo input-ended; sleep ${TOKEN}`], { input: "piped\n", timeoutMs: 20_000 });
+    assert.match(r.stdout, /read piped/, r.stderr);
     await eventually("inter running", async () => (await statusOf("target", "inter"))?.state.running !== undefined, 30_000);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.doesNotMatch((await k.run(["logs", "target", "-c", "inter"])).stdout, /input-ended/);
+    const spec = JSON.parse(await k.ok("get", "pod", "target", "-o", "jsonpath={.spec.ephemeralContainers[?(@.name==\"inter\")]}")) as { stdin?: boolean; stdinOnce?: boolean };
+    assert.deepEqual([spec.stdin, spec.stdinOnce], [true, undefined]);
   });
 
   test("a second kubectl debug under a taken name leaves the running debug container as it was", async () => {

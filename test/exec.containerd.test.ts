@@ -78,3 +78,12 @@ test("containerd: /attach carries the running container's output from its CRI lo
   assert.match(attached.stdout, /last\n$/);
   assert.equal(attached.status?.status, "Success");
 });
+
+test("containerd: /attach with input to a container with stdin: true is refused with the reason (its stdin sits behind CRI Attach's streaming server, not used)", { skip }, async () => {
+  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", stdin: true, command: ["sleep", "3600"] }] };
+  writeFileSync(join(root, "manifests", "reader.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "reader" }, spec }));
+  await eventually(() => (agent!.pods().find((p) => p.pod.metadata.name === `reader-${NODE}`)?.status.containerStatuses?.[0]?.state?.running ? true : undefined), 30_000, "reader running");
+  const r = await agentExec(`${server.url.replace("https:", "wss:")}/attach/default/reader-${NODE}/main?input=1&output=1`, client);
+  assert.equal(r.refused?.status, 400);
+  assert.match(r.refused?.body ?? "", /this runtime offers no way to a container's stdin \(orch reaches it on its embedded runtime only\), leave out -i/);
+});

@@ -13,7 +13,7 @@ import { componentRegistry, conditionCheck, flag, startComponentServer, type Com
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
-import { startNodeAgent, defaultConfig, type NodeAgent } from "../nodeagent/index.js";
+import { startNodeAgent, defaultConfig, loadConfig, type NodeAgent } from "../nodeagent/index.js";
 import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
 import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
@@ -65,6 +65,7 @@ const serverFlags = {
     description: "Port of the node agent's HTTPS endpoints (/containerLogs for kubectl logs, /healthz, /metrics...); 0 picks a free one, which the Node advertises.",
   }),
   "nodeagent-bind-address": flag.string({ section: NODE, default: "0.0.0.0", description: "Address of the node agent's HTTPS endpoints; the API server reaches them at the Node's InternalIP." }),
+  "nodeagent-config": flag.string({ section: NODE, description: "A NodeAgentConfiguration file (as `orch nodeagent --config`) for the node agent; the server's own paths, port and DNS still win." }),
   "node-ip": flag.string({ section: NODE, description: "The node's InternalIP, where the API server reaches the agent (default: the host's first non-loopback IPv4 address)." }),
   "controller-manager-port": flag.int({
     section: NODE, default: 10257, min: -1, max: 65535,
@@ -248,7 +249,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
       rootDir: root,
       podLogsDir: join(root, "pod-logs"),
       config: {
-        ...defaultConfig(),
+        ...(flags.get("nodeagent-config") ? loadConfig({ file: flags.get("nodeagent-config") }) : defaultConfig()),
         staticPodPath: join(flags.get("data-dir"), "manifests"),
         port: port.port,
         ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),

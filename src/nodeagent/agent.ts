@@ -26,6 +26,8 @@ import { ContainerExec } from "./exec/container-exec.js";
 import { PortForward } from "./exec/port-forward.js";
 import * as host from "./host/host.js";
 import { Housekeeping } from "./housekeeping/housekeeping.js";
+import { ContainerLogRotation } from "./logs/log-rotation.js";
+import { parseQuantity } from "../api/core/quantity.js";
 import { NodeLease, leaseApi } from "./lease/lease.js";
 import { LockContentionError, acquireLockFile, type HeldLock } from "./lock/lock-file.js";
 import { ContainerLogs } from "./logs/container-logs.js";
@@ -273,6 +275,9 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
     const housekeeping = new Housekeeping({ runtime: sync.pleg, workers: sync.workers, syncer: sync.syncer, housekeepingMs: tuning.housekeepingMs ?? 10_000, syncFrequencyMs: config.syncFrequency, log });
     housekeeping.start();
     shutdown.defer(() => housekeeping.stop());
+    const logRotation = new ContainerLogRotation({ runtime: runtime.client, maxSizeBytes: parseQuantity(config.containerLogMaxSize) ?? -1, maxFiles: config.containerLogMaxFiles, intervalMs: config.containerLogMonitorInterval || 10_000, log });
+    logRotation.start();
+    shutdown.defer(() => logRotation.stop());
 
     const healthy = () => sync.pleg.healthy().ok;
     const known = () => sync.known();

@@ -79,3 +79,18 @@ function hostPortsTaken(pod: Pod, active: readonly Pod[]): boolean {
   const used = active.flatMap(hostPortsOf);
   return wanted.some((w) => used.some((u) => u.protocol === w.protocol && u.port === w.port && (u.ip === w.ip || u.ip === "0.0.0.0" || w.ip === "0.0.0.0")));
 }
+
+/** Upstream's rejection when devices cannot be allocated at admission (cm/admission's UnexpectedAdmissionError). */
+export function allocationRejection(error: string): Rejection {
+  return { reason: "UnexpectedAdmissionError", message: `Allocate failed due to ${error}, which is unexpected` };
+}
+
+/** What admission asks of the device manager (devices/device-manager.ts). */
+export interface DeviceAdmission {
+  /** Whether the pod asks for a resource a device plugin serves. */
+  needsDevices(pod: Pod): boolean;
+  /** Allocates the devices of every container; resolves with the error text when they cannot be. */
+  admit(pod: Pod): Promise<string | undefined>;
+  /** An admitted pod's worker runs now (or the pod went away first): the active pods speak for it from now on. */
+  settled(uid: string): void;
+}

@@ -90,7 +90,18 @@ const errors: { name: string; text: string; field: string; message: RegExp }[] =
   { name: "bad map value", text: HEAD + "featureGates:\n  A: yes-please\n", field: 'featureGates["A"]', message: /true or false/ },
   { name: "wrong kind", text: "apiVersion: nodeagent.config.orch.io/v1beta1\nkind: Other\n", field: "kind", message: /NodeAgentConfiguration/ },
   { name: "duplicate key", text: HEAD + "maxPods: 1\nmaxPods: 2\n", field: "", message: /not valid YAML/ },
+  { name: "log size not a quantity", text: HEAD + "containerLogMaxSize: ten megs\n", field: "containerLogMaxSize", message: /must be a quantity such as "10Mi", got "ten megs"/ },
+  { name: "one log file", text: HEAD + "containerLogMaxFiles: 1\n", field: "containerLogMaxFiles", message: /must be at least 2, got 1/ },
+  { name: "log monitor interval under 3s", text: HEAD + "containerLogMonitorInterval: 1s\n", field: "containerLogMonitorInterval", message: /must be at least 3s/ },
 ];
+
+test("config: container log rotation fields, defaults as upstream's and set from a file", () => {
+  const d = defaultConfig();
+  assert.deepEqual([d.containerLogMaxSize, d.containerLogMaxFiles, d.containerLogMonitorInterval], ["10Mi", 5, 10_000]);
+  const { file } = setup("containerLogMaxSize: 1Ki\ncontainerLogMaxFiles: 3\ncontainerLogMonitorInterval: 3s\n");
+  const c = loadConfig({ file });
+  assert.deepEqual([c.containerLogMaxSize, c.containerLogMaxFiles, c.containerLogMonitorInterval], ["1Ki", 3, 3000]);
+});
 
 for (const row of errors) {
   test(`config errors name the file and field: ${row.name}`, () => {

@@ -41,6 +41,12 @@ export interface NodeAgentConfig {
     x509: { clientCAFile: string };
   };
   authorization: { mode: AuthorizationMode; webhook: { cacheAuthorizedTTL: number; cacheUnauthorizedTTL: number } };
+  /** A container log file reaching this size (a quantity; negative: never) is rotated (logs/log-rotation.ts). */
+  containerLogMaxSize: string;
+  /** Log files kept per container instance, the current one included. */
+  containerLogMaxFiles: number;
+  /** How often the sizes are looked at (ms). */
+  containerLogMonitorInterval: number;
 }
 
 /** Upstream's v1beta1 defaults, with the seed's paths. */
@@ -69,6 +75,9 @@ export function defaultConfig(): NodeAgentConfig {
     featureGates: {},
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true, cacheTTL: 120_000 }, x509: { clientCAFile: "" } },
     authorization: { mode: "Webhook", webhook: { cacheAuthorizedTTL: 300_000, cacheUnauthorizedTTL: 30_000 } },
+    containerLogMaxSize: "10Mi",
+    containerLogMaxFiles: 5,
+    containerLogMonitorInterval: 10_000,
   };
 }
 

@@ -2,6 +2,7 @@
 // small schema: each field's kind drives both checking and drop-in merging
 // (seed 001, "Configuration merging"), so the two can never disagree.
 
+import { parseQuantity } from "../../api/core/quantity.js";
 import { parseDuration } from "../../component/index.js";
 
 export type FieldKind =
@@ -9,7 +10,9 @@ export type FieldKind =
   | { kind: "int"; min?: number; max?: number }
   | { kind: "bool" }
   /** Go duration text ("5m0s"); the parsed config holds milliseconds. */
-  | { kind: "duration" }
+  | { kind: "duration"; minMs?: number }
+  /** A resource quantity ("10Mi"), kept as written. */
+  | { kind: "quantity" }
   | { kind: "list" }
   | { kind: "map"; values: "string" | "bool" | "list" }
   | { kind: "struct"; fields: Readonly<Record<string, FieldKind>> };
@@ -53,6 +56,9 @@ export const CONFIG_FIELDS: Readonly<Record<string, FieldKind>> = {
       x509: { kind: "struct", fields: { clientCAFile: str() } },
     },
   },
+  containerLogMaxSize: { kind: "quantity" },
+  containerLogMaxFiles: int(2),
+  containerLogMonitorInterval: { kind: "duration", minMs: 3000 },
   authorization: {
     kind: "struct",
     fields: {
@@ -115,11 +121,15 @@ function checkValue(v: unknown, kind: FieldKind, file: string, path: string): un
       try {
         const ms = parseDuration(v as string);
         if (ms < 0) bad(`must not be negative, got ${JSON.stringify(v)}`);
+        if (kind.minMs !== undefined && ms < kind.minMs) bad(`must be at least ${kind.minMs / 1000}s, got ${JSON.stringify(v)}`);
         return ms;
       } catch (err) {
         if (err instanceof ConfigError) throw err;
         return bad((err as Error).message);
       }
+    case "quantity":
+      if (typeof v !== "string" || parseQuantity(v) === undefined) bad(`must be a quantity such as "10Mi", got ${JSON.stringify(v)}`);
+      return v;
     case "list":
       if (!Array.isArray(v) || v.some((e) => typeof e !== "string")) bad(`must be a list of strings, got ${JSON.stringify(v)}`);
       return [...(v as string[])];

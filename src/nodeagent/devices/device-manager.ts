@@ -22,6 +22,9 @@ import { parseQuantity } from "../../api/core/quantity.js";
 import type { Device as CriDevice, KeyValue, Mount as CriMount } from "../cri/types.js";
 
 export const DEVICE_PLUGIN_VERSION = "v1beta1";
+
+/** Init containers first, then the others: the order devices are allocated at admission. */
+const podContainers = (pod: Pod): Container[] => [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
 const HEALTHY = "Healthy";
 
 // ---- the wire messages (proto-loader, keepCase false) ----
@@ -107,6 +110,8 @@ export class DeviceManager {
   #server: grpc.Server | undefined;
   /** Allocations in progress, one at a time (two containers must not get the same device). */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Pods admitted whose worker may not be active yet (upstream's pending admission pod). */
+  readonly #admitting = new Set<string>();
 
   constructor(options: DeviceManagerOptions) {
     this.#o = options;
@@ -159,21 +164,61 @@ export class DeviceManager {
     return Object.fromEntries([...(this.#allocations.get(podUid)?.get(container) ?? new Map<string, { ids: string[] }>())].map(([r, a]) => [r, a.ids]));
   }
 
+  /** Whether a container of the pod asks for a resource a device plugin serves (or served before a restart). */
+  needsDevices(pod: Pod): boolean {
+    return podContainers(pod).some((c) => this.#wanted(c).size > 0);
+  }
+
+  /**
+   * Admission (upstream allocates here, not at creation): the devices of
+   * every container, init containers first, are allocated now; the error's
+   * text when they cannot be (then nothing stays allocated to the pod).
+   * Until the pod is settled (its worker runs), its allocations count as in use.
+   */
+  async admit(pod: Pod): Promise<string | undefined> {
+    const uid = pod.metadata.uid ?? "";
+    this.#admitting.add(uid);
+    try {
+      for (const c of podContainers(pod)) await this.#queued(() => this.#allocate(pod, c, false));
+      return undefined;
+    } catch (err) {
+      this.#admitting.delete(uid);
+      if (this.#allocations.delete(uid)) this.#writeCheckpoint();
+      return (err as Error).message;
+    }
+  }
+
+  settled(uid: string): void {
+    this.#admitting.delete(uid);
+  }
+
   /** Upstream's "requested number of devices unavailable" and plugin errors are thrown as DeviceError. */
   allocate(pod: Pod, container: Container): Promise<DeviceRuntimeConfig | undefined> {
-    const run = this.#queue.then(() => this.#allocate(pod, container));
+    return this.#queued(() => this.#allocate(pod, container, true));
+  }
+
+  /** One allocation at a time. */
+  #queued<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(step);
     this.#queue = run.catch(() => {});
     return run;
   }
 
-  async #allocate(pod: Pod, container: Container): Promise<DeviceRuntimeConfig | undefined> {
-    const uid = pod.metadata.uid ?? "";
+  /** The device plugin resources a container asks for, and how many of each. */
+  #wanted(container: Container): Map<string, number> {
     const wanted = new Map<string, number>();
     for (const [name, q] of Object.entries({ ...(container.resources?.requests ?? {}), ...(container.resources?.limits ?? {}) })) {
       if (!this.#devices.has(name) && !this.#endpoints.has(name)) continue;
       const n = parseQuantity(q ?? undefined) ?? 0;
       if (n > 0) wanted.set(name, n);
     }
+    return wanted;
+  }
+
+  /** Allocates (or finds) the container's devices; PreStartContainer only as the container is created (`starting`), as upstream. */
+  async #allocate(pod: Pod, container: Container, starting: boolean): Promise<DeviceRuntimeConfig | undefined> {
+    const uid = pod.metadata.uid ?? "";
+    const wanted = this.#wanted(container);
     if (wanted.size === 0) return undefined;
     this.#release();
     const out: DeviceRuntimeConfig = { envs: [], mounts: [], devices: [], annotations: {} };
@@ -199,7 +244,7 @@ export class DeviceManager {
         this.#o.log?.(`devices: ${resource} ${ids.join(",")} allocated to ${pod.metadata.namespace}/${pod.metadata.name} container ${name}`);
       }
       const endpoint = this.#endpoints.get(resource);
-      if (endpoint?.options.preStartRequired) await unary(endpoint.client, "PreStartContainer", { devicesIds: entry.ids });
+      if (starting && endpoint?.options.preStartRequired) await unary(endpoint.client, "PreStartContainer", { devicesIds: entry.ids });
       const resp = JSON.parse(Buffer.from(entry.resp, "base64").toString("utf8")) as ContainerAllocateResponse;
       for (const [key, value] of Object.entries(resp.envs ?? {})) out.envs.push({ key, value });
       for (const m of resp.mounts ?? []) out.mounts.push({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readOnly, selinuxRelabel: false, propagation: "PROPAGATION_PRIVATE", uidMappings: [], gidMappings: [], recursiveReadOnly: false, image: null });
@@ -225,6 +270,8 @@ export class DeviceManager {
   /** Forgets the allocations of pods no longer active. */
   #release(): void {
     const active = new Set(this.#o.activePods().map((p) => p.metadata.uid ?? ""));
+    // Pods admitted count until their worker runs (settled); then the active list holds them.
+    for (const uid of this.#admitting) active.add(uid);
     let changed = false;
     for (const uid of [...this.#allocations.keys()]) {
       if (active.has(uid)) continue;

@@ -1,14 +1,18 @@
-// The node agent's `/attach/{namespace}/{pod}/{container}?output=1&error=1`
+// The node agent's `/attach/{namespace}/{pod}/{container}?output=1&error=1&input=1&tty=1`
 // on its port (seed 001; upstream kubelet's path): a WebSocket speaking
 // channel.k8s.io, or SPDY/3.1 streams (./channel-transport.ts), that carries the running container's output from now on,
 // read from its CRI log file as it is written (../logs/log-reader.ts), until
-// the container stops (then a Success status) or the client goes away.
-// Output only: the embedded runtime starts every container without a stdin,
-// and on containerd reaching it would take CRI Attach's streaming server, which
-// the agent does not use; so stdin is refused with the reason, and stdout and
-// stderr (one log file) arrive together on the first stream asked for.
+// the container stops (then a Success status) or the client goes away; stdout
+// and stderr (one log file) arrive together on the first stream asked for.
+// Input (-i) and terminal sizes go to the container through the embedded
+// runtime's shim (its attach socket, named in the verbose container status:
+// runtime/embedded/shim.ts) when the container was started with stdin or a
+// TTY; a container without them, or a runtime offering no such socket
+// (containerd: its CRI Attach streaming server is not used), refuses -i with
+// the reason.
 
 import type { IncomingMessage } from "node:http";
+import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
@@ -39,22 +43,32 @@ export class ContainerAttach {
     let logPath: string;
     let channel: Channel.Stdout | Channel.Stderr;
     let options: StreamOptions;
+    let input: string | undefined;
     try {
       const target = streamTarget(url, ATTACH_PATH, this.#o.pods());
-      // No ": " in the text: kubectl would read "a: b" as YAML.
-      if (target.options.stdin) throw new Refusal(400, "orch attaches to a container's output only (its stdin is not reachable), leave out -i");
       containerId = target.containerId;
       options = target.options;
       channel = target.options.stdout ? Channel.Stdout : Channel.Stderr;
-      logPath = (await this.#o.runtime.containerStatus({ containerId }).catch((err: Error) => {
+      const status = await this.#o.runtime.containerStatus({ containerId, verbose: target.options.stdin || target.options.tty }).catch((err: Error) => {
         throw new Refusal(500, `failed to get container status ${JSON.stringify(containerId)}, ${err.message}`);
-      })).status?.logPath ?? "";
+      });
+      logPath = status.status?.logPath ?? "";
+      if (target.options.stdin || target.options.tty) {
+        input = attachSocket(status.info?.info);
+        const name = decodeURIComponent(url.pathname.slice(ATTACH_PATH.length).split("/")[2] ?? "");
+        const spec = [...(target.pod.spec?.containers ?? []), ...(target.pod.spec?.initContainers ?? []), ...(target.pod.spec?.ephemeralContainers ?? [])].find((c) => c.name === name);
+        // No ": " in the text: kubectl would read "a: b" as YAML.
+        if (target.options.stdin && spec !== undefined && spec.stdin !== true) throw new Refusal(400, `container ${spec.name} was not started with stdin (spec.stdin is false), leave out -i`);
+        if (target.options.stdin && input === undefined) throw new Refusal(400, "this runtime offers no way to a container's stdin (orch reaches it on its embedded runtime only), leave out -i");
+      }
       requireStreamUpgrade(req);
     } catch (err) {
       return refuse(socket, err);
     }
     const transport = await acceptChannels(req, socket, head, this.#wss, options, channel);
-    if (transport !== undefined) void this.#stream(transport, containerId, logPath, channel);
+    if (transport === undefined) return;
+    const connectInput = input !== undefined ? this.#input(transport, input, options) : undefined;
+    void this.#stream(transport, containerId, logPath, channel, connectInput);
   }
 
   close(): void {
@@ -62,7 +76,49 @@ export class ContainerAttach {
     this.#wss.close();
   }
 
-  async #stream(t: ChannelTransport, containerId: string, logPath: string, channel: Channel.Stdout | Channel.Stderr): Promise<void> {
+  /**
+   * Relays the client's input and terminal sizes to the shim's attach socket,
+   * in its frames (shim.ts). Returns the connect step: the caller connects once
+   * the output is followed, so the answer to the first input is not missed;
+   * frames wait until then.
+   */
+  #input(t: ChannelTransport, path: string, o: StreamOptions): () => void {
+    let socket: Socket | undefined;
+    let closed = false;
+    const queued: Buffer[] = [];
+    const frame = (type: number, payload: Buffer): void => {
+      const head = Buffer.alloc(5);
+      head.writeUInt8(type, 0);
+      head.writeUInt32BE(payload.length, 1);
+      const data = Buffer.concat([head, payload]);
+      if (socket === undefined) queued.push(data);
+      else if (!socket.destroyed && socket.writable) socket.write(data);
+    };
+    if (o.stdin) t.on("stdin", (data) => frame(0, data));
+    if (o.stdin) t.on("stdinEnd", () => frame(2, Buffer.alloc(0)));
+    if (o.tty) {
+      t.on("resize", (size) => {
+        const p = Buffer.alloc(4);
+        p.writeUInt16BE(Math.min(size.width, 0xffff), 0);
+        p.writeUInt16BE(Math.min(size.height, 0xffff), 2);
+        frame(1, p);
+      });
+    }
+    t.on("close", () => {
+      closed = true;
+      socket?.end();
+    });
+    return () => {
+      if (socket !== undefined || closed) return;
+      socket = connect(path);
+      socket.on("error", () => {});
+      // The container's output comes from its log: nothing is read here.
+      socket.resume();
+      for (const data of queued.splice(0)) socket.write(data);
+    };
+  }
+
+  async #stream(t: ChannelTransport, containerId: string, logPath: string, channel: Channel.Stdout | Channel.Stderr, following?: () => void): Promise<void> {
     const gone = new AbortController();
     t.on("close", () => gone.abort());
     let drained: (() => void) | undefined;
@@ -85,6 +141,7 @@ export class ContainerAttach {
     try {
       await readLog(logPath, { follow: true, tailLines: 0 }, sink, {
         signal: gone.signal,
+        ...(following !== undefined ? { onFollowing: following } : {}),
         stillRunning: async () => {
           try {
             return (await this.#o.runtime.containerStatus({ containerId })).status?.state === "CONTAINER_RUNNING";
@@ -97,5 +154,16 @@ export class ContainerAttach {
     } catch (err) {
       t.end(internalErrorStatus(`error attaching to container: ${(err as Error).message}`));
     }
+  }
+}
+
+/** The shim's attach socket from a verbose container status's info (the embedded runtime's), if it names one. */
+function attachSocket(info: string | undefined): string | undefined {
+  if (info === undefined) return undefined;
+  try {
+    const socket = (JSON.parse(info) as { attach?: { socket?: unknown } }).attach?.socket;
+    return typeof socket === "string" ? socket : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -35,6 +35,8 @@ export interface ReadLogContext {
   readonly stillRunning?: () => Promise<boolean>;
   /** How long a follow waits for a change before asking stillRunning (default 1 s). */
   readonly idleCheckMs?: number;
+  /** Called once a follow knows where it starts: what is written from then on is read (attach sends input only after it). */
+  readonly onFollowing?: () => void;
 }
 
 const CHUNK = 64 * 1024;
@@ -204,6 +206,7 @@ export async function readLog(path: string, opts: ReadLogOptions, sink: LogSink,
       wake?.();
     });
     watcher.on("error", () => {});
+    ctx.onFollowing?.();
     const idleMs = ctx.idleCheckMs ?? 1000;
     while (!signal?.aborted) {
       dirty = false;

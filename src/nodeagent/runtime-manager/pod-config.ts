@@ -145,6 +145,7 @@ export function containerConfig(input: ContainerInput): DeepPartial<ContainerCon
     },
     logPath: `${c.name}/${input.attempt}.log`,
     stdin: c.stdin === true,
+    stdinOnce: c.stdinOnce === true,
     tty: c.tty === true,
     linux: {
       resources: containerResources(c, input.swap),

@@ -5,7 +5,7 @@
 // show static pods.
 
 import type { Pod } from "../../api/core/types.js";
-import { admitPod, type Rejection } from "../admission/admission.js";
+import { admitPod, allocationRejection, type DeviceAdmission, type Rejection } from "../admission/admission.js";
 import type { PodWorkers } from "../pod-workers/pod-workers.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
 
@@ -14,6 +14,8 @@ export interface SyncLoopOptions {
   allocatable: () => ReadonlyMap<string, number>;
   mirrorAnnotation: string;
   onRejected: (pod: Pod, rejection: Rejection) => void;
+  /** Devices are allocated at admission (upstream's device manager admit handler); a pod they fail is rejected. */
+  devices?: DeviceAdmission;
   log?: (line: string) => void;
 }
 
@@ -22,6 +24,8 @@ export class SyncLoop {
   readonly #static = new Map<string, Pod>();
   readonly #api = new Map<string, Pod>();
   readonly #rejected = new Set<string>();
+  /** Pods whose devices are being allocated: updates meanwhile wait for the answer. */
+  readonly #admitting = new Set<string>();
 
   constructor(options: SyncLoopOptions) {
     this.#o = options;
@@ -79,22 +83,40 @@ export class SyncLoop {
   #upsert(pod: Pod): void {
     const uid = pod.metadata.uid!;
     const { workers } = this.#o;
-    if (this.#rejected.has(uid)) return;
+    if (this.#rejected.has(uid) || this.#admitting.has(uid)) return;
     if (!workers.has(uid)) {
       // Finished pods are not admitted again (an agent restart sees them in the API).
       if (isPodTerminal(pod)) {
         if (!pod.metadata.deletionTimestamp) return;
       } else if (!pod.metadata.deletionTimestamp) {
         const rejection = admitPod(pod, workers.activePods(), this.#o.allocatable());
-        if (rejection) {
-          this.#rejected.add(uid);
-          this.#o.log?.(`pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
-          this.#o.onRejected(pod, rejection);
-          return;
-        }
+        if (rejection) return this.#reject(pod, rejection);
+        if (this.#o.devices?.needsDevices(pod)) return this.#admitDevices(pod, this.#o.devices);
       }
     }
     workers.update(pod);
+  }
+
+  #reject(pod: Pod, rejection: Rejection): void {
+    this.#rejected.add(pod.metadata.uid!);
+    this.#o.log?.(`pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
+    this.#o.onRejected(pod, rejection);
+  }
+
+  /** Allocates the pod's devices, then starts it with its latest object, or rejects it (unless it went away meanwhile). */
+  #admitDevices(pod: Pod, devices: DeviceAdmission): void {
+    const uid = pod.metadata.uid!;
+    this.#admitting.add(uid);
+    void devices.admit(pod).catch((err: Error) => err.message).then((error) => {
+      this.#admitting.delete(uid);
+      const latest = this.#api.get(uid) ?? this.#static.get(uid);
+      if (error !== undefined) {
+        if (latest !== undefined) this.#reject(latest, allocationRejection(error));
+        return;
+      }
+      if (latest !== undefined) this.#o.workers.update(latest);
+      devices.settled(uid);
+    });
   }
 
   #remove(uid: string, pod: Pod): void {

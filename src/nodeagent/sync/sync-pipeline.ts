@@ -25,6 +25,7 @@ import { StaticPodSource } from "../sources/static-pods.js";
 import { PODS, StatusManager } from "../status/status-manager.js";
 import { PodStatusWriter } from "./status-writer.js";
 import { SyncLoop } from "./sync-loop.js";
+import type { DeviceAdmission } from "../admission/admission.js";
 
 export interface SyncPipelineOptions {
   runtime: CriClient;
@@ -48,8 +49,8 @@ export interface SyncPipelineOptions {
   probeResults?: (result: ProbeResult) => void;
   /** The component's registry, for the pods informer. */
   registry?: MetricsRegistry;
-  /** Device plugins' devices for containers (devices/device-manager.ts). */
-  devices?: PodSyncerOptions["devices"];
+  /** Device plugins' devices: allocated at admission, handed to containers at creation (devices/device-manager.ts). */
+  devices?: PodSyncerOptions["devices"] & DeviceAdmission;
   tuning: { plegPeriodMs?: number; crashLoopBackOff?: { initialMs: number; maxMs: number } };
   log: (line: string) => void;
 }
@@ -112,6 +113,7 @@ export class SyncPipeline {
       onRejected: (pod, r) => {
         this.statuses.set(pod, { phase: "Failed", reason: r.reason, message: `Pod was rejected: ${r.message}`, ...(pod.status?.qosClass ? { qosClass: pod.status.qosClass } : {}) });
       },
+      ...(options.devices ? { devices: options.devices } : {}),
       log,
     });
     const { metrics, tuning } = options;

@@ -58,11 +58,22 @@ export function containerStatus(c: ContainerRecord, verbose: boolean, isolation:
       imageId: c.imageId,
       user: { linux: { uid: c.process.uid ?? 0, gid: c.process.gid ?? 0, supplementalGroups: [] } },
     },
-    info: verbose ? { info: JSON.stringify({ pid: c.pid, rootfs: c.imageId === "" ? "host" : "image", isolation, notes: c.notes, process: { argv: c.process.argv, cwd: c.process.cwd }, runtimeSpec: execSpec(c) }) } : {},
+    info: verbose ? { info: JSON.stringify({ pid: c.pid, rootfs: c.imageId === "" ? "host" : "image", isolation, notes: c.notes, ...attachInfo(c), process: { argv: c.process.argv, cwd: c.process.cwd }, runtimeSpec: execSpec(c) }) } : {},
   };
 }
 
 /** Whether `labels` has every key and value of `selector`. */
+/**
+ * Where a running container started with stdin or a terminal takes its input:
+ * its shim's attach socket (shim.ts), named through the shim's working
+ * directory so the path stays short. Not part of CRI (whose Attach answers a
+ * streaming URL): the agent's attach reads it from the verbose info.
+ */
+function attachInfo(c: ContainerRecord): { attach?: { socket: string; stdin: boolean; stdinOnce: boolean; tty: boolean } } {
+  if (c.state !== "CONTAINER_RUNNING" || c.shimPid === undefined || (c.config.stdin !== true && c.config.tty !== true)) return {};
+  return { attach: { socket: `/proc/${c.shimPid}/cwd/attach.sock`, stdin: c.config.stdin === true, stdinOnce: c.config.stdinOnce === true, tty: c.config.tty === true } };
+}
+
 export function matches(labels: Record<string, string>, selector: Record<string, string> | undefined): boolean {
   for (const [k, v] of Object.entries(selector ?? {})) if (labels[k] !== v) return false;
   return true;

@@ -21,6 +21,7 @@ import { sysctlFile } from "./sysctls.js";
 
 const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find(existsSync);
 const NSENTER = ["/usr/bin/nsenter", "/bin/nsenter"].find(existsSync);
+const SETSID = ["/usr/bin/setsid", "/bin/setsid"].find(existsSync);
 
 /** What isolation this host gives containers, probed once per runtime. */
 export interface Isolation {
@@ -119,6 +120,8 @@ export interface LaunchSpec {
   seccomp?: { filterFile: string };
   /** no_new_privs for the command (allowPrivilegeEscalation: false), with or without a seccomp filter. */
   noNewPrivs?: boolean;
+  /** CRI's stdin, stdinOnce and tty: the shim gives the command a pipe or a terminal as its input, reached through its attach socket. */
+  stdio?: { stdin: boolean; stdinOnce: boolean; tty: boolean };
   isolation: Isolation;
 }
 
@@ -241,14 +244,17 @@ export function waitScript(spec: LaunchSpec): string {
     // nsenter forks the init into the target's namespace, where $! would not be
     // its host PID: the init reports itself (initScript).
     return [
-      `${shQuote(NSENTER!)} --target ${spec.pidTarget} --pid -- /bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+      // A background job's input is /dev/null unless redirected: the container's own (fd 4 holds it) is given back.
+      "exec 4<&0",
+      `${shQuote(NSENTER!)} --target ${spec.pidTarget} --pid -- /bin/sh ${shQuote(join(spec.dir, "init.sh"))} <&4 4<&- &`,
       "child=$!",
       "exec 3>&-",
       `wait "$child"`,
     ].join("\n") + "\n";
   }
   return [
-    `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} &`,
+    "exec 4<&0",
+    `/bin/sh ${shQuote(join(spec.dir, "init.sh"))} <&4 4<&- &`,
     "child=$!",
     `echo "ok $child" >&3`,
     "exec 3>&-",
@@ -287,7 +293,9 @@ export function initScript(spec: LaunchSpec): string {
     "exec 3>&-",
     `mount -t proc proc ${shQuote(join(R, "proc"))} || exit 125`,
     ...(spec.imageRoot === undefined && !spec.privileged ? procMaskLines(R) : []),
-    `exec /usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
+    // A terminal becomes the controlling one of a session the command leads, inside the container's PID namespace
+    // (an interactive shell restores its process group on exit: one outside the namespace is not found).
+    `exec ${spec.stdio?.tty && SETSID !== undefined ? `${shQuote(SETSID)} -c ` : ""}/usr/bin/env -i ${q(spec.env)} ${q(finalExec(spec, R, spec.workingDir, true))}`,
   ].join("\n") + "\n";
 }
 
@@ -301,6 +309,13 @@ export function shimCommand(spec: LaunchSpec): string[] {
   if (!spec.isolation.namespaces) return ["/bin/sh", join(spec.dir, "launch.sh")];
   const net = spec.netns === "" ? [] : [NSENTER!, `--net=${spec.netns}`];
   return [...net, UNSHARE!, "--mount", "--uts", "--ipc", "--propagation", "private", "--", "/bin/sh", join(spec.dir, "setup.sh")];
+}
+
+/** The shim's options before the cgroup files: +stdin, +tty, +once (shim.ts). */
+function shimFlags(spec: LaunchSpec): string[] {
+  const o = spec.stdio;
+  if (o === undefined || (!o.stdin && !o.tty)) return [];
+  return [...(o.stdin ? ["+stdin"] : []), ...(o.tty ? ["+tty"] : []), ...(o.stdin && o.stdinOnce ? ["+once"] : [])];
 }
 
 /** Without namespaces: reports the PID and runs the command directly, on the host root. */
@@ -330,7 +345,7 @@ export function launch(spec: LaunchSpec): Promise<Launched> {
   // The shim's own complaints (a perl failure) go to a file: nothing may tie it to the runtime's pipes.
   const shimLog = join(spec.dir, "shim.log");
   const errFd = openSync(shimLog, "a");
-  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
+  const child = spawn(PERL, [spec.shim, spec.dir, spec.logPath, ...shimFlags(spec), ...spec.cgroupProcs, "--", ...shimCommand(spec)], {
     stdio: ["ignore", "ignore", errFd, "pipe"],
     detached: true,
     env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },

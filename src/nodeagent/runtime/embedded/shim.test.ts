@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { after, test } from "node:test";
@@ -18,12 +19,12 @@ after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 const skip = PERL === undefined ? "perl not installed" : undefined;
 
 /** Runs `script` under the shim as the runtime does, with Perl's warnings and strict on; resolves with what came on fd 3 and the shim's exit. */
-function runShim(name: string, script: string, cgroupProcs: string[] = []): { control: Promise<string>; exited: Promise<number | null>; log: string; dir: string } {
+function runShim(name: string, script: string, cgroupProcs: string[] = [], flags: string[] = []): { control: Promise<string>; exited: Promise<number | null>; log: string; dir: string } {
   const shim = installShim(dir);
   const cdir = join(dir, name);
   mkdirSync(cdir, { recursive: true });
   const log = join(dir, `${name}.log`);
-  const child = spawn(PERL!, ["-w", "-Mstrict", shim, cdir, log, ...cgroupProcs, "--", "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  const child = spawn(PERL!, ["-w", "-Mstrict", shim, cdir, log, ...flags, ...cgroupProcs, "--", "/bin/sh", "-c", script], { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   const fd3 = child.stdio[3] as Readable;
   let text = "";
   let warnings = "";
@@ -103,4 +104,66 @@ test("the command joins the cgroups first (the shim writes 0 to each cgroup.proc
   const refused = runShim("refused", `echo "ok $$" >&3`, [join(dir, "no", "such", "cgroup.procs")]);
   assert.equal((await refused.control).trim(), `error joining cgroup ${join(dir, "no", "such", "cgroup.procs")}: No such file or directory`);
   assert.equal(await refused.exited, 125);
+});
+
+/** One frame for the shim's attach socket: type, 4-byte length, payload. */
+const frame = (type: number, payload: Buffer | string = ""): Buffer => {
+  const body = Buffer.from(payload);
+  const head = Buffer.alloc(5);
+  head.writeUInt8(type, 0);
+  head.writeUInt32BE(body.length, 1);
+  return Buffer.concat([head, body]);
+};
+const attach = async (cdir: string) => {
+  await waitFor("the attach socket", () => (existsSync(join(cdir, "attach.sock")) ? true : undefined));
+  const s = connect(join(cdir, "attach.sock"));
+  s.on("error", () => {});
+  await new Promise((r) => s.once("connect", r));
+  return s;
+};
+const logText = (log: string) => (existsSync(log) ? records(readFileSync(log, "utf8")).map((r) => r.content).join("\n") : "");
+
+test("+stdin: input sent on the attach socket reaches the command; a client going away leaves stdin open; +once ends it when the first client goes", { skip }, async () => {
+  const run = runShim("in", `echo "ok $$" >&3; exec 3>&-; while read -r l; do echo "got $l"; done; echo eof`, [], ["+stdin"]);
+  await run.control;
+  const first = await attach(run.dir);
+  first.write(frame(0, "one\n"));
+  await waitFor("one echoed", () => (logText(run.log).includes("got one") ? true : undefined));
+  first.end();
+  const second = await attach(run.dir);
+  second.write(frame(0, "two\n"));
+  await waitFor("two echoed", () => (logText(run.log).includes("got two") ? true : undefined));
+  assert.ok(!logText(run.log).includes("eof"), "detaching does not end stdin without +once");
+  second.write(frame(2));
+  second.end();
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(!logText(run.log).includes("eof"), "the end of a client's input does not end stdin without +once");
+
+  const once = runShim("once", `echo "ok $$" >&3; exec 3>&-; while read -r l; do echo "got $l"; done; echo eof`, [], ["+stdin", "+once"]);
+  await once.control;
+  const c = await attach(once.dir);
+  c.write(frame(0, "only\n"));
+  await waitFor("only echoed", () => (logText(once.log).includes("got only") ? true : undefined));
+  c.end();
+  assert.equal(await once.exited, 0);
+  assert.deepEqual(logText(once.log).split("\n"), ["got only", "eof"]);
+  assert.ok(!existsSync(join(once.dir, "attach.sock")), "the socket goes with the command");
+  process.kill(-Number(/^ok (\d+)/.exec(await run.control)![1]), "SIGTERM");
+  await run.exited;
+});
+
+test("+tty: the command has a terminal as stdin and stdout; a size frame sets its size (stty size)", { skip }, async () => {
+  const run = runShim("tty", `echo "ok $$" >&3; exec 3>&-; [ -t 0 ] && [ -t 1 ] && echo terminal; while read -r l; do echo "size $(stty size)"; done`, [], ["+stdin", "+tty"]);
+  await run.control;
+  const c = await attach(run.dir);
+  const size = Buffer.alloc(4);
+  size.writeUInt16BE(91, 0);
+  size.writeUInt16BE(17, 2);
+  c.write(frame(1, size));
+  c.write(frame(0, "x\r"));
+  await waitFor("the size", () => (logText(run.log).includes("size 17 91") ? true : undefined));
+  assert.match(logText(run.log), /terminal/);
+  c.end();
+  process.kill(-Number(/^ok (\d+)/.exec(await run.control)![1]), "SIGKILL");
+  await run.exited;
 });

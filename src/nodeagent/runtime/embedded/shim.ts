@@ -35,6 +35,8 @@ export const PERL = ["/usr/bin/perl", "/bin/perl"].find(existsSync);
  *   runs it under `perl -w -Mstrict` instead.
  */
 export const SHIM_SOURCE = String.raw`my ($dir, $log, @cmd) = @ARGV;
+my %opt;
+$opt{substr(shift(@cmd), 1)} = 1 while @cmd && $cmd[0] =~ /^\+/;
 my @procs;
 push(@procs, shift(@cmd)) while @cmd && $cmd[0] ne '--';
 shift(@cmd);
@@ -49,12 +51,37 @@ open(my $ctl, '>&=', 3) or die "no control pipe on fd 3: $!\n";
 pipe(my $out_r, my $out_w) or die "pipe: $!\n";
 pipe(my $err_r, my $err_w) or die "pipe: $!\n";
 pipe(my $ctl_r, my $ctl_w) or die "pipe: $!\n";
+# +tty: a pseudo-terminal (/dev/ptmx, unlocked, its number asked) is the
+# command's stdin, stdout and stderr; +stdin without it: a pipe is its stdin.
+my ($pty, $in_r, $in_w);
+if ($opt{tty}) {
+  open($pty, '+<', '/dev/ptmx') or die "ptmx: $!\n";
+  my $n = pack('i', 0);
+  ioctl($pty, 0x40045431, $n) or die "unlockpt: $!\n";
+  ioctl($pty, 0x80045430, $n) or die "ptsname: $!\n";
+  $opt{pts} = '/dev/pts/' . unpack('i', $n);
+} elsif ($opt{stdin}) {
+  pipe($in_r, $in_w) or die "pipe: $!\n";
+}
 my $pid = fork() // die "fork: $!\n";
 if ($pid == 0) {
-  setpgrp(0, 0);
   $SIG{$_} = 'DEFAULT' for qw(PIPE HUP INT CHLD);
-  open(STDOUT, '>&', $out_w) or die "stdout: $!\n";
-  open(STDERR, '>&', $err_w) or die "stderr: $!\n";
+  if ($pty) {
+    # A session of its own whose controlling terminal is the slave side.
+    require POSIX;
+    POSIX::setsid() or die "setsid: $!\n";
+    close($pty);
+    open(my $t, '+<', $opt{pts}) or die "$opt{pts}: $!\n";
+    open(STDIN, '<&', $t) or die "stdin: $!\n";
+    open(STDOUT, '>&', $t) or die "stdout: $!\n";
+    open(STDERR, '>&', $t) or die "stderr: $!\n";
+    close($t);
+  } else {
+    setpgrp(0, 0);
+    if ($in_r) { close($in_w); open(STDIN, '<&', $in_r) or die "stdin: $!\n"; close($in_r) }
+    open(STDOUT, '>&', $out_w) or die "stdout: $!\n";
+    open(STDERR, '>&', $err_w) or die "stderr: $!\n";
+  }
   close($ctl);
   open(my $c3, '>&', $ctl_w) or die "control: $!\n";
   fileno($c3) == 3 or die "control pipe on fd " . fileno($c3) . "\n";
@@ -70,8 +97,64 @@ if ($pid == 0) {
 close($out_w);
 close($err_w);
 close($ctl_w);
+close($in_r) if $in_r;
 (my $id = $dir) =~ s{.*/}{};
 $0 = "orch-shim $id";
+
+# The attach socket (+stdin or +tty): attach.sock in the container's directory,
+# bound by a relative name (a full path may pass sun_path's 108 bytes), mode
+# 0600; the agent reaches it as /proc/<shim pid>/cwd/attach.sock. A client
+# sends frames of <type byte><length, 4 bytes big-endian><payload>: 0 input,
+# 1 a terminal size (cols, rows: 2 bytes each), 2 the end of its input. With
+# +once the command's input ends when the first client that sent input ends
+# its input or goes away (a pipe is closed; a terminal gets ^D).
+my ($in, $lsn, $inbuf, $in_done) = ($pty // $in_w, undef, '', 0);
+my %client;
+if ($in) {
+  my $F_SETFL = 4;
+  fcntl($in, $F_SETFL, 0x800) or die "nonblocking: $!\n"; # O_NONBLOCK
+  chdir($dir) or die "chdir $dir: $!\n";
+  unlink('attach.sock');
+  my $old = umask(0177);
+  socket($lsn, 1, 1, 0) or die "socket: $!\n"; # AF_UNIX, SOCK_STREAM
+  bind($lsn, pack('S a108', 1, 'attach.sock')) or die "bind attach.sock: $!\n";
+  umask($old);
+  listen($lsn, 8) or die "listen: $!\n";
+}
+# The end of input waits for the input before it to be taken.
+my $in_ending = 0;
+sub input_end { $in_ending = 1 }
+sub input_close {
+  return if $in_done || !$in_ending || $inbuf ne '';
+  $in_done = 1;
+  if ($pty) { syswrite($pty, "\x04") } else { close($in_w) }
+}
+sub client_frames {
+  my ($c) = @_;
+  my $st = $client{$c};
+  while (length($st->{buf}) >= 5) {
+    my ($type, $len) = unpack('C N', $st->{buf});
+    last if length($st->{buf}) < 5 + $len;
+    my $payload = substr($st->{buf}, 5, $len);
+    substr($st->{buf}, 0, 5 + $len, '');
+    if ($type == 0) {
+      $st->{input} = 1;
+      $inbuf .= $payload unless $in_done;
+    } elsif ($type == 1 && $pty && $len == 4) {
+      my ($cols, $rows) = unpack('n n', $payload);
+      my $ws = pack('S4', $rows, $cols, 0, 0);
+      ioctl($pty, 0x5414, $ws); # TIOCSWINSZ: the foreground group gets SIGWINCH
+    } elsif ($type == 2) {
+      input_end() if $opt{once};
+    }
+  }
+}
+sub client_gone {
+  my ($c) = @_;
+  my $st = delete $client{$c};
+  close($st->{fh});
+  input_end() if $opt{once} && $st->{input};
+}
 
 sub now { return $hires ? Time::HiRes::time() : time() }
 
@@ -118,41 +201,70 @@ sub flush_stream {
 
 my ($control, $early, $ok, $status, $deadline) = ('', '', 0, undef, undef);
 my %open = (control => $ctl_r, stdout => $out_r, stderr => $err_r);
+$open{pty} = $pty if $pty;
 sub reap {
   return if defined $status || waitpid($pid, 1) != $pid;
   $status = ($? & 127) ? 128 + ($? & 127) : $? >> 8;
   $deadline = now() + 2;
 }
 while (%open) {
-  my $rin = '';
+  my ($rin, $win) = ('', '');
   vec($rin, fileno($_), 1) = 1 for values %open;
+  if ($lsn && !defined $status) {
+    vec($rin, fileno($lsn), 1) = 1;
+    # Input waits while the command has not taken what came before.
+    if (length($inbuf) < 65536) { vec($rin, fileno($_->{fh}), 1) = 1 for values %client }
+    vec($win, fileno($in), 1) = 1 if $inbuf ne '' && !$in_done;
+  }
   my $wait = defined $deadline ? $deadline - now() : 1;
-  my $n = select(my $rout = $rin, undef, undef, $wait > 0 ? $wait : 0);
+  my $n = select(my $rout = $rin, my $wout = $win, undef, $wait > 0 ? $wait : 0);
   reap();
   last if defined $deadline && now() >= $deadline;
   next if $n <= 0;
-  for my $name (qw(control stdout stderr)) {
+  if ($lsn && !defined $status) {
+    if (vec($rout, fileno($lsn), 1) && accept(my $c, $lsn)) {
+      $client{$c} = { fh => $c, buf => '', input => 0 };
+    }
+    for my $st (values %client) {
+      next unless vec($rout, fileno($st->{fh}), 1);
+      my $got = sysread($st->{fh}, my $data, 65536);
+      if (!$got) { client_gone($st->{fh}); next }
+      $st->{buf} .= $data;
+      client_frames($st->{fh});
+    }
+    if ($inbuf ne '' && !$in_done && vec($wout, fileno($in), 1)) {
+      my $put = syswrite($in, $inbuf);
+      substr($inbuf, 0, $put, '') if $put;
+    }
+    input_close();
+  }
+  for my $name (qw(control stdout stderr pty)) {
     my $h = $open{$name};
     next unless $h && vec($rout, fileno($h), 1);
     my $got = sysread($h, my $data, 65536);
     if (!$got) {
       delete $open{$name};
       close($h);
-      flush_stream($name) if $name ne 'control';
+      flush_stream($name eq 'pty' ? 'stdout' : $name) if $name ne 'control';
     } elsif ($name eq 'control') {
       $control .= $data;
       if (!$ok && $control =~ /^ok \d+\n/) {
         $ok = 1;
         syswrite($ctl, $control);
         close($ctl);
-        emit('stderr', $early) if $early ne '';
+        emit($pty ? 'stdout' : 'stderr', $early) if $early ne '';
       }
-    } elsif ($name eq 'stderr' && !$ok) {
+    } elsif (($name eq 'stderr' || $name eq 'pty') && !$ok) {
       $early .= $data;
     } else {
-      emit($name, $data);
+      emit($name eq 'pty' ? 'stdout' : $name, $data);
     }
   }
+}
+if ($lsn) {
+  close($lsn);
+  unlink("$dir/attach.sock");
+  close($_->{fh}) for values %client;
 }
 flush_stream($_) for qw(stdout stderr);
 if (!defined $status) {

@@ -195,6 +195,7 @@ export class ContainerSupervisor {
         sysctls,
         ...(pidTarget !== undefined ? { pidTarget } : {}),
         isolation: this.#o.isolation,
+        stdio: { stdin: c.config.stdin, stdinOnce: c.config.stdinOnce, tty: c.config.tty },
         ...(image === undefined ? { hostRootMasks: this.#o.hostRootMasks ?? [] } : {}),
       }), { first: true });
     } catch (err) {
