@@ -22,7 +22,7 @@ import type { RunningApiServer } from "../apiserver/server.js";
 import { CONTROL_PLANE_SECRET, publishControlPlane, publishedServers, startLocalMember, type LocalMember } from "./control-plane.js";
 import { LoadBalancer } from "./load-balancer.js";
 import { etcdPaths } from "./etcd-member.js";
-import { startProxier } from "../proxy/proxier.js";
+import { startProxier, type ProxyMode } from "../proxy/proxier.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
 import { componentName, namingFor, type ComponentName, type Naming } from "../machinery/naming.js";
@@ -186,6 +186,7 @@ function startProxy(flags: ServerFlags, client: RestClient, context: RunContext,
       naming,
       log,
       chainPrefix: flags.get("iptables-chain-prefix"),
+      mode: flags.get("proxy-mode") as ProxyMode,
       minSyncIntervalMs: flags.get("iptables-min-sync-period"),
       resyncIntervalMs: flags.get("iptables-sync-period"),
       signal: context.signal,
