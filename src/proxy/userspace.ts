@@ -1,6 +1,7 @@
 // The proxy's fallback data plane for a machine without iptables: a userspace
 // proxy. Each service's cluster IP is added to a dummy interface of ours (so
-// the host and its pods deliver to it locally), and for each service port a
+// the host and its pods deliver to it locally; an empty bridge where the
+// kernel has no dummy devices), and for each service port a
 // socket listens on clusterIP:port (and on every address at its node port)
 // and relays to one of the port's ready endpoints, chosen in turn. TCP
 // connections are piped; UDP datagrams go through a per-client socket to the
@@ -137,7 +138,9 @@ export class UserspaceProxy {
 
   async #ensureDevice(): Promise<void> {
     const exists = await ip(["link", "show", this.device]).then(() => true, () => false);
-    if (!exists) await ip(["link", "add", this.device, "type", "dummy"]);
+    // A dummy device where the kernel has the module; else an empty bridge (always built in where pods run):
+    // either way its addresses are local to the host, and nothing else uses it.
+    if (!exists) await ip(["link", "add", this.device, "type", "dummy"]).catch(() => ip(["link", "add", this.device, "type", "bridge"]));
     await ip(["link", "set", this.device, "up"]);
   }
 
