@@ -9,7 +9,8 @@
 // A data folder keeps its slot (DATA_DIR/host-slot), so a restarted server
 // keeps its service addresses; a new one takes the lowest slot no running
 // server holds (running servers are listed in /run/orch/servers, one file
-// per slot naming the process and its data folder). A data folder made
+// per slot naming the process and its data folder; ORCH_HOST_SLOTS_DIR names
+// another folder, for tests). A data folder made
 // before slots existed is slot 0: its services came from the default range.
 
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, unlinkSync, writeFileSync } from "node:fs";
@@ -63,7 +64,7 @@ function readHolder(file: string): Holder | undefined {
  * (its first start). Throws when a new server finds every slot held.
  */
 export function claimHostSlot(dataDir: string, options: { fresh: boolean; registry?: string }): HostSlot {
-  const registry = options.registry ?? DEFAULT_REGISTRY;
+  const registry = options.registry ?? process.env["ORCH_HOST_SLOTS_DIR"] ?? DEFAULT_REGISTRY;
   mkdirSync(registry, { recursive: true });
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const me = realpathSync(dataDir);

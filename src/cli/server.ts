@@ -292,13 +292,13 @@ async function runAllInOne(given: ServerFlags, context: RunContext): Promise<num
 
 /**
  * This server's host slot, when it programs this host's service addresses
- * (its proxy runs, as root) and the command line did not name both what the
- * slot decides. A joining control-plane member keeps the cluster's range: only
- * its chains are its own.
+ * (its proxy runs, as root) and the command line did not name its own
+ * --iptables-chain-prefix (then the user keeps servers apart). A joining
+ * control-plane member keeps the cluster's range: only its chains are its own.
  */
 function claimSlot(flags: ServerFlags): HostSlot | undefined {
   if (flags.get("disable-proxy") || process.getuid?.() !== 0) return undefined;
-  if (flags.isSet("iptables-chain-prefix") && (flags.isSet("service-cluster-ip-range") || flags.get("control-plane"))) return undefined;
+  if (flags.isSet("iptables-chain-prefix")) return undefined;
   return claimHostSlot(flags.get("data-dir"), { fresh: !existsSync(join(flags.get("data-dir"), "admin.kubeconfig")) });
 }
 
