@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
-import { readyEndpoints } from "./rules.js";
+import { proxiedPorts } from "./rules.js";
 
 const IP = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].find(existsSync);
 /** How long a UDP client's relay socket lives without traffic. */
@@ -37,21 +37,11 @@ export interface Portal {
 /** The portals of the services (pure, tested as data): one per cluster IP port and one per node port. */
 export function portalsOf(services: readonly Service[], slicesOf: (namespace: string, name: string) => EndpointSlice[]): Portal[] {
   const out: Portal[] = [];
-  for (const svc of services) {
-    const spec = svc.spec ?? {};
-    const ip = spec.clusterIP ?? "";
-    if (spec.type === "ExternalName" || ip === "" || ip === "None" || ip.includes(":")) continue;
-    const ns = svc.metadata?.namespace ?? "";
-    const name = svc.metadata?.name ?? "";
-    const slices = slicesOf(ns, name);
-    for (const port of spec.ports ?? []) {
-      const protocol = (port?.protocol ?? "TCP").toLowerCase();
-      if (!port?.port || (protocol !== "tcp" && protocol !== "udp")) continue;
-      const endpoints = readyEndpoints(port, slices);
-      const id = `${ns}/${name}:${port.name ?? port.port}`;
-      out.push({ key: `${protocol}/${ip}:${port.port}`, protocol, address: ip, port: port.port, endpoints, id });
-      if (port.nodePort) out.push({ key: `${protocol}/0.0.0.0:${port.nodePort}`, protocol, address: "0.0.0.0", port: port.nodePort, endpoints, id: `${id} (node port)` });
-    }
+  for (const { ns, name, ip, port, proto, endpoints } of proxiedPorts(services, slicesOf)) {
+    const protocol = proto as "tcp" | "udp";
+    const id = `${ns}/${name}:${port.name ?? port.port}`;
+    out.push({ key: `${protocol}/${ip}:${port.port}`, protocol, address: ip, port: port.port, endpoints, id });
+    if (port.nodePort) out.push({ key: `${protocol}/0.0.0.0:${port.nodePort}`, protocol, address: "0.0.0.0", port: port.nodePort, endpoints, id: `${id} (node port)` });
   }
   return out;
 }
@@ -150,6 +140,18 @@ export class UserspaceProxy {
     return eps[l.next++ % eps.length];
   }
 
+  /** Resolves to the listener once its socket listens; a later error is logged, not thrown. */
+  #started(socket: Server | UdpSocket, listen: (up: () => void) => void, l: Listener): Promise<Listener> {
+    return new Promise((resolve, reject) => {
+      socket.once("error", reject);
+      listen(() => {
+        socket.off("error", reject);
+        socket.on("error", (err: Error) => this.#log(`orch-proxy: ${l.portal.id}: ${err.message}`));
+        resolve(l);
+      });
+    });
+  }
+
   #tcp(portal: Portal): Promise<Listener> {
     const sockets = new Set<Socket>();
     const server: Server = createServer((client) => {
@@ -176,14 +178,7 @@ export class UserspaceProxy {
         for (const s of sockets) s.destroy();
       },
     };
-    return new Promise((resolve, reject) => {
-      server.once("error", reject);
-      server.listen({ host: portal.address, port: portal.port, exclusive: true }, () => {
-        server.off("error", reject);
-        server.on("error", (err) => this.#log(`orch-proxy: ${portal.id}: ${err.message}`));
-        resolve(l);
-      });
-    });
+    return this.#started(server, (up) => server.listen({ host: portal.address, port: portal.port, exclusive: true }, up), l);
   }
 
   #udp(portal: Portal): Promise<Listener> {
@@ -222,13 +217,6 @@ export class UserspaceProxy {
         socket.close();
       },
     };
-    return new Promise((resolve, reject) => {
-      socket.once("error", reject);
-      socket.bind({ address: portal.address, port: portal.port, exclusive: true }, () => {
-        socket.off("error", reject);
-        socket.on("error", (err) => this.#log(`orch-proxy: ${portal.id}: ${err.message}`));
-        resolve(l);
-      });
-    });
+    return this.#started(socket, (up) => socket.bind({ address: portal.address, port: portal.port, exclusive: true }, up), l);
   }
 }
