@@ -3,16 +3,16 @@
 // Each server takes a host slot of its own (a registry folder of this test's:
 // its slot 0 is held by this test process, standing for a first server
 // already running), so each has its own service range and proxy chains and
-// says so in its ready line. Server A programs iptables; server B is forced
-// onto the userspace proxy (--proxy-mode=userspace, as auto picks it where
-// iptables is not installed). On each, a pod reaches a web pod through its
+// says so in its ready line. Server A programs iptables; server B runs where
+// iptables is "not installed" (its PATH holds every command of /usr/sbin but
+// iptables*), so the default --proxy-mode=auto picks the userspace proxy. On each, a pod reaches a web pod through its
 // own Service's cluster IP; on B also by the service's name (cluster DNS,
 // UDP through the userspace proxy) and from the host.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/nodeagent/testing/eventually.js";
@@ -35,9 +35,24 @@ interface Cluster {
   prefix: string;
 }
 
-async function startCluster(name: string, extra: string[]): Promise<Cluster> {
+/** A PATH like this host's with every command of /usr/sbin and /sbin but iptables*: a machine without iptables, to the proxy. */
+function pathWithoutIptables(): string {
+  const dir = mkdtempSync(join(tmpdir(), "orch-e2e-no-iptables-"));
+  for (const sbin of ["/usr/sbin", "/sbin"]) {
+    for (const cmd of readdirSync(sbin)) {
+      if (cmd.startsWith("iptables") || cmd.startsWith("ip6tables")) continue;
+      try { symlinkSync(join(sbin, cmd), join(dir, cmd)); } catch { /* /sbin is /usr/sbin here: already linked */ }
+    }
+  }
+  return [dir, ...(process.env["PATH"] ?? "").split(":").filter((d) => !/^\/(usr\/)?(local\/)?sbin$/.test(d))].join(":");
+}
+
+async function startCluster(name: string, extra: string[], path?: string): Promise<Cluster> {
   // --disable-proxy=false: the test support turns the proxy off unless asked; no chain prefix or range is given.
-  const orch = await startOrch("server", [`--node-name=${name}`, "--disable-proxy=false", "--iptables-min-sync-period=0", ...extra], { readyTimeoutMs: 90_000 });
+  const saved = process.env["PATH"];
+  // The server inherits the environment when it is spawned.
+  if (path !== undefined) process.env["PATH"] = path;
+  const orch = await startOrch("server", [`--node-name=${name}`, "--disable-proxy=false", "--iptables-min-sync-period=0", ...extra], { readyTimeoutMs: 90_000 }).finally(() => (process.env["PATH"] = saved));
   const ready = /orch server ready: .*; host slot (\d+) [^:]*: services (\S+), proxy chains (\S+)-\*/.exec(orch.output());
   assert.ok(ready, `the ready line says which slot, range and chains: ${orch.output().split("\n").find((l) => l.includes("ready:"))}`);
   return { orch, k: new Kubectl(orch.kubeconfig), slot: Number(ready[1]), range: ready[2]!, prefix: ready[3]! };
@@ -53,7 +68,7 @@ async function exposeWeb(c: Cluster): Promise<string> {
 
 /** A pod that fetches the URL once; resolves to its phase and log. */
 async function fetchFromPod(c: Cluster, name: string, url: string): Promise<{ phase: string; log: string }> {
-  await c.k.ok("run", name, "--image=busybox:1.36", "--restart=Never", "--", "sh", "-c", `for i in 1 2 3 4 5 6 7 8 9 10; do busybox wget -q -T 3 -O - ${url} && exit 0; sleep 1; done; exit 1`);
+  await c.k.ok("run", name, "--image=busybox:1.36", "--restart=Never", "--", "sh", "-c", `for i in 1 2 3 4 5 6 7 8 9 10; do busybox wget -q -O - ${url} && exit 0; sleep 1; done; exit 1`);
   const phase = await eventually(async () => {
     const p = (await c.k.ok("get", "pod", name, "-o", "jsonpath={.status.phase}")).trim();
     return p === "Succeeded" || p === "Failed" ? p : undefined;
@@ -74,7 +89,7 @@ describe("two orch servers on one host, one without iptables", { skip: kubectlSk
   let b: Cluster;
   before(async () => {
     a = await startCluster("slot-a", []);
-    b = await startCluster("slot-b", ["--proxy-mode=userspace"]);
+    b = await startCluster("slot-b", [], pathWithoutIptables());
   });
   after(async () => {
     await a?.orch.stop();
@@ -91,8 +106,9 @@ describe("two orch servers on one host, one without iptables", { skip: kubectlSk
     assert.deepEqual([a.slot, b.slot], [1, 2], "slot 0 is held: the first free ones");
     assert.deepEqual([a.range, b.range], ["10.112.0.0/12", "10.128.0.0/12"]);
     assert.deepEqual([a.prefix, b.prefix], ["ORCH1", "ORCH2"]);
-    assert.match(b.orch.output(), /orch-proxy: userspace mode: service cluster IPs are served by listeners on this node \(on device orch2-svc\)/);
-    assert.equal(b.orch.output().split("userspace mode").length, 2, "said once");
+    assert.match(b.orch.output(), /orch-proxy: iptables is not installed \(iptables, iptables-save, iptables-restore not on PATH\): serving service cluster IPs and node ports with the userspace proxy instead \(listeners on this node, cluster IPs on device orch2-svc/);
+    assert.equal(b.orch.output().split("iptables is not installed").length, 2, "said once");
+    assert.doesNotMatch(a.orch.output(), /userspace proxy/, "A has iptables and uses it");
   });
 
   test("server A (iptables): a pod reaches a pod of its own cluster through the Service's cluster IP", async () => {
