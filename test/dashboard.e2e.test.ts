@@ -43,6 +43,10 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
   let ui: string;
   // Requests the browser saw fail at the network level (aborted watches of views left are expected), for failure messages.
   const failed: string[] = [];
+  // The browser's console (errors and warnings), for failure messages.
+  const consoleLines: string[] = [];
+  // The resource metrics API's answers the page read (path → bodies), to check the charts draw what it said.
+  const metricsAnswers = new Map<string, unknown[]>();
 
   const shot = async (name: string) => {
     if (shots) await page.screenshot({ path: join(shots, `dashboard-${name}.png`) });
@@ -59,6 +63,12 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
     page = await context.newPage();
     page.setDefaultTimeout(30_000);
     page.on("requestfailed", (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+    page.on("response", (r) => {
+      const path = new URL(r.url()).pathname;
+      if (!path.startsWith("/apis/metrics.k8s.io/") || r.status() !== 200) return;
+      void r.json().then((body: unknown) => metricsAnswers.set(path, [...(metricsAnswers.get(path) ?? []), body]), () => {});
+    });
+    page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") consoleLines.push(`${m.type()}: ${m.text()}`); });
   });
   after(async () => {
     const broken = failed.filter((f) => !f.endsWith("net::ERR_ABORTED"));
@@ -67,6 +77,7 @@ describe("the dashboard in chromium", { skip: skipReason() ?? false, timeout: 18
     await browser?.close();
     await orch?.stop();
     await killMatching(`sleep ${TOKEN}`);
+    await killMatching(`x=${TOKEN}`);
     rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
@@ -120,6 +131,53 @@ spec:
     // Charts where the resource metrics API is served, and a plain "metrics not available" where it is not.
     await page.locator('[data-testid="charts"], .metrics-unavailable').first().waitFor();
     await shot("overview");
+  });
+
+  test("the charts draw real samples from the metrics API: a busy pod's CPU and memory, the node's", async () => {
+    // A container that spins: its CPU usage is far from zero and changes from sample to sample.
+    await k.ok("create", "-f", manifest("burn", `apiVersion: v1
+kind: Pod
+metadata: {name: burn}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: spin, image: busybox, command: [sh, -c, "x=${TOKEN}; while :; do :; done"]}
+`));
+    await k.ok("wait", "--for=condition=Ready", "pod/burn", "--timeout=60s");
+    await page.goto(`${ui}#/object/core/pods/default/burn/metrics`);
+    const cpu = page.locator('[data-testid="charts"] .chart[data-chart="CPU"]');
+    const memory = page.locator('[data-testid="charts"] .chart[data-chart="Memory"]');
+    // Three samples (10 s apart) with a value for the container.
+    const values = async (chart: typeof cpu): Promise<number[]> => {
+      const drawn = JSON.parse((await chart.getAttribute("data-series")) ?? "{}") as Record<string, (number | null)[]>;
+      return (drawn["spin"] ?? []).filter((v): v is number => typeof v === "number");
+    };
+    await waitFor(async () => (await values(cpu)).length >= 3, 90_000).catch(async (err: Error) => {
+      const said = await page.locator(".charts .muted, .metrics-unavailable").allTextContents();
+      throw new Error(`${err.message}: the chart drew ${await cpu.getAttribute("data-series").catch(() => "nothing")}; the page says ${JSON.stringify(said)}; console: ${consoleLines.slice(-10).join(" | ")}; failed requests: ${failed.slice(-10).join(" | ")}; kubectl top: ${await k.run(["top", "pod", "burn"]).then((r) => r.stdout + r.stderr)}`);
+    });
+    const cpus = await values(cpu);
+    const mems = await values(memory);
+    assert.ok(cpus.every((v) => v > 50), `a spinning container uses more than 50 millicores in every sample: ${cpus}`);
+    assert.ok(new Set(cpus).size > 1, `the CPU samples are measured, not a constant: ${cpus}`);
+    // Each value drawn is one the metrics API answered (the path kubectl top reads), in millicores.
+    const answered = (metricsAnswers.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/burn") ?? []) as { containers: { name: string; usage: { cpu: string } }[] }[];
+    const apiCpus = answered.map((b) => millicores(b.containers.find((c) => c.name === "spin")?.usage.cpu ?? "0"));
+    assert.ok(apiCpus.length >= cpus.length, `the page read the pod's metrics from the metrics API (${apiCpus.length} answers for ${cpus.length} samples)`);
+    for (const v of cpus) assert.ok(apiCpus.some((a) => Math.abs(a - v) < 0.001), `the drawn ${v} is among the metrics API's answers ${apiCpus}`);
+    assert.ok(mems.length >= 3 && mems.every((v) => v > 0), `the memory samples are positive: ${mems}`);
+    // The same source as kubectl top.
+    const top = (await k.ok("top", "pod", "burn", "--no-headers")).trim().split(/\s+/);
+    assert.ok(Number.parseInt(top[1] ?? "0", 10) > 50, `kubectl top agrees the pod is busy: ${top.join(" ")}`);
+    await shot("metrics");
+    // The overview's node charts: the node's own series, with real values.
+    await page.goto(`${ui}#/`);
+    const nodeCpu = page.locator('[data-testid="charts"] .chart[data-chart="CPU"]');
+    await waitFor(async () => {
+      const drawn = JSON.parse((await nodeCpu.getAttribute("data-series")) ?? "{}") as Record<string, (number | null)[]>;
+      return (drawn["dash-main"] ?? []).some((v) => typeof v === "number" && v > 50);
+    }, 30_000);
+    await k.ok("delete", "pod", "burn", "--wait=false");
   });
 
   test("RBAC applies unchanged: a service account allowed to view sees the Deployment and is refused its scale", async () => {
@@ -301,6 +359,13 @@ function post(url: string, token: string, path: string, body: unknown): Promise<
     req.on("error", reject);
     req.end(data);
   });
+}
+
+/** A CPU quantity (250m, 1, 1500000n) in millicores. */
+function millicores(q: string): number {
+  const m = /^([0-9.]+)(n|u|m|)$/.exec(q);
+  if (!m) return NaN;
+  return Number(m[1]) * { n: 1e-6, u: 1e-3, m: 1, "": 1000 }[m[2] as "n" | "u" | "m" | ""];
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {

@@ -6,7 +6,7 @@
 import { baseFlags, conditionCheck, flag, tlsServingFlags } from "../component/index.js";
 import { componentClient, namingOfServer, type RestClient } from "../client/index.js";
 import { Iptables } from "../proxy/iptables.js";
-import { startProxier, type Proxier } from "../proxy/proxier.js";
+import { startProxier, type Proxier, type ProxyMode } from "../proxy/proxier.js";
 import { chainNames } from "../proxy/rules.js";
 import { defineCommand } from "./command.js";
 import { untilStopped } from "./apiserver-process.js";
@@ -26,6 +26,12 @@ export function proxyRuleFlags() {
   return {
     "iptables-sync-period": flag.duration({ section: GENERIC, default: "30s", check: (ms) => (ms <= 0 ? "must be greater than 0" : undefined), description: "The maximum interval of how often iptables rules are refreshed (e.g. '5s', '1m')." }),
     "iptables-min-sync-period": flag.duration({ section: GENERIC, default: "1s", check: (ms) => (ms < 0 ? "must not be negative" : undefined), description: "The minimum period between iptables rule resyncs (e.g. '5s', '1m'); 0 syncs on every change." }),
+    "proxy-mode": flag.oneOf({
+      section: GENERIC,
+      default: "auto",
+      choices: ["auto", "iptables", "userspace"],
+      description: "The data plane: iptables (kernel rules), userspace (listeners on each service's cluster IP and node port, for a machine without iptables; needs only iproute2), or auto: iptables when iptables, iptables-save and iptables-restore are on PATH, else userspace.",
+    }),
     "iptables-chain-prefix": flag.string({ section: GENERIC, default: "ORCH", check: (v) => (/^[A-Z][A-Z0-9]{0,7}$/.test(v) ? undefined : "must be 1-8 upper-case letters or digits, starting with a letter"), description: "The prefix of the proxy's iptables chains (two proxies on one host need different ones)." }),
   };
 }
@@ -87,11 +93,12 @@ export const command = defineCommand({
           metrics: server.metrics,
           log,
           chainPrefix: prefix,
+          mode: flags.get("proxy-mode") as ProxyMode,
           minSyncIntervalMs: flags.get("iptables-min-sync-period"),
           resyncIntervalMs: flags.get("iptables-sync-period"),
           signal: context.signal,
         });
-        log(`${context.command}: programming iptables (${prefix}-* chains) for the services of ${client.config.server}`);
+        log(`${context.command}: ${proxier.mode === "iptables" ? `programming iptables (${prefix}-* chains)` : "serving cluster IPs in userspace"} for the services of ${client.config.server}`);
       }
       await untilStopped(context);
     } finally {

@@ -22,7 +22,8 @@ import type { RunningApiServer } from "../apiserver/server.js";
 import { CONTROL_PLANE_SECRET, publishControlPlane, publishedServers, startLocalMember, type LocalMember } from "./control-plane.js";
 import { LoadBalancer } from "./load-balancer.js";
 import { etcdPaths } from "./etcd-member.js";
-import { startProxier } from "../proxy/proxier.js";
+import { startProxier, type ProxyMode } from "../proxy/proxier.js";
+import { claimHostSlot, type HostSlot } from "./host-slot.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
 import { componentName, namingFor, type ComponentName, type Naming } from "../machinery/naming.js";
@@ -187,6 +188,7 @@ function startProxy(flags: ServerFlags, client: RestClient, context: RunContext,
       naming,
       log,
       chainPrefix: flags.get("iptables-chain-prefix"),
+      mode: flags.get("proxy-mode") as ProxyMode,
       minSyncIntervalMs: flags.get("iptables-min-sync-period"),
       resyncIntervalMs: flags.get("iptables-sync-period"),
       signal: context.signal,
@@ -271,8 +273,43 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
   return { agent, port };
 }
 
-async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<number> {
+async function runAllInOne(given: ServerFlags, context: RunContext): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
+  // A second server on this host takes a host slot of its own: its service range and proxy chains differ from the first's.
+  let slot: HostSlot | undefined;
+  try {
+    slot = claimSlot(given);
+  } catch (err) {
+    log(`${context.command}: ${(err as Error).message}`);
+    return 1;
+  }
+  const flags = slot === undefined ? given : given.withDefaults({ "service-cluster-ip-range": slot.serviceRange, "iptables-chain-prefix": slot.chainPrefix, ...(given.get("control-plane") ? { "service-cluster-ip-range": given.get("service-cluster-ip-range") } : {}) });
+  try {
+    return await runAllInOneWith(flags, context, log, slot);
+  } finally {
+    slot?.release();
+  }
+}
+
+/**
+ * This server's host slot, when it programs this host's service addresses
+ * (its proxy runs, as root) and the command line did not name its own
+ * --iptables-chain-prefix (then the user keeps servers apart). A joining
+ * control-plane member keeps the cluster's range: only its chains are its own.
+ */
+function claimSlot(flags: ServerFlags): HostSlot | undefined {
+  if (flags.get("disable-proxy") || process.getuid?.() !== 0) return undefined;
+  if (flags.isSet("iptables-chain-prefix")) return undefined;
+  return claimHostSlot(flags.get("data-dir"), { fresh: !existsSync(join(flags.get("data-dir"), "admin.kubeconfig")) });
+}
+
+/** What the slot picked, for the ready line. */
+function slotSummary(flags: ServerFlags, slot: HostSlot | undefined): string {
+  if (slot === undefined) return "";
+  return `; ${slot.note}: services ${flags.get("service-cluster-ip-range")}, proxy chains ${flags.get("iptables-chain-prefix")}-*`;
+}
+
+async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (line: string) => void, slot: HostSlot | undefined): Promise<number> {
   let local: LocalMember | undefined;
   if (flags.get("cluster-init") || flags.get("control-plane") || existsSync(etcdPaths(flags.get("data-dir")).config)) {
     try {
@@ -365,7 +402,7 @@ async function runAllInOne(flags: ServerFlags, context: RunContext): Promise<num
     if (!context.signal.aborted) {
       const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
       const storage = local === undefined ? flags.get("storage-backend") : `etcd member ${local.member.name}, client ${local.member.clientPort}, peer ${local.member.peerPort}`;
-      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}`);
+      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}${slotSummary(flags, slot)}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {

@@ -275,6 +275,16 @@ export class ParsedFlags<D extends FlagDecls> {
     return this.#set.has(name);
   }
 
+  /**
+   * A copy whose flags not named on the command line take these values
+   * instead of their declared defaults (defaults derived at run time, as
+   * `orch server` derives a second server's from what the first one holds).
+   */
+  withDefaults(values: Partial<FlagValues<D>>): ParsedFlags<D> {
+    const unset = Object.fromEntries(Object.entries(values).filter(([name]) => !this.#set.has(name)));
+    return new ParsedFlags({ decls: this.#decls, values: { ...this.values, ...unset } as FlagValues<D>, set: this.#set, args: this.args, warnings: this.warnings });
+  }
+
   /** Every declared flag, sorted by name, with value, default and whether it was set. */
   list(): readonly FlagEntry[] {
     return Object.keys(this.#decls).sort().map((name) => {

@@ -4,6 +4,8 @@
 // that rebuilds our rules from the caches and applies them. The orchproxy_*
 // metrics of seed 002 (rules sync) are kept here.
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Naming } from "../machinery/naming.js";
 import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
@@ -12,6 +14,7 @@ import { exponentialBuckets, type MetricsRegistry } from "../component/metrics/i
 import { endpointSliceLabels } from "../api/discovery/labels.js";
 import { Iptables } from "./iptables.js";
 import { buildRules, chainNames } from "./rules.js";
+import { portalsOf, UserspaceProxy } from "./userspace.js";
 import { SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 
 export interface ProxierOptions {
@@ -21,12 +24,29 @@ export interface ProxierOptions {
   log: (line: string) => void;
   /** Prefix of our iptables chains (default ORCH). */
   chainPrefix?: string;
+  /**
+   * The data plane: iptables rules, a userspace proxy (listeners per cluster
+   * IP and port, for machines without iptables), or auto (default): iptables
+   * when iptables-restore and iptables-save are on PATH, else userspace.
+   */
+  mode?: ProxyMode;
   minSyncIntervalMs?: number;
   resyncIntervalMs?: number;
   signal: AbortSignal;
 }
 
+export type ProxyMode = "auto" | "iptables" | "userspace";
+export const PROXY_MODES: readonly ProxyMode[] = ["auto", "iptables", "userspace"];
+
+/** Whether the iptables commands the proxy runs are on this PATH. */
+export function iptablesInstalled(path = process.env["PATH"] ?? ""): boolean {
+  const dirs = path.split(":").filter((d) => d !== "");
+  return ["iptables", "iptables-save", "iptables-restore"].every((cmd) => dirs.some((d) => existsSync(join(d, cmd))));
+}
+
 export interface Proxier {
+  /** The data plane in use. */
+  mode: "iptables" | "userspace";
   /** Both informers have synced and the first rules were written. */
   synced(): boolean;
   /** Resolves after the next sync that starts after this call. */
@@ -48,7 +68,15 @@ function proxyMetrics(r: MetricsRegistry | undefined) {
 
 export function startProxier(o: ProxierOptions): Proxier {
   const names = chainNames(o.chainPrefix);
+  const mode = o.mode === "iptables" || o.mode === "userspace" ? o.mode : iptablesInstalled() ? "iptables" : "userspace";
   const iptables = new Iptables(names);
+  // The userspace proxy's device is named after the chain prefix, so two servers on one host keep theirs apart.
+  const userspace = mode === "userspace" ? new UserspaceProxy(`${(o.chainPrefix ?? "ORCH").toLowerCase()}-svc`, o.log) : undefined;
+  if (userspace !== undefined) {
+    o.log(o.mode === "userspace"
+      ? `orch-proxy: userspace mode: service cluster IPs are served by listeners on this node (on device ${userspace.device})`
+      : `orch-proxy: iptables is not installed (iptables, iptables-save, iptables-restore not on PATH): serving service cluster IPs and node ports with the userspace proxy instead (listeners on this node, cluster IPs on device ${userspace.device}; apt-get install iptables for the kernel data plane)`);
+  }
   const metrics = proxyMetrics(o.metrics);
   const informers = new InformerFactory({ client: o.client, log: o.log, ...(o.metrics ? { metrics: o.metrics } : {}) });
   const services: Informer<Service> = informers.informerFor<Service>({ resource: SERVICES });
@@ -77,13 +105,20 @@ export function startProxier(o: ProxierOptions): Proxier {
         const key = `${s.metadata?.namespace}/${owner}`;
         byService.set(key, [...(byService.get(key) ?? []), s]);
       }
-      const rules = buildRules(services.list(), (ns, name) => byService.get(`${ns}/${name}`) ?? [], names);
-      await iptables.sync(rules);
-      const lines = rules.restore.split("\n");
-      const nat = lines.indexOf("*filter");
-      metrics?.rules.set({ table: "nat" }, lines.slice(0, nat).filter((l) => l.startsWith("-A ")).length);
-      metrics?.rules.set({ table: "filter" }, lines.slice(nat).filter((l) => l.startsWith("-A ")).length);
-      metrics?.noEndpoints.set({}, rules.withoutEndpoints);
+      const slicesOf = (ns: string, name: string) => byService.get(`${ns}/${name}`) ?? [];
+      if (userspace !== undefined) {
+        const portals = portalsOf(services.list(), slicesOf);
+        await userspace.sync(portals);
+        metrics?.noEndpoints.set({}, portals.filter((p) => p.address !== "0.0.0.0" && p.endpoints.length === 0).length);
+      } else {
+        const rules = buildRules(services.list(), slicesOf, names);
+        await iptables.sync(rules);
+        const lines = rules.restore.split("\n");
+        const nat = lines.indexOf("*filter");
+        metrics?.rules.set({ table: "nat" }, lines.slice(0, nat).filter((l) => l.startsWith("-A ")).length);
+        metrics?.rules.set({ table: "filter" }, lines.slice(nat).filter((l) => l.startsWith("-A ")).length);
+        metrics?.noEndpoints.set({}, rules.withoutEndpoints);
+      }
       metrics?.duration.observe({}, (performance.now() - started) / 1000);
       metrics?.last.set({}, Date.now() / 1000);
       ready = true;
@@ -124,9 +159,12 @@ export function startProxier(o: ProxierOptions): Proxier {
   o.signal.addEventListener("abort", () => {
     clearInterval(resync);
     clearTimeout(timer);
+    // The userspace listeners die with the process anyway; the device and its addresses would not.
+    void userspace?.close();
   }, { once: true });
 
   return {
+    mode,
     synced: () => ready,
     nextSync: () => new Promise<void>((resolve) => {
       waiters.push(resolve);

@@ -69,13 +69,19 @@ export function readyEndpoints(port: ServicePort, slices: readonly EndpointSlice
   return [...out].sort();
 }
 
-export function buildRules(services: readonly Service[], slicesOf: (namespace: string, name: string) => EndpointSlice[], names: ChainNames = chainNames()): ServiceRules {
-  const nat: string[] = [];
-  const filter: string[] = [];
-  const chains: string[] = [];
-  const natChains = [names.services, names.nodePorts, names.markMasq, names.postrouting];
-  let servicePorts = 0;
-  let withoutEndpoints = 0;
+/** One service port the proxy serves: a cluster IP (IPv4) port of TCP or UDP, with its ready endpoints. */
+export interface ProxiedPort {
+  ns: string;
+  name: string;
+  ip: string;
+  port: ServicePort & { port: number };
+  /** tcp or udp. */
+  proto: string;
+  endpoints: string[];
+}
+
+/** The ports both data planes serve, services in name order (headless, ExternalName, IPv6 and SCTP are not proxied). */
+export function* proxiedPorts(services: readonly Service[], slicesOf: (namespace: string, name: string) => EndpointSlice[]): Generator<ProxiedPort> {
   const sorted = [...services].sort((a, b) => `${a.metadata?.namespace}/${a.metadata?.name}`.localeCompare(`${b.metadata?.namespace}/${b.metadata?.name}`));
   for (const svc of sorted) {
     const spec = svc.spec ?? {};
@@ -88,39 +94,50 @@ export function buildRules(services: readonly Service[], slicesOf: (namespace: s
       if (!port?.port) continue;
       const proto = (port.protocol ?? "TCP").toLowerCase();
       if (proto === "sctp") continue;
-      servicePorts++;
-      const id = `${ns}/${name}:${port.name ?? ""}/${proto}`;
-      const comment = `-m comment --comment "${id}"`;
-      const endpoints = readyEndpoints(port, slices);
-      if (endpoints.length === 0) {
-        withoutEndpoints++;
-        filter.push(`-A ${names.reject} ${comment} -d ${ip}/32 -p ${proto} -m ${proto} --dport ${port.port} -j REJECT --reject-with icmp-port-unreachable`);
-        if (port.nodePort) filter.push(`-A ${names.reject} ${comment} -m addrtype --dst-type LOCAL -p ${proto} -m ${proto} --dport ${port.nodePort} -j REJECT --reject-with icmp-port-unreachable`);
-        continue;
-      }
-      const svcChain = hash(id, names.svc);
-      chains.push(svcChain);
-      natChains.push(svcChain);
-      nat.push(`-A ${names.services} ${comment} -d ${ip}/32 -p ${proto} -m ${proto} --dport ${port.port} -j ${svcChain}`);
-      if (port.nodePort) {
-        const extChain = hash(id, names.ext);
-        chains.push(extChain);
-        natChains.push(extChain);
-        nat.push(`-A ${names.nodePorts} ${comment} -p ${proto} -m ${proto} --dport ${port.nodePort} -j ${extChain}`);
-        nat.push(`-A ${extChain} -j ${names.markMasq}`, `-A ${extChain} -j ${svcChain}`);
-      }
-      nat.push(`-A ${svcChain} -j ${names.markMasq}`);
-      endpoints.forEach((ep, i) => {
-        const sepChain = hash(`${id}|${ep}`, names.sep);
-        chains.push(sepChain);
-        natChains.push(sepChain);
-        const left = endpoints.length - i;
-        // Each endpoint in turn takes 1/left of what the earlier ones did not: an even split.
-        const pick = left > 1 ? ` -m statistic --mode random --probability ${(1 / left).toFixed(10)}` : "";
-        nat.push(`-A ${svcChain} ${comment}${pick} -j ${sepChain}`);
-        nat.push(`-A ${sepChain} ${comment} -p ${proto} -m ${proto} -j DNAT --to-destination ${ep}`);
-      });
+      yield { ns, name, ip, port: port as ServicePort & { port: number }, proto, endpoints: readyEndpoints(port, slices) };
     }
+  }
+}
+
+export function buildRules(services: readonly Service[], slicesOf: (namespace: string, name: string) => EndpointSlice[], names: ChainNames = chainNames()): ServiceRules {
+  const nat: string[] = [];
+  const filter: string[] = [];
+  const chains: string[] = [];
+  const natChains = [names.services, names.nodePorts, names.markMasq, names.postrouting];
+  let servicePorts = 0;
+  let withoutEndpoints = 0;
+  for (const { ns, name, ip, port, proto, endpoints } of proxiedPorts(services, slicesOf)) {
+    servicePorts++;
+    const id = `${ns}/${name}:${port.name ?? ""}/${proto}`;
+    const comment = `-m comment --comment "${id}"`;
+    if (endpoints.length === 0) {
+      withoutEndpoints++;
+      filter.push(`-A ${names.reject} ${comment} -d ${ip}/32 -p ${proto} -m ${proto} --dport ${port.port} -j REJECT --reject-with icmp-port-unreachable`);
+      if (port.nodePort) filter.push(`-A ${names.reject} ${comment} -m addrtype --dst-type LOCAL -p ${proto} -m ${proto} --dport ${port.nodePort} -j REJECT --reject-with icmp-port-unreachable`);
+      continue;
+    }
+    const svcChain = hash(id, names.svc);
+    chains.push(svcChain);
+    natChains.push(svcChain);
+    nat.push(`-A ${names.services} ${comment} -d ${ip}/32 -p ${proto} -m ${proto} --dport ${port.port} -j ${svcChain}`);
+    if (port.nodePort) {
+      const extChain = hash(id, names.ext);
+      chains.push(extChain);
+      natChains.push(extChain);
+      nat.push(`-A ${names.nodePorts} ${comment} -p ${proto} -m ${proto} --dport ${port.nodePort} -j ${extChain}`);
+      nat.push(`-A ${extChain} -j ${names.markMasq}`, `-A ${extChain} -j ${svcChain}`);
+    }
+    nat.push(`-A ${svcChain} -j ${names.markMasq}`);
+    endpoints.forEach((ep, i) => {
+      const sepChain = hash(`${id}|${ep}`, names.sep);
+      chains.push(sepChain);
+      natChains.push(sepChain);
+      const left = endpoints.length - i;
+      // Each endpoint in turn takes 1/left of what the earlier ones did not: an even split.
+      const pick = left > 1 ? ` -m statistic --mode random --probability ${(1 / left).toFixed(10)}` : "";
+      nat.push(`-A ${svcChain} ${comment}${pick} -j ${sepChain}`);
+      nat.push(`-A ${sepChain} ${comment} -p ${proto} -m ${proto} -j DNAT --to-destination ${ep}`);
+    });
   }
   // Node ports last, for local destination addresses only (upstream's order).
   nat.push(`-A ${names.services} -m addrtype --dst-type LOCAL -j ${names.nodePorts}`);

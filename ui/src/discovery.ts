@@ -26,7 +26,7 @@ export interface Discovery {
   metaGroup: string;
   /** Annotation domain (kubernetes.io for the upstream profile, the suffix otherwise). */
   keyDomain: string;
-  /** metrics.<suffix>/<version> when the resource metrics API is served. */
+  /** metrics.k8s.io/<version> when the resource metrics API is served. */
   metrics?: { group: string; version: string };
 }
 
@@ -38,6 +38,9 @@ interface ResourceList {
 interface GroupList {
   groups: { name: string; preferredVersion: { groupVersion: string; version: string } }[];
 }
+
+/** The resource metrics API's group: upstream's name whatever the server's suffix, as kubectl top asks for it. */
+export const METRICS_GROUP = "metrics.k8s.io";
 
 export async function discover(): Promise<Discovery> {
   const [core, groups] = await Promise.all([getJson<ResourceList>("/api/v1"), getJson<GroupList>("/apis")]);
@@ -54,7 +57,8 @@ export async function discover(): Promise<Discovery> {
   }
   const names = groups.groups.map((g) => g.name);
   const suffix = suffixOf(names);
-  const metricsGroup = groups.groups.find((g) => g.name === `metrics.${suffix}`);
+  // The resource metrics API keeps upstream's group name on both naming profiles (kubectl top asks for it by that name).
+  const metricsGroup = groups.groups.find((g) => g.name === METRICS_GROUP) ?? groups.groups.find((g) => g.name === `metrics.${suffix}`);
   return {
     resources,
     suffix,

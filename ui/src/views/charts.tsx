@@ -1,4 +1,4 @@
-// CPU and memory charts from the resource metrics API (metrics.<suffix>,
+// CPU and memory charts from the resource metrics API (metrics.k8s.io,
 // served from the node agents' /metrics/resource) with uPlot. The metrics API
 // has no watch: the chart samples it every 10 s while it is on screen (the
 // agents' own resolution is coarser). Without the API: "metrics not available".
@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { getJson, sleep } from "../api.js";
-import type { Discovery } from "../discovery.js";
+import { METRICS_GROUP, type Discovery } from "../discovery.js";
 import type { Pod } from "./pods.js";
 
 const SAMPLE_MS = 10_000;
@@ -101,12 +101,14 @@ function Chart({ title, unit, series, pick, tick }: { title: string; unit: strin
   useEffect(() => {
     plot.current?.setData([series.t, ...names.map((n) => pick(series.values.get(n)!))]);
   }, [tick]);
-  return <div class="chart" ref={box} />;
+  // The samples drawn, also as data (for tests and scripts): per series, its values (null where it had no sample).
+  const drawn = JSON.stringify(Object.fromEntries(names.map((n) => [n, pick(series.values.get(n)!)])));
+  return <div class="chart" ref={box} data-chart={title} data-samples={series.t.length} data-series={drawn} />;
 }
 
 function Charts({ path, read, d, what }: { path: string | undefined; read: (body: unknown) => [string, Usage][]; d: Discovery; what: string }) {
   const { series, error, tick } = useSamples(d.metrics ? path : undefined, read);
-  if (!d.metrics) return <div class="muted metrics-unavailable">metrics not available: the server serves no metrics.{d.suffix} API</div>;
+  if (!d.metrics) return <div class="muted metrics-unavailable">metrics not available: the server serves no {METRICS_GROUP} API</div>;
   return (
     <div class="charts" data-testid="charts">
       {error && <div class="muted">metrics not available for {what}: {error}</div>}
