@@ -117,6 +117,26 @@ describe("statefulset controller", () => {
     assert.ok(seen.every((n) => !(n.includes("web-2") && !n.includes("web-1"))), "web-1 never goes before web-2");
   });
 
+  test("OrderedReady scale-down halts while a pod is unhealthy, and goes on once it is healthy again (upstream's conformance spec)", async () => {
+    await ctx.client.create(STATEFULSETS, statefulSet("halt"));
+    await eventually("halt-0", async () => (await names("halt")).join() === "halt-0");
+    for (const next of ["halt-1", "halt-2"]) {
+      const [last] = (await podsOf("halt")).slice(-1);
+      await markPodReady(ctx.client, last!);
+      await eventually(next, async () => (await names("halt")).includes(next));
+    }
+    await markAllReady(ctx.client, "default");
+    await eventually("3 ready", async () => (await get("halt")).status?.readyReplicas === 3);
+    for (const pod of await podsOf("halt")) await markPodReady(ctx.client, pod, { ready: false });
+    await eventually("0 ready", async () => (await get("halt")).status?.readyReplicas === 0);
+    await scaleTo(ctx.client, STATEFULSETS, "halt", 0);
+    await eventually("the scale seen", async () => (await get("halt")).status?.observedGeneration === (await get("halt")).metadata.generation);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(await names("halt"), ["halt-0", "halt-1", "halt-2"], "no pod deleted while they are unhealthy");
+    await markAllReady(ctx.client, "default");
+    await eventually("every pod gone", async () => (await names("halt")).length === 0, 15_000);
+  });
+
   test("Parallel creates every pod at once, without waiting for readiness", async () => {
     await ctx.client.create(STATEFULSETS, statefulSet("par", { podManagementPolicy: "Parallel" }));
     await eventually("par-0..2", async () => (await names("par")).join() === "par-0,par-1,par-2");

@@ -134,8 +134,11 @@ export class StatefulSetController {
       if (ord >= start && ord < start + replicaCount) replicas[ord - start] = pod;
       else condemned.push(pod);
     }
-    condemned.sort((a, b) => ordinalOf(name, b) - ordinalOf(name, a));
+    // As upstream: the first unhealthy pod in ordinal order (kept replicas, then the condemned from the lowest);
+    // scale-down goes from the highest ordinal and halts at an unhealthy pod that is not that one.
+    condemned.sort((a, b) => ordinalOf(name, a) - ordinalOf(name, b));
     const firstUnhealthy = [...replicas, ...condemned].find((p) => p !== undefined && !healthy(p));
+    condemned.reverse();
     let pending: "claim-pending" | undefined;
 
     for (let i = 0; i < replicaCount; i++) {
@@ -170,7 +173,7 @@ export class StatefulSetController {
         if (monotonic) return pending;
         continue;
       }
-      if (monotonic && firstUnhealthy !== undefined && firstUnhealthy !== pod) return pending;
+      if (monotonic && !healthy(pod) && pod !== firstUnhealthy) return pending;
       await this.#deletePod(pod);
       if (monotonic) return pending;
     }
