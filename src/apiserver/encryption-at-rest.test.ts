@@ -164,7 +164,9 @@ for (const gate of [true, false]) {
           const r = await t.request("GET", `${SECRETS}/b${query}`);
           assert.equal(r.status, 500, r.text);
           assert.equal(r.json.reason, "InternalError");
-          assert.match(r.json.message, /corrupt object, Key: \/registry\/core\/secrets\/default\/b, .*unable to transform key "\/registry\/core\/secrets\/default\/b": invalid PKCS7 data/);
+          // CBC under the wrong key: the padding check fails, except about once in 256 tries when the garbage ends
+          // in a valid pad byte and it is the JSON that cannot be read. Corrupt either way.
+          assert.match(r.json.message, /corrupt object, Key: \/registry\/core\/secrets\/default\/b, .*(unable to transform key "\/registry\/core\/secrets\/default\/b": invalid PKCS7 data|data from the storage is not decodable)/);
         }
         assert.equal((await t.request("GET", `${SECRETS}/a`)).status, 200, "readable neighbours still read");
         const normal = await t.request("DELETE", `${SECRETS}/b`);
