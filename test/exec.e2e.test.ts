@@ -34,7 +34,13 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
   let orch: OrchProcess;
   let k: Kubectl;
   let joined: JoinedAgentProcess | undefined;
-  const exec = (args: string[], input?: string) => k.run(["exec", ...args], input !== undefined ? { input } : {});
+  const exec = async (args: string[], input?: string) => {
+    const run = () => k.run(["exec", ...args], input !== undefined ? { input } : {});
+    const first = await run();
+    // kubectl's WebSocket client can read a frame before it has made the stream it belongs to ("Unknown stream id 1,
+    // discarding message", then "closed all streams"): a race in the client, seen once under load; run it again then.
+    return /Unknown stream id \d+, discarding message/.test(first.stderr) ? run() : first;
+  };
 
   before(async () => {
     orch = await startOrch("server", ["--node-name=exec-main"], { readyTimeoutMs: 60_000 });
@@ -179,10 +185,10 @@ describe("kubectl exec against orch server", { skip: kubectlSkipReason() ?? fals
     assert.match(attached.stdout, /^last$/m);
   });
 
-  test("kubectl attach -i is refused with the reason; an unknown container gets upstream's error", async () => {
+  test("kubectl attach -i to a container without stdin is refused with the reason; an unknown container gets upstream's error", async () => {
     const stdin = await k.run(["attach", "-i", "ticker", "-c", "main"], { input: "", timeoutMs: 20_000 });
     assert.notEqual(stdin.code, 0);
-    assert.match(stdin.stderr, /unable to upgrade connection: orch attaches to a container's output only \(its stdin is not reachable\), leave out -i/);
+    assert.match(stdin.stderr, /unable to upgrade connection: container main was not started with stdin \(spec.stdin is false\), leave out -i/);
     // kubectl finds an unknown container in the pod itself; the API server answers other clients as upstream's AttachLocation.
     const missing = await k.run(["attach", "two", "-c", "nope"], { timeoutMs: 20_000 });
     assert.notEqual(missing.code, 0);
