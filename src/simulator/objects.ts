@@ -6,6 +6,7 @@
 import type { Condition, Container, Node, NodeStatus, Pod, PodStatus } from "../api/core/types.js";
 import type { Lease } from "../api/coordination/types.js";
 import type { Naming } from "../machinery/naming.js";
+import { formatMicroTimestamp, formatTimestamp } from "../machinery/meta.js";
 
 export interface NodeShape {
   readonly cpu: string;
@@ -30,14 +31,8 @@ export function podCIDR(index: number): string {
   return `10.${128 + (index >> 8)}.${index & 255}.0/24`;
 }
 
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + "Z";
-}
-
-/** RFC 3339 with microseconds, as leases' MicroTime. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-}
+const rfc3339 = (ms: number): string => formatTimestamp(new Date(ms));
+const microTime = (ms: number): string => formatMicroTimestamp(new Date(ms));
 
 export function nodeLabels(naming: Naming, name: string): Record<string, string> {
   const d = naming.keyDomain;

@@ -27,7 +27,7 @@ import type { Duplex } from "node:stream";
 import { availableCondition, automanagedLabel, type APIService, type APIServiceCondition } from "../../api/apiregistration/index.js";
 import { compareVersions } from "../../api/apiextensions/custom-resource.js";
 import { findSubresource } from "../../api/resource.js";
-import { isApiError, type ApiObject } from "../../machinery/index.js";
+import { formatTimestamp, isApiError, type ApiObject } from "../../machinery/index.js";
 import type { Naming } from "../../machinery/naming.js";
 import type { ApiRegistry } from "../api-registry.js";
 import type { RequestContext, ResponseExchange, UpgradeExchange, UserInfo } from "../filters/index.js";
@@ -37,7 +37,7 @@ import { spliceUpgrade } from "../handlers/upgrade-splice.js";
 import { sendJson } from "../http/respond.js";
 import type { RegistryStore } from "../registry/store.js";
 import type { Stores } from "../storage-factory.js";
-import { isAliasGroup, localApiService, localAvailable, rfc3339, specMatches, LOCAL_CONDITION_REASON } from "./local.js";
+import { isAliasGroup, localApiService, localAvailable, specMatches, LOCAL_CONDITION_REASON } from "./local.js";
 import { resolveEndpoint, type ServiceObjects } from "./resolve.js";
 
 export interface AggregatorOptions {
@@ -320,7 +320,7 @@ export class Aggregator {
       const c = availableCondition(svc);
       if (c?.status !== checked.condition.status || c.reason !== checked.condition.reason || c.message !== checked.condition.message) {
         if (c?.status !== checked.condition.status) this.#o.log(`aggregation: APIService ${svc.metadata.name} Available=${checked.condition.status} (${checked.condition.reason}: ${checked.condition.message})`);
-        await this.#setAvailable(svc.metadata.name!, { ...checked.condition, lastTransitionTime: c?.status === checked.condition.status && c.lastTransitionTime ? c.lastTransitionTime : rfc3339(now) });
+        await this.#setAvailable(svc.metadata.name!, { ...checked.condition, lastTransitionTime: c?.status === checked.condition.status && c.lastTransitionTime ? c.lastTransitionTime : formatTimestamp(now) });
       }
     }));
     for (const [gv, r] of this.#remote) {

@@ -11,6 +11,7 @@
 import type { APIService, APIServiceCondition } from "../../api/apiregistration/index.js";
 import { METRICS_GROUP } from "../../api/metrics/index.js";
 import type { Naming } from "../../machinery/naming.js";
+import { formatTimestamp } from "../../machinery/meta.js";
 
 /** upstream's apiVersionPriorities (cmd/kube-apiserver/app/aggregator.go), by upstream's group names. */
 const PRIORITIES: Readonly<Record<string, readonly [group: number, version: number]>> = {
@@ -47,12 +48,9 @@ export const LOCAL_CONDITION_REASON = "Local";
 
 /** The Available condition of a local APIService (upstream's NewLocalAvailableAPIServiceCondition). */
 export function localAvailable(now: Date): APIServiceCondition {
-  return { type: "Available", status: "True", lastTransitionTime: rfc3339(now), reason: LOCAL_CONDITION_REASON, message: "Local APIServices are always available" };
+  return { type: "Available", status: "True", lastTransitionTime: formatTimestamp(now), reason: LOCAL_CONDITION_REASON, message: "Local APIServices are always available" };
 }
 
-export function rfc3339(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, "Z");
-}
 
 /** The upstream spelling of an orch group name (`apps.orch.io`-style suffixes back to `k8s.io`), for the priority table. */
 function upstreamGroup(group: string, naming: Naming): string {
