@@ -8,7 +8,9 @@
 // and scheduler (and etcd, and the simulator), the lease write rate, and the
 // p50/p99 of the API server's own request latency histogram per verb class.
 // Columns: orch on lmdb, orch on a 3-member etcd (loopback, /usr/bin/etcd),
-// and upstream's v1.23 kube-apiserver + kube-controller-manager +
+// `orch server` on lmdb (what users run: API server, controllers and
+// scheduler in one process; its CPU and RSS rows are the whole process, in
+// the API server and control-plane rows), and upstream's v1.23 kube-apiserver + kube-controller-manager +
 // kube-scheduler on a 3-member etcd (from /work/upstream/bin or
 // $UPSTREAM_BIN; skipped with the reason when absent). Upstream's clients run
 // with --kube-api-qps=1000 --kube-api-burst=1000 (their defaults, 20 and 50
@@ -19,7 +21,7 @@
 // scheduler's default 50 QPS); upstream's density SLO is pod startup p99 ≤ 5 s
 // at 30 pods per node.
 // Usage: node dist/bench/density/index.js [--json] [--quick] [--nodes=N] [--pods=M] [--runs=N]
-//   [--only=orch-lmdb,orch-etcd,upstream] [--timeout=SECONDS]
+//   [--only=orch-lmdb,orch-etcd,orch-server,upstream] [--timeout=SECONDS]
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -64,7 +66,7 @@ const METRICS: Metric[] = [
   M("load average (1 min) at start", "", "lower"),
 ];
 
-type Column = "orch-lmdb" | "orch-etcd" | "upstream";
+type Column = "orch-lmdb" | "orch-etcd" | "orch-server" | "upstream";
 
 // ---- processes ----
 
@@ -164,8 +166,9 @@ function etcdPids(cluster: EtcdCluster): number[] {
 interface ControlPlane {
   kubeconfig: string;
   apiserver: number;
-  controllers: number;
-  scheduler: number;
+  /** Undefined where they run inside the API server's process (`orch server`). */
+  controllers: number | undefined;
+  scheduler: number | undefined;
   etcd: number[];
   stop(): Promise<void>;
 }
@@ -176,6 +179,12 @@ async function startControlPlane(column: Column): Promise<ControlPlane> {
     for (const s of stops.reverse()) await s().catch(() => {});
   };
   try {
+    if (column === "orch-server") {
+      // No node agent (the simulator's nodes run the pods) and no service proxy: the control plane alone.
+      const server = await startOrch("server", ["--disable-agent", "--disable-proxy"], { readyTimeoutMs: 120_000 });
+      stops.push(() => server.stop());
+      return { kubeconfig: server.kubeconfig, apiserver: server.pid, controllers: undefined, scheduler: undefined, etcd: [], stop: stopAll };
+    }
     let etcd: EtcdCluster | undefined;
     if (column !== "orch-lmdb") {
       etcd = await startEtcdCluster(3);
@@ -255,7 +264,7 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
     });
     log(`${column}: ${nodes} nodes registered in ${registerSeconds.toFixed(1)} s; creating ${pods} pods`);
     const procs = { api: cp.apiserver, cm: cp.controllers, sched: cp.scheduler, sim: sim.pid };
-    const cpu0 = Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const cpu0 = Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, pid === undefined ? NaN : cpuSeconds(pid)]));
     const etcdCpu0 = cp.etcd.reduce((s, pid) => s + cpuSeconds(pid), 0);
     const before = await scrape(client);
     const started = performance.now();
@@ -274,7 +283,8 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
     });
     const seconds = (performance.now() - started) / 1000;
     const after = await scrape(client);
-    const cpu = (k: keyof typeof procs) => cpuSeconds(procs[k]) - cpu0[k]!;
+    const cpu = (k: keyof typeof procs) => (procs[k] === undefined ? NaN : cpuSeconds(procs[k]!) - cpu0[k]!);
+    const rss = (pid: number | undefined) => (pid === undefined ? NaN : peakRssMiB(pid));
     const out: Record<string, number> = {
       "pods scheduled+running/s": pods / seconds,
       "time to all pods Ready": seconds,
@@ -284,13 +294,13 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
       "scheduler CPU": cpu("sched"),
       "simulator CPU": cpu("sim"),
       "API server peak RSS": peakRssMiB(cp.apiserver),
-      "controller manager peak RSS": peakRssMiB(cp.controllers),
-      "scheduler peak RSS": peakRssMiB(cp.scheduler),
+      "controller manager peak RSS": rss(cp.controllers),
+      "scheduler peak RSS": rss(cp.scheduler),
       "simulator peak RSS": peakRssMiB(sim.pid),
       "lease writes/s": leaseWrites(after, before) / seconds,
       "load average (1 min) at start": load,
     };
-    out["control plane peak RSS (API server + controllers + scheduler)"] = out["API server peak RSS"]! + out["controller manager peak RSS"]! + out["scheduler peak RSS"]!;
+    out["control plane peak RSS (API server + controllers + scheduler)"] = [cp.apiserver, cp.controllers, cp.scheduler].reduce((sum: number, pid) => sum + (pid === undefined ? 0 : peakRssMiB(pid)), 0);
     if (cp.etcd.length > 0) {
       out["etcd CPU (3 members)"] = cp.etcd.reduce((s, pid) => s + cpuSeconds(pid), 0) - etcdCpu0;
       out["etcd peak RSS (3 members)"] = cp.etcd.reduce((s, pid) => s + peakRssMiB(pid), 0);
@@ -326,6 +336,7 @@ async function main(): Promise<void> {
   const skips: string[] = [];
   const want = (c: Column) => only.length === 0 || only.includes(c);
   if (want("orch-lmdb")) columns.push("orch-lmdb");
+  if (want("orch-server")) columns.push("orch-server");
   const etcdSkip = etcdSkipReason();
   for (const c of ["orch-etcd", "upstream"] as const) {
     if (!want(c)) continue;
@@ -340,7 +351,7 @@ async function main(): Promise<void> {
     for (const column of columns) {
       try {
         const out = await runOnce(column, nodes, pods, timeoutMs, log);
-        for (const [k, v] of Object.entries(out)) ((samples[column] ??= {})[k] ??= []).push(v);
+        for (const [k, v] of Object.entries(out)) if (!Number.isNaN(v)) ((samples[column] ??= {})[k] ??= []).push(v);
       } catch (err) {
         log(`${column}: run ${run + 1} failed: ${(err as Error).message.split("\n").slice(0, 3).join(" | ")}`);
       }

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
+import { InformerFactory, RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
 import { startNodeAgent, defaultConfig, loadConfig, type NodeAgent } from "../nodeagent/index.js";
 import { accessPolicy } from "./nodeagent.js";
@@ -369,9 +369,13 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
   // instead of waiting out their duration (its data folder is its own: lmdb locks it).
   const leaderElect = flags.get("leader-elect");
   const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
+  // One cache per resource for the controller manager and the scheduler (pods and nodes are the bulk of
+  // both), running for the process's life: a part that loses its lease drops its handlers, not the caches.
+  const informers = new InformerFactory({ client: clients.controllers, log, metrics: metrics.controllers });
+  informers.start(context.signal);
   const loops = [
     superviseElected("controller-manager", context.signal, log, () => runControllerManager({
-      client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log,
+      client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log, informers,
       useServiceAccountCredentials: flags.get("use-service-account-credentials"),
       // The local-path provisioner makes volumes here: this host is the node's.
       config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
@@ -381,7 +385,7 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
   if (!flags.get("disable-scheduler")) {
     loops.push(
       superviseElected("scheduler", context.signal, log, () => startScheduler({
-        client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log,
+        client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log, informers,
         metrics: metrics.scheduler,
         onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
       })),

@@ -32,6 +32,19 @@ export class InformerFactory {
     this.#options = options;
   }
 
+  /**
+   * A view of this factory for one part of the process whose life is shorter
+   * than the process's (a leader-elected controller manager or scheduler in
+   * `orch server`): it hands out this factory's informers, so several parts
+   * hold one cache per resource instead of one each, and the handlers the
+   * part adds are removed when the signal it starts with fires, while the
+   * informers keep running for the next term. The parent runs the informers
+   * (start it first; a view started before it starts it with its own signal).
+   */
+  view(): InformerFactory {
+    return new InformerView(this);
+  }
+
   /** The shared informer for this resource and scope; started at once if the factory already runs. */
   informerFor<T extends ApiObject = ApiObject>(request: InformerRequest): Informer<T> {
     const r = request.resource;
@@ -81,5 +94,63 @@ export class InformerFactory {
     } finally {
       signal.removeEventListener("abort", onAbort!);
     }
+  }
+}
+
+/** InformerFactory.view(): the parent's informers, with the handlers added through them scoped to the view's run. */
+class InformerView extends InformerFactory {
+  readonly #parent: InformerFactory;
+  readonly #handed = new Map<Informer, Informer>();
+  readonly #removers: (() => void)[] = [];
+  #signal: AbortSignal | undefined;
+
+  constructor(parent: InformerFactory) {
+    super({ client: undefined as never });
+    this.#parent = parent;
+  }
+
+  override informerFor<T extends ApiObject = ApiObject>(request: InformerRequest): Informer<T> {
+    const informer = this.#parent.informerFor<T>(request) as unknown as Informer;
+    let handed = this.#handed.get(informer);
+    if (handed === undefined) this.#handed.set(informer, (handed = this.#scoped(informer)));
+    return handed as unknown as Informer<T>;
+  }
+
+  override start(signal: AbortSignal): void {
+    if (this.#signal !== undefined) return;
+    this.#signal = signal;
+    this.#parent.start(signal);
+    if (signal.aborted) this.#removeAll();
+    else signal.addEventListener("abort", () => this.#removeAll(), { once: true });
+  }
+
+  override async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    const all = Promise.all([...this.#handed.keys()].map((i) => i.waitForSync(signal)));
+    return (await all).every(Boolean);
+  }
+
+  /** The informer, but addEventHandler remembers its remover for the end of the view's run. */
+  #scoped(informer: Informer): Informer {
+    const addEventHandler: Informer["addEventHandler"] = (handlers, options) => {
+      const remove = informer.addEventHandler(handlers, options);
+      if (this.#signal?.aborted) remove();
+      else this.#removers.push(remove);
+      return remove;
+    };
+    const bound = new Map<PropertyKey, unknown>();
+    return new Proxy(informer, {
+      get(target, prop) {
+        if (prop === "addEventHandler") return addEventHandler;
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        let fn = bound.get(prop);
+        if (fn === undefined) bound.set(prop, (fn = (value as (...a: unknown[]) => unknown).bind(target)));
+        return fn;
+      },
+    });
+  }
+
+  #removeAll(): void {
+    for (const remove of this.#removers.splice(0)) remove();
   }
 }

@@ -215,6 +215,40 @@ describe("Informer", () => {
     await until("a resync", () => resyncs > 0);
     stop.abort();
   });
+
+  test("views share the parent's caches; a view's handlers end with its run, the informers go on for the next", async () => {
+    const parent = new InformerFactory({ client });
+    const process = new AbortController();
+    parent.start(process.signal);
+    const firstTerm = new AbortController();
+    const view = parent.view();
+    const widgets = view.informerFor<Widget>({ resource: WIDGETS, namespace: "inf" });
+    assert.equal(view.informerFor({ resource: WIDGETS, namespace: "inf" }), widgets, "a view hands out one informer per resource too");
+    const seen: string[] = [];
+    widgets.addEventHandler({ onAdd: (w) => void seen.push(`first ${w.metadata.name}`) });
+    view.start(firstTerm.signal);
+    assert.equal(await view.waitForSync(), true);
+    const underlying = parent.informerFor<Widget>({ resource: WIDGETS, namespace: "inf" });
+    assert.equal(widgets.list().length, underlying.list().length, "the view reads the parent's cache");
+    await client.create(WIDGETS, widget("inf", "view-a"), { namespace: "inf" });
+    await until("the first term's handler sees view-a", () => seen.includes("first view-a"));
+
+    firstTerm.abort();
+    const secondTerm = new AbortController();
+    const next = parent.view();
+    const again = next.informerFor<Widget>({ resource: WIDGETS, namespace: "inf" });
+    // A handler added to a synced informer gets the cached objects first: the next term starts from the cache, no relist.
+    const lists = underlying.listCount;
+    again.addEventHandler({ onAdd: (w) => void seen.push(`second ${w.metadata.name}`) });
+    next.start(secondTerm.signal);
+    assert.ok(seen.includes("second view-a"), "the next term sees what is cached at once");
+    await client.create(WIDGETS, widget("inf", "view-b"), { namespace: "inf" });
+    await until("the second term's handler sees view-b", () => seen.includes("second view-b"));
+    assert.ok(!seen.includes("first view-b"), "the ended term's handler was removed");
+    assert.equal(underlying.listCount, lists, "the informer kept running across terms");
+    secondTerm.abort();
+    process.abort();
+  });
 });
 
 test("a server that keeps failing gets backoff, not a flood, and the informer stops on its signal", async () => {

@@ -81,6 +81,8 @@ export interface LeaderElectionSettings {
 
 export interface ControllerManagerOptions {
   client: RestClient;
+  /** Informers shared with other parts of the process (`orch server`): each run takes a view of them (InformerFactory.view) instead of its own caches. */
+  informers?: InformerFactory;
   /** `--controllers` (default ["*"]). */
   controllers?: readonly string[];
   /** Take the leader lease first (default true). */
@@ -141,7 +143,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
     return;
   }
   const start = (signal: AbortSignal) =>
-    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config", "managerName", "useServiceAccountCredentials"]) });
+    runControllers({ client: options.client, controllers: selected, naming, signal, log, ...pick(options, ["metrics", "config", "managerName", "useServiceAccountCredentials", "informers"]) });
   if (options.leaderElect === false) return start(options.signal);
 
   const settings = options.leaderElection ?? {};
@@ -164,7 +166,7 @@ export async function runControllerManager(options: ControllerManagerOptions): P
   if (led && !options.signal.aborted) throw new Error(`leader election lost: lease ${lease.namespace}/${lease.name}`);
 }
 
-interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config"> {
+interface RunControllersOptions extends Pick<ControllerContext, "client" | "naming" | "signal" | "log" | "metrics" | "config">, Pick<ControllerManagerOptions, "informers"> {
   controllers: readonly ControllerDescriptor[];
   managerName?: string;
   useServiceAccountCredentials?: boolean;
@@ -174,7 +176,7 @@ async function runControllers(options: RunControllersOptions): Promise<void> {
   const { client, signal, log, metrics } = options;
   const context: ControllerContext = {
     client,
-    informers: new InformerFactory({ client, log, ...pick(options, ["metrics"]) }),
+    informers: options.informers?.view() ?? new InformerFactory({ client, log, ...pick(options, ["metrics"]) }),
     discovery: new DiscoveryCache({ client }),
     naming: options.naming,
     signal,

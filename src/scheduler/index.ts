@@ -4,7 +4,7 @@
 // namespace, so two replicas never bind at once.
 
 import { namingFor, type Naming } from "../machinery/naming.js";
-import { LeaderElector, namingOfServer, type RestClient } from "../client/index.js";
+import { LeaderElector, namingOfServer, type InformerFactory, type RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { DEFAULT_SCHEDULER_NAME, Scheduler, type SchedulerOptions } from "./scheduler.js";
 
@@ -21,6 +21,8 @@ export interface StartSchedulerOptions {
   signal: AbortSignal;
   log?: (line: string) => void;
   metrics?: MetricsRegistry;
+  /** Informers shared with other parts of the process (`orch server`); default: the scheduler's own. */
+  informers?: InformerFactory;
   /** Default: read from the server's API groups. */
   naming?: Naming;
   schedulerName?: string;
@@ -45,6 +47,7 @@ export async function startScheduler(options: StartSchedulerOptions): Promise<vo
   const make = (): Scheduler => {
     const o: SchedulerOptions = { client: options.client, naming, log, schedulerName: options.schedulerName ?? DEFAULT_SCHEDULER_NAME };
     if (options.metrics) o.metrics = options.metrics;
+    if (options.informers) o.informers = options.informers;
     if (options.percentageOfNodesToScore !== undefined) o.percentageOfNodesToScore = options.percentageOfNodesToScore;
     const s = new Scheduler(o);
     options.onStarted?.(s);

@@ -41,6 +41,8 @@ export interface SchedulerOptions {
   /** Pods whose spec.schedulerName is this (default "default-scheduler"; also the profile label). */
   schedulerName?: string;
   metrics?: MetricsRegistry;
+  /** Informers shared with other parts of the process: the scheduler takes a view of them for each run. */
+  informers?: InformerFactory;
   log?: (line: string) => void;
   clock?: Clock;
   /** Share of nodes to find feasible before scoring (1–100); 0 or unset: upstream's adaptive default. */
@@ -112,7 +114,7 @@ export class Scheduler {
 
   /** Watches pods, nodes and budgets and schedules until the signal fires. */
   async run(signal: AbortSignal): Promise<void> {
-    const informers = new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
+    const informers = this.#o.informers?.view() ?? new InformerFactory({ client: this.#o.client, log: this.#log, ...(this.#o.metrics ? { metrics: this.#o.metrics } : {}) });
     const nodes = informers.informerFor<Node>({ resource: NODES });
     this.#pods = informers.informerFor<Pod>({ resource: PODS });
     this.#pdbs = informers.informerFor<PodDisruptionBudget>({ resource: PODDISRUPTIONBUDGETS });

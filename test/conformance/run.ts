@@ -39,6 +39,9 @@ interface Options {
   runtime: "embedded" | "containerd";
   out: string;
   workDir: string;
+  /** Two runs at once on one host need their own (their proxies would rewrite each other's chains). */
+  chainPrefix: string;
+  serviceRange: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -53,6 +56,8 @@ function parseArgs(argv: string[]): Options {
     runtime: "embedded",
     out: join(REPO, "docs/conformance.md"),
     workDir: mkdtempSync(join(tmpdir(), "orch-conformance-")),
+    chainPrefix: CHAIN_PREFIX,
+    serviceRange: SERVICE_RANGE,
   };
   for (let i = 0; i < argv.length; i++) {
     const [key, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -74,6 +79,8 @@ function parseArgs(argv: string[]): Options {
       }
       case "--out": o.out = value(); break;
       case "--work-dir": o.workDir = value(); break;
+      case "--chain-prefix": o.chainPrefix = value(); break;
+      case "--service-range": o.serviceRange = value(); break;
       default: usage(`unknown argument "${argv[i]}"`);
     }
   }
@@ -86,7 +93,7 @@ function parseArgs(argv: string[]): Options {
 function usage(problem: string): never {
   process.stderr.write(
     `conformance: ${problem}\nusage: scripts/conformance.sh [--list] [--focus REGEX | --focus-file FILE] [--skip-file FILE] ` +
-      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--kubectl PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR]\n`,
+      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--kubectl PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR] [--chain-prefix P --service-range CIDR]\n`,
   );
   process.exit(2);
 }
@@ -173,7 +180,7 @@ async function main(): Promise<void> {
   // another to the node's InternalIP, which must differ (test servers elsewhere advertise 127.0.0.1).
   const nodeAddress = hostIPv4();
   const node = nodeAddress === undefined ? [] : [`--node-ip=${nodeAddress}`, "--nodeagent-bind-address=0.0.0.0"];
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${CHAIN_PREFIX}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${SERVICE_RANGE}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
+  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${o.chainPrefix}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${o.serviceRange}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
     const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
@@ -183,7 +190,7 @@ async function main(): Promise<void> {
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();
     // The proxy leaves its rules behind on exit (as kube-proxy); ours would keep answering for our service range.
-    execFileSync(process.execPath, [BIN, "proxy", "--cleanup", `--iptables-chain-prefix=${CHAIN_PREFIX}`], { stdio: "inherit" });
+    execFileSync(process.execPath, [BIN, "proxy", "--cleanup", `--iptables-chain-prefix=${o.chainPrefix}`], { stdio: "inherit" });
   }
   const outcomes = mergeShards(readReports(join(o.workDir, "reports"), "shard")).filter((s) => selected.includes(s.name));
   const facts: RunFacts = {
