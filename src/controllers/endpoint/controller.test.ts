@@ -92,6 +92,26 @@ describe("endpoints and endpointslice controllers", () => {
     await eventually("slices gone", async () => (await slices()).length === 0);
   });
 
+  test("a slice of ours deleted by someone else is made again", async () => {
+    await ctx.client.create(SERVICES, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "remade", namespace: "default" },
+      spec: { selector: { app: "remade" }, ports: [{ name: "http", port: 80, targetPort: 8080 }] },
+    });
+    await runPod("remade-1", "10.1.3.1", true, { app: "remade" });
+    const [first] = await eventually("a slice for remade", async () => {
+      const s = await slices("remade");
+      return s.length === 1 && s[0]!.endpoints?.length === 1 ? s : undefined;
+    });
+    await ctx.client.delete(endpointSliceResource(ctx.naming), { namespace: "default", name: first!.metadata.name! });
+    const [again] = await eventually("the slice made again", async () => {
+      const s = await slices("remade");
+      return s.length === 1 && s[0]!.metadata.uid !== first!.metadata.uid ? s : undefined;
+    });
+    assert.equal(again!.endpoints?.[0]?.addresses?.[0], "10.1.3.1");
+  });
+
   test("--max-endpoints-per-slice splits a service's endpoints over several slices", async () => {
     await ctx.client.create(SERVICES, { apiVersion: "v1", kind: "Service", metadata: { name: "many", namespace: "default" }, spec: { selector: { app: "many" }, ports: [{ port: 80 }] } });
     for (const n of [1, 2, 3]) await runPod(`many-${n}`, `10.2.0.${n}`, true, { app: "many" });

@@ -42,6 +42,14 @@ export class EndpointSliceController {
     const { informers } = this.#ctx;
     watchServiceInputs(informers, this.#queue);
     informers.informerFor<Node>({ resource: NODES });
+    // A slice of ours deleted by someone else is made again (upstream's onEndpointSliceDelete): its service is synced.
+    informers.informerFor<EndpointSlice>({ resource: endpointSliceResource(this.#ctx.naming) }).addEventHandler({
+      onDelete: (slice) => {
+        const labels = slice.metadata.labels ?? {};
+        const service = labels[this.#labels.serviceName];
+        if (service !== undefined && labels[this.#labels.managedBy] === this.#labels.controllerName) this.#queue.add(`${slice.metadata.namespace}/${service}`);
+      },
+    });
     await runQueue(this.#ctx, { name: "endpointslice-controller", queue: this.#queue, workers: 5, process: (key) => this.sync(key) });
   }
 
