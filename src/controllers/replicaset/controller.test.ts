@@ -6,7 +6,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ReplicaSet } from "../../api/apps/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
-import { eventually, metricValue, type TestContext } from "../testing.js";
+import { controllerContext, eventually, metricValue, type TestContext } from "../testing.js";
+import { startTestServer } from "../../apiserver/testing/harness.js";
+import { builtinModules } from "../../api/index.js";
 import { isApiError } from "../../machinery/index.js";
 import { type Pod } from "../workload/index.js";
 import { markPodReady, podsOwnedBy, scaleTo, useControllers } from "../workload/testing.js";
@@ -165,4 +167,28 @@ test("ReplicaFailure: FailedCreate / FailedDelete with the server's message whil
   assert.equal(replicaFailureConditions([], 1, err)[0]?.reason, "FailedDelete");
   assert.deepEqual(replicaFailureConditions(created, -2, new Error("again")), created, "an existing failure is kept as it is");
   assert.deepEqual(replicaFailureConditions(created, 0, undefined), []);
+});
+
+test("no pods are made for an owner being deleted, even while the cached owner does not show it yet", async () => {
+  const t = await startTestServer({ modules: builtinModules() });
+  const ctx = controllerContext(t);
+  try {
+    const held = replicaSet("dying", 2);
+    held.metadata.finalizers = ["example.com/hold"];
+    await ctx.client.create(REPLICASETS, held);
+    const controller = new ReplicaSetController(ctx);
+    // The informers sync once and stop: their cache keeps the owner as it was before its deletion.
+    const frozen = new AbortController();
+    ctx.informers.start(frozen.signal);
+    assert.equal(await ctx.informers.waitForSync(), true);
+    frozen.abort();
+    await ctx.client.delete(REPLICASETS, { namespace: "default", name: "dying" });
+    await controller.sync("default/dying").catch(() => {}); // its status write may conflict with the deletion's
+    const pods = await ctx.client.list<Pod>(PODS, { namespace: "default", labelSelector: { app: "dying" } });
+    assert.equal(pods.items.length, 0, "a pod made for a dying owner would outlive it");
+    await ctx.client.patch(REPLICASETS, { namespace: "default", name: "dying", patch: { metadata: { finalizers: null } } });
+  } finally {
+    ctx.client.close();
+    await t.close();
+  }
 });

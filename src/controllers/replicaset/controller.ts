@@ -155,11 +155,24 @@ export class ReplicaSetController {
     }
   }
 
+  async #beingDeleted(rs: ReplicatedObject): Promise<boolean> {
+    try {
+      const live = await this.#ctx.client.get<ReplicatedObject>(this.#kind.resource, { namespace: rs.metadata.namespace!, name: rs.metadata.name!, metadataOnly: true });
+      return live.metadata.uid !== rs.metadata.uid || !!live.metadata.deletionTimestamp;
+    } catch (err) {
+      if (isApiError(err, "NotFound")) return true;
+      throw err;
+    }
+  }
+
   async #manageReplicas(key: string, rs: ReplicatedObject, pods: Pod[]): Promise<void> {
     const want = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
     const client = this.#ctx.client;
     if (diff < 0) {
+      // The cached owner may lag behind its deletion (its watch is not the pods'): a pod made for an owner being
+      // deleted outlives it (the garbage collector's foreground wait may already have ended). Ask the server first.
+      if (await this.#beingDeleted(rs)) return;
       const count = Math.min(-diff, BURST_REPLICAS);
       this.expectations.expect(key, count);
       const { succeeded, error } = await slowStartBatch(count, async () => {
