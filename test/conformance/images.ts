@@ -154,6 +154,8 @@ const RECIPES: Record<string, ImageRecipe> = {
       copyWithLibraries(root, ["/usr/bin/nc.openbsd"]);
       symlinkSync("nc.openbsd", join(root, "usr/bin/nc"));
       dnsTools(root);
+      // Alpine's getent: the DNS specs' agnhost querier reads /etc/hosts entries with `getent hosts NAME`.
+      copyWithLibraries(root, ["/usr/bin/getent"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
