@@ -103,3 +103,18 @@ test("containerd: a missing Localhost seccomp profile leaves the container waiti
   assert.match(String(cs.state?.waiting?.message), /missing\.json: no such file or directory/);
   assert.equal(statusOf("seccomp")?.phase, "Pending");
 });
+
+test("containerd: the agent-managed /etc/hosts is mounted, with the pod's hostAliases", { skip }, async () => {
+  writeFileSync(join(root, "manifests", "hosts.json"), pod("hosts", {
+    hostAliases: [{ ip: "123.45.67.89", hostnames: ["foo.local", "bar.local"] }],
+    containers: [busybox("main", "cat /etc/hosts; exec sleep 3600")],
+  }));
+  await eventually(() => (statusOf("hosts")?.phase === "Running" ? true : undefined), 30_000, "hosts running");
+  const uid = agent.pods().find((p) => p.pod.metadata.name === `hosts-${NODE}`)!.pod.metadata.uid;
+  const logFile = join(root, "logs", `default_hosts-${NODE}_${uid}`, "main", "0.log");
+  const log = await eventually(() => { try { const t = readFileSync(logFile, "utf8"); return t.includes("HostAliases") ? t : undefined; } catch { return undefined; } }, 10_000, "the hosts file in the log");
+  const lines = log.split("\n").map((l) => l.replace(/^\S+ stdout F /, ""));
+  assert.match(lines[0]!, /^# Kubernetes-managed hosts file/);
+  assert.ok(lines.includes("# Entries added by HostAliases."), log);
+  assert.ok(lines.includes("123.45.67.89\tfoo.local\tbar.local"), log);
+});

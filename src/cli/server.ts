@@ -254,7 +254,9 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
         ...(flags.get("nodeagent-config") ? loadConfig({ file: flags.get("nodeagent-config") }) : defaultConfig()),
         staticPodPath: join(flags.get("data-dir"), "manifests"),
         port: port.port,
-        ...(dns ? { clusterDNS: [dns], clusterDomain: flags.get("cluster-domain") } : {}),
+        ...(dns ? { clusterDNS: [dns] } : {}),
+        // Also without the DNS server: a pod's /etc/hosts names its FQDN under the domain.
+        clusterDomain: flags.get("cluster-domain"),
       },
       runtimeEndpoint: flags.get("container-runtime-endpoint"),
       stopContainersOnExit: flags.get("stop-pods-on-exit"),

@@ -6,8 +6,8 @@
 // version as semver build metadata, as k3s does: `v1.33.0+orch.0.1.0`.
 // `orch --version` prints orch's own version (orchVersion()).
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { packageRoot } from "./package-root.js";
 
 export interface VersionInfo {
@@ -58,8 +58,9 @@ export function versionInfo(): VersionInfo {
     minor,
     // Semver build metadata allows only [0-9A-Za-z-] in dot-separated parts.
     gitVersion: `v${major}.${minor}.0+orch.${orchVersion().replace(/[^0-9A-Za-z.-]/g, "-")}`,
-    // Not stamped at build time (yet): upstream leaves these empty in unstamped builds too.
-    gitCommit: "",
+    // The checkout's commit when orch runs from one (kubectl version prints it; a conformance spec wants hex);
+    // an installed package has none, as upstream's unstamped builds. Tree state and build date are not stamped.
+    gitCommit: gitCommitOf(packageRoot()),
     gitTreeState: "",
     buildDate: "",
     goVersion: `node${process.versions.node}`,
@@ -67,4 +68,38 @@ export function versionInfo(): VersionInfo {
     platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
   });
   return cached;
+}
+
+const HASH = /^[0-9a-f]{40}$/;
+
+/**
+ * The commit checked out at `root` (its .git directory, or the `gitdir:` file
+ * of a worktree), read from the files git keeps: HEAD, then the branch it
+ * names, loose or packed (a worktree's branches live in its common dir). ""
+ * when `root` is no checkout or a file cannot be read.
+ */
+export function gitCommitOf(root: string): string {
+  try {
+    let gitDir = join(root, ".git");
+    if (statSync(gitDir).isFile()) gitDir = resolve(root, readFileSync(gitDir, "utf8").trim().replace(/^gitdir:\s*/, ""));
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    if (HASH.test(head)) return head; // detached
+    const ref = /^ref:\s*(\S+)$/.exec(head)?.[1];
+    if (ref === undefined) return "";
+    const commonFile = join(gitDir, "commondir");
+    const common = existsSync(commonFile) ? resolve(gitDir, readFileSync(commonFile, "utf8").trim()) : gitDir;
+    for (const dir of [gitDir, common]) {
+      const loose = join(dir, ref);
+      if (existsSync(loose)) {
+        const hash = readFileSync(loose, "utf8").trim();
+        return HASH.test(hash) ? hash : "";
+      }
+    }
+    const packed = existsSync(join(common, "packed-refs")) ? readFileSync(join(common, "packed-refs"), "utf8") : "";
+    const line = packed.split("\n").find((l) => l.endsWith(` ${ref}`));
+    const hash = line?.split(" ")[0] ?? "";
+    return HASH.test(hash) ? hash : "";
+  } catch {
+    return "";
+  }
 }

@@ -44,6 +44,8 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     const probe = spawnSync("chroot", [root, "/bin/sh", "-c", "echo hostName | nc -v -t -w 1 127.0.0.1 1"], { encoding: "utf8" });
     assert.doesNotMatch(probe.stderr, /usage|invalid option|unrecognized/i, probe.stderr);
     assert.match(probe.stderr, /refused|failed/i, probe.stderr);
+    // The DNS specs' querier: `getent hosts NAME` against the pod's /etc/hosts.
+    assert.match(execFileSync("chroot", [root, "/bin/sh", "-c", "echo '10.1.2.3 some.name' > /etc/hosts; getent hosts some.name"], { encoding: "utf8" }), /^10\.1\.2\.3\s+some\.name$/m);
 
   } finally {
     rmSync(root, { recursive: true, force: true });
@@ -73,6 +75,24 @@ test("the busybox image's shell keeps environment names that are not identifiers
     const out = execFileSync("/usr/sbin/chroot", [root, "/bin/sh", "-c", "env"], { encoding: "utf8", env: { "data-1": "value-1", PATH: "/bin:/usr/bin" } });
     assert.match(out, /^data-1=value-1$/m);
     assert.match(execFileSync("chroot", [root, "/bin/sh", "-c", "ls / | wc -l"], { encoding: "utf8" }).trim(), /^\d+$/, "busybox's applets still answer");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+const noBusyboxSource = process.getuid?.() !== 0 ? "chroot and mounts need root"
+  : !existsSync(process.env["BUSYBOX_GIT_DIR"] ?? "/work/.mirror/mirror+busybox/repo") ? "no busybox source (BUSYBOX_GIT_DIR): the image falls back to bash as sh" : false;
+
+test("the busybox image's sh is busybox ash: on a read-only root it says ash's message, as the read-only root spec expects", { skip: noBusyboxSource }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-busybox-ro-test-"));
+  try {
+    fillImageRoot("busybox", root, "/nonexistent"); // builds busybox from source the first time (minutes)
+    assert.match(execFileSync("chroot", [root, "/bin/busybox"], { encoding: "utf8" }), /^BusyBox v1\.35\.0 /);
+    assert.ok(!existsSync(join(root, "usr/bin/bash")), "no bash in the image");
+    const r = spawnSync("unshare", ["-m", "sh", "-c", `mount --bind ${root} ${root} && mount -o remount,bind,ro ${root} && chroot ${root} /bin/sh -c 'echo > /file'`], { encoding: "utf8" });
+    assert.equal(r.stderr, "/bin/sh: can't create /file: Read-only file system\n");
+    const env = execFileSync("/usr/sbin/chroot", [root, "/bin/sh", "-c", "env"], { encoding: "utf8", env: { "p_data-1": "value-1", PATH: "/bin" } });
+    assert.match(env, /^p_data-1=value-1$/m);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

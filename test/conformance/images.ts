@@ -2,7 +2,8 @@
 // machines reach no image registry, so each image the suite asks for is built
 // here under the exact reference it asks for, from binaries this machine can
 // get: agnhost and pause built from upstream's own tree with Debian's Go and
-// gcc, busybox from Debian's busybox-static, nginx and Apache httpd copied
+// gcc, busybox from Debian's busybox-static (the busybox image's own built
+// from busybox's source with its default configuration), nginx and Apache httpd copied
 // from Debian's packages with the shared libraries they load.
 //
 //   node dist/test/conformance/images.js OUT_DIR [UPSTREAM_SRC]
@@ -16,6 +17,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BUSYBOX, packImage } from "../support/busybox-image.js";
 
 const GO = "/usr/lib/go-1.19/bin/go";
@@ -33,11 +35,12 @@ function run(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.
   return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], ...options });
 }
 
-/** /bin/busybox with every applet linked, /etc/passwd and /etc/group: the base of most images. */
-function busyboxBase(root: string): void {
+/** /bin/busybox (Debian's, unless given) with every applet linked, /etc/passwd and /etc/group: the base of most images. */
+function busyboxBase(root: string, busybox = BUSYBOX): void {
   for (const d of ["bin", "etc", "tmp", "proc", "sys", "dev", "root", "var/run"]) mkdirSync(join(root, d), { recursive: true });
-  copyFileSync(BUSYBOX, join(root, "bin", "busybox"));
-  for (const applet of run(BUSYBOX, ["--list"]).split("\n")) {
+  copyFileSync(busybox, join(root, "bin", "busybox"));
+  chmodSync(join(root, "bin", "busybox"), 0o755);
+  for (const applet of run(busybox, ["--list"]).split("\n")) {
     if (applet !== "" && applet !== "busybox" && !existsSync(join(root, "bin", applet))) symlinkSync("busybox", join(root, "bin", applet));
   }
   writeFileSync(join(root, "etc", "passwd"), "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\nwww-data:x:33:33:www-data:/var/www:/bin/false\n");
@@ -56,6 +59,27 @@ function bashAsShell(root: string): void {
   copyWithLibraries(root, ["/usr/bin/bash"]);
   rmSync(join(root, "bin", "sh"), { force: true });
   symlinkSync("/usr/bin/bash", join(root, "bin", "sh"));
+}
+
+/** The public mirror of busybox's repository (mirror/busybox), as the search tool's fetch leaves it. */
+const BUSYBOX_GIT = process.env["BUSYBOX_GIT_DIR"] ?? "/work/.mirror/mirror+busybox/repo";
+
+/**
+ * A busybox with upstream's default configuration (ash as sh keeping every
+ * environment name, no "prefer applets"), built once by build-busybox.sh
+ * into the temporary folder; undefined (with a note) when its source is not
+ * here, and the busybox image falls back to Debian's with bash as sh.
+ */
+function upstreamBusybox(): string | undefined {
+  const built = join(tmpdir(), "orch-conformance-busybox", "busybox");
+  if (existsSync(built)) return built;
+  if (!existsSync(BUSYBOX_GIT)) {
+    process.stdout.write(`conformance images: no busybox source at ${BUSYBOX_GIT} (BUSYBOX_GIT_DIR): the busybox image runs bash as sh\n`);
+    return undefined;
+  }
+  const script = fileURLToPath(new URL("../../../test/conformance/build-busybox.sh", import.meta.url));
+  execFileSync(script, [BUSYBOX_GIT, built], { stdio: ["ignore", "inherit", "inherit"] });
+  return built;
 }
 
 /** dig and nslookup (Debian's bind9-dnsutils), as the DNS specs' probers run them. */
@@ -130,6 +154,8 @@ const RECIPES: Record<string, ImageRecipe> = {
       copyWithLibraries(root, ["/usr/bin/nc.openbsd"]);
       symlinkSync("nc.openbsd", join(root, "usr/bin/nc"));
       dnsTools(root);
+      // Alpine's getent: the DNS specs' agnhost querier reads /etc/hosts entries with `getent hosts NAME`.
+      copyWithLibraries(root, ["/usr/bin/getent"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
@@ -139,8 +165,11 @@ const RECIPES: Record<string, ImageRecipe> = {
   busybox: {
     tags: [`${E2E_REGISTRY}/busybox:1.29-2`, `${E2E_REGISTRY}/busybox:1.29-1`, "docker.io/library/busybox:1.29"],
     fill(root) {
-      busyboxBase(root);
-      bashAsShell(root);
+      // Upstream's image is busybox 1.29 with its default configuration: ash's own error messages
+      // (the read-only root spec) and environment names like p_data-1 kept (the env specs).
+      const ash = upstreamBusybox();
+      busyboxBase(root, ash);
+      if (ash === undefined) bashAsShell(root);
     },
     config: { Cmd: ["sh"] },
   },

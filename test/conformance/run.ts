@@ -8,7 +8,10 @@
 // then split round-robin into --shards groups, each run by its own e2e.test
 // process focused on exactly its specs: most of a failing spec's time is
 // spent waiting for a timeout, so shards overlap those waits. (e2e.test's own
-// --ginkgo.parallel.* flags need the ginkgo CLI's sync server.)
+// --ginkgo.parallel.* flags need the ginkgo CLI's sync server.) [Serial] and
+// [Disruptive] specs run afterwards, alone, as in ginkgo's parallel mode
+// (plan.ts). A kubectl without release version variables is replaced by one
+// build-kubectl.sh builds (its `kubectl version` is checked by a spec).
 
 import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { hostIPv4, startOrch, type OrchProcess } from "../support/orch-process.js";
 import { buildConformanceImages } from "./images.js";
 import { focusFor, mergeShards, parseJUnit, type SpecOutcome } from "./junit.js";
+import { hasReleaseVersion, planShards } from "./plan.js";
 import { readSkips, writeReport, type RunFacts } from "./report.js";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -88,6 +92,22 @@ function parseArgs(argv: string[]): Options {
   // A newer kubectl prints what the suite's checks do not expect (kubectl version's fields, for one).
   if (o.kubectl === "") o.kubectl = existsSync(join(dirname(o.e2e), "kubectl")) ? join(dirname(o.e2e), "kubectl") : "kubectl";
   return o;
+}
+
+/**
+ * The kubectl to run: `o.kubectl` when it reports release version variables;
+ * else one built from the upstream tree with them (test/conformance/build-kubectl.sh),
+ * kept under the temporary folder for later runs.
+ */
+function releaseKubectl(o: Options): string {
+  const version = (bin: string) => { try { return execFileSync(bin, ["version", "--client"], { encoding: "utf8" }); } catch { return ""; } };
+  if (hasReleaseVersion(version(o.kubectl))) return o.kubectl;
+  const built = join(tmpdir(), "orch-conformance-kubectl", "kubectl");
+  if (!existsSync(built) || !hasReleaseVersion(version(built))) {
+    process.stdout.write(`conformance: ${o.kubectl} lacks release version variables; building one into ${built}\n`);
+    execFileSync(join(REPO, "test/conformance/build-kubectl.sh"), [o.upstreamSrc, built, ...(process.env["UPSTREAM_GIT_DIR"] ? [process.env["UPSTREAM_GIT_DIR"]] : [])], { stdio: "inherit" });
+  }
+  return built;
 }
 
 function usage(problem: string): never {
@@ -162,6 +182,7 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`conformance: ${selected.length} specs selected (${all.length} match ${o.focus}); work dir ${o.workDir}\n`);
+  o.kubectl = releaseKubectl(o);
   const dataDir = join(o.workDir, "data");
   mkdirSync(dataDir, { recursive: true });
   await importImages(o, dataDir);
@@ -183,9 +204,9 @@ async function main(): Promise<void> {
   const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${o.chainPrefix}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${o.serviceRange}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
   const started = new Date();
   try {
-    const shards: string[][] = Array.from({ length: Math.min(o.shards, selected.length) }, () => []);
-    selected.forEach((name, i) => shards[i % shards.length]!.push(name));
-    await Promise.all(shards.map((specs, i) => runShard(o, server, i, specs)));
+    const { parallel, serial } = planShards(selected, o.shards);
+    await Promise.all(parallel.map((specs, i) => runShard(o, server, i, specs)));
+    if (serial.length > 0) await runShard(o, server, parallel.length, serial);
   } finally {
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();

@@ -9,7 +9,8 @@ import type { Pod } from "../../api/core/types.js";
 export type WorkerState = "syncing" | "terminating" | "terminated";
 
 export interface PodSyncFunctions {
-  syncPod(pod: Pod): Promise<{ requeueAfterMs?: number; done?: boolean }>;
+  /** done: nothing runs again; gracePeriodSeconds with it: the containers still running are stopped within it (default 0). */
+  syncPod(pod: Pod): Promise<{ requeueAfterMs?: number; done?: boolean; gracePeriodSeconds?: number }>;
   syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<void>;
   syncTerminatedPod(pod: Pod, options: { remove: boolean }): Promise<void>;
   /** After every pass of a worker (status updates). */
@@ -132,7 +133,10 @@ export class PodWorkers {
           if (w.kill) w.state = "terminating";
           else {
             const r = await sync.syncPod(w.pod);
-            if (r.done) w.state = "terminating";
+            if (r.done) {
+              w.state = "terminating";
+              if (r.gracePeriodSeconds !== undefined) this.#requestKill(w, r.gracePeriodSeconds, false);
+            }
             else if (r.requeueAfterMs !== undefined) this.#later(w, r.requeueAfterMs);
           }
         }

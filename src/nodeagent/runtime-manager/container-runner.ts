@@ -17,6 +17,7 @@ import { containerSwap } from "../swap/swap.js";
 import type { SwapBehavior } from "../config/index.js";
 import { containerMounts, podDir } from "../volumes/volumes.js";
 import { terminationMessageMount } from "../runtime-pod/termination-message.js";
+import { hostsFileMount, mountsManagedHosts } from "../runtime-pod/etc-hosts.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { containerConfig } from "./pod-config.js";
 import type { DeviceRuntimeConfig } from "../devices/device-manager.js";
@@ -25,6 +26,8 @@ export interface ContainerRunnerOptions {
   runtime: CriClient;
   labels: RuntimeLabels;
   rootDir: string;
+  /** The cluster's DNS domain: a pod with a subdomain has its FQDN under it in /etc/hosts. */
+  clusterDomain: string;
   objects: ObjectSource;
   hostIP: () => string;
   swapBehavior: SwapBehavior | "";
@@ -40,6 +43,8 @@ export interface ContainerTarget {
   pod: Pod;
   container: Container;
   podIP: string;
+  /** Every IP of the pod (the sandbox's first, then its additional ones; the node's for host-network pods): its /etc/hosts names them. */
+  podIPs?: readonly string[];
   waiting: Map<string, Waiting>;
 }
 
@@ -182,6 +187,8 @@ export class ContainerRunner {
     });
     // Devices first: their variables are overridden by the container's own, as upstream.
     const devices = await this.#o.devices?.allocate(pod, c);
+    const dir = podDir(this.#o.rootDir, pod.metadata.uid!);
+    const podIPs = t.podIPs ?? (t.podIP !== "" ? [t.podIP] : []);
     const config = containerConfig({
       pod,
       container: c,
@@ -190,8 +197,9 @@ export class ContainerRunner {
       envs: devices ? [...devices.envs.filter((d) => !envs.some((e) => e.key === d.key)), ...envs] : envs,
       mounts: [
         ...containerMounts(pod, c, s.volumePaths, new Map(envs.map((kv) => [kv.key, kv.value]))),
-        ...(c.terminationMessagePath ? [terminationMessageMount(podDir(this.#o.rootDir, pod.metadata.uid!), c.name!, c.terminationMessagePath)] : []),
+        ...(c.terminationMessagePath ? [terminationMessageMount(dir, c.name!, c.terminationMessagePath)] : []),
         ...(devices?.mounts ?? []),
+        ...(mountsManagedHosts(c, podIPs) ? [hostsFileMount({ pod, podDir: dir, podIPs, clusterDomain: this.#o.clusterDomain })] : []),
       ],
       seccomp,
       swap,

@@ -10,6 +10,7 @@ import type { DeepPartial } from "../cri/index.js";
 import { expand } from "../env/env.js";
 import type { SwapResources } from "../swap/swap.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
+import { podHostnameAndDomain } from "../runtime-pod/etc-hosts.js";
 
 export interface SandboxInput {
   pod: Pod;
@@ -62,7 +63,7 @@ export function sandboxConfig(input: SandboxInput): DeepPartial<PodSandboxConfig
   return {
     metadata: { name: pod.metadata.name ?? "", uid: pod.metadata.uid ?? "", namespace: ns, attempt: input.attempt },
     // containerd insists on an empty hostname for host-network sandboxes.
-    hostname: spec.hostNetwork ? "" : (spec.hostname || pod.metadata.name || "").slice(0, 63),
+    hostname: spec.hostNetwork ? "" : podHostnameAndDomain(pod, input.clusterDomain).hostname,
     logDirectory: podLogDirectory(input.podLogsDir, pod),
     dnsConfig: dns,
     portMappings: ports,

@@ -57,6 +57,7 @@ interface Pass {
   sandboxId: string;
   sbConfig: DeepPartial<PodSandboxConfig>;
   podIP: string;
+  podIPs: string[];
   volumePaths: Map<string, string>;
   waiting: Map<string, Waiting>;
   /** Sync again after this long: the soonest any step asked for. */
@@ -78,7 +79,7 @@ export class PodSyncer {
     this.#events = options.events ?? NO_POD_EVENTS;
     this.backoff = options.backoff ?? new Backoff();
     const { runtime, labels, rootDir, objects, hostIP, swapBehavior, node, log } = options;
-    this.#containers = new ContainerRunner({ runtime, labels, rootDir, objects, hostIP, swapBehavior, node, events: this.#events, ...(options.devices ? { devices: options.devices } : {}), ...(log ? { log } : {}) });
+    this.#containers = new ContainerRunner({ runtime, labels, rootDir, clusterDomain: options.clusterDomain, objects, hostIP, swapBehavior, node, events: this.#events, ...(options.devices ? { devices: options.devices } : {}), ...(log ? { log } : {}) });
   }
 
   /** Why each container of the pod is waiting, as of the last sync. */
@@ -130,8 +131,10 @@ export class PodSyncer {
       sbConfig = this.#sandboxConfig(pod, rp.sandboxes[0]!.metadata?.attempt ?? 0);
     }
     const { sandboxId, steps, initFailed } = actions!;
-    const podIP = pod.spec?.hostNetwork ? hostIP : rp.sandboxes[0]!.network?.ip ?? "";
-    const pass: Pass = { pod, sandboxId, sbConfig, podIP, volumePaths, waiting, requeueAfterMs: undefined, changed: false };
+    const network = rp.sandboxes[0]!.network;
+    const podIP = pod.spec?.hostNetwork ? hostIP : network?.ip ?? "";
+    const podIPs = podIP === "" ? [] : pod.spec?.hostNetwork ? [podIP] : [podIP, ...(network?.additionalIps ?? []).map((a) => a.ip)];
+    const pass: Pass = { pod, sandboxId, sbConfig, podIP, podIPs, volumePaths, waiting, requeueAfterMs: undefined, changed: false };
     for (const step of steps) {
       const started = await this.#run(step, pass);
       if (step.gatesInit && !started) break;
@@ -267,7 +270,7 @@ export class PodSyncer {
   }
 
   #target(pass: Pass, container: Container) {
-    return { pod: pass.pod, container, podIP: pass.podIP, waiting: pass.waiting };
+    return { pod: pass.pod, container, podIP: pass.podIP, podIPs: pass.podIPs, waiting: pass.waiting };
   }
 
   /** Keeps the newest two containers per name (the running one and the last exit), as upstream's container GC. */

@@ -26,18 +26,37 @@ export class PodStatusWriter {
   readonly #startTimes = new Map<string, string>();
   /** When the agent first saw each pod, until it ran (pod start duration). */
   readonly #firstSeen = new Map<string, number>();
+  /** Pods the agent failed itself (activeDeadlineSeconds): phase Failed with this reason, whatever the containers say. */
+  readonly #failed = new Map<string, { reason: string; message: string }>();
 
   constructor(options: PodStatusWriterOptions) {
     this.#o = options;
   }
 
+  /** The pod's start time on this node: the API's, else now (kept from then on). */
+  startTime(pod: Pod): string {
+    const uid = pod.metadata.uid!;
+    let start = this.#startTimes.get(uid);
+    if (start === undefined) {
+      start = pod.status?.startTime ?? rfc3339(new Date());
+      this.#startTimes.set(uid, start);
+      this.#firstSeen.set(uid, performance.now());
+    }
+    return start;
+  }
+
+  /** The agent fails the pod (Failed, with `reason`); false when it already had. */
+  fail(uid: string, reason: string, message: string): boolean {
+    if (this.#failed.has(uid)) return false;
+    this.#failed.set(uid, { reason, message });
+    return true;
+  }
+
   write(pod: Pod): void {
     const { syncer, prober } = this.#o;
     const uid = pod.metadata.uid!;
-    if (!this.#startTimes.has(uid)) {
-      this.#startTimes.set(uid, pod.status?.startTime ?? rfc3339(new Date()));
-      this.#firstSeen.set(uid, performance.now());
-    }
+    const startTime = this.startTime(pod);
+    const failed = this.#failed.get(uid);
     const spec = (name: string) => podContainers(pod.spec).find((c) => c.name === name) ?? {};
     const status = buildPodStatus({
       pod,
@@ -46,10 +65,12 @@ export class PodStatusWriter {
       ready: (name, id) => prober.ready(uid, name, id, spec(name)),
       started: (name, id) => prober.started(uid, name, id, spec(name)),
       hostIP: this.#o.hostIP,
-      startTime: this.#startTimes.get(uid)!,
+      startTime,
       runtimeName: this.#o.runtimeName,
       now: new Date(),
+      ...(failed ? { terminal: "Failed" as const } : {}),
     });
+    if (failed) Object.assign(status, failed);
     this.#o.statuses.set(pod, status);
     const seen = this.#firstSeen.get(uid);
     if (seen !== undefined && status.phase === "Running") {
@@ -62,5 +83,6 @@ export class PodStatusWriter {
   forget(uid: string): void {
     this.#startTimes.delete(uid);
     this.#firstSeen.delete(uid);
+    this.#failed.delete(uid);
   }
 }

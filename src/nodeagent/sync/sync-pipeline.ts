@@ -24,6 +24,7 @@ import { PodSyncer, type PodSyncerOptions } from "../runtime-manager/pod-syncer.
 import { StaticPodSource } from "../sources/static-pods.js";
 import { PODS, StatusManager } from "../status/status-manager.js";
 import { PodStatusWriter } from "./status-writer.js";
+import { activeDeadlineRemainingMs, DEADLINE_EXCEEDED, DEADLINE_MESSAGE } from "../status/active-deadline.js";
 import { SyncLoop } from "./sync-loop.js";
 import type { DeviceAdmission } from "../admission/admission.js";
 
@@ -92,7 +93,16 @@ export class SyncPipeline {
     this.workers = new PodWorkers({
       log,
       sync: {
-        syncPod: (pod) => this.syncer.syncPod(pod),
+        syncPod: async (pod) => {
+          // activeDeadlineSeconds (set or changed at any time): past it the pod fails and its containers stop.
+          const left = activeDeadlineRemainingMs(pod, status.startTime(pod), Date.now());
+          if (left !== undefined && left <= 0) {
+            if (status.fail(pod.metadata.uid!, DEADLINE_EXCEEDED, DEADLINE_MESSAGE)) events.record(pod, undefined, "Normal", DEADLINE_EXCEEDED, DEADLINE_MESSAGE);
+            return { done: true, gracePeriodSeconds: pod.spec?.terminationGracePeriodSeconds ?? 30 };
+          }
+          const r = await this.syncer.syncPod(pod);
+          return left === undefined || r.done ? r : { ...r, requeueAfterMs: Math.min(r.requeueAfterMs ?? left, left) };
+        },
         syncTerminatingPod: async (pod, grace) => {
           await this.syncer.syncTerminatingPod(pod, grace);
         },
