@@ -87,7 +87,7 @@ describe("daemonset controller", () => {
           spec: { containers: [{ name: "app", image: "k8s.gcr.io/e2e-test-images/httpd:2.4.38-2", ports: [{ containerPort: 9376 }], stdin: false, env: [] }], hostNetwork: false },
         },
       },
-    } as DaemonSet;
+    } as unknown as DaemonSet;
     await ctx.client.create(DAEMONSETS, ds);
     const [revision] = await eventually("a revision", async () => {
       const r = (await ctx.client.list<ControllerRevision>(CONTROLLERREVISIONS, { namespace: "default", labelSelector: { "daemonset-name": "gobytes" } })).items;
