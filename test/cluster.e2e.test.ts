@@ -232,7 +232,7 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
     await k.ok("create", "-f", file("srv.yaml", nodePod("srv", "other", "Always", "require('http').createServer((q, r) => r.end('pong from other')).listen(8080)")));
     await blocking(60, "wait", "--for=condition=Ready", "pod/srv");
     const srv = await jsonOf("pod", "srv");
-    await k.ok("create", "-f", file("cli.yaml", nodePod("cli", "main", "Never", `fetch('http://${srv.status.podIP}:8080').then((r) => r.text()).then((t) => console.log(t + ' to ' + process.env.HOSTNAME))`)));
+    await k.ok("create", "-f", file("cli.yaml", nodePod("cli", "main", "Never", `fetch('http://${srv.status.podIP}:8080').then((r) => r.text()).then((t) => console.log(t + ' to ' + require('os').hostname()))`)));
     await blocking(60, "wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/cli");
     const cli = await jsonOf("pod", "cli");
     assert.match(srv.status.podIP, /^10\.89\./);
