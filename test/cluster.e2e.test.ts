@@ -218,10 +218,32 @@ describe("kubectl 1.33 against orch server with its scheduler and node agent", {
     assert.match(plain.stderr, /--join with a plain --token needs --certificate-authority/);
   });
 
+  /** The second node "other" on this host, joined the way the README tells a second machine to: the URL and the join token (which pins the CA) only. */
+  const joinedNode = async () => {
+    other ??= await startJoinedAgent(["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "join.token"), "utf8").trim()], "other", { readyTimeoutMs: 60_000 });
+    return other;
+  };
+
+  test("a node joined on the same host: its pods and the first node's get distinct addresses on the shared pod bridge and reach each other", { skip: process.getuid?.() !== 0 ? "pods get network namespaces only as root" : false }, async () => {
+    await joinedNode();
+    const nodePod = (name: string, node: string, restart: string, script: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: ${node}\n  restartPolicy: ${restart}\n  terminationGracePeriodSeconds: 1\n` +
+      `  containers: [{name: main, image: busybox:1.36, command: [${JSON.stringify(process.execPath)}, -e, ${JSON.stringify(script)}]}]\n`;
+    await k.ok("create", "-f", file("srv.yaml", nodePod("srv", "other", "Always", "require('http').createServer((q, r) => r.end('pong from other')).listen(8080)")));
+    await blocking(60, "wait", "--for=condition=Ready", "pod/srv");
+    const srv = await jsonOf("pod", "srv");
+    await k.ok("create", "-f", file("cli.yaml", nodePod("cli", "main", "Never", `fetch('http://${srv.status.podIP}:8080').then((r) => r.text()).then((t) => console.log(t + ' to ' + require('os').hostname()))`)));
+    await blocking(60, "wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/cli");
+    const cli = await jsonOf("pod", "cli");
+    assert.match(srv.status.podIP, /^10\.89\./);
+    assert.match(cli.status.podIP, /^10\.89\./);
+    assert.notEqual(cli.status.podIP, srv.status.podIP, "one address book for the host's bridge");
+    assert.equal((await k.ok("logs", "cli")).trim(), "pong from other to cli");
+    await k.ok("delete", "pod", "srv", "cli", "--wait=false");
+  });
+
   test("a killed node agent: its node goes Ready Unknown after the grace period, is tainted unreachable, and its pods are evicted", async () => {
-    // Joined the way the README tells a second machine to: the URL and the join token (which pins the CA) only.
-    const join_ = ["--join", orch.url, "--token", readFileSync(join(orch.dataDir, "join.token"), "utf8").trim()];
-    other = await startJoinedAgent(join_, "other", { readyTimeoutMs: 60_000 });
+    other = await joinedNode();
     const pod = (name: string, digit: number, toleration: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  nodeName: other\n  terminationGracePeriodSeconds: 1\n` +
       `  tolerations: [${toleration}]\n  containers: [{name: main, image: busybox:1.36, command: [sleep, "${TOKEN}${digit}"]}]\n`;

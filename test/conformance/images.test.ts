@@ -122,3 +122,15 @@ test("the nonewprivs image's nnp is set-user-ID root and prints the effective ui
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("the Aggregator spec's images: the sample API server built from upstream's staging tree, and etcd at /usr/local/bin/etcd with its libraries", { skip: noAgnhost || (!existsSync("/usr/bin/etcd") ? "etcd-server is not installed" : false) }, () => {
+  const root = mkdtempSync(join(tmpdir(), "orch-conformance-aggregator-test-"));
+  try {
+    fillImageRoot("sample-apiserver", join(root, "sa"), UPSTREAM);
+    assert.match(execFileSync("chroot", [join(root, "sa"), "/sample-apiserver", "--help"], { encoding: "utf8" }), /Launch a wardle API server[\s\S]*--etcd-servers/);
+    fillImageRoot("etcd", join(root, "etcd"), UPSTREAM);
+    assert.match(execFileSync("chroot", [join(root, "etcd"), "/usr/local/bin/etcd", "--version"], { encoding: "utf8" }), /^etcd Version: 3\./m);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -117,6 +117,24 @@ function goBuild(src: string, pkg: string, out: string): void {
   });
 }
 
+/**
+ * Builds a package of upstream's tree that its main module does not import (so
+ * vendor/modules.txt does not list it: k8s.io/sample-apiserver) in GOPATH
+ * mode, over a GOPATH whose src/ is the tree's vendor folder (the staging
+ * repositories are links there): offline, with the vendored dependencies.
+ */
+function gopathBuild(src: string, pkg: string, out: string): void {
+  // One folder for every build: Go's build cache keys compiled packages by their folder, so the next run reuses them.
+  const gopath = join(tmpdir(), "orch-conformance-gopath");
+  rmSync(join(gopath, "src"), { recursive: true, force: true }); // links only: the tree given may differ
+  mkdirSync(join(gopath, "src"), { recursive: true });
+  for (const d of readdirSync(join(src, "vendor"))) if (statSync(join(src, "vendor", d)).isDirectory()) symlinkSync(join(src, "vendor", d), join(gopath, "src", d));
+  run(GO, ["build", "-o", out, "-ldflags", "-s -w", pkg], {
+    cwd: gopath,
+    env: { ...process.env, GOPATH: gopath, GO111MODULE: "off", GOFLAGS: "", CGO_ENABLED: "0", GOPROXY: "off", GOTOOLCHAIN: "local", PATH: `${dirname(GO)}:${process.env["PATH"]}` },
+  });
+}
+
 /** Installs Debian packages on this machine when their files are missing (the images copy from the host). */
 function ensurePackages(paths: string[], packages: string[]): void {
   if (paths.every((p) => existsSync(p))) return;
@@ -209,6 +227,29 @@ const RECIPES: Record<string, ImageRecipe> = {
       run("strip", [join(root, "pause")]);
     },
     config: { Entrypoint: ["/pause"], User: "65535:65535" },
+  },
+  // The Aggregator spec's extension API server: upstream's image is sample-apiserver v0.17 at /sample-apiserver;
+  // this one is built from the same tree's staging copy (v0.23), which serves the same wardle.example.com/v1alpha1.
+  "sample-apiserver": {
+    tags: [`${E2E_REGISTRY}/sample-apiserver:1.17.5`, `${E2E_REGISTRY}/sample-apiserver:1.17.4`],
+    fill(root, src) {
+      busyboxBase(root);
+      gopathBuild(src, "k8s.io/sample-apiserver", join(root, "sample-apiserver"));
+    },
+    config: { Entrypoint: ["/sample-apiserver"] },
+  },
+  // Its storage (upstream: etcd 3.5 at /usr/local/bin/etcd): Debian's etcd-server with its libraries.
+  etcd: {
+    tags: ["k8s.gcr.io/etcd:3.5.6-0", "registry.k8s.io/etcd:3.5.6-0"],
+    fill(root) {
+      ensurePackages(["/usr/bin/etcd"], ["etcd-server"]);
+      busyboxBase(root);
+      copyWithLibraries(root, ["/usr/bin/etcd"]);
+      mkdirSync(join(root, "usr/local/bin"), { recursive: true });
+      copyFileSync("/usr/bin/etcd", join(root, "usr/local/bin/etcd"));
+      mkdirSync(join(root, "var/lib/etcd"), { recursive: true });
+    },
+    config: { Cmd: ["/usr/local/bin/etcd"], WorkingDir: "/var/lib/etcd" },
   },
   nginx: {
     // Debian's nginx-light serving /usr/share/nginx/html on port 80 in the foreground, as the suite's nginx does.

@@ -15,10 +15,10 @@
 
 import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hostIPv4, startOrch, type OrchProcess } from "../support/orch-process.js";
+import { hostIPv4, startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "../support/orch-process.js";
 import { buildConformanceImages } from "./images.js";
 import { focusFor, mergeShards, parseJUnit, type SpecOutcome } from "./junit.js";
 import { hasReleaseVersion, planShards } from "./plan.js";
@@ -40,6 +40,8 @@ interface Options {
   focusFile?: string;
   list: boolean;
   shards: number;
+  /** Nodes of the cluster: the server's own node agent, and nodes - 1 agents joined to it on this host. */
+  nodes: number;
   runtime: "embedded" | "containerd";
   out: string;
   workDir: string;
@@ -57,6 +59,7 @@ function parseArgs(argv: string[]): Options {
     skipFile: join(REPO, "test/conformance/skips.txt"),
     list: false,
     shards: 3,
+    nodes: 2,
     runtime: "embedded",
     out: join(REPO, "docs/conformance.md"),
     workDir: mkdtempSync(join(tmpdir(), "orch-conformance-")),
@@ -75,6 +78,12 @@ function parseArgs(argv: string[]): Options {
       case "--skip-file": o.skipFile = value(); break;
       case "--list": o.list = true; break;
       case "--shards": o.shards = Math.max(1, Number.parseInt(value(), 10) || usage("--shards takes a positive integer")); break;
+      case "--nodes": {
+        const n = value();
+        if (!/^[1-9][0-9]?$/.test(n)) usage(`--nodes takes a number of nodes from 1 to 99, not "${n}"`);
+        o.nodes = Number(n);
+        break;
+      }
       case "--runtime": {
         const r = value();
         if (r !== "embedded" && r !== "containerd") usage(`--runtime is embedded or containerd, not "${r}"`);
@@ -113,7 +122,7 @@ function releaseKubectl(o: Options): string {
 function usage(problem: string): never {
   process.stderr.write(
     `conformance: ${problem}\nusage: scripts/conformance.sh [--list] [--focus REGEX | --focus-file FILE] [--skip-file FILE] ` +
-      `[--shards N] [--runtime embedded|containerd] [--e2e PATH] [--kubectl PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR] [--chain-prefix P --service-range CIDR]\n`,
+      `[--shards N] [--nodes N] [--runtime embedded|containerd] [--e2e PATH] [--kubectl PATH] [--upstream-src DIR] [--out FILE] [--work-dir DIR] [--chain-prefix P --service-range CIDR]\n`,
   );
   process.exit(2);
 }
@@ -150,14 +159,22 @@ function readReports(dir: string, prefix: string): SpecOutcome[] {
     .flatMap((f) => parseJUnit(readFileSync(join(dir, f), "utf8")));
 }
 
-/** Builds the images and imports them where the server's node agent looks: its embedded runtime's root under the data folder, or containerd. */
-async function importImages(o: Options, dataDir: string): Promise<void> {
+/**
+ * Builds the images and imports them where the node agents look: each one's embedded runtime root under its data
+ * folder (`dataDirs`, one per node), or containerd (shared by the nodes of this host).
+ */
+async function importImages(o: Options, dataDirs: string[]): Promise<void> {
   const dir = join(o.workDir, "images");
   const files = await buildConformanceImages(dir, o.upstreamSrc);
   for (const file of files) {
-    if (o.runtime === "embedded") execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
+    if (o.runtime === "embedded") for (const dataDir of dataDirs) execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
     else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
   }
+}
+
+/** Names of the joined nodes: the host's name (the server's node) with -2, -3, ... */
+function joinedNodeNames(nodes: number, host = hostname()): string[] {
+  return Array.from({ length: Math.max(0, nodes - 1) }, (_, i) => `${host.toLowerCase()}-${i + 2}`);
 }
 
 async function runShard(o: Options, server: OrchProcess, index: number, specs: string[]): Promise<void> {
@@ -185,7 +202,10 @@ async function main(): Promise<void> {
   o.kubectl = releaseKubectl(o);
   const dataDir = join(o.workDir, "data");
   mkdirSync(dataDir, { recursive: true });
-  await importImages(o, dataDir);
+  // Joined nodes: data folders of their own (runtime root, pod logs, agent certificate), made now for the images.
+  const joined = joinedNodeNames(o.nodes).map((name) => ({ name, dataDir: join(o.workDir, `data-${name}`) }));
+  for (const j of joined) mkdirSync(j.dataDir, { recursive: true });
+  await importImages(o, [dataDir, ...joined.map((j) => j.dataDir)]);
   const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
   // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
@@ -202,12 +222,28 @@ async function main(): Promise<void> {
   const nodeAddress = hostIPv4();
   const node = nodeAddress === undefined ? [] : [`--node-ip=${nodeAddress}`, "--nodeagent-bind-address=0.0.0.0"];
   const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${o.chainPrefix}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${o.serviceRange}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
+  // More nodes (specs such as DaemonSet rollback need two schedulable ones): `orch server --join` on this host,
+  // as a second machine joins, each with its own data folder and free port, at the host's address as the first.
+  // No proxy of their own (the server's programs this host's iptables for every pod on the shared bridge);
+  // pod addresses come from the one address book of the host's pod bridge, so they never collide.
+  const agents: JoinedAgentProcess[] = [];
   const started = new Date();
   try {
+    const joinToken = readFileSync(join(dataDir, "join.token"), "utf8").trim();
+    for (const j of joined) {
+      const join_ = ["--join", server.url, "--token", joinToken, "--disable-proxy", ...runtimeArgs, ...fallback];
+      const agentArgs = ["--nodeagent-port=0", ...(nodeAddress === undefined ? ["--nodeagent-bind-address=127.0.0.1", "--node-ip=127.0.0.1"] : node)];
+      agents.push(await startJoinedAgent(join_, j.name, { dataDir: j.dataDir, agentArgs, readyTimeoutMs: 120_000 }));
+      process.stdout.write(`conformance: node ${j.name} joined\n`);
+    }
     const { parallel, serial } = planShards(selected, o.shards);
     await Promise.all(parallel.map((specs, i) => runShard(o, server, i, specs)));
     if (serial.length > 0) await runShard(o, server, parallel.length, serial);
   } finally {
+    for (const [i, a] of agents.entries()) {
+      writeFileSync(join(o.workDir, `orch-node-${joined[i]!.name}.log`), a.output());
+      await a.stop();
+    }
     writeFileSync(join(o.workDir, "orch-server.log"), server.output());
     await server.stop();
     // The proxy leaves its rules behind on exit (as kube-proxy); ours would keep answering for our service range.

@@ -146,14 +146,24 @@ export interface JoinedAgentProcess extends ComponentProcess {
  * `orch server JOIN --node-name NAME`, where JOIN is `--kubeconfig FILE` or `--join URL --token T
  * --certificate-authority CA`: only a node agent, joining an existing cluster; resolves once its node is Ready.
  */
-export async function startJoinedAgent(join_: string[], nodeName: string, options: { readyTimeoutMs?: number } = {}): Promise<JoinedAgentProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
+export async function startJoinedAgent(
+  join_: string[],
+  nodeName: string,
+  options: {
+    readyTimeoutMs?: number;
+    /** An existing data folder (kept at stop; e.g. with images imported into its runtime); default a fresh one, removed at stop. */
+    dataDir?: string;
+    /** Its port and address flags instead of AGENT_PORT_ARGS (a free loopback port, node IP 127.0.0.1). */
+    agentArgs?: string[];
+  } = {},
+): Promise<JoinedAgentProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `orch-e2e-agent-${nodeName}-`));
   const p = await spawnUntilReady(
-    ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, ...AGENT_PORT_ARGS, "--stop-pods-on-exit"],
+    ["server", ...withoutProxy("server", join_), "--node-name", nodeName, "--data-dir", dataDir, ...(options.agentArgs ?? AGENT_PORT_ARGS), "--stop-pods-on-exit"],
     /ready: node \S+ joined (https:\/\/\S+)/,
     options.readyTimeoutMs ?? 60_000,
   );
-  const cleanup = () => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
+  const cleanup = () => options.dataDir === undefined && rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   return {
     url: p.url,
     pid: p.child.pid!,

@@ -74,6 +74,33 @@ describe("daemonset controller", () => {
     assert.deepEqual([s.desiredNumberScheduled, s.currentNumberScheduled, s.numberAvailable, s.updatedNumberScheduled, s.numberUnavailable ?? 0, s.numberMisscheduled ?? 0], [2, 2, 2, 2, 0, 0]);
   });
 
+  test("a revision's data is the bytes upstream's getPatch makes of the template (Go's typed JSON, keys sorted), which clients compare byte for byte", async () => {
+    // As conformance's DaemonSet specs (daemon.Match: bytes.Equal of getPatch(ds) and the revision's data).
+    const ds = {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: "gobytes", namespace: "default" },
+      spec: {
+        selector: { matchLabels: { "daemonset-name": "gobytes" } },
+        template: {
+          metadata: { labels: { "daemonset-name": "gobytes" } },
+          spec: { containers: [{ name: "app", image: "k8s.gcr.io/e2e-test-images/httpd:2.4.38-2", ports: [{ containerPort: 9376 }], stdin: false, env: [] }], hostNetwork: false },
+        },
+      },
+    } as unknown as DaemonSet;
+    await ctx.client.create(DAEMONSETS, ds);
+    const [revision] = await eventually("a revision", async () => {
+      const r = (await ctx.client.list<ControllerRevision>(CONTROLLERREVISIONS, { namespace: "default", labelSelector: { "daemonset-name": "gobytes" } })).items;
+      return r.length === 1 ? r : undefined;
+    });
+    const text =
+      '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"daemonset-name":"gobytes"}},' +
+      '"spec":{"containers":[{"image":"k8s.gcr.io/e2e-test-images/httpd:2.4.38-2","imagePullPolicy":"IfNotPresent","name":"app","ports":[{"containerPort":9376,"protocol":"TCP"}],' +
+      '"resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","enableServiceLinks":true,' +
+      '"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}}}';
+    assert.equal(JSON.stringify(revision!.data), text);
+  });
+
   test("nodes that start matching get a pod; nodes that stop matching, or go, lose theirs", async () => {
     await ctx.client.patch(NODES, { name: "n3", patch: { metadata: { labels: { disk: "ssd" } } } });
     await eventually("a pod on n3", async () => (await placement("ssd")) === "n1,n3,n4");

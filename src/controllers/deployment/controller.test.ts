@@ -115,6 +115,25 @@ describe("deployment controller", () => {
     assert.equal(d.metadata.annotations?.["deployment.orch.io/revision"], "3");
   });
 
+  test("an adopted ReplicaSet's int64 revision is carried on exactly (no float rounding): the new one gets revision + 1", async () => {
+    // As conformance's RollingUpdateDeployment: 3546343826724305832 is above 2^53.
+    const labels = { app: "big", pod: "httpd" };
+    await ctx.client.create<ReplicaSet>(REPLICASETS, {
+      apiVersion: "apps/v1",
+      kind: "ReplicaSet",
+      metadata: { name: "big-old", namespace: "default", labels, annotations: { "deployment.orch.io/revision": "3546343826724305832" } },
+      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "httpd", image: "httpd:2.4" }] } } },
+    });
+    const created = await ctx.client.create(DEPLOYMENTS, deployment("big", { replicas: 1 }));
+    const d = await rolledOut("big");
+    assert.equal(d.metadata.annotations?.["deployment.orch.io/revision"], "3546343826724305833");
+    const sets = await setsOf(created);
+    assert.equal(sets.length, 2, "the old ReplicaSet is adopted");
+    const newest = sets.find((rs) => rs.metadata.name !== "big-old")!;
+    assert.equal(newest.metadata.annotations?.["deployment.orch.io/revision"], "3546343826724305833");
+    assert.equal(sets.find((rs) => rs.metadata.name === "big-old")?.spec?.replicas, 0);
+  });
+
   test("Recreate scales the old ReplicaSet to zero before the new one gets pods", async () => {
     await ctx.client.create(DEPLOYMENTS, deployment("rec", { replicas: 2, strategy: { type: "Recreate" } }));
     await rolledOut("rec");

@@ -49,6 +49,7 @@ import {
   replicaAnnotationsStale,
   replicasOf,
   revisionOf,
+  parseRevision,
   specReplicas,
 } from "./replica-sets.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
@@ -205,7 +206,7 @@ export class DeploymentController {
   async #replicaSets(d: Deployment, sets: ReplicaSet[], create: boolean): Promise<{ newRS: ReplicaSet | undefined; old: ReplicaSet[] }> {
     const existing = findNewReplicaSet(d, sets);
     const old = sets.filter((rs) => rs !== existing);
-    const newRevision = String(Math.max(0, ...old.map((rs) => revisionOf(rs, this.#keys))) + 1);
+    const newRevision = String(old.reduce((max, rs) => (revisionOf(rs, this.#keys) > max ? revisionOf(rs, this.#keys) : max), 0n) + 1n);
     if (existing !== undefined) {
       const annotationsChanged = this.#setNewReplicaSetAnnotations(d, existing, newRevision, true);
       if (annotationsChanged || existing.spec!.minReadySeconds !== d.spec?.minReadySeconds) {
@@ -262,7 +263,9 @@ export class DeploymentController {
     const annotations = { ...(rs.metadata.annotations ?? {}) };
     for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) if (!this.#skipAnnotations.has(k)) annotations[k] = v;
     const current = annotations[this.#keys.deploymentRevision];
-    if (current === undefined || Number(current) < Number(newRevision)) annotations[this.#keys.deploymentRevision] = newRevision;
+    const currentRevision = current === undefined || current === "" ? 0n : parseRevision(current);
+    if (currentRevision === undefined) return false; // not an int64: left alone, as upstream
+    if (currentRevision < parseRevision(newRevision)!) annotations[this.#keys.deploymentRevision] = newRevision;
     annotations[KUBECTL_REVISION_ANNOTATION] = annotations[this.#keys.deploymentRevision]!;
     if (!exists) {
       annotations[this.#keys.desiredReplicas] = String(replicasOf(d));
@@ -373,7 +376,7 @@ export class DeploymentController {
   async #cleanup(old: ReplicaSet[], d: Deployment): Promise<void> {
     const limit = d.spec?.revisionHistoryLimit;
     if (limit === undefined || limit === null) return;
-    const cleanable = old.filter((rs) => !rs.metadata.deletionTimestamp).sort((a, b) => revisionOf(a, this.#keys) - revisionOf(b, this.#keys));
+    const cleanable = old.filter((rs) => !rs.metadata.deletionTimestamp).sort((a, b) => Number(revisionOf(a, this.#keys) - revisionOf(b, this.#keys)));
     const excess = cleanable.length - limit;
     for (const rs of cleanable.slice(0, Math.max(0, excess))) {
       if ((rs.status?.replicas ?? 0) !== 0 || (rs.spec?.replicas ?? 0) !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;

@@ -40,9 +40,22 @@ export function maxUnavailable(d: Deployment): number {
   return Math.min(fenceposts(d)[1], replicasOf(d));
 }
 
-export function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }, keys: WorkloadKeys): number {
-  const v = Number(obj.metadata.annotations?.[keys.deploymentRevision] ?? 0);
-  return Number.isFinite(v) ? v : 0;
+const INT64_MAX = (1n << 63n) - 1n;
+
+/**
+ * A revision annotation as upstream's strconv.ParseInt(v, 10, 64): a signed
+ * decimal int64, or undefined. Revisions are int64 upstream and clients may
+ * set large ones (3546343826724305832), which a JS number would round.
+ */
+export function parseRevision(v: string | undefined): bigint | undefined {
+  if (v === undefined || !/^[+-]?[0-9]+$/.test(v)) return undefined;
+  const n = BigInt(v);
+  return n > INT64_MAX || n < -INT64_MAX - 1n ? undefined : n;
+}
+
+/** The revision of a ReplicaSet or Deployment; 0 when absent or not an int64 (upstream's MaxRevision skips those). */
+export function revisionOf(obj: { metadata: { annotations?: Record<string, string> } }, keys: WorkloadKeys): bigint {
+  return parseRevision(obj.metadata.annotations?.[keys.deploymentRevision]) ?? 0n;
 }
 
 /** Templates equal once the pod-template-hash label is left out (upstream's EqualIgnoreHash). */

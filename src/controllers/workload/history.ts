@@ -12,12 +12,28 @@ import { computeHash, semanticEqual } from "./hash.js";
 import { controllerRef, selectorOf } from "./resources.js";
 import { writeStatus } from "./status.js";
 import { CONTROLLERREVISIONS } from "../../api/resource-refs.js";
+import { CORE_V1, registerCoreSchemas, registerPersistentVolumeSchemas } from "../../api/core/index.js";
+import { SchemaRegistry } from "../../machinery/schema.js";
+import { goTypedValue } from "../../machinery/go-typed-json.js";
 
 export type { ControllerRevision };
 
-/** What a revision stores: a patch that replaces the owner's template (as upstream's getPatch). */
+let templateSchemas: SchemaRegistry | undefined;
+
+/**
+ * What a revision stores: a patch that replaces the owner's template, as
+ * upstream's getPatch writes it — the template as Go's typed encoding has it
+ * (`creationTimestamp: null`, `resources: {}`, zero values dropped), keys
+ * sorted — because clients compare it byte for byte with their own getPatch
+ * (kubectl rollout, conformance's daemon.Match).
+ */
 export function revisionData(template: unknown): unknown {
-  return { spec: { template: { ...(template as object), $patch: "replace" } } };
+  if (templateSchemas === undefined) {
+    templateSchemas = new SchemaRegistry();
+    registerCoreSchemas(templateSchemas);
+    registerPersistentVolumeSchemas(templateSchemas);
+  }
+  return { spec: { template: { $patch: "replace", ...goTypedValue(template, `${CORE_V1}.PodTemplateSpec`, templateSchemas) } } };
 }
 
 /** The template a revision's data holds. */
