@@ -44,6 +44,14 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     const probe = spawnSync("chroot", [root, "/bin/sh", "-c", "echo hostName | nc -v -t -w 1 127.0.0.1 1"], { encoding: "utf8" });
     assert.doesNotMatch(probe.stderr, /usage|invalid option|unrecognized/i, probe.stderr);
     assert.match(probe.stderr, /refused|failed/i, probe.stderr);
+    // `agnhost porter` serves TLS ports with the image's localhost.crt and .key (the proxy spec's https backends).
+    const porter = spawn("chroot", [root, "/agnhost", "porter"], { env: { PATH: process.env["PATH"], SERVE_TLS_PORT_18443: "tls baz" }, stdio: "ignore" });
+    try {
+      const answer = spawnSync("sh", ["-c", "for i in $(seq 50); do curl -sk https://127.0.0.1:18443/ && exit 0; sleep 0.1; done; exit 1"], { encoding: "utf8" });
+      assert.equal(answer.stdout, "tls baz", answer.stderr);
+    } finally {
+      porter.kill();
+    }
 
   } finally {
     rmSync(root, { recursive: true, force: true });
