@@ -69,18 +69,14 @@ describe("kubectl 1.33: nodes, pods and services proxy", { skip: kubectlSkipReas
 
   test("https backends: pods/https:NAME:PORT and services/https:NAME:PORTNAME", async () => {
     // openssl's server takes one connection at a time and may still be starting: the first answer is waited for.
+    const answered = (path: string) => eventually(async () => {
+      const r = await k.run(["get", "--raw", path]);
+      return r.code === 0 ? r.stdout : undefined;
+    }, 20_000, `an answer from ${path}`);
     const podPath = "/api/v1/namespaces/default/pods/https:tls:8443/proxy";
-    const plain = await eventually(async () => {
-      const r = await k.run(["get", "--raw", `${podPath}/plain.txt`]);
-      return r.code === 0 ? r.stdout : undefined;
-    }, 20_000, "the https pod to answer through the proxy");
-    assert.equal(plain.trim(), "tls baz");
+    assert.equal((await answered(`${podPath}/plain.txt`)).trim(), "tls baz");
     const svcPath = "/api/v1/namespaces/default/services/https:secure:tlsportname1/proxy";
-    const bySvc = await eventually(async () => {
-      const r = await k.run(["get", "--raw", `${svcPath}/plain.txt`]);
-      return r.code === 0 ? r.stdout : undefined;
-    }, 20_000, "the https service's endpoints");
-    assert.equal(bySvc.trim(), "tls baz");
+    assert.equal((await answered(`${svcPath}/plain.txt`)).trim(), "tls baz", "through the service's endpoints");
     // HTML over TLS: the absolute link is put under the proxy path it came through.
     assert.equal((await k.ok("get", "--raw", `${podPath}/index.html`)).trim(), `<a href="${podPath}/tlsrewriteme">test</a>`);
     assert.equal((await k.ok("get", "--raw", `${svcPath}/index.html`)).trim(), `<a href="${svcPath}/tlsrewriteme">test</a>`);
