@@ -129,13 +129,14 @@ test("rules applied in a network namespace: ClientIP affinity holds across syncs
     assert.equal(sh("iptables -t nat -I OUTPUT -j T-SERVICES && iptables -t nat -I POSTROUTING -j T-POSTROUTING && ip route add 10.96.0.0/12 dev va").status, 0);
     assert.ok(new Set(probe(30)).size > 1, "without affinity the connections spread");
 
-    apply(2);
+    apply(60);
     const sticky = probe(20);
     assert.equal(new Set(sticky).size, 1, `with affinity one endpoint answers: ${sticky}`);
-    apply(2); // the proxier rewrites its rules on every sync: the clients' lists survive it
+    apply(60); // the proxier rewrites its rules on every sync: the clients' lists survive it
     assert.deepEqual(new Set(probe(5)), new Set(sticky), "the same endpoint after a rewrite of the rules");
-    // Connections 2.5 s apart outlive the 2 s timeout: each one is a fresh random choice among three.
-    const lapsed = probe(8, 2500);
+    // A 1 s timeout, and connections 2 s apart (from one process, so the gaps are what they say): each is a fresh random choice among three.
+    apply(1);
+    const lapsed = probe(8, 2000);
     assert.ok(new Set(lapsed).size > 1, `after the timeout the choice is made again: ${lapsed}`);
 
     apply(undefined);
