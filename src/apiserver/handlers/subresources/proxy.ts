@@ -219,7 +219,9 @@ export async function proxyRequest(r: ResourceRequest & { readonly name: string 
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined && forwardable(name) && !CORS_HEADERS.has(name)) answer[name] = value;
   }
-  const links = rewriteContext(url, prefix, r.req.headers.host);
+  // The address the client wrote: Host over HTTP/1.1, :authority over HTTP/2 (kubectl's).
+  const authority = r.req.headers.host ?? (r.req.headers[":authority"] as string | undefined);
+  const links = rewriteContext(url, prefix, authority);
   const rewrite = (target: string) => rewriteUrl(target, links);
   // A redirect's Location is rewritten and its body passed on; otherwise an HTML body has its links rewritten as it streams.
   const redirect = typeof answer["location"] === "string" ? answer["location"] : undefined;
