@@ -70,3 +70,80 @@ test("rules applied by iptables-restore in a network namespace: a service addres
     spawnSync("ip", ["netns", "delete", ns]);
   }
 });
+
+test("rules with ClientIP affinity: recent-list checks before the random choice, each endpoint chain records its clients", () => {
+  const names = chainNames("T");
+  const sticky = service("web", { clusterIP: "10.96.0.10", type: "NodePort", sessionAffinity: "ClientIP", sessionAffinityConfig: { clientIP: { timeoutSeconds: 15 } }, ports: [{ name: "http", port: 80, nodePort: 30080 }] });
+  const lines = buildRules([sticky], () => [slice([{ ip: "10.1.0.2" }, { ip: "10.1.0.3" }])], names).restore.split("\n");
+  const svcChain = lines.find((l) => l.startsWith("-A T-SERVICES") && l.includes("-d 10.96.0.10/32"))!.split(" -j ")[1]!;
+  const inSvc = lines.filter((l) => l.startsWith(`-A ${svcChain} `) && l.includes("T-SEP-"));
+  const seps = lines.filter((l) => l.includes("DNAT --to-destination")).map((l) => l.split(" ")[1]!);
+  assert.equal(seps.length, 2);
+  // The checks come first, one per endpoint, each jumping to the chain its list is named after; then the even split.
+  assert.deepEqual(inSvc.map((l) => /--name (\S+) --rcheck --seconds 15 --reap -j (\S+)$/.exec(l)?.slice(1).join("=") ?? "pick"), [`${seps[0]}=${seps[0]}`, `${seps[1]}=${seps[1]}`, "pick", "pick"]);
+  for (const sep of seps) assert.ok(lines.some((l) => l.startsWith(`-A ${sep} `) && l.includes(`-m recent --name ${sep} --set -p tcp`)), sep);
+  // The node port goes through the same service chain, so it shares the affinity.
+  assert.ok(lines.some((l) => l.startsWith("-A T-EXT-") && l.endsWith(`-j ${svcChain}`)));
+  // Without affinity (and by default) no recent match at all; ClientIP without a config takes upstream's 10800 s.
+  assert.ok(!buildRules([service("web", { clusterIP: "10.96.0.10", ports: [{ name: "http", port: 80 }] })], () => [slice([{ ip: "10.1.0.2" }])], names).restore.includes("recent"));
+  assert.match(buildRules([service("web", { clusterIP: "10.96.0.10", sessionAffinity: "ClientIP", ports: [{ name: "http", port: 80 }] })], () => [slice([{ ip: "10.1.0.2" }])], names).restore, /--rcheck --seconds 10800 --reap/);
+});
+
+// Inside the namespace: three endpoints on lo that answer their own address, and a client that connects to the
+// service address `count` times (`gapMs` apart) and prints the answers as JSON.
+const AFFINITY_PROBE = `
+const net = require("node:net");
+const [count, gapMs] = process.argv.slice(1).map(Number);
+const servers = ["10.1.0.2", "10.1.0.3", "10.1.0.4"].map((a) => net.createServer((c) => c.end(a)).listen(8080, a));
+const once = () => new Promise((resolve) => { let t = ""; net.connect(80, "10.96.0.10").on("data", (d) => (t += d)).on("close", () => resolve(t)).on("error", () => resolve("error")); });
+(async () => {
+  await new Promise((r) => setTimeout(r, 100));
+  const out = [];
+  for (let i = 0; i < count; i++) { if (i > 0 && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs)); out.push(await once()); }
+  console.log(JSON.stringify(out));
+  for (const s of servers) s.close();
+})();`;
+
+test("rules applied in a network namespace: ClientIP affinity holds across syncs, lapses after its timeout, and switches off and on", { skip: rootSkip }, () => {
+  const ns = `orch-affinity-test-${process.pid}`;
+  const sh = (script: string) => spawnSync("ip", ["netns", "exec", ns, "sh", "-c", script], { encoding: "utf8" });
+  const probe = (count: number, gapMs = 0): string[] => {
+    const r = spawnSync("ip", ["netns", "exec", ns, process.execPath, "-e", AFFINITY_PROBE, String(count), String(gapMs)], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as string[];
+  };
+  const web = (affinity: number | undefined) => service("web", {
+    clusterIP: "10.96.0.10",
+    ...(affinity === undefined ? {} : { sessionAffinity: "ClientIP", sessionAffinityConfig: { clientIP: { timeoutSeconds: affinity } } }),
+    ports: [{ name: "http", port: 80 }],
+  });
+  const apply = (affinity: number | undefined) => {
+    const rules = buildRules([web(affinity)], () => [slice([{ ip: "10.1.0.2" }, { ip: "10.1.0.3" }, { ip: "10.1.0.4" }])], chainNames("T"));
+    const restore = spawnSync("ip", ["netns", "exec", ns, "iptables-restore", "--noflush", "--wait"], { input: rules.restore, encoding: "utf8" });
+    assert.equal(restore.status, 0, restore.stderr);
+  };
+  spawnSync("ip", ["netns", "add", ns]);
+  try {
+    assert.equal(sh("ip link set lo up && for a in 2 3 4; do ip addr add 10.1.0.$a/32 dev lo; done && ip link add name va type veth peer name vb && ip link set va up && ip link set vb up && ip addr add 10.2.0.1/24 dev va").status, 0);
+    apply(undefined);
+    assert.equal(sh("iptables -t nat -I OUTPUT -j T-SERVICES && iptables -t nat -I POSTROUTING -j T-POSTROUTING && ip route add 10.96.0.0/12 dev va").status, 0);
+    assert.ok(new Set(probe(30)).size > 1, "without affinity the connections spread");
+
+    apply(60);
+    const sticky = probe(20);
+    assert.equal(new Set(sticky).size, 1, `with affinity one endpoint answers: ${sticky}`);
+    apply(60); // the proxier rewrites its rules on every sync: the clients' lists survive it
+    assert.deepEqual(new Set(probe(5)), new Set(sticky), "the same endpoint after a rewrite of the rules");
+    // A 1 s timeout, and connections 2 s apart (from one process, so the gaps are what they say): each is a fresh random choice among three.
+    apply(1);
+    const lapsed = probe(8, 2000);
+    assert.ok(new Set(lapsed).size > 1, `after the timeout the choice is made again: ${lapsed}`);
+
+    apply(undefined);
+    assert.ok(new Set(probe(30)).size > 1, "affinity switched off: the connections spread again");
+    apply(60);
+    assert.equal(new Set(probe(20)).size, 1, "switched on again: one endpoint");
+  } finally {
+    spawnSync("ip", ["netns", "delete", ns]);
+  }
+});

@@ -7,6 +7,11 @@
 // service port without endpoints is rejected at once rather than left to time
 // out. IPv4 only; every service connection is masqueraded (upstream's
 // --masquerade-all), which works without br_netfilter on bridged pods.
+// Session affinity (`sessionAffinity: ClientIP`) is the kernel's `recent`
+// match, as upstream writes it: each endpoint chain records the client's
+// address in a list named after the chain (--set), and the service chain,
+// before its random choice, sends a client seen within the timeout back to
+// the endpoint it had (--rcheck --seconds T --reap).
 
 import { createHash } from "node:crypto";
 import type { Service, ServicePort } from "../api/core/types.js";
@@ -78,6 +83,18 @@ export interface ProxiedPort {
   /** tcp or udp. */
   proto: string;
   endpoints: string[];
+  /** ClientIP session affinity: how long a client stays with its endpoint, in seconds (undefined: no affinity). */
+  affinitySeconds: number | undefined;
+}
+
+/** upstream's default of sessionAffinityConfig.clientIP.timeoutSeconds (3 hours). */
+export const DEFAULT_AFFINITY_SECONDS = 10800;
+
+/** The affinity timeout of a service with `sessionAffinity: ClientIP`, else undefined. */
+export function affinitySeconds(svc: Service): number | undefined {
+  if (svc.spec?.sessionAffinity !== "ClientIP") return undefined;
+  const t = svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  return typeof t === "number" && t > 0 ? t : DEFAULT_AFFINITY_SECONDS;
 }
 
 /** The ports both data planes serve, services in name order (headless, ExternalName, IPv6 and SCTP are not proxied). */
@@ -90,11 +107,12 @@ export function* proxiedPorts(services: readonly Service[], slicesOf: (namespace
     const ns = svc.metadata?.namespace ?? "";
     const name = svc.metadata?.name ?? "";
     const slices = slicesOf(ns, name);
+    const affinity = affinitySeconds(svc);
     for (const port of spec.ports ?? []) {
       if (!port?.port) continue;
       const proto = (port.protocol ?? "TCP").toLowerCase();
       if (proto === "sctp") continue;
-      yield { ns, name, ip, port: port as ServicePort & { port: number }, proto, endpoints: readyEndpoints(port, slices) };
+      yield { ns, name, ip, port: port as ServicePort & { port: number }, proto, endpoints: readyEndpoints(port, slices), affinitySeconds: affinity };
     }
   }
 }
@@ -106,7 +124,7 @@ export function buildRules(services: readonly Service[], slicesOf: (namespace: s
   const natChains = [names.services, names.nodePorts, names.markMasq, names.postrouting];
   let servicePorts = 0;
   let withoutEndpoints = 0;
-  for (const { ns, name, ip, port, proto, endpoints } of proxiedPorts(services, slicesOf)) {
+  for (const { ns, name, ip, port, proto, endpoints, affinitySeconds: affinity } of proxiedPorts(services, slicesOf)) {
     servicePorts++;
     const id = `${ns}/${name}:${port.name ?? ""}/${proto}`;
     const comment = `-m comment --comment "${id}"`;
@@ -128,15 +146,21 @@ export function buildRules(services: readonly Service[], slicesOf: (namespace: s
       nat.push(`-A ${extChain} -j ${names.markMasq}`, `-A ${extChain} -j ${svcChain}`);
     }
     nat.push(`-A ${svcChain} -j ${names.markMasq}`);
+    const sepChains = endpoints.map((ep) => hash(`${id}|${ep}`, names.sep));
+    chains.push(...sepChains);
+    natChains.push(...sepChains);
+    // Affinity first: a client seen within the timeout goes back to its endpoint (the list is named after the endpoint chain).
+    if (affinity !== undefined) {
+      for (const sep of sepChains) nat.push(`-A ${svcChain} ${comment} -m recent --name ${sep} --rcheck --seconds ${affinity} --reap -j ${sep}`);
+    }
     endpoints.forEach((ep, i) => {
-      const sepChain = hash(`${id}|${ep}`, names.sep);
-      chains.push(sepChain);
-      natChains.push(sepChain);
+      const sepChain = sepChains[i]!;
       const left = endpoints.length - i;
       // Each endpoint in turn takes 1/left of what the earlier ones did not: an even split.
       const pick = left > 1 ? ` -m statistic --mode random --probability ${(1 / left).toFixed(10)}` : "";
       nat.push(`-A ${svcChain} ${comment}${pick} -j ${sepChain}`);
-      nat.push(`-A ${sepChain} ${comment} -p ${proto} -m ${proto} -j DNAT --to-destination ${ep}`);
+      const remember = affinity !== undefined ? ` -m recent --name ${sepChain} --set` : "";
+      nat.push(`-A ${sepChain} ${comment}${remember} -p ${proto} -m ${proto} -j DNAT --to-destination ${ep}`);
     });
   }
   // Node ports last, for local destination addresses only (upstream's order).

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { Service } from "../api/core/types.js";
 import type { EndpointSlice } from "../api/discovery/types.js";
 import { iptablesInstalled } from "./proxier.js";
-import { portalsOf, UserspaceProxy } from "./userspace.js";
+import { AffinityTable, portalsOf, UserspaceProxy } from "./userspace.js";
 
 const svc = (name: string, clusterIP: string, ports: { port: number; protocol?: string; name?: string; nodePort?: number }[]): Service =>
   ({ metadata: { namespace: "default", name }, spec: { clusterIP, ports } }) as Service;
@@ -33,6 +33,42 @@ test("portals: one per cluster IP port and one per node port, with the ready end
     ["tcp/0.0.0.0:30080", ["10.89.0.5:8080", "10.89.0.6:8080"]],
     ["udp/10.96.0.20:53", ["10.89.0.5:5353", "10.89.0.6:5353"]],
   ]);
+});
+
+test("portals carry the service port's ClientIP affinity timeout (10800 s by default), shared by its cluster IP and node port", () => {
+  const sticky = { ...svc("web", "10.96.0.20", [{ port: 80, name: "http", nodePort: 30080 }]) };
+  sticky.spec = { ...sticky.spec, sessionAffinity: "ClientIP", sessionAffinityConfig: { clientIP: { timeoutSeconds: 15 } } };
+  const defaulted = svc("api", "10.96.0.21", [{ port: 443 }]);
+  defaulted.spec = { ...defaulted.spec, sessionAffinity: "ClientIP" };
+  const portals = portalsOf([sticky, defaulted, svc("plain", "10.96.0.22", [{ port: 80 }])], () => [slice([{ port: 8080, name: "http" }], ["10.89.0.5"])]);
+  assert.deepEqual(portals.map((p) => [p.key, p.service, p.affinitySeconds]), [
+    ["tcp/10.96.0.21:443", "default/api:/tcp", 10800],
+    ["tcp/10.96.0.22:80", "default/plain:/tcp", undefined],
+    ["tcp/10.96.0.20:80", "default/web:http/tcp", 15],
+    ["tcp/0.0.0.0:30080", "default/web:http/tcp", 15],
+  ]);
+});
+
+test("affinity table: a client keeps its endpoint within the timeout (each pick restarts the clock), gets a new one after it or when its endpoint goes", () => {
+  let now = 0;
+  const table = new AffinityTable(() => now);
+  let turn = 0;
+  const eps = ["a", "b", "c"];
+  const next = () => eps[turn++ % eps.length];
+  assert.equal(table.pick("10.0.0.1", 10, eps, next), "a");
+  assert.equal(table.pick("10.0.0.2", 10, eps, next), "b", "another client gets the next endpoint");
+  for (let i = 0; i < 5; i++) {
+    now += 9_000;
+    assert.equal(table.pick("10.0.0.1", 10, eps, next), "a", "seen again within 10 s: the same endpoint");
+  }
+  now += 10_001;
+  assert.equal(table.pick("10.0.0.1", 10, eps, next), "c", "after the timeout: chosen afresh");
+  assert.equal(table.pick("10.0.0.1", 10, ["a", "b"], next), "a", "its endpoint is no longer ready: chosen afresh");
+  assert.equal(table.pick("10.0.0.3", 10, [], () => undefined), undefined);
+  // Entries older than the timeout are swept, not kept for every client ever seen.
+  now += 60_000;
+  table.pick("10.0.0.9", 10, eps, next);
+  assert.equal(table.size, 1);
 });
 
 test("auto mode: iptables only when iptables, iptables-save and iptables-restore are all on PATH", () => {
@@ -69,9 +105,9 @@ test("as root: a cluster IP on our dummy device relays TCP and UDP to the endpoi
   });
   try {
     await proxy.sync([
-      { key: `tcp/${clusterIP}:80`, protocol: "tcp", address: clusterIP, port: 80, endpoints: eps, id: "default/web:80" },
-      { key: `udp/${clusterIP}:53`, protocol: "udp", address: clusterIP, port: 53, endpoints: [`127.0.0.1:${(udp.address() as AddressInfo).port}`], id: "default/dns:53" },
-      { key: `tcp/${clusterIP}:81`, protocol: "tcp", address: clusterIP, port: 81, endpoints: [], id: "default/empty:81" },
+      { key: `tcp/${clusterIP}:80`, protocol: "tcp", address: clusterIP, port: 80, endpoints: eps, id: "default/web:80", service: "default/web:80", affinitySeconds: undefined },
+      { key: `udp/${clusterIP}:53`, protocol: "udp", address: clusterIP, port: 53, endpoints: [`127.0.0.1:${(udp.address() as AddressInfo).port}`], id: "default/dns:53", service: "default/dns:53", affinitySeconds: undefined },
+      { key: `tcp/${clusterIP}:81`, protocol: "tcp", address: clusterIP, port: 81, endpoints: [], id: "default/empty:81", service: "default/empty:81", affinitySeconds: undefined },
     ]);
     assert.deepEqual([...(await proxy.addresses())], [clusterIP]);
     assert.deepEqual([await read(80), await read(80), await read(80)].sort(), ["one", "one", "two"]);
@@ -84,8 +120,18 @@ test("as root: a cluster IP on our dummy device relays TCP and UDP to the endpoi
     assert.equal(answer, `echo:ping from ${clusterIP}:53`, "the answer comes back from the service address");
     await assert.rejects(read(81), /ECONNRESET|ECONNREFUSED/, "a port without endpoints refuses at once");
     // The endpoints change in place; the service goes: its address leaves the device.
-    await proxy.sync([{ key: `tcp/${clusterIP}:80`, protocol: "tcp", address: clusterIP, port: 80, endpoints: [eps[1]!], id: "default/web:80" }]);
+    await proxy.sync([{ key: `tcp/${clusterIP}:80`, protocol: "tcp", address: clusterIP, port: 80, endpoints: [eps[1]!], id: "default/web:80", service: "default/web:80", affinitySeconds: undefined }]);
     assert.deepEqual([await read(80), await read(80)], ["two", "two"]);
+    // ClientIP affinity: this host is one client, so every connection goes to one endpoint; turned off, they alternate again.
+    const web = { key: `tcp/${clusterIP}:80`, protocol: "tcp" as const, address: clusterIP, port: 80, endpoints: eps, id: "default/web:80", service: "default/web:80" };
+    await proxy.sync([{ ...web, affinitySeconds: 60 }]);
+    const sticky = new Set<string>();
+    for (let i = 0; i < 6; i++) sticky.add(await read(80));
+    assert.equal(sticky.size, 1, `one endpoint for one client: ${[...sticky]}`);
+    await proxy.sync([{ ...web, affinitySeconds: undefined }]);
+    const spread = new Set<string>();
+    for (let i = 0; i < 4; i++) spread.add(await read(80));
+    assert.deepEqual([...spread].sort(), ["one", "two"], "affinity switched off: both endpoints answer");
     await proxy.sync([]);
     assert.deepEqual([...(await proxy.addresses())], []);
     await assert.rejects(read(80));

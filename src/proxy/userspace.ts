@@ -7,6 +7,10 @@
 // connections are piped; UDP datagrams go through a per-client socket to the
 // endpoint (answers come back from the service address), forgotten after a
 // minute idle. It needs only iproute2 (`ip`), which the pod network needs too.
+// Session affinity (`sessionAffinity: ClientIP`): a table per service port,
+// shared by its cluster IP and node port listeners, keeps each client
+// address's endpoint; a client seen again within the timeout gets the same
+// endpoint (each connection restarts its clock), an older entry is dropped.
 
 import { execFile } from "node:child_process";
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
@@ -32,16 +36,21 @@ export interface Portal {
   endpoints: string[];
   /** namespace/name:port, for the log. */
   id: string;
+  /** The service port (namespace/name:port/protocol): the cluster IP's and node port's portals share its affinity table. */
+  service: string;
+  /** ClientIP session affinity timeout in seconds, or undefined for none. */
+  affinitySeconds: number | undefined;
 }
 
 /** The portals of the services (pure, tested as data): one per cluster IP port and one per node port. */
 export function portalsOf(services: readonly Service[], slicesOf: (namespace: string, name: string) => EndpointSlice[]): Portal[] {
   const out: Portal[] = [];
-  for (const { ns, name, ip, port, proto, endpoints } of proxiedPorts(services, slicesOf)) {
+  for (const { ns, name, ip, port, proto, endpoints, affinitySeconds } of proxiedPorts(services, slicesOf)) {
     const protocol = proto as "tcp" | "udp";
     const id = `${ns}/${name}:${port.name ?? port.port}`;
-    out.push({ key: `${protocol}/${ip}:${port.port}`, protocol, address: ip, port: port.port, endpoints, id });
-    if (port.nodePort) out.push({ key: `${protocol}/0.0.0.0:${port.nodePort}`, protocol, address: "0.0.0.0", port: port.nodePort, endpoints, id: `${id} (node port)` });
+    const service = `${ns}/${name}:${port.name ?? ""}/${protocol}`;
+    out.push({ key: `${protocol}/${ip}:${port.port}`, protocol, address: ip, port: port.port, endpoints, id, service, affinitySeconds });
+    if (port.nodePort) out.push({ key: `${protocol}/0.0.0.0:${port.nodePort}`, protocol, address: "0.0.0.0", port: port.nodePort, endpoints, id: `${id} (node port)`, service, affinitySeconds });
   }
   return out;
 }
@@ -52,6 +61,40 @@ function ip(args: string[]): Promise<string> {
     execFile(IP, args, { encoding: "utf8" }, (err, stdout, stderr) => (err ? reject(new Error(`ip ${args.join(" ")}: ${stderr.trim() || err.message}`)) : resolve(stdout)));
   });
 }
+
+/**
+ * ClientIP affinity of one service port: the endpoint each client address
+ * last had and when. pick() answers the remembered endpoint while it is
+ * within the timeout and still ready, else asks `choose` and remembers that.
+ */
+export class AffinityTable {
+  readonly #entries = new Map<string, { endpoint: string; seen: number }>();
+  #lastSweep = 0;
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  pick(client: string, timeoutSeconds: number, endpoints: readonly string[], choose: () => string | undefined): string | undefined {
+    const now = this.now();
+    const ttl = timeoutSeconds * 1000;
+    // Expired entries go once per timeout, so the table does not grow with every client ever seen.
+    if (now - this.#lastSweep >= ttl) {
+      for (const [c, e] of this.#entries) if (now - e.seen > ttl) this.#entries.delete(c);
+      this.#lastSweep = now;
+    }
+    const held = this.#entries.get(client);
+    const endpoint = held !== undefined && now - held.seen <= ttl && endpoints.includes(held.endpoint) ? held.endpoint : choose();
+    if (endpoint === undefined) this.#entries.delete(client);
+    else this.#entries.set(client, { endpoint, seen: now });
+    return endpoint;
+  }
+}
+
+/** "::ffff:10.0.0.1" → "10.0.0.1": one client, one key. */
+const clientAddress = (a: string | undefined) => (a ?? "").replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
 
 const split = (ep: string) => ({ host: ep.slice(0, ep.lastIndexOf(":")), port: Number(ep.slice(ep.lastIndexOf(":") + 1)) });
 
@@ -67,6 +110,8 @@ export class UserspaceProxy {
   readonly device: string;
   readonly #log: (line: string) => void;
   readonly #listeners = new Map<string, Listener>();
+  /** Affinity tables by service port (Portal.service). */
+  readonly #affinity = new Map<string, AffinityTable>();
   /** Portals whose listen failed, logged once per message. */
   readonly #failed = new Map<string, string>();
   #deviceUp: Promise<void> | undefined;
@@ -89,6 +134,9 @@ export class UserspaceProxy {
         this.#listeners.delete(key);
       }
     }
+    // Turning affinity off (or removing the service) forgets its clients; turning it on starts afresh.
+    const sticky = new Set(portals.filter((p) => p.affinitySeconds !== undefined).map((p) => p.service));
+    for (const service of this.#affinity.keys()) if (!sticky.has(service)) this.#affinity.delete(service);
     // The cluster IPs on our device: the wanted ones added, the others removed.
     const addresses = new Set(portals.filter((p) => p.address !== "0.0.0.0").map((p) => p.address));
     const present = await this.addresses();
@@ -134,10 +182,15 @@ export class UserspaceProxy {
     await ip(["link", "set", this.device, "up"]);
   }
 
-  #pick(l: Listener): string | undefined {
-    const eps = l.portal.endpoints;
+  /** The endpoint for a new connection (or UDP client) from `client`: its affine one, else the next in turn. */
+  #pick(l: Listener, client: string | undefined): string | undefined {
+    const { endpoints: eps, affinitySeconds, service } = l.portal;
     if (eps.length === 0) return undefined;
-    return eps[l.next++ % eps.length];
+    const next = () => eps[l.next++ % eps.length];
+    if (affinitySeconds === undefined || client === undefined) return next();
+    let table = this.#affinity.get(service);
+    if (table === undefined) this.#affinity.set(service, (table = new AffinityTable()));
+    return table.pick(clientAddress(client), affinitySeconds, eps, next);
   }
 
   /** Resolves to the listener once its socket listens; a later error is logged, not thrown. */
@@ -155,7 +208,7 @@ export class UserspaceProxy {
   #tcp(portal: Portal): Promise<Listener> {
     const sockets = new Set<Socket>();
     const server: Server = createServer((client) => {
-      const ep = this.#pick(l);
+      const ep = this.#pick(l, client.remoteAddress);
       // No ready endpoint: refused at once (a reset), as the iptables mode's REJECT.
       if (ep === undefined) return void client.resetAndDestroy();
       const upstream = connect(split(ep));
@@ -195,7 +248,7 @@ export class UserspaceProxy {
       const key = `${from.address}:${from.port}`;
       let c = clients.get(key);
       if (c === undefined) {
-        const ep = this.#pick(l);
+        const ep = this.#pick(l, from.address);
         if (ep === undefined) return;
         const relay = createSocket({ type: "udp4" });
         const entry = { relay, timer: setTimeout(() => forget(key), UDP_IDLE_MS).unref(), ...split(ep) };

@@ -46,6 +46,14 @@ test("the agnhost image has /agnhost-2, the name the entrypoint specs run", { sk
     assert.match(probe.stderr, /refused|failed/i, probe.stderr);
     // The DNS specs' querier: `getent hosts NAME` against the pod's /etc/hosts.
     assert.match(execFileSync("chroot", [root, "/bin/sh", "-c", "echo '10.1.2.3 some.name' > /etc/hosts; getent hosts some.name"], { encoding: "utf8" }), /^10\.1\.2\.3\s+some\.name$/m);
+    // `agnhost porter` serves TLS ports with the image's localhost.crt and .key (the proxy spec's https backends).
+    const porter = spawn("chroot", [root, "/agnhost", "porter"], { env: { PATH: process.env["PATH"], SERVE_TLS_PORT_18443: "tls baz" }, stdio: "ignore" });
+    try {
+      const answer = spawnSync("sh", ["-c", "for i in $(seq 50); do curl -sk https://127.0.0.1:18443/ && exit 0; sleep 0.1; done; exit 1"], { encoding: "utf8" });
+      assert.equal(answer.stdout, "tls baz", answer.stderr);
+    } finally {
+      porter.kill();
+    }
 
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -162,6 +162,8 @@ const RECIPES: Record<string, ImageRecipe> = {
       goBuild(src, "./test/images/agnhost", join(root, "agnhost"));
       // As upstream's Dockerfile: the "override the image's default command" specs run /agnhost-2.
       symlinkSync("agnhost", join(root, "agnhost-2"));
+      // As upstream's Dockerfile: `agnhost porter` serves its TLS ports with these (read from the working directory, /).
+      for (const f of ["localhost.crt", "localhost.key"]) copyFileSync(join(src, "test/images/agnhost/porter", f), join(root, f));
       // Upstream's image has curl (alpine's): lifecycle hooks and service specs run it inside agnhost pods.
       ensurePackages(["/usr/bin/curl"], ["curl"]);
       copyWithLibraries(root, ["/usr/bin/curl"]);

@@ -3,7 +3,8 @@
 // nodes/NAME:PORT another port of the node in plain HTTP, pods/NAME[:PORT]
 // the pod's IP, services/NAME:PORT a ready endpoint; every method with its
 // body, query and the rest of the path; a WebSocket-style upgrade is carried
-// both ways; bad names, ports and addresses get upstream's errors.
+// both ways; https backends, links in HTML answers and redirects rewritten
+// to the proxy path; bad names, ports and addresses get upstream's errors.
 // Backends listen on this host's first non-loopback IPv4 address (upstream
 // refuses loopback backends, and so do we).
 
@@ -14,6 +15,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { networkInterfaces } from "node:os";
 import type { AddressInfo } from "node:net";
 import { connect as tlsConnect, type TLSSocket } from "node:tls";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { builtinModules } from "../../../api/index.js";
 import { selfSignedServingCert } from "../../../component/pki.js";
 import { parsePath } from "../../routing.js";
@@ -32,6 +34,33 @@ function echo(tag: string) {
       res.writeHead(200, { "content-type": "application/json", "x-backend": tag });
       res.end(JSON.stringify({ tag, method: req.method, url: req.url, body, authorization: req.headers.authorization ?? null, clientCert: peer !== undefined && Object.keys(peer).length > 0 }));
     });
+  };
+}
+
+const PAGE = '<html><body><a href="/rewriteme">test</a> <img src="/i.png"> <a href="rel">r</a></body></html>';
+
+/** An HTTPS backend with HTML (plain and gzip), a redirect to itself, CORS headers and the X-Forwarded-Uri it was sent. */
+function htmlSite(ownOrigin: () => string) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? "/";
+    if (path === "/gz") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip" });
+      return void res.end(gzipSync(PAGE));
+    }
+    if (path === "/redirect") {
+      res.writeHead(302, { location: `${ownOrigin()}/target?x=1` });
+      return void res.end();
+    }
+    if (path === "/elsewhere") {
+      res.writeHead(302, { location: "https://example.com/" });
+      return void res.end();
+    }
+    if (path === "/json") {
+      res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*", "access-control-allow-methods": "GET", "x-kept": "yes" });
+      return void res.end(JSON.stringify({ forwardedUri: req.headers["x-forwarded-uri"] ?? null, link: "/not-html" }));
+    }
+    res.writeHead(200, { "content-type": "text/html", "content-length": Buffer.byteLength(PAGE) });
+    res.end(PAGE);
   };
 }
 
@@ -54,6 +83,7 @@ describe("proxy subresources", { skip: hostIP === undefined ? "no non-loopback I
   let agentPort = 0;
   let nodePort = 0;
   let podPort = 0;
+  let tlsPort = 0;
 
   before(async () => {
     t = await startTestServer({ modules: builtinModules() });
@@ -63,8 +93,9 @@ describe("proxy subresources", { skip: hostIP === undefined ? "no non-loopback I
     const pod = createHttpServer(echo("pod"));
     acceptUpgrades(pod);
     acceptUpgrades(agent);
-    servers.push(agent, plainNode, pod);
-    [agentPort, nodePort, podPort] = await Promise.all([listen(agent), listen(plainNode), listen(pod)]);
+    const site = createHttpsServer({ cert: pair.cert, key: pair.key }, htmlSite(() => `https://${hostIP}:${tlsPort}`));
+    servers.push(agent, plainNode, pod, site);
+    [agentPort, nodePort, podPort, tlsPort] = await Promise.all([listen(agent), listen(plainNode), listen(pod), listen(site)]);
     const node = { apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { addresses: [{ type: "InternalIP", address: hostIP }], daemonEndpoints: { kubeletEndpoint: { Port: agentPort } } } };
     assert.equal((await t.request("POST", "/api/v1/nodes", { body: node })).status, 201);
     const noAddress = { apiVersion: "v1", kind: "Node", metadata: { name: "n2" }, status: { addresses: [{ type: "InternalIP", address: "127.0.0.1" }] } };
@@ -79,6 +110,14 @@ describe("proxy subresources", { skip: hostIP === undefined ? "no non-loopback I
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/services", { body: svc })).status, 201);
     const eps = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "default" }, subsets: [{ addresses: [{ ip: hostIP }], ports: [{ name: "http", port: podPort }] }] };
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/endpoints", { body: eps })).status, 201);
+    const tlsPod = { apiVersion: "v1", kind: "Pod", metadata: { name: "tls", namespace: "default" }, spec: { containers: [{ name: "c", image: "x", ports: [{ containerPort: tlsPort }] }] } };
+    assert.equal((await t.request("POST", "/api/v1/namespaces/default/pods", { body: tlsPod })).status, 201);
+    const tlsIP = await t.request("PATCH", "/api/v1/namespaces/default/pods/tls/status", { rawBody: JSON.stringify({ status: { podIP: hostIP, podIPs: [{ ip: hostIP }] } }), headers: { "content-type": "application/merge-patch+json" } });
+    assert.equal(tlsIP.status, 200, tlsIP.text);
+    const secure = { apiVersion: "v1", kind: "Service", metadata: { name: "secure", namespace: "default" }, spec: { ports: [{ name: "tlsportname1", port: 443, targetPort: tlsPort }] } };
+    assert.equal((await t.request("POST", "/api/v1/namespaces/default/services", { body: secure })).status, 201);
+    const secureEps = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "secure", namespace: "default" }, subsets: [{ addresses: [{ ip: hostIP }], ports: [{ name: "tlsportname1", port: tlsPort }] }] };
+    assert.equal((await t.request("POST", "/api/v1/namespaces/default/endpoints", { body: secureEps })).status, 201);
     const empty = { apiVersion: "v1", kind: "Service", metadata: { name: "empty", namespace: "default" }, spec: { ports: [{ port: 80 }] } };
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/services", { body: empty })).status, 201);
     assert.equal((await t.request("POST", "/api/v1/namespaces/default/endpoints", { body: { apiVersion: "v1", kind: "Endpoints", metadata: { name: "empty", namespace: "default" } } })).status, 201);
@@ -180,6 +219,43 @@ describe("proxy subresources", { skip: hostIP === undefined ? "no non-loopback I
   test("a path after any other subresource is not found", async () => {
     const res = await t.request("GET", "/api/v1/namespaces/default/pods/web/status/more");
     assert.equal(res.status, 404);
+  });
+
+  test("https backends: pods/https:NAME:PORT and services/https:NAME:PORTNAME dial TLS without verifying the backend's certificate", async () => {
+    for (const path of [`/api/v1/namespaces/default/pods/https:tls:${tlsPort}/proxy/json`, "/api/v1/namespaces/default/services/https:secure:tlsportname1/proxy/json"]) {
+      const res = await t.request("GET", path);
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+    }
+    // Plain HTTP to the TLS port is the backend's own answer (Go and Node answer 400), not a rewrite of ours.
+    assert.notEqual((await t.request("GET", `/api/v1/namespaces/default/pods/http:tls:${tlsPort}/proxy/json`)).status, 200);
+  });
+
+  test("HTML answers: absolute links get the proxy path (plain and gzip bodies), relative ones stay; other types pass unchanged", async () => {
+    const prefix = `/api/v1/namespaces/default/pods/https:tls:${tlsPort}/proxy`;
+    const want = `<html><body><a href="${prefix}/rewriteme">test</a> <img src="${prefix}/i.png"> <a href="rel">r</a></body></html>`;
+    const plain = await t.request("GET", `${prefix}/`);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.text, want);
+    assert.equal(plain.headers["content-length"], undefined, "the backend's length no longer holds");
+    const gz = await t.request("GET", `${prefix}/gz`, { headers: { "accept-encoding": "gzip" } });
+    assert.equal(gz.headers["content-encoding"], "gzip");
+    assert.equal(gunzipSync(gz.body).toString(), want, "decoded, rewritten, encoded again");
+    const svc = await t.request("GET", "/api/v1/namespaces/default/services/https:secure:tlsportname1/proxy/");
+    assert.equal(svc.text, want.replaceAll(prefix, "/api/v1/namespaces/default/services/https:secure:tlsportname1/proxy"));
+    const json = await t.request("GET", `${prefix}/json`);
+    assert.equal(json.json.link, "/not-html", "not HTML: untouched");
+    assert.equal(json.json.forwardedUri, `${prefix}/json`, "X-Forwarded-Uri: the page as the client addressed it");
+    assert.equal(json.headers["access-control-allow-origin"], undefined, "the backend's CORS headers are dropped");
+    assert.equal(json.headers["access-control-allow-methods"], undefined);
+    assert.equal(json.headers["x-kept"], "yes");
+  });
+
+  test("redirects to the backend itself are sent back through the proxy path; to another host unchanged", async () => {
+    const prefix = `/api/v1/namespaces/default/pods/https:tls:${tlsPort}/proxy`;
+    const res = await t.request("GET", `${prefix}/redirect`);
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.location, `${prefix}/target?x=1`);
+    assert.equal((await t.request("GET", `${prefix}/elsewhere`)).headers.location, "https://example.com/");
   });
 
   test("discovery lists nodes/proxy, pods/proxy and services/proxy with upstream's verbs", async () => {

@@ -12,10 +12,14 @@
 //     port whose name is the service port named (by name or number).
 // Backends are reached only at global unicast addresses (upstream's
 // IsProxyableIP: no loopback, link-local or unspecified). The caller's
-// credentials and impersonation headers are not passed on. Unlike
-// upstream, links in HTML answers are not rewritten to the proxy path.
+// credentials and impersonation headers are not passed on; the backend is
+// told the proxy path in X-Forwarded-Uri. As upstream's proxy transport,
+// redirects' Location and the links of HTML answers that point at the
+// backend get the proxy path in front (proxy-rewrite.ts), and the backend's
+// CORS headers are dropped.
 
 import { lookup } from "node:dns/promises";
+import { posix } from "node:path";
 import { request as httpRequest, Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest, Agent as HttpsAgent } from "node:https";
 import { isIPv4, isIPv6, connect as netConnect } from "node:net";
@@ -26,6 +30,7 @@ import { ApiError, badRequest, buildStatus, serviceUnavailable } from "../../../
 import { agentBaseUrl } from "../../node-agents.js";
 import type { ResourceRequest, UpgradeRequest } from "../request.js";
 import { DROPPED_REQUEST_HEADERS, spliceUpgrade } from "../upgrade-splice.js";
+import { CORS_HEADERS, htmlBodyRewriter, isHtml, rewriteUrl, type UrlRewriteContext } from "./proxy-rewrite.js";
 
 /** Where a proxied request goes: `base` is SCHEME://HOST:PORT; `agent` when it is the node agent's port (our client certificate). */
 export interface ProxyLocation {
@@ -156,13 +161,25 @@ export function backendRequestHeaders(headers: IncomingHttpHeaders, remoteAddres
   return out;
 }
 
-/** The path after `/proxy` as sent ("" when the URL ends at `/proxy`), and the raw query. */
-function backendPath(r: { path: { subpath?: string }; req: { url?: string } }): { path: string; query: string } {
+/**
+ * The path after `/proxy` as sent ("" when the URL ends at `/proxy`), the raw
+ * query, and the proxy path in front of it (`/api/v1/namespaces/NS/pods/NAME/proxy`).
+ */
+function backendPath(r: { path: { subpath?: string }; req: { url?: string } }): { path: string; query: string; prefix: string } {
   const raw = r.req.url ?? "";
   const q = raw.indexOf("?");
   const pathname = q < 0 ? raw : raw.slice(0, q);
   const query = q < 0 ? "" : raw.slice(q);
-  return { path: r.path.subpath ?? (pathname.endsWith("/") ? "/" : ""), query };
+  const subpath = r.path.subpath;
+  const prefix = subpath !== undefined && pathname.endsWith(subpath) ? pathname.slice(0, pathname.length - subpath.length) : pathname.replace(/\/$/, "");
+  return { path: subpath ?? (pathname.endsWith("/") ? "/" : ""), query, prefix };
+}
+
+/** How links to the backend are recognized and rewritten (the backend's host with and without its default port). */
+function rewriteContext(base: URL, prefix: string, requestHost: string | undefined): UrlRewriteContext {
+  const backendHosts = [base.host];
+  if (base.port === "") backendHosts.push(`${base.host}:${base.protocol === "https:" ? 443 : 80}`);
+  return { prefix, backendHosts, requestHost };
 }
 
 const plainHttp = new HttpAgent({ keepAlive: true });
@@ -177,7 +194,7 @@ function reachError(err: Error): ApiError {
 export async function proxyRequest(r: ResourceRequest & { readonly name: string }): Promise<void> {
   const location = await proxyLocation(r, r.name);
   const method = (r.req.method ?? "GET").toUpperCase();
-  const { path, query } = backendPath(r);
+  const { path, query, prefix } = backendPath(r);
   // upstream (issue 4958): GET or HEAD of the bare proxy path is sent on to the path with a "/".
   if (path === "" && (method === "GET" || method === "HEAD")) {
     const pathname = (r.req.url ?? "").split("?")[0]!;
@@ -187,6 +204,9 @@ export async function proxyRequest(r: ResourceRequest & { readonly name: string 
   }
   const url = new URL(`${path || "/"}${query}`, location.base);
   const headers = backendRequestHeaders(r.req.headers, r.req.socket?.remoteAddress);
+  // upstream's X-Forwarded-Uri: where the backend's page is, as the client sees it.
+  const forwarded = posix.join(prefix, path || "/");
+  headers["x-forwarded-uri"] = (path || "/").endsWith("/") && !forwarded.endsWith("/") ? `${forwarded}/` : forwarded;
   const out: ClientRequest = location.agent
     ? r.agents.request(url, method, headers)
     : (url.protocol === "https:" ? httpsRequest : httpRequest)(url, { method, headers, agent: url.protocol === "https:" ? plainHttps : plainHttp });
@@ -197,20 +217,31 @@ export async function proxyRequest(r: ResourceRequest & { readonly name: string 
   });
   const answer: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(response.headers)) {
-    if (value !== undefined && forwardable(name)) answer[name] = value;
+    if (value !== undefined && forwardable(name) && !CORS_HEADERS.has(name)) answer[name] = value;
   }
+  // The address the client wrote: Host over HTTP/1.1, :authority over HTTP/2 (kubectl's).
+  const authority = r.req.headers.host ?? (r.req.headers[":authority"] as string | undefined);
+  const links = rewriteContext(url, prefix, authority);
+  const rewrite = (target: string) => rewriteUrl(target, links);
+  // A redirect's Location is rewritten and its body passed on; otherwise an HTML body has its links rewritten as it streams.
+  const redirect = typeof answer["location"] === "string" ? answer["location"] : undefined;
+  const body = redirect !== undefined || method === "HEAD" || !isHtml(answer["content-type"]) ? undefined : htmlBodyRewriter(answer["content-encoding"] as string | undefined, rewrite);
+  if (redirect !== undefined) answer["location"] = rewrite(redirect);
+  if (body !== undefined) delete answer["content-length"];
   r.res.writeHead(response.statusCode ?? 502, answer);
   await new Promise<void>((resolve) => {
     const done = () => resolve();
-    response.on("error", () => {
+    const failed = () => {
       r.res.destroy();
       done();
-    });
+    };
+    response.on("error", failed);
+    body?.on("error", failed);
     r.res.once("close", () => {
       response.destroy();
       done();
     });
-    response.pipe(r.res as NodeJS.WritableStream).once("finish", done);
+    (body === undefined ? response : response.pipe(body)).pipe(r.res as NodeJS.WritableStream).once("finish", done);
   });
 }
 
