@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { CriClient, type InProcessRuntime } from "../cri/index.js";
 import type { Shutdown } from "../shutdown/shutdown.js";
 import { startEmbeddedRuntime } from "./embedded/index.js";
+import type { RegistriesConfig } from "./images/registries.js";
 
 export interface ConnectRuntimeOptions {
   /** A CRI socket; "" starts the embedded runtime under <rootDir>/runtime. */
@@ -19,6 +20,8 @@ export interface ConnectRuntimeOptions {
   hostRoot?: { fallback: "marked" | "any" | "off"; marker: string; masks: string[] };
   /** The label every container of the agent's pods has (its pod's uid). */
   podUidLabel: string;
+  /** The embedded runtime's mirrors, credentials and TLS settings per registry (a CRI runtime reads its own). */
+  registries?: RegistriesConfig;
   /** Where closing the runtime (and stopping containers) is registered. */
   shutdown: Shutdown;
   log: (line: string) => void;
@@ -35,6 +38,9 @@ export interface ConnectedRuntime {
 export async function connectRuntime(o: ConnectRuntimeOptions): Promise<ConnectedRuntime> {
   let endpoint = o.endpoint;
   let inProcess: InProcessRuntime | undefined;
+  if (endpoint && o.registries?.file) {
+    o.log(`registries: ${o.registries.file} applies to the embedded runtime; ${endpoint} reads its registry hosts from its own configuration (containerd: config_path; "orch images containerd-hosts DIR --registry-config ${o.registries.file}" writes them)`);
+  }
   if (!endpoint) {
     const hostRoot = o.hostRoot ?? { fallback: "any", marker: "", masks: [] };
     const embedded = await startEmbeddedRuntime({
@@ -43,6 +49,7 @@ export async function connectRuntime(o: ConnectRuntimeOptions): Promise<Connecte
       absentImages: hostRoot.fallback === "off" ? "error" : "host-root",
       ...(hostRoot.fallback === "marked" ? { hostRootMarker: hostRoot.marker } : {}),
       hostRootMasks: hostRoot.masks,
+      ...(o.registries ? { registries: o.registries } : {}),
     });
     // The embedded runtime stops its own containers on close.
     o.shutdown.defer(() => embedded.close({ stopContainers: o.stopContainersOnExit }));
