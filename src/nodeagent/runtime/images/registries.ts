@@ -261,17 +261,22 @@ export interface PullEndpoint {
  */
 export function pullEndpoints(config: RegistriesConfig, registry: string, repository: string, insecure: readonly string[] = []): PullEndpoint[] {
   const mirror = config.mirrors.get(registry) ?? config.mirrors.get("*");
-  const out: PullEndpoint[] = [];
-  for (const url of mirror?.endpoints ?? []) {
-    const rule = mirror!.rewrite.find((r) => r.pattern.test(repository));
-    const path = rule === undefined ? repository : repository.replace(rule.pattern, rule.replacement);
-    out.push({ base: url.href.replace(/\/$/, ""), host: url.host, repository: path, mirror: true, config: config.configs.get(url.host) });
-  }
   const host = registry === "docker.io" ? "registry-1.docker.io" : registry;
   const plain = isLoopback(host) || insecure.includes(host) || insecure.includes(registry);
-  const own = `${plain ? "http" : "https"}://${host}/v2`;
-  // A mirror listed as the registry's own address is not tried twice.
-  if (!out.some((e) => e.base === own)) out.push({ base: own, host, repository, mirror: false, config: config.configs.get(registry) ?? config.configs.get(host) });
+  const own: PullEndpoint = { base: `${plain ? "http" : "https"}://${host}/v2`, host, repository, mirror: false, config: config.configs.get(registry) ?? config.configs.get(host) };
+  const out: PullEndpoint[] = [];
+  for (const url of mirror?.endpoints ?? []) {
+    const base = url.href.replace(/\/$/, "");
+    // A mirror listed as the registry's own address is the registry (its credentials, no rewrite), tried once.
+    if (base === own.base) {
+      if (!out.includes(own)) out.push(own);
+      continue;
+    }
+    const rule = mirror!.rewrite.find((r) => r.pattern.test(repository));
+    const path = rule === undefined ? repository : repository.replace(rule.pattern, rule.replacement);
+    out.push({ base, host: url.host, repository: path, mirror: true, config: config.configs.get(url.host) });
+  }
+  if (!out.includes(own)) out.push(own);
   return out;
 }
 
