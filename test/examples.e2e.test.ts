@@ -97,6 +97,10 @@ describe("the README's quick start and examples/ on a machine with no registry",
   test("every file in examples/ applies and its workloads roll out", () => applyExamples(k));
 
   test("web.yaml: each replica answers on its pod address, and the Service reaches both", () => webAnswers(k));
+
+  test("the pods ran on the host root: the server logged the fallback it used", () => {
+    assert.match(orch.output(), /image docker\.io\/library\/node:20-slim could not be pulled \(.*\): its containers run on the host's root file system/);
+  });
 });
 
 /** The marker file every pushed image holds at its root, and what it says. */
