@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBusyboxImage, busyboxSkipReason } from "../../test/support/busybox-image.js";
 import { registrySkipReason, startRegistry } from "../../test/support/registry.js";
+import { containerdSkipReason, startContainerd } from "../../test/support/containerd.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 
@@ -87,6 +88,30 @@ test("orch images pull --registry-config: docker.io/library/busybox comes from t
     const r = await orch(["images", "pull", "busybox:1.36", "--root", join(dir, "runtime"), "--registry-config", join(dir, "registries.yaml")]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `pulled docker.io/library/busybox:1.36 (${id})\n`);
+  } finally {
+    await registry.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("containerd pulls docker.io/library/busybox from the mirror in the hosts.toml files orch images containerd-hosts wrote", { skip: registrySkipReason() ?? containerdSkipReason() ?? false }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-containerd-mirror-"));
+  const registry = await startRegistry();
+  try {
+    const id = await buildBusyboxImage({ file: join(dir, "busybox.tar"), files: { "mirror.txt": "from the mirror\n" } });
+    await registry.push(join(dir, "busybox.tar"), "library/busybox", "mirror-test");
+    writeFileSync(join(dir, "registries.yaml"), `mirrors:\n  docker.io:\n    endpoint: ["http://127.0.0.1:1", "http://${registry.host}"]\n`);
+    const written = await orch(["images", "containerd-hosts", join(dir, "certs.d"), "--registry-config", join(dir, "registries.yaml")]);
+    assert.equal(written.code, 0, written.stderr);
+    const containerd = await startContainerd({ cni: false, registryConfigPath: join(dir, "certs.d") });
+    try {
+      const { imageRef } = await containerd.client.pullImage({ image: { image: "busybox:mirror-test" } });
+      assert.equal(imageRef, id);
+      const { image } = await containerd.client.imageStatus({ image: { image: "docker.io/library/busybox:mirror-test" } });
+      assert.deepEqual(image?.repoTags, ["docker.io/library/busybox:mirror-test"]);
+    } finally {
+      await containerd.stop();
+    }
   } finally {
     await registry.stop();
     rmSync(dir, { recursive: true, force: true });
