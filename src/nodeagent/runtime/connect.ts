@@ -42,6 +42,10 @@ export async function connectRuntime(o: ConnectRuntimeOptions): Promise<Connecte
     o.log(`registries: ${o.registries.file} applies to the embedded runtime; ${endpoint} reads its registry hosts from its own configuration (containerd: config_path; "orch images containerd-hosts DIR --registry-config ${o.registries.file}" writes them)`);
   }
   if (!endpoint) {
+    if (o.registries?.file) {
+      const mirrors = [...o.registries.mirrors].map(([registry, m]) => `${registry} → ${m.endpoints.map((u) => u.href).join(", ") || "itself"}`);
+      o.log(`registries: ${o.registries.file}: ${mirrors.length > 0 ? `mirrors ${mirrors.join("; ")}` : "no mirrors"}; settings for ${o.registries.configs.size} hosts`);
+    }
     const hostRoot = o.hostRoot ?? { fallback: "any", marker: "", masks: [] };
     const embedded = await startEmbeddedRuntime({
       root: join(o.rootDir, "runtime"),

@@ -5,6 +5,8 @@
 
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, get as httpGet } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -236,6 +238,40 @@ describe("pulls through mirrors (Debian's docker-registry on loopback)", { skip:
     const log: string[] = [];
     await assert.rejects(pullImage(store, "node:20-slim", { registries: parseRegistriesConfig(endpoint, FILE), log: (l) => log.push(l), signal: AbortSignal.timeout(20_000) }));
     assert.match(log[0] ?? "", new RegExp(`mirror https://${mirror.tlsHost}/v2 failed: failed to do request: GET https://${mirror.tlsHost}/v2/library/node/manifests/20-slim: (self[- ]signed|unable to verify|.*certificate)`));
+  });
+
+  test("credentials: a mirror gets its own host's auth from configs (Basic), not the pod's; without them it is refused", async () => {
+    // A gate in front of the mirror that asks for Basic credentials, as a private registry does.
+    const want = `Basic ${Buffer.from("puller:s3cret").toString("base64")}`;
+    const seen: string[] = [];
+    const gate = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? "");
+      if (req.headers.authorization !== want) {
+        res.writeHead(401, { "www-authenticate": 'Basic realm="mirror"', "content-type": "application/json" }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
+        return;
+      }
+      const upstream = httpGet(`http://${mirror.host}${req.url}`, { headers: { accept: req.headers.accept ?? "*/*" } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.once("error", () => res.writeHead(502).end());
+    });
+    await new Promise<void>((r) => gate.listen(0, "127.0.0.1", r));
+    const host = `127.0.0.1:${(gate.address() as AddressInfo).port}`;
+    try {
+      const endpoint = `mirrors:\n  docker.io:\n    endpoint: ["http://${host}"]\n`;
+      const store = new ImageStore(mkdtempSync(join(dir, "store-")));
+      const config = parseRegistriesConfig(`${endpoint}configs:\n  "${host}":\n    auth: {username: puller, password: s3cret}\n`, FILE);
+      const image = await pullImage(store, "node:20-slim", { registries: config, credentials: { username: "pod", password: "other" } });
+      assert.equal(image.id, imageId);
+      assert.ok(seen.includes(want), "the mirror got the file's credentials");
+      assert.ok(!seen.includes(`Basic ${Buffer.from("pod:other").toString("base64")}`), "the pod's credentials are for docker.io, not the mirror");
+      const log: string[] = [];
+      await assert.rejects(pullImage(new ImageStore(mkdtempSync(join(dir, "store-"))), "node:20-slim", { registries: parseRegistriesConfig(endpoint, FILE), log: (l) => log.push(l), signal: AbortSignal.timeout(20_000) }));
+      assert.match(log[0] ?? "", new RegExp(`mirror http://${host}/v2 failed: the registry asks for a user name and password`));
+    } finally {
+      await new Promise((r) => gate.close(r));
+    }
   });
 
   test("every endpoint failing: the error names each one's failure in order", async () => {
