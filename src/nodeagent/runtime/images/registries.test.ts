@@ -174,6 +174,7 @@ describe("pulls through mirrors (Debian's docker-registry on loopback)", { skip:
   let mirror: Registry;
   let origin: Registry;
   let imageId: string;
+  let nodeDigest: string;
   let ca: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "orch-mirrors-"));
@@ -183,7 +184,7 @@ describe("pulls through mirrors (Debian's docker-registry on loopback)", { skip:
     [mirror, origin] = await Promise.all([startRegistry({ tls: { cert: serving.cert, key: serving.key } }), startRegistry()]);
     const file = join(dir, "image.tar");
     imageId = await buildBusyboxImage({ file, files: { "from.txt": "the mirror\n" } });
-    await mirror.push(file, "library/node", "20-slim");
+    nodeDigest = await mirror.push(file, "library/node", "20-slim");
     await mirror.push(file, "mirrored/busybox", "latest");
     await origin.push(file, "team/app", "v1");
   });
@@ -208,6 +209,13 @@ describe("pulls through mirrors (Debian's docker-registry on loopback)", { skip:
     assert.equal(readFileSync(join(store.rootfs(image.id), "from.txt"), "utf8"), "the mirror\n");
     assert.equal(log.length, 1);
     assert.match(log[0]!, /^pulling node:20-slim: mirror http:\/\/127.0.0.1:1\/v2 failed: failed to do request: GET http:\/\/127.0.0.1:1\/v2\/library\/node\/manifests\/20-slim: connect ECONNREFUSED/);
+  });
+
+  test("by digest through a mirror: the manifest's bytes are checked against the digest asked for", async () => {
+    const { image } = await pull(`node@${nodeDigest}`, `mirrors:\n  docker.io:\n    endpoint: ["http://${mirror.host}"]\n`);
+    assert.equal(image.id, imageId);
+    assert.deepEqual(image.repoDigests, [`docker.io/library/node@${nodeDigest}`]);
+    await assert.rejects(pull(`node@sha256:${"0".repeat(64)}`, `mirrors:\n  docker.io:\n    endpoint: ["http://${mirror.host}"]\n`), /manifests\/sha256:0{64}: 404 Not Found/);
   });
 
   test("a mirror without the image: the registry itself serves it", async () => {

@@ -88,6 +88,8 @@ export async function pullImage(store: ImageStore, ref: string, options: PullOpt
     try {
       let digest = "";
       const manifest = await client.json(`${base}/manifests/${reference}`, MANIFEST_TYPES, (d) => (digest = d));
+      // Asked by digest, the manifest must be that one, whoever serves it.
+      if (reference.startsWith("sha256:") && digest !== reference) throw new Error(`GET ${base}/manifests/${reference}: the manifest arrived with digest ${digest}`);
       found = { client, base, manifest, digest };
       break;
     } catch (err) {
@@ -172,7 +174,8 @@ class RegistryClient {
   async json(url: string, accept: string, onDigest: (digest: string) => void): Promise<Record<string, unknown>> {
     const res = await this.#get(url, accept);
     const body = await res.buffer();
-    onDigest(res.header("docker-content-digest") ?? `sha256:${createHash("sha256").update(body).digest("hex")}`);
+    // The digest of the bytes received (what docker-content-digest claims, checked).
+    onDigest(`sha256:${createHash("sha256").update(body).digest("hex")}`);
     try {
       return JSON.parse(body.toString("utf8")) as Record<string, unknown>;
     } catch {
