@@ -40,7 +40,7 @@ export interface PullOptions {
   /** Mirrors, credentials and TLS settings by registry (the registries file, registries.ts). */
   registries?: RegistriesConfig;
   signal?: AbortSignal;
-  /** Told of each mirror or registry that failed before one answered. */
+  /** Told of each mirror that failed before the next endpoint is tried. */
   log?: (line: string) => void;
 }
 
@@ -79,7 +79,8 @@ export async function pullImage(store: ImageStore, ref: string, options: PullOpt
   const { repository, reference, name, tag } = parseReference(ref);
   const failures: string[] = [];
   let found: { client: RegistryClient; base: string; manifest: Record<string, unknown>; digest: string } | undefined;
-  for (const endpoint of pullEndpoints(options.registries ?? EMPTY_REGISTRIES, name.slice(0, name.indexOf("/")), repository, options.insecure)) {
+  const endpoints = pullEndpoints(options.registries ?? EMPTY_REGISTRIES, name.slice(0, name.indexOf("/")), repository, options.insecure);
+  for (const [i, endpoint] of endpoints.entries()) {
     // Credentials of the pod (the CRI request) are for the registry the image names; a mirror gets its own from the file.
     const fromFile = endpoint.config?.auth;
     const credentials = !endpoint.mirror && options.credentials ? options.credentials : fromFile ? { ...fromFile, ...(fromFile.identityToken ? { registryToken: fromFile.identityToken } : {}) } : undefined;
@@ -95,7 +96,8 @@ export async function pullImage(store: ImageStore, ref: string, options: PullOpt
     } catch (err) {
       if (options.signal?.aborted) throw err;
       failures.push((err as Error).message);
-      options.log?.(`pulling ${ref}: ${endpoint.mirror ? "mirror" : "registry"} ${endpoint.base} failed: ${(err as Error).message}`);
+      // The last one's failure is the pull's error; those before it are said as they happen.
+      if (i < endpoints.length - 1) options.log?.(`pulling ${ref}: ${endpoint.mirror ? "mirror" : "registry"} ${endpoint.base} failed: ${(err as Error).message}`);
     }
   }
   if (found === undefined) throw new Error(failures.join("; "));
