@@ -5,12 +5,15 @@
 
 import { flag } from "../component/index.js";
 import { importArchive } from "../nodeagent/runtime/images/archive.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { pullImage } from "../nodeagent/runtime/images/registry.js";
+import { containerdHostsFiles, loadRegistriesConfig, RegistriesConfigError, type RegistriesConfig } from "../nodeagent/runtime/images/registries.js";
 import { ImageStore, type StoredImage } from "../nodeagent/runtime/images/store.js";
 import { DEFAULT_EMBEDDED_ROOT } from "../nodeagent/runtime/embedded/server.js";
 import { defineCommand, type Output } from "./command.js";
 
-const ACTIONS = ["import", "pull", "list", "remove"] as const;
+const ACTIONS = ["import", "pull", "list", "remove", "containerd-hosts"] as const;
 
 export const command = defineCommand({
   name: "images",
@@ -18,11 +21,14 @@ export const command = defineCommand({
   description:
     "Manages the image store of the node agent's embedded container runtime. 'orch images import FILE...' unpacks " +
     "docker save or OCI image archives; 'orch images pull REF...' fetches images from their registries; 'orch images list' " +
-    "(the default) prints the images; 'orch images remove REF...' deletes images by name or ID.",
+    "(the default) prints the images; 'orch images remove REF...' deletes images by name or ID; 'orch images containerd-hosts DIR " +
+    "--registry-config FILE' writes the registries file's mirrors and TLS settings as containerd's hosts.toml files under DIR " +
+    "(containerd's config_path, usually /etc/containerd/certs.d).",
   flags: {
     root: flag.string({ default: DEFAULT_EMBEDDED_ROOT, description: "The embedded runtime's root directory (the node agent's runtime root)." }),
     quiet: flag.bool({ short: "q", description: "Print only image IDs." }),
     "insecure-registry": flag.strings({ description: "Registry hosts (host:port) to pull from over plain HTTP; loopback registries always are." }),
+    "registry-config": flag.string({ description: "A registries file (k3s's registries.yaml) whose mirrors, credentials and TLS settings pull uses; containerd-hosts needs it." }),
   },
   positionals: { name: "ACTION [ARG]", description: `one of ${ACTIONS.join(", ")}, then files (import) or references (pull, remove)` },
   validate(flags) {
@@ -30,10 +36,28 @@ export const command = defineCommand({
     if (!(ACTIONS as readonly string[]).includes(action)) return `unknown action "${action}": use ${ACTIONS.join(", ")}`;
     if (action !== "list" && rest.length === 0) return `"${action}" needs at least one ${action === "import" ? "FILE" : "REF"}`;
     if (action === "list" && rest.length > 0) return `"list" takes no arguments`;
+    if (action === "containerd-hosts" && (rest.length !== 1 || !flags.get("registry-config"))) return `"containerd-hosts" takes one DIR (containerd's config_path) and --registry-config FILE`;
     return undefined;
   },
   async run(flags, context) {
     const [action = "list", ...rest] = flags.args;
+    let registries: RegistriesConfig | undefined;
+    try {
+      registries = flags.get("registry-config") ? loadRegistriesConfig(flags.get("registry-config")) : undefined;
+    } catch (err) {
+      if (!(err instanceof RegistriesConfigError)) throw err;
+      context.stderr.write(`${context.command}: invalid configuration: ${err.message}\n`);
+      return 2;
+    }
+    if (action === "containerd-hosts") {
+      for (const [path, content] of containerdHostsFiles(registries!)) {
+        const file = join(rest[0]!, path);
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, content);
+        context.stdout.write(`wrote ${file}\n`);
+      }
+      return 0;
+    }
     const store = new ImageStore(flags.get("root"));
     const quiet = flags.get("quiet");
     if (action === "import") {
@@ -45,7 +69,7 @@ export const command = defineCommand({
     }
     if (action === "pull") {
       for (const ref of rest) {
-        const image = await pullImage(store, ref, { insecure: flags.get("insecure-registry") });
+        const image = await pullImage(store, ref, { insecure: flags.get("insecure-registry"), ...(registries ? { registries } : {}), log: (line) => context.stderr.write(`${line}\n`) });
         context.stdout.write(quiet ? `${image.id}\n` : `pulled ${image.repoTags.join(", ") || ref} (${image.id})\n`);
       }
       return 0;

@@ -3,7 +3,8 @@
 // SIGTERM. Configuration errors exit 2 naming the file and field.
 
 import { baseFlags, flag, parseFeatureGates, tlsServingFlags, type AccessPolicy } from "../component/index.js";
-import { ConfigError, LockContentionError, SwapError, loadConfig, startNodeAgent, type NodeAgent, type NodeAgentConfig } from "../nodeagent/index.js";
+import { join } from "node:path";
+import { ConfigError, LockContentionError, RegistriesConfigError, SwapError, loadConfig, loadRegistriesFile, startNodeAgent, type NodeAgent, type NodeAgentConfig, type RegistriesConfig } from "../nodeagent/index.js";
 import { componentName, namingFor } from "../machinery/naming.js";
 import { RestClient } from "../client/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
@@ -48,6 +49,10 @@ export const command = defineCommand({
       choices: ["marked", "any", "off"],
       description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
     }),
+    "registry-config": flag.string({
+      section: GENERIC,
+      description: "A registries file (k3s's registries.yaml: mirrors per registry, credentials and TLS per host) for the embedded runtime's pulls; default <root-dir>/registries.yaml when it exists (docs/nodeagent.md, \"Registry mirrors and credentials\").",
+    }),
     "fail-swap-on": flag.bool({ section: GENERIC, default: true, description: "Refuse to start when swap is enabled on the node (seed 001, \"Swap behavior setting\"). Overrides failSwapOn." }),
     "bind-address": flag.string({ section: SERVING, default: "0.0.0.0", description: "The IP address for the agent's HTTPS port. 0.0.0.0 listens on all interfaces. Overrides address." }),
     port: flag.int({ section: SERVING, default: 10250, min: 0, max: 65535, description: "The port for the agent's HTTPS API (/containerLogs, /healthz, /metrics, /statusz...); 0 picks a free one (the Node advertises the port picked). Overrides port." }),
@@ -78,6 +83,16 @@ export const command = defineCommand({
       });
     } catch (err) {
       if (err instanceof ConfigError) {
+        log(`${context.command}: invalid configuration: ${err.message}`);
+        return 2;
+      }
+      throw err;
+    }
+    let registries: RegistriesConfig | undefined;
+    try {
+      registries = loadRegistriesFile(flags.get("registry-config"), join(flags.get("root-dir"), "registries.yaml"));
+    } catch (err) {
+      if (err instanceof RegistriesConfigError) {
         log(`${context.command}: invalid configuration: ${err.message}`);
         return 2;
       }
@@ -131,6 +146,7 @@ export const command = defineCommand({
         podLogsDir: flags.get("pod-logs-dir"),
         stopContainersOnExit: flags.get("stop-pods-on-exit"),
         hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
+        ...(registries ? { registries } : {}),
         // Its credentials, whichever mode: hidden from host-root containers with the root and cert dirs.
         hostRootMasks: [flags.get("kubeconfig"), flags.get("bootstrap-kubeconfig")].filter((p): p is string => typeof p === "string" && p !== ""),
         ...(flags.get("lock-file") ? { lockFile: flags.get("lock-file"), exitOnLockContention: flags.get("exit-on-lock-contention") } : {}),

@@ -13,7 +13,7 @@ import { componentRegistry, conditionCheck, flag, startComponentServer, type Com
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import { InformerFactory, RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { runControllerManager } from "../controllers/index.js";
-import { startNodeAgent, defaultConfig, loadConfig, type NodeAgent } from "../nodeagent/index.js";
+import { startNodeAgent, defaultConfig, loadConfig, loadRegistriesFile, RegistriesConfigError, type NodeAgent, type RegistriesConfig } from "../nodeagent/index.js";
 import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
 import { BOOTSTRAP_TOKEN_PATTERN, NODE_USER_PREFIX, NODES_GROUP } from "../api/certificates/index.js";
@@ -104,6 +104,10 @@ const serverFlags = {
     choices: ["marked", "any", "off"],
     description: "The embedded runtime's fallback for an image it cannot get: run the container on the host's root file system (masked: the agent's and server's data, credentials, /proc/kcore and the like). marked: only pods annotated orch.io/host-root: \"true\" (Pod Security counts them as privileged); any: every pod; off: the pull fails.",
   }),
+  "registry-config": flag.string({
+    section: NODE,
+    description: "A registries file (k3s's registries.yaml: mirrors per registry, credentials and TLS per host) for the embedded runtime's pulls; default DATA_DIR/registries.yaml when it exists (docs/nodeagent.md, \"Registry mirrors and credentials\").",
+  }),
   "stop-pods-on-exit": flag.bool({
     section: NODE,
     default: false,
@@ -135,9 +139,18 @@ export const command = defineCommand({
     if ((flags.get("cluster-init") || flags.get("control-plane")) && flags.isSet("storage-backend")) return "--cluster-init and --control-plane store in the local etcd member: --storage-backend and --etcd-servers do not apply";
     return apiserver.validate?.(flags);
   },
-  run(flags, context) {
-    if (flags.get("control-plane")) return runAllInOne(flags, context);
-    return flags.get("join") || flags.get("kubeconfig") ? runJoinedAgent(flags, context) : runAllInOne(flags, context);
+  async run(flags, context) {
+    // The registries file is checked before anything starts: a mistake in it stops the server, naming the file and field.
+    let registries: RegistriesConfig | undefined;
+    try {
+      registries = flags.get("disable-agent") ? undefined : loadRegistriesFile(flags.get("registry-config"), join(flags.get("data-dir"), "registries.yaml"));
+    } catch (err) {
+      if (!(err instanceof RegistriesConfigError)) throw err;
+      context.stderr.write(`${context.command}: invalid configuration: ${err.message}\n`);
+      return 2;
+    }
+    if (flags.get("control-plane")) return runAllInOne(flags, context, registries);
+    return flags.get("join") || flags.get("kubeconfig") ? runJoinedAgent(flags, context, registries) : runAllInOne(flags, context, registries);
   },
 });
 
@@ -230,7 +243,7 @@ async function clusterDnsAddress(client: RestClient): Promise<string | undefined
  * and its HTTPS port (/containerLogs and the component endpoints) served first so its Node advertises the real port.
  * `cluster` is how the port checks callers: the cluster's CA for client certificates, its API server for tokens.
  */
-async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
+async function startAgent(flags: ServerFlags, client: RestClient, metrics: MetricsRegistry, cluster: ClientConfig, context: RunContext, log: (line: string) => void, registries: RegistriesConfig | undefined, dns?: string): Promise<{ agent: NodeAgent; port: RunningComponentServer }> {
   const root = join(flags.get("data-dir"), "nodeagent");
   let agent: NodeAgent | undefined;
   const port = await servePort("nodeagent-port", flags, flags.get("nodeagent-bind-address"), cluster, context, log, {
@@ -263,6 +276,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
       hostRootFallback: flags.get("host-root-fallback") as "marked" | "any" | "off",
       // The server's data dir (admin.token, store.mdb, keys) is hidden from host-root containers.
       hostRootMasks: [flags.get("data-dir")],
+      ...(registries ? { registries } : {}),
       featureGates: context.featureGates,
       metrics: port.metrics,
       signal: context.signal,
@@ -275,7 +289,7 @@ async function startAgent(flags: ServerFlags, client: RestClient, metrics: Metri
   return { agent, port };
 }
 
-async function runAllInOne(given: ServerFlags, context: RunContext): Promise<number> {
+async function runAllInOne(given: ServerFlags, context: RunContext, registries: RegistriesConfig | undefined): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   // A second server on this host takes a host slot of its own: its service range and proxy chains differ from the first's.
   let slot: HostSlot | undefined;
@@ -287,7 +301,7 @@ async function runAllInOne(given: ServerFlags, context: RunContext): Promise<num
   }
   const flags = slot === undefined ? given : given.withDefaults({ "service-cluster-ip-range": slot.serviceRange, "iptables-chain-prefix": slot.chainPrefix, ...(given.get("control-plane") ? { "service-cluster-ip-range": given.get("service-cluster-ip-range") } : {}) });
   try {
-    return await runAllInOneWith(flags, context, log, slot);
+    return await runAllInOneWith(flags, context, log, slot, registries);
   } finally {
     slot?.release();
   }
@@ -311,7 +325,7 @@ function slotSummary(flags: ServerFlags, slot: HostSlot | undefined): string {
   return `; ${slot.note}: services ${flags.get("service-cluster-ip-range")}, proxy chains ${flags.get("iptables-chain-prefix")}-*`;
 }
 
-async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (line: string) => void, slot: HostSlot | undefined): Promise<number> {
+async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (line: string) => void, slot: HostSlot | undefined, registries: RegistriesConfig | undefined): Promise<number> {
   let local: LocalMember | undefined;
   if (flags.get("cluster-init") || flags.get("control-plane") || existsSync(etcdPaths(flags.get("data-dir")).config)) {
     try {
@@ -400,7 +414,7 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
     let node = "no node agent";
     const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, metrics.agent, cluster, context, log, dns));
+      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, metrics.agent, cluster, context, log, registries, dns));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -451,7 +465,7 @@ function startMember(flags: ServerFlags, signal: AbortSignal, log: (line: string
   });
 }
 
-async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<number> {
+async function runJoinedAgent(flags: ServerFlags, context: RunContext, registries: RegistriesConfig | undefined): Promise<number> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   let config: ClientConfig;
   let rotation: Omit<RotationOptions, "onRotated"> | undefined;
@@ -478,7 +492,7 @@ async function runJoinedAgent(flags: ServerFlags, context: RunContext): Promise<
   void startProxy(flags, proxyClient, context, log);
   const refreshing = balancer === undefined ? Promise.resolve() : refreshServers(balancer, flags.get("join"), client, context.signal);
   try {
-    const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
+    const { agent, port } = await startAgent(flags, client, agentMetrics, config, context, log, registries, flags.get("disable-dns") ? undefined : await clusterDnsAddress(client));
     await untilNodeReady(client, agent.nodeName, context.signal, log);
     if (!context.signal.aborted) log(`orch server ready: node ${agent.nodeName} joined ${balancer === undefined ? config.server : flags.get("join")} and is Ready${balancer === undefined ? "" : ` (API servers through the load balancer at ${balancer.url})`}`);
     await untilStopped(context);

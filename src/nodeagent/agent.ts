@@ -38,6 +38,7 @@ import { nodeFacts, nodeSignals } from "./node-status/readings.js";
 import { runtimeLabels } from "./runtime-pod/labels.js";
 import { hostRootAnnotation } from "../api/core/host-root.js";
 import { connectRuntime } from "./runtime/connect.js";
+import type { RegistriesConfig } from "./runtime/images/registries.js";
 import { Shutdown } from "./shutdown/shutdown.js";
 import { cgroupV2, checkSwap } from "./swap/swap.js";
 import { SyncPipeline } from "./sync/sync-pipeline.js";
@@ -81,6 +82,8 @@ export interface NodeAgentOptions {
   hostRootFallback?: "marked" | "any" | "off";
   /** Host paths hidden from host-root containers besides the agent's root dir, cert dir and kubeconfig (orch server adds its data dir). */
   hostRootMasks?: string[];
+  /** Registry mirrors, credentials and TLS settings for the embedded runtime's pulls (loadRegistriesConfig; `--registry-config`). */
+  registries?: RegistriesConfig;
   lockFile?: string;
   exitOnLockContention?: boolean;
   featureGates?: FeatureGates;
@@ -206,6 +209,7 @@ export async function startNodeAgent(options: NodeAgentOptions = {}): Promise<No
         masks: [rootDir, resolve(certDir), ...(options.kubeconfig ? [resolve(options.kubeconfig)] : []), ...(options.hostRootMasks ?? []).map((p) => resolve(p))],
       },
       podUidLabel: labels.podUid,
+      ...(options.registries ? { registries: options.registries } : {}),
       shutdown,
       log,
     });

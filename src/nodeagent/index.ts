@@ -11,3 +11,4 @@ export { PORT_FORWARD_PATH } from "./exec/port-forward.js";
 export { STATS_PATHS } from "./stats/endpoints.js";
 export { LockContentionError } from "./lock/lock-file.js";
 export { SwapError } from "./swap/swap.js";
+export { loadRegistriesConfig, loadRegistriesFile, RegistriesConfigError, type RegistriesConfig } from "./runtime/images/registries.js";

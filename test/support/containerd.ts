@@ -2,7 +2,8 @@
 // runc root and CNI configuration under one temporary folder, with the two
 // settings these VMs need (REAL-COMPONENTS.md): restrict_oom_score_adj and a
 // locally imported sandbox image. Images come from buildBusyboxImage and
-// `ctr -n k8s.io images import`; no registry is used.
+// `ctr -n k8s.io images import`, or from a loopback registry named in the
+// hosts.toml files under `registryConfigPath`.
 
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -45,6 +46,8 @@ export interface Containerd {
 export interface StartContainerdOptions {
   /** Configure a bridge + host-local CNI network so pods get their own IPs (default true). */
   cni?: boolean;
+  /** containerd's registry config_path (hosts.toml files per registry, e.g. from `orch images containerd-hosts`). */
+  registryConfigPath?: string;
 }
 
 export async function startContainerd(options: StartContainerdOptions = {}): Promise<Containerd> {
@@ -91,6 +94,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     '      runtime_type = "io.containerd.runc.v2"',
     '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]',
     `        Root = ${JSON.stringify(join(dir, "runc"))}`,
+    ...(options.registryConfigPath ? ['  [plugins."io.containerd.grpc.v1.cri".registry]', `    config_path = ${JSON.stringify(options.registryConfigPath)}`] : []),
     "",
   ].join("\n"));
   const logFd = openSync(join(dir, "containerd.log"), "a");

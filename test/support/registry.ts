@@ -1,11 +1,13 @@
 // Runs Debian's docker-registry (Docker Registry 2.8, the OCI distribution
 // server) on loopback for a test, and pushes images into it through the
 // registry HTTP API from docker-save tarballs, so pulls are tested against a
-// real registry without the network.
+// real registry without the network. With `tls`, a second process serves the
+// same storage over HTTPS (pushes stay on the plain one).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { get as httpsGet } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +24,8 @@ export function registrySkipReason(): string | undefined {
 export interface Registry {
   /** host:port, e.g. 127.0.0.1:41234. */
   readonly host: string;
+  /** host:port of the same registry over HTTPS, when started with `tls`. */
+  readonly tlsHost?: string;
   /** Pushes the first image of a docker-save tarball as `repository:tag`; returns the manifest digest. */
   push(file: string, repository: string, tag: string): Promise<string>;
   stop(): Promise<void>;
@@ -38,39 +42,70 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startRegistry(): Promise<Registry> {
-  const dir = mkdtempSync(join(tmpdir(), "orch-registry-"));
+export interface RegistryOptions {
+  /** Also serve the same storage over HTTPS with this certificate (chain) and key: `tlsHost`. Pushes go over plain HTTP. */
+  tls?: { cert: string; key: string };
+}
+
+/** One docker-registry process serving `storage` on a free loopback port; resolves once /v2/ answers. */
+async function serveRegistry(dir: string, name: string, storage: string, tls?: { cert: string; key: string }): Promise<{ host: string; child: ChildProcess; exited: Promise<void> }> {
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
-  writeFileSync(join(dir, "config.yml"), [
+  const config = join(dir, `${name}.yml`);
+  if (tls) {
+    writeFileSync(join(dir, `${name}.crt`), tls.cert);
+    writeFileSync(join(dir, `${name}.key`), tls.key);
+  }
+  writeFileSync(config, [
     "version: 0.1",
     "log:",
     "  level: warn",
     "storage:",
     "  filesystem:",
-    `    rootdirectory: ${join(dir, "data")}`,
+    `    rootdirectory: ${storage}`,
     "http:",
     `  addr: ${host}`,
+    ...(tls ? ["  tls:", `    certificate: ${join(dir, `${name}.crt`)}`, `    key: ${join(dir, `${name}.key`)}`] : []),
     "",
   ].join("\n"));
-  const log = openSync(join(dir, "registry.log"), "a");
-  const child: ChildProcess = spawn(BINARY, ["serve", join(dir, "config.yml")], { stdio: ["ignore", log, log] });
+  const logFile = join(dir, `${name}.log`);
+  const log = openSync(logFile, "a");
+  const child: ChildProcess = spawn(BINARY, ["serve", config], { stdio: ["ignore", log, log] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const base = `http://${host}/v2`;
   const deadline = Date.now() + 10_000;
   for (;;) {
-    try {
-      if ((await fetch(`${base}/`)).ok) break;
-    } catch {
-      // not listening yet
-    }
+    if (await answers(host, tls !== undefined)) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`docker-registry did not start: ${readFileSync(join(dir, "registry.log"), "utf8").slice(-1000)}`);
+      throw new Error(`docker-registry did not start: ${readFileSync(logFile, "utf8").slice(-1000)}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  return { host, child, exited };
+}
 
+/** Whether a registry answers /v2/ at host (over TLS: any certificate, this only waits for the port). */
+async function answers(host: string, tls: boolean): Promise<boolean> {
+  if (!tls) return fetch(`http://${host}/v2/`).then((r) => r.ok, () => false);
+  return new Promise((resolve) => {
+    const req = httpsGet(`https://${host}/v2/`, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.once("error", () => resolve(false));
+  });
+}
+
+export async function startRegistry(options: RegistryOptions = {}): Promise<Registry> {
+  const dir = mkdtempSync(join(tmpdir(), "orch-registry-"));
+  const storage = join(dir, "data");
+  const plain = await serveRegistry(dir, "registry", storage);
+  const secure = options.tls ? await serveRegistry(dir, "registry-tls", storage, options.tls).catch(async (err: Error) => {
+    plain.child.kill("SIGKILL");
+    throw err;
+  }) : undefined;
+  const host = plain.host;
+  const base = `http://${host}/v2`;
   const pushBlob = async (repository: string, data: Buffer): Promise<string> => {
     const digest = `sha256:${createHash("sha256").update(data).digest("hex")}`;
     const start = await fetch(`${base}/${repository}/blobs/uploads/`, { method: "POST" });
@@ -84,6 +119,7 @@ export async function startRegistry(): Promise<Registry> {
 
   return {
     host,
+    ...(secure ? { tlsHost: secure.host } : {}),
     async push(file, repository, tag) {
       const work = mkdtempSync(join(tmpdir(), "orch-registry-push-"));
       try {
@@ -105,9 +141,11 @@ export async function startRegistry(): Promise<Registry> {
       }
     },
     async stop() {
-      child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      child.kill("SIGKILL");
+      for (const { child, exited } of [plain, ...(secure ? [secure] : [])]) {
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        child.kill("SIGKILL");
+      }
       rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
     },
   };

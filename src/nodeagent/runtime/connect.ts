@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { CriClient, type InProcessRuntime } from "../cri/index.js";
 import type { Shutdown } from "../shutdown/shutdown.js";
 import { startEmbeddedRuntime } from "./embedded/index.js";
+import type { RegistriesConfig } from "./images/registries.js";
 
 export interface ConnectRuntimeOptions {
   /** A CRI socket; "" starts the embedded runtime under <rootDir>/runtime. */
@@ -19,6 +20,8 @@ export interface ConnectRuntimeOptions {
   hostRoot?: { fallback: "marked" | "any" | "off"; marker: string; masks: string[] };
   /** The label every container of the agent's pods has (its pod's uid). */
   podUidLabel: string;
+  /** The embedded runtime's mirrors, credentials and TLS settings per registry (a CRI runtime reads its own). */
+  registries?: RegistriesConfig;
   /** Where closing the runtime (and stopping containers) is registered. */
   shutdown: Shutdown;
   log: (line: string) => void;
@@ -35,7 +38,14 @@ export interface ConnectedRuntime {
 export async function connectRuntime(o: ConnectRuntimeOptions): Promise<ConnectedRuntime> {
   let endpoint = o.endpoint;
   let inProcess: InProcessRuntime | undefined;
+  if (endpoint && o.registries?.file) {
+    o.log(`registries: ${o.registries.file} applies to the embedded runtime; ${endpoint} reads its registry hosts from its own configuration (containerd: config_path; "orch images containerd-hosts DIR --registry-config ${o.registries.file}" writes them)`);
+  }
   if (!endpoint) {
+    if (o.registries?.file) {
+      const mirrors = [...o.registries.mirrors].map(([registry, m]) => `${registry} → ${m.endpoints.map((u) => u.href).join(", ") || "itself"}`);
+      o.log(`registries: ${o.registries.file}: ${mirrors.length > 0 ? `mirrors ${mirrors.join("; ")}` : "no mirrors"}; settings for ${o.registries.configs.size} hosts`);
+    }
     const hostRoot = o.hostRoot ?? { fallback: "any", marker: "", masks: [] };
     const embedded = await startEmbeddedRuntime({
       root: join(o.rootDir, "runtime"),
@@ -43,6 +53,7 @@ export async function connectRuntime(o: ConnectRuntimeOptions): Promise<Connecte
       absentImages: hostRoot.fallback === "off" ? "error" : "host-root",
       ...(hostRoot.fallback === "marked" ? { hostRootMarker: hostRoot.marker } : {}),
       hostRootMasks: hostRoot.masks,
+      ...(o.registries ? { registries: o.registries } : {}),
     });
     // The embedded runtime stops its own containers on close.
     o.shutdown.defer(() => embedded.close({ stopContainers: o.stopContainersOnExit }));

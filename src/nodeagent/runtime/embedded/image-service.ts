@@ -8,6 +8,7 @@ import { status as Code } from "@grpc/grpc-js";
 import type * as cri from "../../cri/types.js";
 import { normalizeReference } from "../images/reference.js";
 import { pullImage as pullFromRegistry } from "../images/registry.js";
+import type { RegistriesConfig } from "../images/registries.js";
 import type { ImageStore, StoredImage } from "../images/store.js";
 import { RuntimeError } from "./errors.js";
 import { nowNs } from "./records.js";
@@ -21,6 +22,8 @@ export interface EmbeddedImageServiceOptions {
   /** Pull absent images from their registries. */
   pullFromRegistries: boolean;
   insecureRegistries: string[];
+  /** Mirrors, credentials and TLS settings per registry (the registries file). */
+  registries?: RegistriesConfig;
   /** A running container using the image, if any (such an image is not removed). */
   runningUser: (imageId: string) => string | undefined;
   log: (message: string) => void;
@@ -91,6 +94,8 @@ export class EmbeddedImageService {
       try {
         const image = await pullFromRegistry(this.#o.images, name, {
           insecure: this.#o.insecureRegistries,
+          ...(this.#o.registries ? { registries: this.#o.registries } : {}),
+          log: this.#o.log,
           ...(auth ? { credentials: { username: auth.username, password: auth.password, auth: auth.auth, registryToken: auth.registryToken } } : {}),
         });
         return { imageRef: image.id };

@@ -31,6 +31,7 @@ import { writeSandboxFiles } from "./sandbox-files.js";
 import { seccompFilter, seccompSupport } from "./seccomp.js";
 import { hostRootRefusal } from "./host-root.js";
 import { installShim } from "./shim.js";
+import type { RegistriesConfig } from "../images/registries.js";
 import { StartLimit } from "./start-limit.js";
 import { RuntimeStats } from "./stats.js";
 import { ContainerSupervisor } from "./supervisor.js";
@@ -61,6 +62,8 @@ export interface EmbeddedRuntimeOptions {
   pullFromRegistries?: boolean;
   /** Registry hosts (host[:port]) spoken to over plain HTTP; loopback ones always are. */
   insecureRegistries?: string[];
+  /** Mirrors, credentials and TLS settings per registry (loadRegistriesConfig). */
+  registries?: RegistriesConfig;
   /** Pod network settings, or false to put every pod on the host network. */
   network?: PodNetworkOptions | false;
   /** false runs containers as plain host processes even where namespaces are available. */
@@ -123,6 +126,7 @@ export class EmbeddedRuntimeService {
       ...(options.hostRootMarker !== undefined ? { hostRootMarker: options.hostRootMarker } : {}),
       pullFromRegistries: options.pullFromRegistries ?? true,
       insecureRegistries: options.insecureRegistries ?? [],
+      ...(options.registries ? { registries: options.registries } : {}),
       runningUser: (imageId) => this.#containers.values().find((c) => c.imageId === imageId && c.state === "CONTAINER_RUNNING")?.id,
       log: this.#log,
     });
