@@ -122,6 +122,8 @@ export interface GuaranteedUpdateResult {
   kv: KeyValue | undefined;
   /** False when tryUpdate returned `undefined` (no write happened). */
   changed: boolean;
+  /** The revision of a delete this call made (a write's is kv.modRevision). */
+  deleteRevision?: number;
 }
 
 export interface StorageStats {

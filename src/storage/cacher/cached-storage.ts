@@ -74,6 +74,8 @@ export class CachedStorage<T> {
    * from the cache's older copy and pay a failed compare-and-swap.
    */
   readonly #written = new Map<string, KeyValue>();
+  /** The revision of the last write made through this door (its own writes, not other servers'). */
+  #lastWrite = 0;
 
   constructor(options: CachedStorageOptions<T>) {
     const { backend, snapshots: _s, futureWaitMs: _f, ...cache } = options;
@@ -107,6 +109,16 @@ export class CachedStorage<T> {
   /** Everything up to this revision is in the cache. */
   get revision(): number {
     return this.#cache.revision;
+  }
+
+  /**
+   * The read point of an informer that has seen every write made through this
+   * door: the cache once it applied them, with no backend call (the admission
+   * plugins' reads). Writes through another server show up as the cache
+   * follows them, as in upstream's informers.
+   */
+  ownWrites(): ReadAt {
+    return { mode: "NotOlderThan", rv: this.#lastWrite };
   }
 
   /** Live events of the whole prefix, unfiltered (watch() is the client path). */
@@ -225,6 +237,7 @@ export class CachedStorage<T> {
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
     const out = await this.#backend.delete(key, options);
     this.#written.delete(key);
+    if (out.revision > this.#lastWrite) this.#lastWrite = out.revision;
     return out;
   }
 
@@ -243,8 +256,10 @@ export class CachedStorage<T> {
     const suggestion = written !== undefined && (cached === undefined || cached.revision < written.modRevision) ? written : cached && storedKeyValue(cached);
     const out = await this.#backend.guaranteedUpdate(key, tryUpdate, suggestion === undefined ? options : { ...options, suggestion });
     if (out.changed) {
-      if (out.kv === undefined) this.#written.delete(key);
-      else this.#wrote(key, out.kv);
+      if (out.kv === undefined) {
+        this.#written.delete(key);
+        if ((out.deleteRevision ?? 0) > this.#lastWrite) this.#lastWrite = out.deleteRevision!;
+      } else this.#wrote(key, out.kv);
     }
     return out;
   }
@@ -253,6 +268,7 @@ export class CachedStorage<T> {
     // Only a hint: bounded, and emptied as the cache catches up (see the constructor).
     if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
     this.#written.set(key, kv);
+    if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
     return kv;
   }
 

@@ -169,7 +169,8 @@ class EtcdStorageImpl implements EtcdStorage {
 
   async count(prefix: string): Promise<number> {
     const [key, range_end] = this.#keyRange(prefix);
-    const res = await this.#range({ key, range_end, count_only: true }, 0);
+    // Batched with the other reads of the latest revision: the metrics' refresh counts every resource at once.
+    const res = await this.#latest({ key, range_end, count_only: true });
     return res.count;
   }
 
