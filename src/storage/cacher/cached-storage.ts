@@ -3,7 +3,9 @@
 // of the registry goes through here, and this is the one place that decides
 // whether the cache or the backend answers (seed 000, "Resource version
 // semantics", the get/list/watch tables):
-//   get   ""            backend (a consistent read of the key)
+//   get   ""            backend (a consistent read of the key); with consistentGets and a
+//                       backend that reads a key's revision alone (etcd), the cache's copy
+//                       when the backend's latest revision of the key is the cache's
 //         "0"           cache as it stands
 //         NotOlderThan  cache, once it reached the version (else FutureRevision after a wait)
 //   list  ""            cache, once it caught up with the backend's current revision
@@ -56,6 +58,12 @@ export interface CachedStorageOptions<T> extends Omit<CacherOptions<T>, "store">
   snapshots?: boolean;
   /** How long a read waits for a version the cache has not reached (seed 000, "Watch behavior" 6). */
   futureWaitMs?: number;
+  /**
+   * ConsistentGetFromCache: a consistent get asks the backend only for the
+   * key's latest modRevision (Storage.latestModRevision) and answers with the
+   * cache's copy when it is that version: no value transferred, nothing decoded.
+   */
+  consistentGets?: boolean;
 }
 
 const DEFAULT_FUTURE_WAIT_MS = 3000;
@@ -78,7 +86,7 @@ export class CachedStorage<T> {
   #lastWrite = 0;
 
   constructor(options: CachedStorageOptions<T>) {
-    const { backend, snapshots: _s, futureWaitMs: _f, ...cache } = options;
+    const { backend, snapshots: _s, futureWaitMs: _f, consistentGets: _g, ...cache } = options;
     this.prefix = options.prefix;
     this.#backend = backend;
     this.#options = options;
@@ -131,6 +139,16 @@ export class CachedStorage<T> {
   /** One key; undefined when absent. A key whose stored value cannot be decoded throws the decoder's error. */
   async get(key: string, at: ReadAt): Promise<Cached<T> | undefined> {
     if (at.mode === "MostRecent") {
+      const known = this.#options.consistentGets === true && this.#backend.latestModRevision !== undefined ? this.#cache.get(key) : undefined;
+      if (known !== undefined) {
+        // Linearizable like the full read (the same read index in etcd); only the value is not sent.
+        const latest = await this.#backend.latestModRevision!(key);
+        if (latest === 0) return undefined;
+        if (latest === known.revision) return known;
+        // Changed since the cache's copy: our own write the cache has not applied yet, else a full read.
+        const written = this.#written.get(key);
+        if (written?.modRevision === latest) return this.#record(written);
+      }
       const { kv } = await this.#backend.get(key);
       return kv === undefined ? undefined : this.#record(kv);
     }

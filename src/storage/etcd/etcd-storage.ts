@@ -167,6 +167,12 @@ class EtcdStorageImpl implements EtcdStorage {
     };
   }
 
+  async latestModRevision(key: string): Promise<number> {
+    // keys_only: etcd sends the key's revisions without its value; batched (and deduplicated) like any latest read.
+    const res = await this.#latest({ key: this.#key(key), keys_only: true });
+    return res.kvs[0]?.mod_revision ?? 0;
+  }
+
   async count(prefix: string): Promise<number> {
     const [key, range_end] = this.#keyRange(prefix);
     // Batched with the other reads of the latest revision: the metrics' refresh counts every resource at once.
