@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
 import { benchClient, benchPod, closedLoop, ensureNamespace, fillPods, type BenchClient } from "../support/http2-client.js";
-import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
+import { cpuUs, parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 import { startUpstream, upstreamBinary } from "../support/upstream-apiserver.js";
 
 const METRICS: Metric[] = [
@@ -26,12 +26,6 @@ const METRICS: Metric[] = [
 ];
 
 let PHASE_MS = 3000;
-
-/** CPU time (user + system) of a process so far, in µs. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
-}
 
 /** etcd's own counters: CPU µs so far and unary gRPC calls handled so far (watch streams left out). */
 async function etcdCounters(endpoint: string): Promise<{ cpuUs: number; calls: number }> {
