@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
 import { benchClient as client, benchPod as pod, closedLoop as loop, ensureNamespace, fillPods as fill, type BenchClient as Client } from "../support/http2-client.js";
-import { parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
+import { cpuUs, parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
 import { startUpstream, upstreamBinary } from "../support/upstream-apiserver.js";
 
 const METRICS: Metric[] = [
@@ -33,12 +33,6 @@ const METRICS: Metric[] = [
 ];
 
 let PHASE_MS = 3000;
-
-/** CPU time (user + system) of a process so far, in µs. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
-}
 
 /** Requests per second of a closed loop, and the server's CPU per request. */
 async function measured(pid: number, concurrency: number, op: (i: number) => Promise<void>): Promise<[number, number]> {

@@ -1,6 +1,8 @@
 // Shared benchmark plumbing: repeated runs, medians, a printed table and
 // `--json` output. Every benchmark states what it compares against.
 
+import { readFileSync } from "node:fs";
+
 export interface Metric {
   /** What was measured, e.g. "durable writes/s, 32 writers". */
   name: string;
@@ -27,6 +29,12 @@ export interface Report {
 /** How `value` compares with `base` for `m`: > 1 is better. */
 export function ratio(m: Metric, value: number, base: number): number {
   return m.better === "higher" ? value / base : base / value;
+}
+
+/** CPU time (user + system) of a process so far, in µs (Linux: /proc/PID/stat). */
+export function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
 }
 
 export function median(values: number[]): number {

@@ -35,6 +35,7 @@ import { serviceAccountTokens, type ServiceAccountOptions } from "./authenticati
 import { openIdMetadata } from "./authentication/openid-metadata.js";
 import { limitRanger } from "./admission/limit-ranger.js";
 import { resourceQuotaAdmission } from "./admission/resource-quota.js";
+import { admissionReads } from "./admission-reads.js";
 import type { LimitRange } from "../api/core/index.js";
 import { ApiRegistry } from "./api-registry.js";
 import { setUpAudit, type AuditConfig } from "./audit/index.js";
@@ -381,24 +382,27 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
     log,
     ipAddresses: registry.find(naming.networkingGroup, "ipaddresses") === undefined ? undefined : new IpAddressRecords(naming, () => stores().for({ group: naming.networkingGroup, resource: "ipaddresses" })),
   });
-  const storageClasses = () => stores().for({ group: naming.storageGroup, resource: "storageclasses" });
+  // The plugins read the watch caches (admission-reads.ts), as upstream's read their informers.
+  const reads = (group: string, resource: string) => admissionReads(stores().for({ group, resource }));
+  const namespaceObject = async (name: string) => (await reads("", "namespaces")!.get(undefined, name)).object;
+  const storageClasses = () => reads(naming.storageGroup, "storageclasses");
   // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).
-  const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await stores().for({ group: "", resource: "limitranges" })!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
+  const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await reads("", "limitranges")!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
   // Admission webhooks: last of each phase, configurations read from the watch caches.
   const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined ? undefined : webhookSources(naming, cachedObjects(stores));
   const runtimeClasses = registry.find(naming.nodeGroup, "runtimeclasses") !== undefined && registry.find("", "pods") !== undefined
-    ? runtimeClassAdmission(naming, () => stores().for({ group: naming.nodeGroup, resource: "runtimeclasses" }))
+    ? runtimeClassAdmission(naming, () => reads(naming.nodeGroup, "runtimeclasses"))
     : undefined;
   const admission = new AdmissionChain({
     mutating: [
-      ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(async (namespace) => (await stores().namespaces!.get(undefined, namespace)).object)] : []),
+      ...(registry.find("", "namespaces") !== undefined ? [namespaceLifecycle(namespaceObject)] : []),
       ...(limits ? [limits.mutating] : []),
       ...(options.serviceAccounts?.admission === true ? [serviceAccountAdmission({ naming, lookup: accountLookup(() => stores()) })] : []),
-      priorityAdmission(() => stores().priorityClasses),
+      priorityAdmission(() => admissionReads(stores().priorityClasses)),
       ...(allocator ? [allocator.plugin()] : []),
       ...(registry.find("", "persistentvolumeclaims") !== undefined ? [defaultStorageClass(naming, storageClasses), storageObjectInUseProtection(naming)] : []),
       ...(runtimeClasses ? [runtimeClasses.mutating] : []),
-      ...(registry.find(naming.networkingGroup, "ingresses") !== undefined ? [defaultIngressClass(naming, () => stores().for({ group: naming.networkingGroup, resource: "ingressclasses" }))] : []),
+      ...(registry.find(naming.networkingGroup, "ingresses") !== undefined ? [defaultIngressClass(naming, () => reads(naming.networkingGroup, "ingressclasses"))] : []),
       ...(webhooks ? [mutatingWebhooks(webhooks)] : []),
     ],
     validating: [
@@ -410,14 +414,14 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
         podSecurity({
           config: podSecurityConfig,
           keyDomain: naming.keyDomain,
-          namespace: async (name) => (await stores().namespaces!.get(undefined, name)).object,
+          namespace: namespaceObject,
           pods: async (namespace) => (await stores().for({ group: "", resource: "pods" })!.list(namespace, {})).items.map((i) => i.object),
         }),
       ]),
       ...(limits ? [limits.validating] : []),
       ...(webhooks ? [validatingAdmissionPolicy(policySources(naming, cachedObjects(stores))), validatingWebhooks(webhooks)] : []),
       // Quota last, as upstream: only what every other step admitted is charged.
-      resourceQuotaAdmission(() => stores().for({ group: "", resource: "resourcequotas" })),
+      resourceQuotaAdmission(() => reads("", "resourcequotas")),
     ],
     timing,
   }).with(options.admission ?? {});

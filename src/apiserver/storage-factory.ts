@@ -19,7 +19,7 @@ export interface StoresOptions {
   readonly naming: Naming;
   readonly defaulter: SchemaDefaulter;
   readonly admission: AdmissionChain;
-  /** ListFromCacheSnapshot, ShardedListAndWatch and AllowUnsafeMalformedObjectDeletion shape the stores. */
+  /** ListFromCacheSnapshot, ConsistentGetFromCache, ShardedListAndWatch and AllowUnsafeMalformedObjectDeletion shape the stores. */
   readonly featureGates: FeatureGates;
   /** How long the watch caches keep events (their default when undefined). */
   readonly cacheWindowMs?: number | undefined;
@@ -54,6 +54,7 @@ export class Stores implements Iterable<RegistryStore> {
       ...(options.cacheWindowMs !== undefined ? { windowMs: options.cacheWindowMs } : {}),
       ...(options.cacheBudget !== undefined ? { budget: options.cacheBudget } : {}),
       snapshots: options.featureGates.enabled("ListFromCacheSnapshot"),
+      consistentGets: options.featureGates.enabled("ConsistentGetFromCache"),
       log,
     });
     store = new RegistryStore(def, {

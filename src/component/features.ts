@@ -32,6 +32,10 @@ export const knownFeatures = {
     stage: "ALPHA", default: false,
     description: "Serves application/cbor and application/cbor-seq (seed 000, \"Media types\").",
   },
+  ConsistentGetFromCache: {
+    stage: "BETA", default: true,
+    description: "orch's own: a consistent GET on etcd reads only the object's revision (keys-only) and answers from the watch cache when it holds that version.",
+  },
   ConsistentListFromCache: {
     stage: "BETA", default: true,
     description: "Serves consistent lists from the watch cache once it has caught up with storage.",

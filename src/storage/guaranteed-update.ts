@@ -46,8 +46,8 @@ export async function guaranteedUpdate(
     try {
       if (decision === DELETE) {
         if (current === undefined) return { kv: undefined, changed: false };
-        await store.delete(key, { expectedModRevision: current.modRevision });
-        return { kv: undefined, changed: true };
+        const { revision } = await store.delete(key, { expectedModRevision: current.modRevision });
+        return { kv: undefined, changed: true, deleteRevision: revision };
       }
       const kv =
         current === undefined

@@ -122,6 +122,8 @@ export interface GuaranteedUpdateResult {
   kv: KeyValue | undefined;
   /** False when tryUpdate returned `undefined` (no write happened). */
   changed: boolean;
+  /** The revision of a delete this call made (a write's is kv.modRevision). */
+  deleteRevision?: number;
 }
 
 export interface StorageStats {
@@ -166,6 +168,13 @@ export interface Storage {
 
   /** The latest committed revision (a consistent read of the store's progress). */
   currentRevision(): Promise<number>;
+  /**
+   * Optional: the key's modRevision at the latest revision (0 when absent), a
+   * consistent read without the value. The watch cache then answers a
+   * consistent GET when it holds that very version. Backends whose full read
+   * costs no more (lmdb) leave it out.
+   */
+  latestModRevision?(key: string): Promise<number>;
   /** Drop history before `revision`; reads and watches older than it then throw CompactedError. */
   compact(revision: number): Promise<void>;
   stats(): Promise<StorageStats>;

@@ -324,7 +324,8 @@ export class RegistryStore {
       return result;
     }
     const out = await this.#storage((s) => s.guaranteedUpdate(key, tryUpdate, { allowCreate: true }), name);
-    if (out.changed && out.kv !== undefined) return this.#record(out.kv);
+    // The door's record of its own write: the watch cache applies the same one (decoded once, serialized once).
+    if (out.changed && out.kv !== undefined) return this.#deps.storage.recordOf(out.kv);
     return result;
   }
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CompactedError, FutureRevisionError } from "../errors.js";
 import { LmdbStorage } from "../lmdb/index.js";
-import type { KeyValue, Storage } from "../storage.js";
+import { DELETE, type KeyValue, type Storage } from "../storage.js";
 import { CachedStorage, type ReadAt } from "./cached-storage.js";
 import type { CacheEvent } from "./cached.js";
 
@@ -263,5 +263,38 @@ test("guaranteedUpdate hands the backend the cached value as its starting point"
     assert.equal((t.lastArgs("guaranteedUpdate")![2] as { suggestion?: KeyValue }).suggestion, undefined);
   } finally {
     await t.done();
+  }
+});
+
+test("own writes: the record answering a create or update is the one the cache applies, decoded once; ownWrites() reads after them", async () => {
+  let decodes = 0;
+  const dir = mkdtempSync(join(tmpdir(), "orch-cached-storage-own-"));
+  const lmdb = await LmdbStorage.open({ dataDir: dir });
+  const door = new CachedStorage<Thing>({ backend: lmdb, prefix: PREFIX, decode: (kv) => (decodes++, decode(kv)) });
+  try {
+    await door.start();
+    decodes = 0;
+    const created = await door.create(PREFIX + "a", enc("a1"));
+    assert.equal(decodes, 1);
+    // The admission plugins' read point: after every write of this door, no backend call.
+    assert.deepEqual(door.ownWrites(), { mode: "NotOlderThan", rv: created.revision });
+    assert.equal(await door.get(PREFIX + "a", door.ownWrites()), created, "the cache holds the create's own record");
+    const updated = await door.guaranteedUpdate(PREFIX + "a", () => enc("a2"));
+    const record = door.recordOf(updated.kv!);
+    assert.equal(await door.get(PREFIX + "a", door.ownWrites()), record);
+    assert.equal(record.object.v, "a2");
+    assert.equal(decodes, 2, "one decode per write, none for the cache's events");
+    // Someone else's write (the store directly) is decoded by the cache as before.
+    const other = await lmdb.create(PREFIX + "b", enc("b1"));
+    await door.list(PREFIX, { mode: "NotOlderThan", rv: other.modRevision });
+    assert.equal(decodes, 3);
+    const deleted = await door.guaranteedUpdate(PREFIX + "a", () => DELETE);
+    assert.ok(deleted.deleteRevision !== undefined && deleted.deleteRevision > updated.kv!.modRevision);
+    assert.deepEqual(door.ownWrites(), { mode: "NotOlderThan", rv: deleted.deleteRevision });
+    assert.equal(await door.get(PREFIX + "a", door.ownWrites()), undefined, "the delete is applied before the read");
+  } finally {
+    door.stop();
+    await lmdb.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -3,7 +3,9 @@
 // of the registry goes through here, and this is the one place that decides
 // whether the cache or the backend answers (seed 000, "Resource version
 // semantics", the get/list/watch tables):
-//   get   ""            backend (a consistent read of the key)
+//   get   ""            backend (a consistent read of the key); with consistentGets and a
+//                       backend that reads a key's revision alone (etcd), the cache's copy
+//                       when the backend's latest revision of the key is the cache's
 //         "0"           cache as it stands
 //         NotOlderThan  cache, once it reached the version (else FutureRevision after a wait)
 //   list  ""            cache, once it caught up with the backend's current revision
@@ -56,6 +58,12 @@ export interface CachedStorageOptions<T> extends Omit<CacherOptions<T>, "store">
   snapshots?: boolean;
   /** How long a read waits for a version the cache has not reached (seed 000, "Watch behavior" 6). */
   futureWaitMs?: number;
+  /**
+   * ConsistentGetFromCache: a consistent get asks the backend only for the
+   * key's latest modRevision (Storage.latestModRevision) and answers with the
+   * cache's copy when it is that version: no value transferred, nothing decoded.
+   */
+  consistentGets?: boolean;
 }
 
 const DEFAULT_FUTURE_WAIT_MS = 3000;
@@ -73,18 +81,21 @@ export class CachedStorage<T> {
    * at once (a controller updating status after spec) would otherwise start
    * from the cache's older copy and pay a failed compare-and-swap.
    */
-  readonly #written = new Map<string, KeyValue>();
+  readonly #written = new Map<string, Written<T>>();
+  /** The revision of the last write made through this door (its own writes, not other servers'). */
+  #lastWrite = 0;
 
   constructor(options: CachedStorageOptions<T>) {
-    const { backend, snapshots: _s, futureWaitMs: _f, ...cache } = options;
+    const { backend, snapshots: _s, futureWaitMs: _f, consistentGets: _g, ...cache } = options;
     this.prefix = options.prefix;
     this.#backend = backend;
     this.#options = options;
     this.#waitMs = options.futureWaitMs ?? DEFAULT_FUTURE_WAIT_MS;
-    this.#cache = new Cacher({ ...cache, store: backend });
+    // The event of our own write brings the bytes we wrote: the record made for the write's answer serves (no second decode).
+    this.#cache = new Cacher({ ...cache, store: backend, known: (kv) => this.#ownRecord(kv) });
     this.#cache.subscribe((e) => {
       const written = this.#written.get(e.key);
-      if (written !== undefined && e.revision >= written.modRevision) this.#written.delete(e.key);
+      if (written !== undefined && e.revision >= written.kv.modRevision) this.#written.delete(e.key);
     });
   }
 
@@ -109,6 +120,16 @@ export class CachedStorage<T> {
     return this.#cache.revision;
   }
 
+  /**
+   * The read point of an informer that has seen every write made through this
+   * door: the cache once it applied them, with no backend call (the admission
+   * plugins' reads). Writes through another server show up as the cache
+   * follows them, as in upstream's informers.
+   */
+  ownWrites(): ReadAt {
+    return { mode: "NotOlderThan", rv: this.#lastWrite };
+  }
+
   /** Live events of the whole prefix, unfiltered (watch() is the client path). */
   subscribe(listener: CacheListener<T>): () => void {
     return this.#cache.subscribe(listener);
@@ -119,6 +140,16 @@ export class CachedStorage<T> {
   /** One key; undefined when absent. A key whose stored value cannot be decoded throws the decoder's error. */
   async get(key: string, at: ReadAt): Promise<Cached<T> | undefined> {
     if (at.mode === "MostRecent") {
+      const known = this.#options.consistentGets === true && this.#backend.latestModRevision !== undefined ? this.#cache.get(key) : undefined;
+      if (known !== undefined) {
+        // Linearizable like the full read (the same read index in etcd); only the value is not sent.
+        const latest = await this.#backend.latestModRevision!(key);
+        if (latest === 0) return undefined;
+        if (latest === known.revision) return known;
+        // Changed since the cache's copy: our own write the cache has not applied yet, else a full read.
+        const own = this.#ownRecord({ key, modRevision: latest });
+        if (own !== undefined) return own;
+      }
       const { kv } = await this.#backend.get(key);
       return kv === undefined ? undefined : this.#record(kv);
     }
@@ -219,12 +250,48 @@ export class CachedStorage<T> {
   // ---- writes: the backend's, with the freshest known value as the first guess ----
 
   async create(key: string, value: Uint8Array): Promise<Cached<T>> {
-    return this.#record(this.#wrote(key, await this.#backend.create(key, value)));
+    return this.#wroteRecord(key, await this.#backend.create(key, value));
+  }
+
+  /**
+   * A stored value as a record: for a value this door just wrote, one record
+   * decoded once and shared with the cache when it applies the write's event
+   * (so its serializations are shared too); else decoded here.
+   */
+  recordOf(kv: KeyValue): Cached<T> {
+    return this.#applied(kv) ?? this.#ownRecord(kv) ?? this.#record(kv);
+  }
+
+  /** The cache's record when it already applied this very value (the backend's event can overtake the write's answer). */
+  #applied(kv: KeyValue): Cached<T> | undefined {
+    const cached = this.#cache.get(kv.key);
+    return cached !== undefined && cached.revision === kv.modRevision && cached.stored !== undefined ? cached : undefined;
+  }
+
+  /** Note a write of this door and answer with its shared record. */
+  #wroteRecord(key: string, kv: KeyValue): Cached<T> {
+    this.#noteWrite(key, kv);
+    return this.recordOf(kv);
+  }
+
+  /** Remember a write of this door until the cache applies it (nothing to remember when it already did). */
+  #noteWrite(key: string, kv: KeyValue): void {
+    if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
+    if (this.#applied(kv) !== undefined) this.#written.delete(key);
+    else this.#wrote(key, kv);
+  }
+
+  /** The record of this door's write of `kv.key` at `kv.modRevision` (one key at one revision has one value), if it is still remembered. */
+  #ownRecord(kv: { key: string; modRevision: number }): Cached<T> | undefined {
+    const written = this.#written.get(kv.key);
+    if (written === undefined || written.kv.modRevision !== kv.modRevision) return undefined;
+    return (written.record ??= this.#record(written.kv));
   }
 
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
     const out = await this.#backend.delete(key, options);
     this.#written.delete(key);
+    if (out.revision > this.#lastWrite) this.#lastWrite = out.revision;
     return out;
   }
 
@@ -240,11 +307,13 @@ export class CachedStorage<T> {
   ): Promise<GuaranteedUpdateResult> {
     const cached = this.#cache.get(key);
     const written = this.#written.get(key);
-    const suggestion = written !== undefined && (cached === undefined || cached.revision < written.modRevision) ? written : cached && storedKeyValue(cached);
+    const suggestion = written !== undefined && (cached === undefined || cached.revision < written.kv.modRevision) ? written.kv : cached && storedKeyValue(cached);
     const out = await this.#backend.guaranteedUpdate(key, tryUpdate, suggestion === undefined ? options : { ...options, suggestion });
     if (out.changed) {
-      if (out.kv === undefined) this.#written.delete(key);
-      else this.#wrote(key, out.kv);
+      if (out.kv === undefined) {
+        this.#written.delete(key);
+        if ((out.deleteRevision ?? 0) > this.#lastWrite) this.#lastWrite = out.deleteRevision!;
+      } else this.#noteWrite(key, out.kv);
     }
     return out;
   }
@@ -252,7 +321,8 @@ export class CachedStorage<T> {
   #wrote(key: string, kv: KeyValue): KeyValue {
     // Only a hint: bounded, and emptied as the cache catches up (see the constructor).
     if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
-    this.#written.set(key, kv);
+    this.#written.set(key, { kv, record: undefined });
+    if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
     return kv;
   }
 
@@ -260,6 +330,12 @@ export class CachedStorage<T> {
   #record(kv: KeyValue): Cached<T> {
     return decodeRecord(kv, this.#options.decode);
   }
+}
+
+/** A write of this door the cache has not applied yet, with its record once one was made. */
+interface Written<T> {
+  readonly kv: KeyValue;
+  record: Cached<T> | undefined;
 }
 
 /** `found`, or the decoder's error when `key` is among the corrupt ones (seed 000, the corrupt state). */

@@ -29,6 +29,8 @@ export interface CacherOptions<T> {
   /** Also bound the window by bytes, shared with the process's other caches (budget.ts); history shed for it is 410. */
   budget?: WindowBudget;
   log?: (line: string) => void;
+  /** A record already made for this stored value (the door's own write), used instead of decoding it again. */
+  known?: (kv: KeyValue) => Cached<T> | undefined;
 }
 
 export type CacheListener<T> = (event: CacheEvent<T>) => void;
@@ -128,7 +130,7 @@ export class Cacher<T> {
       try {
         for await (const e of watch) {
           if (e.type === "progress") this.#advance(e.revision);
-          else if (e.type === "put") this.#apply(e.kv.key, this.#decode(e.kv), e.revision);
+          else if (e.type === "put") this.#apply(e.kv.key, this.#known(e.kv) ?? this.#decode(e.kv), e.revision);
           else {
             this.#corrupt.delete(e.key);
             this.#apply(e.key, undefined, e.revision);
@@ -165,6 +167,12 @@ export class Cacher<T> {
     this.#clearWindow();
     this.#windowStart = listed.revision;
     return listed.revision;
+  }
+
+  #known(kv: KeyValue): Cached<T> | undefined {
+    const known = this.#options.known?.(kv);
+    if (known !== undefined) this.#corrupt.delete(kv.key);
+    return known;
   }
 
   #decode(kv: KeyValue): Cached<T> | undefined {

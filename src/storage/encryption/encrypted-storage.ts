@@ -88,6 +88,12 @@ export class EncryptedStorage implements Storage {
     return { ...r, prevKv: this.#open(r.prevKv) };
   }
 
+  /** Passed through when the backend has it: a revision says nothing about the plaintext. */
+  get latestModRevision(): ((key: string) => Promise<number>) | undefined {
+    const inner = this.inner.latestModRevision;
+    return inner === undefined ? undefined : (key) => inner.call(this.inner, key);
+  }
+
   guaranteedUpdate(
     key: string,
     tryUpdate: (current: KeyValue | undefined) => UpdateDecision | Promise<UpdateDecision>,

@@ -167,9 +167,16 @@ class EtcdStorageImpl implements EtcdStorage {
     };
   }
 
+  async latestModRevision(key: string): Promise<number> {
+    // keys_only: etcd sends the key's revisions without its value; batched (and deduplicated) like any latest read.
+    const res = await this.#latest({ key: this.#key(key), keys_only: true });
+    return res.kvs[0]?.mod_revision ?? 0;
+  }
+
   async count(prefix: string): Promise<number> {
     const [key, range_end] = this.#keyRange(prefix);
-    const res = await this.#range({ key, range_end, count_only: true }, 0);
+    // Batched with the other reads of the latest revision: the metrics' refresh counts every resource at once.
+    const res = await this.#latest({ key, range_end, count_only: true });
     return res.count;
   }
 

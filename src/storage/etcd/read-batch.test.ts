@@ -112,3 +112,18 @@ test("identical counts in one batch are asked once and each asker gets the answe
   assert.deepEqual(answers.map((a) => a.kvs[0]!.value.toString()), ["v:p", "v:q", "v:p", "v:p"]);
   assert.deepEqual(answers.map((a) => a.header.revision), [12, 12, 12, 12]);
 });
+
+test("identical keys-only reads in one batch are asked once; a keys-only read and a count of one key are two reads", async () => {
+  const etcd = fakeEtcd();
+  const b = new ReadBatcher({ range: etcd.range, txn: etcd.txn, maxInFlight: 1 });
+  const first = b.range({ key: key("x") });
+  const reads = [b.range({ key: key("p"), keys_only: true }), b.range({ key: key("p"), keys_only: true }), b.range({ key: key("p"), count_only: true }), b.range({ key: key("p") })];
+  await settle();
+  etcd.calls[0]!.release();
+  await first;
+  await settle();
+  assert.deepEqual(etcd.calls[1]!.keys, ["p", "p", "p"], "the second keys-only read of p is not sent");
+  etcd.calls[1]!.release();
+  const answers = await Promise.all(reads);
+  assert.deepEqual(answers.map((a) => a.header.revision), [12, 12, 12, 12]);
+});

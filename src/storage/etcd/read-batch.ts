@@ -72,14 +72,15 @@ export class ReadBatcher {
   }
 
   async #many(batch: Pending[]): Promise<void> {
-    // Identical counts (every watch cache's current-revision probe is the same one) are asked once.
+    // Identical counts (every watch cache's current-revision probe is the same one) and identical
+    // keys-only reads (concurrent consistent GETs of one object) are asked once: one Txn reads one revision.
     const slot: number[] = [];
     const ops: { request_range: RangeRequest }[] = [];
     const counts = new Map<string, number>();
     for (const read of batch) {
       const r = read.request;
-      if (r.count_only === true) {
-        const id = `${Buffer.from(r.key).toString("latin1")}\0${r.range_end === undefined ? "" : Buffer.from(r.range_end).toString("latin1")}`;
+      if (r.count_only === true || r.keys_only === true) {
+        const id = `${r.count_only === true ? "c" : "k"}${Buffer.from(r.key).toString("latin1")}\0${r.range_end === undefined ? "" : Buffer.from(r.range_end).toString("latin1")}`;
         const at = counts.get(id);
         if (at !== undefined) {
           slot.push(at);
