@@ -62,6 +62,19 @@ const cpuMs = (pid: number): number => {
 };
 const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
+/**
+ * Asks `probe` until it says true, one request at a time (a poller that fired every 50 ms without waiting piled
+ * up hundreds of streams on a loaded host until the server answered NGHTTP2_ENHANCE_YOUR_CALM); a failed probe
+ * counts as false.
+ */
+async function until(probe: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -110,16 +123,8 @@ async function stages(cri: CriClient, naming: Naming, names: string[], created: 
  */
 async function deleteAll(client: RestClient, cri: CriClient, stoppedOnly = false): Promise<void> {
   await client.deleteCollection(PODS, { namespace: "default", gracePeriodSeconds: 0 });
-  let left = 1;
-  await waitFor(() => {
-    void cri.listPodSandbox({}).then((l) => (left = l.items.filter((s) => !stoppedOnly || s.state === "SANDBOX_READY").length), () => {});
-    return left === 0;
-  }, 300_000, "the agent to remove the pods' sandboxes");
-  let listed = 1;
-  await waitFor(() => {
-    void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.length), () => {});
-    return listed === 0;
-  }, 60_000, "the pods to leave the API");
+  await until(async () => (await cri.listPodSandbox({})).items.every((s) => stoppedOnly && s.state !== "SANDBOX_READY"), 300_000, "the agent to remove the pods' sandboxes");
+  await until(async () => (await client.list<Pod>(PODS, { namespace: "default" })).items.length === 0, 60_000, "the pods to leave the API");
 }
 
 /** The process under measurement: orch's agent or upstream's kubelet. */
@@ -161,15 +166,8 @@ async function startOrchAgent(dir: string, kubeconfig: string, containerdEndpoin
 /** Upstream's kubelet on `containerdEndpoint`; resolves once its Node is Ready in the API. */
 async function startUpstreamKubelet(binary: string, client: RestClient, kubeconfig: string, containerdEndpoint: string): Promise<Agent> {
   const kubelet = await startKubelet(binary, { kubeconfig, runtimeEndpoint: containerdEndpoint, pauseImage: SANDBOX_IMAGE, nodeName: NODE });
-  let ready = false;
   try {
-    await waitFor(() => {
-      void client.get<Node>(NODES, { name: NODE }).then(
-        (n) => (ready = n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false),
-        () => {},
-      );
-      return ready;
-    }, 60_000, "the kubelet's Node to be Ready");
+    await until(async () => (await client.get<Node>(NODES, { name: NODE })).status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false, 60_000, "the kubelet's Node to be Ready");
   } catch (err) {
     const log = kubelet.output();
     await kubelet.stop();
@@ -263,11 +261,7 @@ async function runOnce(column: Column, pods: number, interval: number, kubeletPa
     const more = Array.from({ length: Math.max(0, 110 - pods) }, (_, i) => `q-${i}`);
     await Promise.all(more.map(create));
     // Counted with lists: the watch above measured the latency; this only waits.
-    let listed = 0;
-    await waitFor(() => {
-      void client.list<Pod>(PODS, { namespace: "default" }).then((l) => (listed = l.items.filter((p) => p.status?.phase === "Running").length), () => {});
-      return listed >= names.length + more.length;
-    }, 180_000, "110 pods to run");
+    await until(async () => (await client.list<Pod>(PODS, { namespace: "default" })).items.filter((p) => p.status?.phase === "Running").length >= names.length + more.length, 600_000, "110 pods to run");
     debug("110 pods running");
     await new Promise((r) => setTimeout(r, 2000));
     result["agent RSS idle"] = idle;
