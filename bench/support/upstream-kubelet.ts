@@ -7,22 +7,14 @@
 // no swap, a shared host) is set in the configuration below, each with why.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { binaryFrom, freePort } from "./upstream-apiserver.js";
 
 /** The kubelet binary (`--kubelet=PATH`, else $KUBELET_BIN), or the reason there is none. */
 export function kubeletBinary(argv: string[]): { path: string } | { skip: string } {
-  const flag = argv.find((a) => a.startsWith("--kubelet="))?.slice("--kubelet=".length);
-  const path = flag ?? process.env["KUBELET_BIN"];
-  if (path === undefined || path === "") return { skip: "no upstream kubelet (set KUBELET_BIN or --kubelet=PATH)" };
-  try {
-    accessSync(path, constants.X_OK);
-    return { path };
-  } catch {
-    return { skip: `upstream kubelet ${path} is not an executable file` };
-  }
+  return binaryFrom(argv, "--kubelet", "KUBELET_BIN", "kubelet");
 }
 
 function hostIPv4(): string {
@@ -31,14 +23,6 @@ function hostIPv4(): string {
     if (found) return found.address;
   }
   return "127.0.0.1";
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export interface KubeletOptions {
