@@ -9,6 +9,33 @@
 // p99 20 s, whole batch 25 s). Also the agent's RSS idle and with 110 pods
 // (the agent runs as its own `orch nodeagent` process), and the CPU one PLEG
 // relist costs with 110 pods (the agent's own Pleg in this process).
+//
+// The kubelet column (--kubelet=PATH or $KUBELET_BIN; skipped with the reason
+// without one) runs upstream's kubelet v1.23.16 on the same containerd setup
+// as the containerd column (test/support/containerd.ts: restrict_oom_score_adj,
+// the locally imported pause image as sandbox_image, a bridge CNI conflist),
+// the same busybox image and pods, joined to an in-process API server on the
+// k8s.io naming profile (the kubelet asks for coordination.k8s.io leases and
+// io.kubernetes.* labels). Flags: --container-runtime=remote
+// --container-runtime-endpoint=unix://…, --pod-infra-container-image = that
+// pause image, --root-dir and --cert-dir in a temp folder, the admin
+// kubeconfig, --hostname-override, --node-ip = the host's first non-loopback
+// IPv4 (it refuses 127.0.0.1: "nodeIP can't be loopback address", leaving the
+// Node's addresses unset). Its KubeletConfiguration (bench/support/upstream-
+// kubelet.ts, each setting with its reason): cgroupDriver cgroupfs (cgroups v1
+// hybrid mounted by hand, no systemd), failSwapOn false (no swap accounting
+// here), anonymous auth + AlwaysAllow, readOnlyPort 0, free ports on
+// 127.0.0.1, eviction thresholds 0 and image GC at 100 % (a shared host must
+// not evict the pods or collect the unpullable imported images), kubeAPIQPS
+// 50 / burst 100 (1.27's defaults: 1.23's 5/10 would throttle its status
+// writes at 10 pods/s). cadvisor runs as shipped: on this host it logs
+// inotify failures for other tests' short-lived cgroups and "failed to find
+// pid namespace of init process", neither of which stops it. The kubelet's
+// CPU and RSS are its own process's (/proc/PID), as the agent's; containerd's
+// are in neither. A deleted pod's sandbox is only stopped by the kubelet (its
+// garbage collector removes it within a minute), so between phases the
+// kubelet column waits for no running sandbox rather than none at all.
+// Columns alternate run by run; the load average is stated with the table.
 // Usage: node dist/bench/nodeagent/index.js [--json] [--runs=N] [--only=embedded,containerd,kubelet] [--pods=100] [--interval=100] [--paced-only] [--kubelet=PATH]
 
 import { spawn, type ChildProcess } from "node:child_process";
