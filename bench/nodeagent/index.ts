@@ -182,7 +182,8 @@ async function startOrchAgent(dir: string, kubeconfig: string, containerdEndpoin
     clearTimeout(timer);
   };
   try {
-    await waitFor(() => /running \(node bench-node, joined\)/.test(out), 30_000, `the agent:\n${out}`);
+    // 2 minutes: at load 40 on 2 cores the agent once printed nothing within 30 s.
+    await waitFor(() => /running \(node bench-node, joined\)/.test(out), 120_000, `the agent:\n${out}`);
   } catch (err) {
     await stop();
     throw err;
@@ -357,7 +358,7 @@ async function main(): Promise<void> {
       const samples = (report.samples[column] ??= {});
       for (const [k, v] of Object.entries(r)) (samples[k] ??= []).push(v);
       loads.push(load());
-      if (!args.json) process.stderr.write(`${column}: run ${run + 1}/${args.runs} done (load average ${loads.at(-1)})\n`);
+      if (!args.json) process.stderr.write(`${column}: run ${run + 1}/${args.runs} done (load average ${loads.at(-1)}): ${JSON.stringify(r)}\n`);
     }
   }
   report.comparedWith += `; load average (1, 5, 15 min) at the start ${loads[0]}, at the end ${loads.at(-1)}`;
