@@ -17,18 +17,23 @@ import type { OrchProcess } from "../../test/support/orch-process.js";
 
 /** The kube-apiserver binary (`--upstream=PATH`, else $KUBE_APISERVER_BIN), or the reason there is none. */
 export function upstreamBinary(argv: string[]): { path: string } | { skip: string } {
-  const flag = argv.find((a) => a.startsWith("--upstream="))?.slice("--upstream=".length);
-  const path = flag ?? process.env.KUBE_APISERVER_BIN;
-  if (path === undefined || path === "") return { skip: "no upstream kube-apiserver (set KUBE_APISERVER_BIN or --upstream=PATH)" };
+  return binaryFrom(argv, "--upstream", "KUBE_APISERVER_BIN", "kube-apiserver");
+}
+
+/** An upstream binary named by `flag=PATH` in `argv`, else by $`env`, or the reason there is none. */
+export function binaryFrom(argv: string[], flag: string, env: string, name: string): { path: string } | { skip: string } {
+  const given = argv.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  const path = given ?? process.env[env];
+  if (path === undefined || path === "") return { skip: `no upstream ${name} (set ${env} or ${flag}=PATH)` };
   try {
     accessSync(path, constants.X_OK);
     return { path };
   } catch {
-    return { skip: `upstream kube-apiserver ${path} is not an executable file` };
+    return { skip: `upstream ${name} ${path} is not an executable file` };
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;

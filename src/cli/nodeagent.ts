@@ -40,7 +40,7 @@ export const command = defineCommand({
     "hostname-override": flag.string({ section: GENERIC, description: "Use this name instead of the host name as the node's HostName address and name." }),
     "node-ip": flag.string({ section: GENERIC, description: "The node's InternalIP, where the API server reaches this agent's port (default: the host's first non-loopback IPv4 address)." }),
     "lock-file": flag.string({ section: GENERIC, description: "Path to a lock file the agent holds while it runs, usually /var/run/nodeagent.lock." }),
-    "exit-on-lock-contention": flag.bool({ section: GENERIC, description: "Exit when another agent asks for the lock file (for in-place upgrades)." }),
+    "exit-on-lock-contention": flag.bool({ section: GENERIC, description: "Wait for the lock file, and exit when another process opens it (for in-place upgrades)." }),
     "container-runtime-endpoint": flag.string({ section: GENERIC, description: "The CRI runtime socket (unix:///run/containerd/containerd.sock); empty runs the embedded runtime. Overrides containerRuntimeEndpoint." }),
     "stop-pods-on-exit": flag.bool({ section: GENERIC, default: false, description: "On SIGTERM, stop the containers of every pod. By default they keep running and the next agent with the same --root-dir and runtime re-adopts them." }),
     "host-root-fallback": flag.oneOf({

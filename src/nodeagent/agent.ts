@@ -347,6 +347,7 @@ async function takeLockFile(o: { path: string; exitOnContention: boolean; shutdo
         }
       : {}),
     ...(o.signal ? { signal: o.signal } : {}),
+    log: o.log,
   });
 }
 
