@@ -1,5 +1,7 @@
 // End to end: `kubectl attach -it` and `kubectl debug -it` with a real
-// terminal against a real `orch server` (embedded runtime), with kubectl 1.33
+// terminal against a real `orch server`, on the embedded runtime and on a
+// private containerd (there the agent carries the session to containerd's
+// streaming server: src/nodeagent/exec/cri-attach-relay.ts), with kubectl 1.33
 // (WebSocket) and 1.27 (SPDY/3.1). kubectl needs a terminal for -t: it runs
 // under util-linux's `script`, whose pseudo-terminal is kubectl's; the test
 // types into script's stdin and reads what kubectl prints. A resize is a
@@ -14,6 +16,8 @@ import { existsSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
+import { buildBusyboxImage } from "./support/busybox-image.js";
+import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
@@ -73,32 +77,41 @@ function underTerminal(version: string, kubeconfig: string, args: string[], rows
   };
 }
 
-describe("kubectl attach -it and debug -it against orch server", { skip }, () => {
+for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl attach -it and debug -it against orch server (${runtime} runtime)`, { skip: skip || (runtime === "containerd" ? containerdSkipReason() ?? false : false) }, () => {
   let orch: OrchProcess;
+  let containerd: Containerd | undefined;
   let k: Kubectl;
   const podJson = async (pod: string) => JSON.parse(await k.ok("get", "pod", pod, "-o", "json")) as {
     status: { containerStatuses?: { name: string; restartCount: number; state: { running?: object } }[]; ephemeralContainerStatuses?: { name: string; state: { running?: object; terminated?: { exitCode: number } } }[] };
   };
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=attach-it"], { readyTimeoutMs: 60_000 });
+    const args = ["--node-name=attach-it"];
+    if (runtime === "containerd") {
+      containerd = await startContainerd({ cni: false });
+      // Tagged, so the pods' pull policy is IfNotPresent (containerd has no registry here).
+      await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar"), tags: ["docker.io/library/busybox:1.36"] });
+      await containerd.importImage(join(containerd.dir, "busybox.tar"));
+      args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
+    }
+    orch = await startOrch("server", args, { readyTimeoutMs: 60_000 });
     k = new Kubectl(orch.kubeconfig);
     const path = join(files, "pods.yaml");
     writeFileSync(path, [
       // Reads lines from its terminal and answers each with the terminal's size as it sees it.
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    tty: true\n    command: [sh, -c, 'while read -r l; do echo "got $l size $(stty size)"; done; : ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    tty: true\n    command: [sh, -c, 'while read -r l; do echo "got $l size $(stty size)"; done; : ${TOKEN}']\n`,
       // stdinOnce without a terminal: says eof when its input ends, then stays.
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    stdinOnce: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: keep}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    stdinOnce: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: keep}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox:1.36, command: [sh, -c, "sleep ${TOKEN}"]}\n`,
     ].join("---\n"));
     await k.ok("create", "-f", path);
     await k.ok("wait", "--for=condition=Ready", "pod/shell", "pod/once", "pod/keep", "pod/plain", "--timeout=60s");
   });
   after(async () => {
     await orch?.stop();
+    await containerd?.stop();
     await killMatching(String(TOKEN));
-    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   for (const [version, transport] of [["1.33", "WebSocket"], ["1.27", "SPDY"]] as const) {
@@ -148,7 +161,7 @@ describe("kubectl attach -it and debug -it against orch server", { skip }, () =>
   });
 
   test("kubectl debug -it --target=main: the ephemeral container starts with a terminal, kubectl waits for it and attaches; typed commands run in main's PID namespace", async () => {
-    const s = underTerminal("1.33", orch.kubeconfig, ["debug", "-it", "plain", "--image=busybox", "--target=main", "-c", "dbg", "--", "sh"]);
+    const s = underTerminal("1.33", orch.kubeconfig, ["debug", "-it", "plain", "--image=busybox:1.36", "--target=main", "-c", "dbg", "--", "sh"]);
     try {
       await eventually("kubectl attached to dbg", async () => /If you don't see a command prompt/.test(s.output()), 40_000);
       await new Promise((r) => setTimeout(r, 500));
@@ -167,3 +180,5 @@ describe("kubectl attach -it and debug -it against orch server", { skip }, () =>
     assert.deepEqual([spec.stdin, spec.tty, spec.targetContainerName], [true, true, "main"]);
   });
 });
+
+after(() => rmSync(files, { recursive: true, force: true, maxRetries: 10 }));

@@ -1,8 +1,11 @@
 // End to end: `kubectl port-forward` of kubectl 1.27 (SPDY/3.1 upgrade) and
 // 1.33 (SPDY tunnelled in a WebSocket, subprotocol SPDY/3.1+portforward.k8s.io)
-// against a real `orch server`: pods/portforward through the API server to
-// the node agent's /portForward (src/nodeagent/exec/port-forward.ts), the
-// local port kubectl prints answering HTTP from busybox's httpd in the pod.
+// against a real `orch server`, on the embedded runtime and on a private
+// containerd: pods/portforward through the API server to the node agent's
+// /portForward (src/nodeagent/exec/port-forward.ts), the local port kubectl
+// prints answering HTTP from busybox's httpd in the pod, also from one that
+// listens only on the pod's 127.0.0.1 (the agent dials inside the pod's
+// network namespace, as upstream's runtimes do).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +13,8 @@ import { get } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildBusyboxImage } from "./support/busybox-image.js";
+import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
@@ -64,21 +69,29 @@ async function portForward(k: Kubectl, target: string, remotes: number[]): Promi
   };
 }
 
-describe("kubectl port-forward", { skip }, () => {
+for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl port-forward (${runtime} runtime)`, { skip: skip || (runtime === "containerd" ? containerdSkipReason() ?? false : false) }, () => {
   let orch: OrchProcess;
+  let containerd: Containerd | undefined;
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=pf-main"], { readyTimeoutMs: 60_000 });
+    const args = ["--node-name=pf-main"];
+    if (runtime === "containerd") {
+      containerd = await startContainerd();
+      await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar"), tags: ["docker.io/library/busybox:1.36"] });
+      await containerd.importImage(join(containerd.dir, "busybox.tar"));
+      args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
+    }
+    orch = await startOrch("server", args, { readyTimeoutMs: 60_000 });
     const k = new Kubectl(orch.kubeconfig);
     const path = join(files, "web.yaml");
-    writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www && echo hello-pf > /www/index.html && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
+    writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www /lo && echo hello-pf > /www/index.html && echo hello-lo > /lo/index.html && { busybox httpd -f -p 127.0.0.1:8081 -h /lo & } && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
     await k.ok("create", "-f", path);
     await k.ok("wait", "--for=condition=Ready", "pod/web", "--timeout=60s");
   });
   after(async () => {
     await orch?.stop();
+    await containerd?.stop();
     await killMatching(String(TOKEN));
-    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   for (const version of VERSIONS) {
@@ -103,6 +116,25 @@ describe("kubectl port-forward", { skip }, () => {
         }
       });
 
+      test("a server listening only on the pod's 127.0.0.1 (:8081), unreachable at the pod's IP, answers through the forward; 50 GETs at once", async () => {
+        const ip = (await k.ok("get", "pod", "web", "-o", "jsonpath={.status.podIP}")).trim();
+        const direct = await new Promise<string>((resolve) => {
+          const req = get({ host: ip, port: 8081, path: "/", agent: false, timeout: 5000 }, () => resolve("answered"));
+          req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
+          req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+        });
+        assert.equal(direct, "ECONNREFUSED", `the pod's IP ${ip} has nothing on 8081`);
+        const f = await portForward(k, "pod/web", [8081]);
+        try {
+          const local = f.ports.get(8081)!;
+          assert.deepEqual(await httpGet(local), { status: 200, body: "hello-lo\n" });
+          const all = await Promise.all(Array.from({ length: 50 }, () => httpGet(local)));
+          assert.deepEqual(all.filter((r) => r.body !== "hello-lo\n"), []);
+        } finally {
+          await f.stop();
+        }
+      });
+
       test("svc/web :8080 forwards to the pod's port the service's named targetPort resolves to", async () => {
         const f = await portForward(k, "svc/web", [8080]);
         try {
@@ -122,7 +154,8 @@ describe("kubectl port-forward", { skip }, () => {
           assert.equal(failed.status, undefined, "no HTTP answer through a port nothing listens on");
           const deadline = Date.now() + 10_000;
           while (f.running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod [0-9a-f]{64}, uid : dial tcp [\d.]+:81: connect: connection refused/);
+          // containerd's words: localhost inside the sandbox's network namespace, IPv4 then IPv6.
+          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod ([0-9a-f]{64}), uid : failed to execute portforward in network namespace "\/[^"]+": failed to connect to localhost:81 inside namespace "\1", IPv4: dial tcp4 127\.0\.0\.1:81: connect: connection refused IPv6 dial tcp6 \[::1\]:81: /);
           // client-go closes its own connection once an error stream carries a message (1.27 and 1.33 alike; the
           // agent's session would go on: src/nodeagent/exec/port-forward.test.ts), so kubectl exits.
           assert.match(f.output(), /error: lost connection to pod/);
@@ -140,3 +173,5 @@ describe("kubectl port-forward", { skip }, () => {
     });
   }
 });
+
+after(() => rmSync(files, { recursive: true, force: true, maxRetries: 10 }));
