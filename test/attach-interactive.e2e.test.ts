@@ -88,13 +88,13 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl att
   before(async () => {
     const args = ["--node-name=attach-it"];
     if (runtime === "containerd") {
-      containerd = await startContainerd({ cni: false });
+      containerd = await startContainerd();
       // Tagged, so the pods' pull policy is IfNotPresent (containerd has no registry here).
       await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar"), tags: ["docker.io/library/busybox:1.36"] });
       await containerd.importImage(join(containerd.dir, "busybox.tar"));
       args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
     }
-    orch = await startOrch("server", args, { readyTimeoutMs: 60_000 });
+    orch = await startOrch("server", args, { readyTimeoutMs: 120_000 });
     k = new Kubectl(orch.kubeconfig);
     const path = join(files, "pods.yaml");
     writeFileSync(path, [

@@ -81,7 +81,7 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl por
       await containerd.importImage(join(containerd.dir, "busybox.tar"));
       args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
     }
-    orch = await startOrch("server", args, { readyTimeoutMs: 60_000 });
+    orch = await startOrch("server", args, { readyTimeoutMs: 120_000 });
     const k = new Kubectl(orch.kubeconfig);
     const path = join(files, "web.yaml");
     writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www /lo && echo hello-pf > /www/index.html && echo hello-lo > /lo/index.html && { busybox httpd -f -p 127.0.0.1:8081 -h /lo & } && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
@@ -154,8 +154,8 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl por
           assert.equal(failed.status, undefined, "no HTTP answer through a port nothing listens on");
           const deadline = Date.now() + 10_000;
           while (f.running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-          // containerd's words: localhost inside the sandbox's network namespace, IPv4 then IPv6.
-          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod ([0-9a-f]{64}), uid : failed to execute portforward in network namespace "\/[^"]+": failed to connect to localhost:81 inside namespace "\1", IPv4: dial tcp4 127\.0\.0\.1:81: connect: connection refused IPv6 dial tcp6 \[::1\]:81: /);
+          // containerd's words: localhost inside the sandbox's network namespace, IPv4 then IPv6 (1.33 logs quotes escaped).
+          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod ([0-9a-f]{64}), uid : failed to execute portforward in network namespace \\?"\/[^"\\]+\\?": failed to connect to localhost:81 inside namespace \\?"\1\\?", IPv4: dial tcp4 127\.0\.0\.1:81: connect: connection refused IPv6 dial tcp6 \[::1\]:81: /);
           // client-go closes its own connection once an error stream carries a message (1.27 and 1.33 alike; the
           // agent's session would go on: src/nodeagent/exec/port-forward.test.ts), so kubectl exits.
           assert.match(f.output(), /error: lost connection to pod/);
