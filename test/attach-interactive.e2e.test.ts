@@ -16,11 +16,10 @@ import { existsSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
-import { buildBusyboxImage } from "./support/busybox-image.js";
-import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
+import { NODE_RUNTIMES, runtimeSkipReason, startOrchOn, type OrchOnRuntime } from "./support/orch-on-runtime.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import type { OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-attach-it-"));
 const TOKEN = suiteToken(730_000);
@@ -77,24 +76,17 @@ function underTerminal(version: string, kubeconfig: string, args: string[], rows
   };
 }
 
-for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl attach -it and debug -it against orch server (${runtime} runtime)`, { skip: skip || (runtime === "containerd" ? containerdSkipReason() ?? false : false) }, () => {
+for (const runtime of NODE_RUNTIMES) describe(`kubectl attach -it and debug -it against orch server (${runtime} runtime)`, { skip: skip || runtimeSkipReason(runtime) }, () => {
   let orch: OrchProcess;
-  let containerd: Containerd | undefined;
+  let server: OrchOnRuntime | undefined;
   let k: Kubectl;
   const podJson = async (pod: string) => JSON.parse(await k.ok("get", "pod", pod, "-o", "json")) as {
     status: { containerStatuses?: { name: string; restartCount: number; state: { running?: object } }[]; ephemeralContainerStatuses?: { name: string; state: { running?: object; terminated?: { exitCode: number } } }[] };
   };
 
   before(async () => {
-    const args = ["--node-name=attach-it"];
-    if (runtime === "containerd") {
-      containerd = await startContainerd();
-      // Tagged, so the pods' pull policy is IfNotPresent (containerd has no registry here).
-      await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar"), tags: ["docker.io/library/busybox:1.36"] });
-      await containerd.importImage(join(containerd.dir, "busybox.tar"));
-      args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
-    }
-    orch = await startOrch("server", args, { readyTimeoutMs: 120_000 });
+    server = await startOrchOn(runtime, ["--node-name=attach-it"]);
+    orch = server.orch;
     k = new Kubectl(orch.kubeconfig);
     const path = join(files, "pods.yaml");
     writeFileSync(path, [
@@ -109,8 +101,7 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl att
     await k.ok("wait", "--for=condition=Ready", "pod/shell", "pod/once", "pod/keep", "pod/plain", "--timeout=60s");
   });
   after(async () => {
-    await orch?.stop();
-    await containerd?.stop();
+    await server?.stop();
     await killMatching(String(TOKEN));
   });
 
@@ -143,13 +134,13 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl att
     for (const version of ["1.33", "1.27"]) {
       const kv = new Kubectl(orch.kubeconfig, version);
       const pod = version === "1.33" ? "once" : "keep";
-      // kubectl attach -i keeps following the output after its input ends: it is stopped by a timeout.
-      const r = await kv.run(["attach", "-i", pod], { input: `first-${version}\n`, timeoutMs: 4000 });
+      // kubectl attach -i keeps following the output after its input ends: it is stopped by a timeout (8 s: the machine may be loaded).
+      const r = await kv.run(["attach", "-i", pod], { input: `first-${version}\n`, timeoutMs: 8000 });
       assert.match(r.stdout, new RegExp(`got first-${version}`), r.stderr);
     }
     await eventually("once says eof", async () => /eof/.test(await k.ok("logs", "once")), 10_000);
     assert.doesNotMatch(await k.ok("logs", "keep"), /eof/, "stdin stays open without stdinOnce");
-    const again = await new Kubectl(orch.kubeconfig).run(["attach", "-i", "keep"], { input: "second\n", timeoutMs: 4000 });
+    const again = await new Kubectl(orch.kubeconfig).run(["attach", "-i", "keep"], { input: "second\n", timeoutMs: 8000 });
     assert.match(again.stdout, /got second/);
     assert.equal((await podJson("once")).status.containerStatuses![0]!.restartCount, 0);
   });

@@ -13,21 +13,20 @@ import { get } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildBusyboxImage } from "./support/busybox-image.js";
-import { containerdSkipReason, startContainerd, type Containerd } from "./support/containerd.js";
+import { NODE_RUNTIMES, runtimeSkipReason, startOrchOn, type OrchOnRuntime } from "./support/orch-on-runtime.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import type { OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-pf-"));
 const TOKEN = suiteToken(720_000);
 const VERSIONS = ["1.27", "1.33"] as const;
 const skip = kubectlSkipReason() ?? (VERSIONS.some((v) => kubectlPath(v) === undefined) ? "kubectl.1.27 or kubectl.1.33 is not installed" : false);
 
-/** GET http://127.0.0.1:PORT/ with a fresh connection: the status and body, or the error's code. */
-function httpGet(port: number): Promise<{ status?: number; body?: string; error?: string }> {
+/** GET http://HOST:PORT/ with a fresh connection: the status and body, or the error's code. */
+function httpGet(port: number, host = "127.0.0.1"): Promise<{ status?: number; body?: string; error?: string }> {
   return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/", agent: false, timeout: 10_000 }, (res) => {
+    const req = get({ host, port, path: "/", agent: false, timeout: 10_000 }, (res) => {
       let body = "";
       res.on("data", (d: Buffer) => (body += d.toString()));
       res.on("end", () => resolve({ status: res.statusCode!, body }));
@@ -69,19 +68,13 @@ async function portForward(k: Kubectl, target: string, remotes: number[]): Promi
   };
 }
 
-for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl port-forward (${runtime} runtime)`, { skip: skip || (runtime === "containerd" ? containerdSkipReason() ?? false : false) }, () => {
+for (const runtime of NODE_RUNTIMES) describe(`kubectl port-forward (${runtime} runtime)`, { skip: skip || runtimeSkipReason(runtime) }, () => {
   let orch: OrchProcess;
-  let containerd: Containerd | undefined;
+  let server: OrchOnRuntime | undefined;
 
   before(async () => {
-    const args = ["--node-name=pf-main"];
-    if (runtime === "containerd") {
-      containerd = await startContainerd();
-      await buildBusyboxImage({ file: join(containerd.dir, "busybox.tar"), tags: ["docker.io/library/busybox:1.36"] });
-      await containerd.importImage(join(containerd.dir, "busybox.tar"));
-      args.push(`--container-runtime-endpoint=${containerd.endpoint}`);
-    }
-    orch = await startOrch("server", args, { readyTimeoutMs: 120_000 });
+    server = await startOrchOn(runtime, ["--node-name=pf-main"]);
+    orch = server.orch;
     const k = new Kubectl(orch.kubeconfig);
     const path = join(files, "web.yaml");
     writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www /lo && echo hello-pf > /www/index.html && echo hello-lo > /lo/index.html && { busybox httpd -f -p 127.0.0.1:8081 -h /lo & } && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
@@ -89,8 +82,7 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl por
     await k.ok("wait", "--for=condition=Ready", "pod/web", "--timeout=60s");
   });
   after(async () => {
-    await orch?.stop();
-    await containerd?.stop();
+    await server?.stop();
     await killMatching(String(TOKEN));
   });
 
@@ -118,12 +110,7 @@ for (const runtime of ["embedded", "containerd"] as const) describe(`kubectl por
 
       test("a server listening only on the pod's 127.0.0.1 (:8081), unreachable at the pod's IP, answers through the forward; 50 GETs at once", async () => {
         const ip = (await k.ok("get", "pod", "web", "-o", "jsonpath={.status.podIP}")).trim();
-        const direct = await new Promise<string>((resolve) => {
-          const req = get({ host: ip, port: 8081, path: "/", agent: false, timeout: 5000 }, () => resolve("answered"));
-          req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
-          req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
-        });
-        assert.equal(direct, "ECONNREFUSED", `the pod's IP ${ip} has nothing on 8081`);
+        assert.deepEqual(await httpGet(8081, ip), { error: "ECONNREFUSED" }, `the pod's IP ${ip} has nothing on 8081`);
         const f = await portForward(k, "pod/web", [8081]);
         try {
           const local = f.ports.get(8081)!;
