@@ -65,6 +65,7 @@ before(async () => {
       if (t === undefined) return;
       const side: RuntimeSide = { stdin: "", stdinEnded: false, sizes: [], closed: false };
       sessions.push(side);
+      events.emit("accepted");
       // Echoes each input upper-cased on stdout and its length on stderr; at the input's end, a status (the path says which).
       t.on("stdin", (d) => {
         side.stdin += d.toString();
@@ -95,13 +96,22 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
+/**
+ * Resolves once the stand-in has all of a session's streams: its SpdyTransport
+ * listens only from then on (the agent's clients, kubectl, send nothing before;
+ * containerd's Go server keeps what comes early).
+ */
+const accepted = () => new Promise((r) => events.once("accepted", r));
+
 const plain: StreamOptions = { command: [], stdin: true, stdout: true, stderr: true, tty: false };
 
 test("stdin and its end reach the runtime; stdout and stderr come back apart; the runtime's status ends the client's session", async () => {
   const s = await dialStreamingServer(`${base}/attach/ok`);
   assert.equal(s.protocol, "v4.channel.k8s.io");
   const client = new FakeClient();
+  const ready = accepted();
   relayAttach(client, s, plain);
+  await ready;
   client.emit("stdin", Buffer.from("hello"));
   await new Promise((r) => setTimeout(r, 100));
   client.emit("stdinEnd");
@@ -114,7 +124,11 @@ test("stdin and its end reach the runtime; stdout and stderr come back apart; th
 
 test("a failure status from the runtime reaches the client as it is (exit code included)", async () => {
   const client = new FakeClient();
+  const ready = accepted();
   relayAttach(client, await dialStreamingServer(`${base}/attach/fail`), plain);
+  await ready;
+  client.emit("stdin", Buffer.from("x"));
+  await new Promise((r) => setTimeout(r, 200));
   client.emit("stdinEnd");
   const status = (await client.ended) as { reason?: string; details?: { causes?: { message?: string }[] } };
   assert.equal(status.reason, "NonZeroExitCode");
@@ -123,7 +137,9 @@ test("a failure status from the runtime reaches the client as it is (exit code i
 
 test("a terminal: sizes go on the resize stream; no stderr stream; the client leaving closes the runtime's session", async () => {
   const client = new FakeClient();
+  const ready = accepted();
   relayAttach(client, await dialStreamingServer(`${base}/attach/tty`), { ...plain, stderr: false, tty: true });
+  await ready;
   client.emit("resize", { width: 120, height: 40 });
   client.emit("stdin", Buffer.from("x"));
   await new Promise((r) => setTimeout(r, 200));
