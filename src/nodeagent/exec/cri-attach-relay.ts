@@ -10,7 +10,12 @@
 // container's input, as upstream's kubelet's proxy does.
 //
 // Client → runtime: stdin (its end as a FIN), terminal sizes (the resize
-// stream, one JSON document per line). Runtime → client: stdout and stderr as
+// stream, one JSON document per line). Input waits until the runtime has
+// accepted every stream and a moment more (STDIN_SETTLE_MS): containerd starts
+// copying an attach's stdin before it subscribes the attach to the
+// container's output, so an answer to input that was already waiting could
+// be broadcast before the attach hears it (the embedded runtime's path waits
+// for the output in the same way, container-attach.ts). Runtime → client: stdout and stderr as
 // they come (the runtime's socket paused while the client has more than
 // HIGH_WATER queued), and the runtime's status from its error stream at the
 // end (empty: Success). Either side going away ends the other.
@@ -32,6 +37,8 @@ export interface StreamingSession {
 }
 
 const UPGRADE_TIMEOUT_MS = 10_000;
+/** How long input waits after the runtime accepted the streams (see above). */
+export const STDIN_SETTLE_MS = 100;
 
 /**
  * Connects to `url` (http only: containerd serves its streaming server
@@ -112,8 +119,23 @@ export function relayAttach(t: ChannelTransport, s: StreamingSession, o: StreamO
   const resize = o.tty && resizable ? open("resize") : undefined;
 
   if (stdin !== undefined) {
-    t.on("stdin", (data) => stdin.write(data));
-    t.on("stdinEnd", () => stdin.end());
+    // Held (in order, the end too) until the runtime has taken every stream, then STDIN_SETTLE_MS.
+    let held: (Buffer | null)[] | undefined = [];
+    const put = (data: Buffer | null) => (data === null ? stdin.end() : stdin.write(data));
+    t.on("stdin", (data) => (held !== undefined ? held.push(data) : put(data)));
+    t.on("stdinEnd", () => (held !== undefined ? held.push(null) : put(null)));
+    const opened = [error, stdin, stdout, stderr, resize].filter((x) => x !== undefined);
+    let waiting = opened.length;
+    const release = () => {
+      const queue = held ?? [];
+      held = undefined;
+      for (const d of queue) put(d);
+    };
+    for (const st of opened) st.once("reply", () => {
+      if (--waiting === 0) setTimeout(release, STDIN_SETTLE_MS).unref();
+    });
+    // A runtime that never replies gets the input anyway.
+    setTimeout(release, 20 * STDIN_SETTLE_MS).unref();
   }
   if (resize !== undefined) t.on("resize", (size) => resize.write(Buffer.from(`${JSON.stringify({ Width: size.width, Height: size.height })}\n`)));
 
