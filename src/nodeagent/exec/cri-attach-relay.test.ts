@@ -142,7 +142,8 @@ test("a terminal: sizes go on the resize stream; no stderr stream; the client le
   await ready;
   client.emit("resize", { width: 120, height: 40 });
   client.emit("stdin", Buffer.from("x"));
-  await new Promise((r) => setTimeout(r, 200));
+  // Input is held a moment after the streams are taken (STDIN_SETTLE_MS); sizes are not.
+  for (let i = 0; i < 100 && client.out.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(client.out, [{ channel: Channel.Stdout, text: "size 120x40" }, { channel: Channel.Stdout, text: "X" }]);
   const closed = new Promise((r) => events.once("closed", r));
   client.emit("close");
