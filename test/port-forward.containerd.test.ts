@@ -45,7 +45,7 @@ after(async () => {
   rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
-test("containerd: /portForward reaches the pod's httpd by its IP; 20 requests on one session; a closed port is upstream's error", { skip }, async (t) => {
+test("containerd: /portForward reaches the pod's httpd inside its network namespace, also one on the pod's 127.0.0.1 only; 20 requests on one session; a closed port is containerd's error", { skip }, async (t) => {
   if (!containerd.cni) return t.skip("containerd runs without the bridge CNI here (no /usr/lib/cni/bridge)");
   const spec = { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "mkdir -p /www /lo && echo from-containerd > /www/index.html && echo loopback-only > /lo/index.html && { httpd -f -p 127.0.0.1:8081 -h /lo & } && exec httpd -f -p 8080 -h /www"] }] };
   writeFileSync(join(root, "manifests", "web.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec }));
