@@ -1,5 +1,7 @@
 // End to end: `kubectl attach -it` and `kubectl debug -it` with a real
-// terminal against a real `orch server` (embedded runtime), with kubectl 1.33
+// terminal against a real `orch server`, on the embedded runtime and on a
+// private containerd (there the agent carries the session to containerd's
+// streaming server: src/nodeagent/exec/cri-attach-relay.ts), with kubectl 1.33
 // (WebSocket) and 1.27 (SPDY/3.1). kubectl needs a terminal for -t: it runs
 // under util-linux's `script`, whose pseudo-terminal is kubectl's; the test
 // types into script's stdin and reads what kubectl prints. A resize is a
@@ -14,9 +16,10 @@ import { existsSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually } from "../src/controllers/testing.js";
+import { NODE_RUNTIMES, runtimeSkipReason, startOrchOn, type OrchOnRuntime } from "./support/orch-on-runtime.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import type { OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-attach-it-"));
 const TOKEN = suiteToken(730_000);
@@ -73,32 +76,33 @@ function underTerminal(version: string, kubeconfig: string, args: string[], rows
   };
 }
 
-describe("kubectl attach -it and debug -it against orch server", { skip }, () => {
+for (const runtime of NODE_RUNTIMES) describe(`kubectl attach -it and debug -it against orch server (${runtime} runtime)`, { skip: skip || runtimeSkipReason(runtime) }, () => {
   let orch: OrchProcess;
+  let server: OrchOnRuntime | undefined;
   let k: Kubectl;
   const podJson = async (pod: string) => JSON.parse(await k.ok("get", "pod", pod, "-o", "json")) as {
     status: { containerStatuses?: { name: string; restartCount: number; state: { running?: object } }[]; ephemeralContainerStatuses?: { name: string; state: { running?: object; terminated?: { exitCode: number } } }[] };
   };
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=attach-it"], { readyTimeoutMs: 60_000 });
+    server = await startOrchOn(runtime, ["--node-name=attach-it"]);
+    orch = server.orch;
     k = new Kubectl(orch.kubeconfig);
     const path = join(files, "pods.yaml");
     writeFileSync(path, [
       // Reads lines from its terminal and answers each with the terminal's size as it sees it.
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    tty: true\n    command: [sh, -c, 'while read -r l; do echo "got $l size $(stty size)"; done; : ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: shell}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    tty: true\n    command: [sh, -c, 'while read -r l; do echo "got $l size $(stty size)"; done; : ${TOKEN}']\n`,
       // stdinOnce without a terminal: says eof when its input ends, then stays.
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    stdinOnce: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: keep}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox\n    stdin: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
-      `apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox, command: [sh, -c, "sleep ${TOKEN}"]}\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: once}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    stdinOnce: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: keep}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    stdin: true\n    command: [sh, -c, 'while read -r l; do echo "got $l"; done; echo eof; sleep ${TOKEN}']\n`,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - {name: main, image: busybox:1.36, command: [sh, -c, "sleep ${TOKEN}"]}\n`,
     ].join("---\n"));
     await k.ok("create", "-f", path);
     await k.ok("wait", "--for=condition=Ready", "pod/shell", "pod/once", "pod/keep", "pod/plain", "--timeout=60s");
   });
   after(async () => {
-    await orch?.stop();
+    await server?.stop();
     await killMatching(String(TOKEN));
-    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   for (const [version, transport] of [["1.33", "WebSocket"], ["1.27", "SPDY"]] as const) {
@@ -127,17 +131,29 @@ describe("kubectl attach -it and debug -it against orch server", { skip }, () =>
   }
 
   test("stdinOnce: the container's stdin ends when the first attach's input ends; without stdinOnce it stays open for the next attach", async () => {
-    for (const version of ["1.33", "1.27"]) {
-      const kv = new Kubectl(orch.kubeconfig, version);
-      const pod = version === "1.33" ? "once" : "keep";
-      // kubectl attach -i keeps following the output after its input ends: it is stopped by a timeout.
-      const r = await kv.run(["attach", "-i", pod], { input: `first-${version}\n`, timeoutMs: 4000 });
-      assert.match(r.stdout, new RegExp(`got first-${version}`), r.stderr);
-    }
+    // stdinOnce: the input ends with kubectl's (kubectl attach -i keeps following the output after its input ends: it is
+    // stopped by a timeout, 8 s as the machine may be loaded).
+    const r = await new Kubectl(orch.kubeconfig, "1.33").run(["attach", "-i", "once"], { input: "first-1.33\n", timeoutMs: 8000 });
+    assert.match(r.stdout, /got first-1\.33/, r.stderr);
     await eventually("once says eof", async () => /eof/.test(await k.ok("logs", "once")), 10_000);
+    // Without stdinOnce, kubectl's input is kept open while the answer is awaited: containerd (as under upstream's
+    // kubelet) detaches an attach's output as soon as its input ends, so a closed input could miss the answer there.
+    const attachOpen = async (version: string, line: string) => {
+      const child = spawn(kubectlPath(version)!, ["--kubeconfig", orch.kubeconfig, "attach", "-i", "keep"], { stdio: ["pipe", "pipe", "pipe"] });
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+      try {
+        await new Promise((res) => setTimeout(res, 1000));
+        child.stdin!.write(`${line}\n`);
+        await eventually(`keep answers ${line}`, async () => out.includes(`got ${line}`), 15_000).catch((err: Error) => assert.fail(`${err.message}: ${out}`));
+      } finally {
+        child.kill("SIGTERM");
+      }
+    };
+    await attachOpen("1.27", "first-1.27");
     assert.doesNotMatch(await k.ok("logs", "keep"), /eof/, "stdin stays open without stdinOnce");
-    const again = await new Kubectl(orch.kubeconfig).run(["attach", "-i", "keep"], { input: "second\n", timeoutMs: 4000 });
-    assert.match(again.stdout, /got second/);
+    await attachOpen("1.33", "second");
     assert.equal((await podJson("once")).status.containerStatuses![0]!.restartCount, 0);
   });
 
@@ -148,7 +164,7 @@ describe("kubectl attach -it and debug -it against orch server", { skip }, () =>
   });
 
   test("kubectl debug -it --target=main: the ephemeral container starts with a terminal, kubectl waits for it and attaches; typed commands run in main's PID namespace", async () => {
-    const s = underTerminal("1.33", orch.kubeconfig, ["debug", "-it", "plain", "--image=busybox", "--target=main", "-c", "dbg", "--", "sh"]);
+    const s = underTerminal("1.33", orch.kubeconfig, ["debug", "-it", "plain", "--image=busybox:1.36", "--target=main", "-c", "dbg", "--", "sh"]);
     try {
       await eventually("kubectl attached to dbg", async () => /If you don't see a command prompt/.test(s.output()), 40_000);
       await new Promise((r) => setTimeout(r, 500));
@@ -167,3 +183,5 @@ describe("kubectl attach -it and debug -it against orch server", { skip }, () =>
     assert.deepEqual([spec.stdin, spec.tty, spec.targetContainerName], [true, true, "main"]);
   });
 });
+
+after(() => rmSync(files, { recursive: true, force: true, maxRetries: 10 }));

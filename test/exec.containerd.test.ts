@@ -79,11 +79,23 @@ test("containerd: /attach carries the running container's output from its CRI lo
   assert.equal(attached.status?.status, "Success");
 });
 
-test("containerd: /attach with input to a container with stdin: true is refused with the reason (its stdin sits behind CRI Attach's streaming server, not used)", { skip }, async () => {
-  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", stdin: true, command: ["sleep", "3600"] }] };
+test("containerd: /attach with input reaches the container's stdin through CRI Attach's streaming server; stdinOnce ends it with the client's input", { skip }, async () => {
+  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, restartPolicy: "Never", containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", stdin: true, stdinOnce: true, command: ["sh", "-c", "while read -r l; do echo \"got $l\"; echo \"err $l\" >&2; done; echo eof"] }] };
   writeFileSync(join(root, "manifests", "reader.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "reader" }, spec }));
   await eventually(() => (agent!.pods().find((p) => p.pod.metadata.name === `reader-${NODE}`)?.status.containerStatuses?.[0]?.state?.running ? true : undefined), 30_000, "reader running");
-  const r = await agentExec(`${server.url.replace("https:", "wss:")}/attach/default/reader-${NODE}/main?input=1&output=1`, client);
+  // v5 (the client closes its stdin): the runtime's stdin is half-closed and, stdinOnce, the container's input ends.
+  const r = await agentExec(`${server.url.replace("https:", "wss:")}/attach/default/reader-${NODE}/main?input=1&output=1&error=1`, { ...client, stdin: "one\ntwo\n" });
+  assert.equal(r.refused, undefined, r.refused?.body);
+  assert.equal(r.stdout, "got one\ngot two\neof\n", "stdout apart from stderr, as the runtime sends them");
+  assert.equal(r.stderr, "err one\nerr two\n");
+  assert.equal(r.status?.status, "Success");
+});
+
+test("containerd: /attach to a container without stdin is refused with the reason", { skip }, async () => {
+  const spec = { terminationGracePeriodSeconds: 1, hostNetwork: true, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sleep", "3600"] }] };
+  writeFileSync(join(root, "manifests", "plain.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "plain" }, spec }));
+  await eventually(() => (agent!.pods().find((p) => p.pod.metadata.name === `plain-${NODE}`)?.status.containerStatuses?.[0]?.state?.running ? true : undefined), 30_000, "plain running");
+  const r = await agentExec(`${server.url.replace("https:", "wss:")}/attach/default/plain-${NODE}/main?input=1&output=1`, client);
   assert.equal(r.refused?.status, 400);
-  assert.match(r.refused?.body ?? "", /this runtime offers no way to a container's stdin \(orch reaches it on its embedded runtime only\), leave out -i/);
+  assert.match(r.refused?.body ?? "", /container main was not started with stdin \(spec\.stdin is false\), leave out -i/);
 });

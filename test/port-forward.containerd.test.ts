@@ -1,7 +1,9 @@
 // port-forward on a real containerd (Debian 1.6, runc, the bridge CNI): the
 // node agent's /portForward splices a SPDY data stream to busybox's httpd in a
-// pod on the pod network (its IP from the host), and a port nothing listens on
-// gets upstream's error with the containerd sandbox id. Skips with a reason
+// pod, dialled on localhost inside the sandbox's network namespace (from
+// containerd's verbose PodSandboxStatus), so one listening only on the pod's
+// 127.0.0.1 is reached too; a port nothing listens on gets containerd's error
+// with the sandbox id and namespace path. Skips with a reason
 // where containerd cannot run (fails under CI=true).
 
 import { after, before, test } from "node:test";
@@ -43,9 +45,9 @@ after(async () => {
   rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 });
 
-test("containerd: /portForward reaches the pod's httpd by its IP; 20 requests on one session; a closed port is upstream's error", { skip }, async (t) => {
+test("containerd: /portForward reaches the pod's httpd inside its network namespace, also one on the pod's 127.0.0.1 only; 20 requests on one session; a closed port is containerd's error", { skip }, async (t) => {
   if (!containerd.cni) return t.skip("containerd runs without the bridge CNI here (no /usr/lib/cni/bridge)");
-  const spec = { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "mkdir -p /www && echo from-containerd > /www/index.html && exec httpd -f -p 8080 -h /www"] }] };
+  const spec = { terminationGracePeriodSeconds: 1, containers: [{ name: "main", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["sh", "-c", "mkdir -p /www /lo && echo from-containerd > /www/index.html && echo loopback-only > /lo/index.html && { httpd -f -p 127.0.0.1:8081 -h /lo & } && exec httpd -f -p 8080 -h /www"] }] };
   writeFileSync(join(root, "manifests", "web.json"), JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "web" }, spec }));
   const ip = await eventually(() => {
     const s = agent!.pods().find((p) => p.pod.metadata.name === `web-${NODE}`)?.status;
@@ -66,10 +68,19 @@ test("containerd: /portForward reaches the pod's httpd by its IP; 20 requests on
     return r.dataText.then((t) => t.text);
   }));
   for (const text of all) assert.match(text, /^HTTP\/1\.[01] 200[\s\S]*from-containerd\n$/);
+  const lo = await Promise.all(Array.from({ length: 20 }, (_, i) => {
+    const r = forwardRequest(session!, 8081, `lo${i}`);
+    r.data.write(Buffer.from("GET / HTTP/1.0\r\n\r\n"));
+    return r.dataText.then((t) => t.text);
+  }));
+  for (const text of lo) assert.match(text, /^HTTP\/1\.[01] 200[\s\S]*loopback-only\n$/, "the server on the pod's 127.0.0.1");
 
   const closed = forwardRequest(session!, 9, "closed");
   const sandboxes = await containerd.client.listPodSandbox({});
   const sandbox = sandboxes.items.find((s) => s.metadata?.name === `web-${NODE}` && s.state === "SANDBOX_READY")!;
-  assert.equal((await closed.errorText).text, `error forwarding port 9 to pod ${sandbox.id}, uid : dial tcp ${ip}:9: connect: connection refused`);
+  const info = JSON.parse((await containerd.client.podSandboxStatus({ podSandboxId: sandbox.id, verbose: true })).info.info ?? "{}") as { runtimeSpec: { linux: { namespaces: { type: string; path?: string }[] } } };
+  const netns = info.runtimeSpec.linux.namespaces.find((n) => n.type === "network")!.path!;
+  const text = (await closed.errorText).text;
+  assert.ok(text.startsWith(`error forwarding port 9 to pod ${sandbox.id}, uid : failed to execute portforward in network namespace "${netns}": failed to connect to localhost:9 inside namespace "${sandbox.id}", IPv4: dial tcp4 127.0.0.1:9: connect: connection refused IPv6 dial tcp6 [::1]:9: `), text);
   session!.goAway();
 });

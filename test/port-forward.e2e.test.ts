@@ -1,8 +1,11 @@
 // End to end: `kubectl port-forward` of kubectl 1.27 (SPDY/3.1 upgrade) and
 // 1.33 (SPDY tunnelled in a WebSocket, subprotocol SPDY/3.1+portforward.k8s.io)
-// against a real `orch server`: pods/portforward through the API server to
-// the node agent's /portForward (src/nodeagent/exec/port-forward.ts), the
-// local port kubectl prints answering HTTP from busybox's httpd in the pod.
+// against a real `orch server`, on the embedded runtime and on a private
+// containerd: pods/portforward through the API server to the node agent's
+// /portForward (src/nodeagent/exec/port-forward.ts), the local port kubectl
+// prints answering HTTP from busybox's httpd in the pod, also from one that
+// listens only on the pod's 127.0.0.1 (the agent dials inside the pod's
+// network namespace, as upstream's runtimes do).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,19 +13,20 @@ import { get } from "node:http";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { NODE_RUNTIMES, runtimeSkipReason, startOrchOn, type OrchOnRuntime } from "./support/orch-on-runtime.js";
 import { killMatching, suiteToken } from "./support/suite-processes.js";
 import { Kubectl, kubectlPath, kubectlSkipReason } from "./support/kubectl.js";
-import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import type { OrchProcess } from "./support/orch-process.js";
 
 const files = mkdtempSync(join(tmpdir(), "orch-e2e-pf-"));
 const TOKEN = suiteToken(720_000);
 const VERSIONS = ["1.27", "1.33"] as const;
 const skip = kubectlSkipReason() ?? (VERSIONS.some((v) => kubectlPath(v) === undefined) ? "kubectl.1.27 or kubectl.1.33 is not installed" : false);
 
-/** GET http://127.0.0.1:PORT/ with a fresh connection: the status and body, or the error's code. */
-function httpGet(port: number): Promise<{ status?: number; body?: string; error?: string }> {
+/** GET http://HOST:PORT/ with a fresh connection: the status and body, or the error's code. */
+function httpGet(port: number, host = "127.0.0.1"): Promise<{ status?: number; body?: string; error?: string }> {
   return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/", agent: false, timeout: 10_000 }, (res) => {
+    const req = get({ host, port, path: "/", agent: false, timeout: 10_000 }, (res) => {
       let body = "";
       res.on("data", (d: Buffer) => (body += d.toString()));
       res.on("end", () => resolve({ status: res.statusCode!, body }));
@@ -64,21 +68,22 @@ async function portForward(k: Kubectl, target: string, remotes: number[]): Promi
   };
 }
 
-describe("kubectl port-forward", { skip }, () => {
+for (const runtime of NODE_RUNTIMES) describe(`kubectl port-forward (${runtime} runtime)`, { skip: skip || runtimeSkipReason(runtime) }, () => {
   let orch: OrchProcess;
+  let server: OrchOnRuntime | undefined;
 
   before(async () => {
-    orch = await startOrch("server", ["--node-name=pf-main"], { readyTimeoutMs: 60_000 });
+    server = await startOrchOn(runtime, ["--node-name=pf-main"]);
+    orch = server.orch;
     const k = new Kubectl(orch.kubeconfig);
     const path = join(files, "web.yaml");
-    writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www && echo hello-pf > /www/index.html && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
+    writeFileSync(path, `apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {app: web}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: busybox:1.36\n    ports: [{containerPort: 80, name: http}]\n    command: [sh, -c, "mkdir -p /www /lo && echo hello-pf > /www/index.html && echo hello-lo > /lo/index.html && { busybox httpd -f -p 127.0.0.1:8081 -h /lo & } && exec busybox httpd -f -p 80 -h /www; : ${TOKEN}"]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 8080, targetPort: http}]\n`);
     await k.ok("create", "-f", path);
     await k.ok("wait", "--for=condition=Ready", "pod/web", "--timeout=60s");
   });
   after(async () => {
-    await orch?.stop();
+    await server?.stop();
     await killMatching(String(TOKEN));
-    rmSync(files, { recursive: true, force: true, maxRetries: 10 });
   });
 
   for (const version of VERSIONS) {
@@ -103,6 +108,20 @@ describe("kubectl port-forward", { skip }, () => {
         }
       });
 
+      test("a server listening only on the pod's 127.0.0.1 (:8081), unreachable at the pod's IP, answers through the forward; 50 GETs at once", async () => {
+        const ip = (await k.ok("get", "pod", "web", "-o", "jsonpath={.status.podIP}")).trim();
+        assert.deepEqual(await httpGet(8081, ip), { error: "ECONNREFUSED" }, `the pod's IP ${ip} has nothing on 8081`);
+        const f = await portForward(k, "pod/web", [8081]);
+        try {
+          const local = f.ports.get(8081)!;
+          assert.deepEqual(await httpGet(local), { status: 200, body: "hello-lo\n" });
+          const all = await Promise.all(Array.from({ length: 50 }, () => httpGet(local)));
+          assert.deepEqual(all.filter((r) => r.body !== "hello-lo\n"), []);
+        } finally {
+          await f.stop();
+        }
+      });
+
       test("svc/web :8080 forwards to the pod's port the service's named targetPort resolves to", async () => {
         const f = await portForward(k, "svc/web", [8080]);
         try {
@@ -122,7 +141,8 @@ describe("kubectl port-forward", { skip }, () => {
           assert.equal(failed.status, undefined, "no HTTP answer through a port nothing listens on");
           const deadline = Date.now() + 10_000;
           while (f.running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod [0-9a-f]{64}, uid : dial tcp [\d.]+:81: connect: connection refused/);
+          // containerd's words: localhost inside the sandbox's network namespace, IPv4 then IPv6 (1.33 logs quotes escaped).
+          assert.match(f.output(), /an error occurred forwarding \d+ -> 81: error forwarding port 81 to pod ([0-9a-f]{64}), uid : failed to execute portforward in network namespace \\?"\/[^"\\]+\\?": failed to connect to localhost:81 inside namespace \\?"\1\\?", IPv4: dial tcp4 127\.0\.0\.1:81: connect: connection refused IPv6 dial tcp6 \[::1\]:81: /);
           // client-go closes its own connection once an error stream carries a message (1.27 and 1.33 alike; the
           // agent's session would go on: src/nodeagent/exec/port-forward.test.ts), so kubectl exits.
           assert.match(f.output(), /error: lost connection to pod/);
@@ -140,3 +160,5 @@ describe("kubectl port-forward", { skip }, () => {
     });
   }
 });
+
+after(() => rmSync(files, { recursive: true, force: true, maxRetries: 10 }));

@@ -62,6 +62,7 @@ export const RPC_TABLE = {
   updateContainerResources: ["RuntimeService", "UpdateContainerResources"],
   reopenContainerLog: ["RuntimeService", "ReopenContainerLog"],
   execSync: ["RuntimeService", "ExecSync"],
+  attach: ["RuntimeService", "Attach"],
   containerStats: ["RuntimeService", "ContainerStats"],
   listContainerStats: ["RuntimeService", "ListContainerStats"],
   podSandboxStats: ["RuntimeService", "PodSandboxStats"],

@@ -237,6 +237,8 @@ export interface ContainerStatusResponse { status: ContainerStatus | null; info:
 export interface UpdateContainerResourcesRequest { containerId: string; linux: LinuxContainerResources | null; annotations: Labels }
 export interface ExecSyncRequest { containerId: string; cmd: string[]; /** Seconds; 0 = no limit. */ timeout: number }
 export interface ExecSyncResponse { stdout: Buffer; stderr: Buffer; exitCode: number }
+export interface AttachRequest { containerId: string; stdin: boolean; tty: boolean; stdout: boolean; stderr: boolean }
+export interface AttachResponse { url: string }
 export interface CheckpointContainerRequest { containerId: string; location: string; timeout: number }
 
 // ---- stats ----
@@ -324,6 +326,7 @@ export interface RuntimeRpcs {
   updateContainerResources: [UpdateContainerResourcesRequest, Empty];
   reopenContainerLog: [ReopenContainerLogRequest, Empty];
   execSync: [ExecSyncRequest, ExecSyncResponse];
+  attach: [AttachRequest, AttachResponse];
   containerStats: [ContainerStatsRequest, ContainerStatsResponse];
   listContainerStats: [ListContainerStatsRequest, ListContainerStatsResponse];
   podSandboxStats: [PodSandboxStatsRequest, PodSandboxStatsResponse];

@@ -7,18 +7,20 @@
 // Input (-i) and terminal sizes go to the container through the embedded
 // runtime's shim (its attach socket, named in the verbose container status:
 // runtime/embedded/shim.ts) when the container was started with stdin or a
-// TTY; a container without them, or a runtime offering no such socket
-// (containerd: its CRI Attach streaming server is not used), refuses -i with
-// the reason.
+// TTY. A runtime offering no such socket (containerd) is asked for CRI
+// `Attach`'s streaming URL instead, and the whole session (input, output,
+// sizes, status) is carried to its streaming server (./cri-attach-relay.ts).
+// A container started without stdin refuses -i with the reason.
 
 import type { IncomingMessage } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Pod, PodStatus } from "../../api/core/types.js";
-import type { CriClient } from "../cri/index.js";
+import { GrpcStatus, isCriError, type CriClient } from "../cri/index.js";
 import { readLog, type LogSink } from "../logs/log-reader.js";
 import { Channel, internalErrorStatus } from "./channel-protocol.js";
 import type { ChannelTransport } from "./channel-transport.js";
+import { dialStreamingServer, relayAttach, type StreamingSession } from "./cri-attach-relay.js";
 import { HIGH_WATER, Refusal, acceptChannels, channelSocketServer, refuse, requireStreamUpgrade, streamTarget, type StreamOptions } from "./stream-request.js";
 
 export const ATTACH_PATH = "/attach/";
@@ -26,7 +28,7 @@ export const ATTACH_PATH = "/attach/";
 export interface ContainerAttachOptions {
   /** The pods the agent runs, with their latest status. */
   readonly pods: () => readonly { pod: Pod; status: PodStatus }[];
-  readonly runtime: Pick<CriClient, "containerStatus">;
+  readonly runtime: Pick<CriClient, "containerStatus" | "attach">;
 }
 
 export class ContainerAttach {
@@ -44,6 +46,7 @@ export class ContainerAttach {
     let channel: Channel.Stdout | Channel.Stderr;
     let options: StreamOptions;
     let input: string | undefined;
+    let streaming: StreamingSession | undefined;
     try {
       const target = streamTarget(url, ATTACH_PATH, this.#o.pods());
       containerId = target.containerId;
@@ -59,16 +62,49 @@ export class ContainerAttach {
         const spec = [...(target.pod.spec?.containers ?? []), ...(target.pod.spec?.initContainers ?? []), ...(target.pod.spec?.ephemeralContainers ?? [])].find((c) => c.name === name);
         // No ": " in the text: kubectl would read "a: b" as YAML.
         if (target.options.stdin && spec !== undefined && spec.stdin !== true) throw new Refusal(400, `container ${spec.name} was not started with stdin (spec.stdin is false), leave out -i`);
-        if (target.options.stdin && input === undefined) throw new Refusal(400, "this runtime offers no way to a container's stdin (orch reaches it on its embedded runtime only), leave out -i");
+        requireStreamUpgrade(req);
+        if (input === undefined) streaming = await this.#streamingSession(containerId, target.options);
       }
       requireStreamUpgrade(req);
     } catch (err) {
       return refuse(socket, err);
     }
-    const transport = await acceptChannels(req, socket, head, this.#wss, options, channel);
-    if (transport === undefined) return;
+    const transport = await acceptChannels(req, socket, head, this.#wss, options, channel).catch((err: unknown) => {
+      streaming?.socket.destroy();
+      throw err;
+    });
+    if (transport === undefined) {
+      streaming?.socket.destroy();
+      return;
+    }
+    if (streaming !== undefined) return relayAttach(transport, streaming, options);
     const connectInput = input !== undefined ? this.#input(transport, input, options) : undefined;
     void this.#stream(transport, containerId, logPath, channel, connectInput);
+  }
+
+  /**
+   * The runtime's streaming server (CRI Attach's URL), upgraded to SPDY; a
+   * Refusal when the runtime will not or cannot. A runtime without Attach
+   * (UNIMPLEMENTED) leaves a terminal-only attach to the log (undefined).
+   */
+  async #streamingSession(containerId: string, o: StreamOptions): Promise<StreamingSession | undefined> {
+    let url: string;
+    try {
+      ({ url } = await this.#o.runtime.attach({ containerId, stdin: o.stdin, tty: o.tty, stdout: o.stdout, stderr: o.stderr && !o.tty }));
+    } catch (err) {
+      if (isCriError(err, GrpcStatus.UNIMPLEMENTED)) {
+        if (!o.stdin) return undefined;
+        throw new Refusal(400, "this runtime offers no way to a container's stdin (neither an attach socket nor CRI Attach), leave out -i");
+      }
+      // No ": " in the text: kubectl would read "a: b" as YAML.
+      const why = (err as { details?: string }).details ?? (err as Error).message;
+      throw new Refusal(500, `unable to attach to container ${containerId} through the runtime (${why.replace(/: /g, " - ")})`);
+    }
+    try {
+      return await dialStreamingServer(url);
+    } catch (err) {
+      throw new Refusal(500, (err as Error).message.replace(/: /g, " - "));
+    }
   }
 
   close(): void {

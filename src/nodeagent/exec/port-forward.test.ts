@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from "node:net";
 import type { Pod, PodStatus } from "../../api/core/types.js";
+import type { PodSandboxStatusResponse } from "../cri/index.js";
 import { collectStream, dialPortForward, forwardRequest } from "../testing/port-forward-client.js";
 import { PORT_FORWARD_PATH, PortForward, streamHeaderError } from "./port-forward.js";
 
@@ -37,7 +38,10 @@ before(async () => {
 
   forward = new PortForward({
     pods: () => [{ pod, status }, { pod: noIp, status }],
-    runtime: { listPodSandbox: async () => ({ items: [{ id: "sandbox-1", metadata: { name: "web", namespace: "default", uid: "uid-1", attempt: 0 }, state: "SANDBOX_READY", createdAt: 0, labels: {}, annotations: {}, runtimeHandler: "" }] }) },
+    runtime: {
+      listPodSandbox: async () => ({ items: [{ id: "sandbox-1", metadata: { name: "web", namespace: "default", uid: "uid-1", attempt: 0 }, state: "SANDBOX_READY", createdAt: 0, labels: {}, annotations: {}, runtimeHandler: "" }] }),
+      podSandboxStatus: async () => ({ info: { info: JSON.stringify({ hostNetwork: true, netns: "" }) } }) as unknown as PodSandboxStatusResponse,
+    },
   });
   agent = createServer();
   agent.on("upgrade", (req, socket, head) => void forward.upgrade(req, socket, head, new URL(req.url!, "http://agent")));
@@ -121,7 +125,9 @@ describe("port-forward streams", () => {
   test("a port nothing listens on: upstream's message on the error stream, and the session still forwards", async () => {
     const { session } = await dial();
     const bad = request(session!, closedPort, "a");
-    assert.equal((await bad.errorText).text, `error forwarding port ${closedPort} to pod sandbox-1, uid : dial tcp 127.0.0.1:${closedPort}: connect: connection refused`);
+    // containerd's words: localhost in the sandbox's namespace ("host" for a hostNetwork pod), IPv4 then IPv6.
+    const text = (await bad.errorText).text;
+    assert.ok(text.startsWith(`error forwarding port ${closedPort} to pod sandbox-1, uid : failed to execute portforward in network namespace "host": failed to connect to localhost:${closedPort} inside namespace "sandbox-1", IPv4: dial tcp4 127.0.0.1:${closedPort}: connect: connection refused IPv6 dial tcp6 [::1]:${closedPort}: connect: `), text);
     const good = request(session!, echoPort, "b");
     good.data.end();
     assert.equal((await good.dataText).text, "bye");
@@ -154,10 +160,10 @@ describe("port-forward streams", () => {
     session!.goAway();
   });
 
-  test("a pod without an IP: the reason on the error stream", async () => {
+  test("a pod without a ready sandbox (no network namespace): the reason on the error stream", async () => {
     const { session } = await dial(`${PORT_FORWARD_PATH}default/pending`);
     const r = request(session!, 80, "z");
-    assert.equal((await r.errorText).text, "error forwarding port 80 to pod default/pending, uid : the pod has no IP address yet");
+    assert.equal((await r.errorText).text, `error forwarding port 80 to pod default/pending, uid : network namespace for sandbox "default/pending" is closed`);
     session!.goAway();
   });
 

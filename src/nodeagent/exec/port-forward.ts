@@ -8,26 +8,29 @@
 //
 // For each local connection kubectl opens two streams with the same
 // `requestID` header: `streamType: error` and `streamType: data`, both with
-// the `port`. Once a request has both, the agent connects over TCP to the pod
-// and splices the data stream with that connection both ways, half-closes
-// passed on (a FIN from kubectl ends our writing half, the pod's end ends the
-// stream's). A failure is written on the error stream in upstream's words
-// (`error forwarding port P to pod SANDBOX, uid : REASON`, as containerd's
-// streaming server names the pod), then both streams end. A stream with a
-// missing or bad `port` or `streamType` is reset, as upstream refuses it.
-//
-// Where the bytes go: the pod's IP from the host (127.0.0.1 for a
-// hostNetwork pod), on either runtime alike. Upstream enters the pod's
-// network namespace and dials localhost there, so a server listening only on
-// 127.0.0.1 inside the pod is reachable with upstream and not with orch
-// (docs/nodeagent.md, "Port forwarding").
+// the `port`. Once a request has both, the agent connects to localhost:PORT
+// inside the pod's network namespace, as upstream's runtimes do (containerd:
+// 127.0.0.1, then ::1), so a server listening only on the pod's loopback is
+// reached too: the namespace comes from the runtime's verbose
+// PodSandboxStatus (the embedded runtime's `netns`, containerd's runtime spec
+// or sandbox pid), and a helper process inside it makes the connection and
+// hands over the socket (./netns-dialer.ts); a hostNetwork pod is dialled on
+// the host's loopback. The data stream and that connection are spliced both
+// ways, half-closes passed on (a FIN from kubectl ends our writing half, the
+// pod's end ends the stream's). A failure is written on the error stream in
+// upstream's words (`error forwarding port P to pod SANDBOX, uid : failed to
+// execute portforward in network namespace …`, as containerd's streaming
+// server says it), then both streams end. A stream with a missing or bad
+// `port` or `streamType` is reset, as upstream refuses it.
 
 import type { IncomingMessage } from "node:http";
-import { connect, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createWebSocketStream, WebSocketServer } from "ws";
 import type { Pod, PodStatus } from "../../api/core/types.js";
 import type { CriClient } from "../cri/index.js";
+import { dialLoopback, loopbackFailureText } from "./loopback-dial.js";
+import { NetnsDialer, NetnsDialError } from "./netns-dialer.js";
 import { SpdyConnection, type SpdyStream } from "./spdy/connection.js";
 import { acceptSpdy, isSpdyUpgrade, negotiateStreamProtocol, refuseHandshake, SpdyHandshakeError } from "./spdy/upgrade.js";
 import { HIGH_WATER, Refusal, refuse } from "./stream-request.js";
@@ -115,26 +118,20 @@ function printError(pair: StreamPair, message: string): void {
   pair.error?.write(Buffer.from(message));
 }
 
-/** A Node socket error in the words of Go's net package, as upstream's message carries it. */
-export function dialErrorText(address: string, port: number, err: NodeJS.ErrnoException): string {
-  const reasons: Record<string, string> = {
-    ECONNREFUSED: "connect: connection refused",
-    EHOSTUNREACH: "connect: no route to host",
-    ENETUNREACH: "connect: network is unreachable",
-    ETIMEDOUT: "i/o timeout",
-    ECONNRESET: "read: connection reset by peer",
-  };
-  const host = address.includes(":") ? `[${address}]` : address;
-  return `dial tcp ${host}:${port}: ${reasons[err.code ?? ""] ?? err.message}`;
-}
-
 export interface PortForwardOptions {
   /** The pods the agent runs, with their latest status. */
   readonly pods: () => readonly { pod: Pod; status: PodStatus }[];
-  readonly runtime: Pick<CriClient, "listPodSandbox">;
+  readonly runtime: Pick<CriClient, "listPodSandbox" | "podSandboxStatus">;
   readonly log?: (line: string) => void;
-  /** How long a connection to the pod may take. */
-  readonly dialTimeoutMs?: number;
+  /** Makes the connections inside pods' network namespaces (one is made when not given). */
+  readonly dialer?: NetnsDialer;
+}
+
+/** A pod's sandbox as port-forward needs it: its id (upstream's message names the pod so) and its network namespace's path. */
+interface SandboxTarget {
+  readonly id: string;
+  /** "host" for a hostNetwork pod; undefined when the runtime names none (no ready sandbox). */
+  readonly netns: string | undefined;
 }
 
 export class PortForward {
@@ -142,9 +139,11 @@ export class PortForward {
   // The subprotocol has a "/", which `ws` refuses as a token: the agent checks it (#target) and names it in the answer itself.
   readonly #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false }).on("headers", (headers) => headers.push(`Sec-WebSocket-Protocol: ${PORT_FORWARD_TUNNEL_PROTOCOL}`));
   readonly #sessions = new Set<SpdyConnection>();
+  readonly #dialer: NetnsDialer;
 
   constructor(options: PortForwardOptions) {
     this.#o = options;
+    this.#dialer = options.dialer ?? new NetnsDialer();
   }
 
   /** Answers one upgrade request under PORT_FORWARD_PATH. */
@@ -155,9 +154,11 @@ export class PortForward {
     } catch (err) {
       return refuse(socket, err);
     }
-    const sandbox = await this.#sandboxId(target.pod);
+    const sandbox = await this.#sandbox(target.pod);
+    // Its first connection need not wait for the namespace helper to start.
+    if (sandbox.netns !== undefined && sandbox.netns !== "host") this.#dialer.warm(sandbox.netns);
     const onStream = (stream: SpdyStream) => this.#stream(stream, pairs);
-    const pairs = new StreamPairs((pair) => this.#forward(pair, target, sandbox));
+    const pairs = new StreamPairs((pair) => this.#forward(pair, sandbox));
     let session: SpdyConnection;
     if (isSpdyUpgrade(req)) {
       try {
@@ -185,6 +186,7 @@ export class PortForward {
   close(): void {
     for (const s of this.#sessions) s.goAway();
     this.#wss.close();
+    if (this.#o.dialer === undefined) this.#dialer.close();
   }
 
   #target(url: URL, req: IncomingMessage): { pod: Pod; status: PodStatus } {
@@ -203,16 +205,21 @@ export class PortForward {
     return entry;
   }
 
-  /** The pod's sandbox id as its runtime names it (upstream's message names the pod so); the pod's name when not found. */
-  async #sandboxId(pod: Pod): Promise<string> {
+  /** The pod's ready sandbox and its network namespace, from the runtime; the pod's name as id when there is none. */
+  async #sandbox(pod: Pod): Promise<SandboxTarget> {
+    const host = pod.spec?.hostNetwork === true;
     try {
       const { items } = await this.#o.runtime.listPodSandbox({ filter: { state: { state: "SANDBOX_READY" } } });
       const found = items.find((s) => s.metadata?.uid === pod.metadata.uid);
-      if (found !== undefined) return found.id;
+      if (found !== undefined) {
+        if (host) return { id: found.id, netns: "host" };
+        const status = await this.#o.runtime.podSandboxStatus({ podSandboxId: found.id, verbose: true });
+        return { id: found.id, netns: sandboxNetns(status.info?.info) };
+      }
     } catch {
-      // the name below
+      // named below
     }
-    return `${pod.metadata.namespace}/${pod.metadata.name}`;
+    return { id: `${pod.metadata.namespace}/${pod.metadata.name}`, netns: host ? "host" : undefined };
   }
 
   #stream(stream: SpdyStream, pairs: StreamPairs): void {
@@ -226,15 +233,15 @@ export class PortForward {
     pairs.add(stream);
   }
 
-  #forward({ error, data }: Required<StreamPair>, target: { pod: Pod; status: PodStatus }, sandbox: string): void {
+  #forward({ error, data }: Required<StreamPair>, sandbox: SandboxTarget): void {
     const port = Number(data.header("port"));
     const fail = (reason: string) => {
-      error.write(Buffer.from(`error forwarding port ${port} to pod ${sandbox}, uid : ${reason}`));
+      error.write(Buffer.from(`error forwarding port ${port} to pod ${sandbox.id}, uid : ${reason}`));
       error.end();
       data.end();
     };
-    const address = target.pod.spec?.hostNetwork ? "127.0.0.1" : target.status.podIP;
-    if (address === undefined || address === "") return fail("the pod has no IP address yet");
+    const netns = sandbox.netns;
+    if (netns === undefined) return fail(`network namespace for sandbox ${JSON.stringify(sandbox.id)} is closed`);
     // What kubectl sends before the connection is up waits here.
     const early: Buffer[] = [];
     let clientEnded = false;
@@ -242,29 +249,49 @@ export class PortForward {
     const onEarlyEnd = () => (clientEnded = true);
     data.on("data", onEarly);
     data.once("end", onEarlyEnd);
-    const tcp: Socket = connect({ host: address, port, timeout: this.#o.dialTimeoutMs ?? 10_000 });
-    tcp.setNoDelay(true);
-    const dialFailed = (err: NodeJS.ErrnoException) => fail(dialErrorText(address, port, err));
-    tcp.once("error", dialFailed);
-    tcp.once("timeout", () => {
-      tcp.destroy();
-      dialFailed(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" }));
-    });
-    tcp.once("connect", () => {
-      tcp.setTimeout(0);
-      tcp.off("error", dialFailed);
-      tcp.on("error", () => tcp.destroy());
+    const connected = (tcp: Socket) => {
       data.off("data", onEarly);
       data.off("end", onEarlyEnd);
       if (data.closed) return void tcp.destroy();
+      tcp.setNoDelay(true);
+      tcp.on("error", () => tcp.destroy());
       splice(data, tcp, early, clientEnded);
       // The forward is over once the pod's connection is: the error stream ends empty (success).
       tcp.once("close", () => {
         error.end();
         data.end();
       });
-    });
+    };
+    const failed = (err: unknown) => {
+      data.off("data", onEarly);
+      const f = err instanceof NetnsDialError ? err.failure : undefined;
+      fail(f !== undefined ? loopbackFailureText(netns, sandbox.id, port, f) : `failed to execute portforward in network namespace ${JSON.stringify(netns)}: ${(err as Error).message}`);
+    };
+    const dial = netns === "host" ? dialLoopback(port).then((r) => ("v4" in r ? Promise.reject(new NetnsDialError("nothing listens", r)) : r)) : this.#dialer.dial(netns, port);
+    dial.then(connected, failed);
   }
+}
+
+/**
+ * The network namespace a verbose PodSandboxStatus's info names: the embedded
+ * runtime's `netns` ("" for the host's), containerd's runtime spec's network
+ * namespace path, else its sandbox process's `/proc/PID/ns/net`.
+ */
+export function sandboxNetns(info: string | undefined): string | undefined {
+  if (info === undefined) return undefined;
+  let v: { netns?: unknown; pid?: unknown; runtimeSpec?: { linux?: { namespaces?: { type?: string; path?: string }[] } } };
+  try {
+    v = JSON.parse(info) as typeof v;
+  } catch {
+    return undefined;
+  }
+  if (typeof v.netns === "string") return v.netns === "" ? "host" : v.netns;
+  const namespaces = v.runtimeSpec?.linux?.namespaces;
+  const net = namespaces?.find((n) => n.type === "network");
+  if (net?.path) return net.path;
+  if (namespaces !== undefined && net === undefined) return "host";
+  if (typeof v.pid === "number" && v.pid > 0) return `/proc/${v.pid}/ns/net`;
+  return undefined;
 }
 
 /** Joins a data stream and the pod's connection both ways, with half-closes; `early` were read before the connection was up. */
@@ -284,4 +311,5 @@ function splice(data: SpdyStream, tcp: Socket, early: Buffer[], clientEnded: boo
   tcp.once("end", () => data.end());
   // A reset stream or a lost session: the pod's connection goes.
   data.once("close", () => tcp.destroy());
+  tcp.resume();
 }

@@ -42,6 +42,8 @@ export interface SpdyStreamEvents {
   data: [Buffer];
   /** The peer half-closed (FIN). */
   end: [];
+  /** The peer accepted a stream this end opened (SYN_REPLY). */
+  reply: [];
   /** Both halves closed, or reset, or the session ended. */
   close: [];
 }
@@ -298,6 +300,7 @@ export class SpdyConnection extends EventEmitter<SpdyConnectionEvents> {
       case "headers": {
         await this.#decompressor.decompress(f.block);
         const stream = this.#streams.get(f.streamId);
+        if (stream !== undefined && f.type === "syn_reply") stream.emit("reply");
         if (stream !== undefined && (f.flags & FLAG_FIN) !== 0) stream.remoteEnd();
         return;
       }

@@ -398,6 +398,12 @@ export class EmbeddedRuntimeService {
     return { stats };
   }
 
+  /** No streaming server: the agent reaches a container's stdin and terminal through its shim's attach socket (ContainerStatus info `attach.socket`). */
+  attach(req: cri.AttachRequest): cri.AttachResponse {
+    this.#container(req.containerId);
+    throw new RuntimeError(Code.UNIMPLEMENTED, "the embedded runtime serves no streaming URL: attach through the attach socket its verbose ContainerStatus names");
+  }
+
   /** Freezes the container, writes its memory, metadata and file system changes to req.location (checkpoint.ts), thaws it. */
   async checkpointContainer(req: cri.CheckpointContainerRequest): Promise<cri.Empty> {
     const c = this.#container(req.containerId);
