@@ -130,8 +130,6 @@ const RECIPES: Record<string, ImageRecipe> = {
       copyWithLibraries(root, ["/usr/bin/nc.openbsd"]);
       symlinkSync("nc.openbsd", join(root, "usr/bin/nc"));
       dnsTools(root);
-      // The DNS specs' querier also runs `getent hosts NAME` (alpine's, upstream): glibc's, /etc/hosts then DNS.
-      copyWithLibraries(root, ["/usr/bin/getent"]);
     },
     config: { Entrypoint: ["/agnhost"], Cmd: ["pause"] },
   },
