@@ -13,6 +13,7 @@ import { InformerFactory, type IndexFunc, type RestClient } from "../client/inde
 import { isApiError } from "../machinery/index.js";
 import { endpointSliceLabels } from "../api/discovery/labels.js";
 import { startDnsServer, type DnsServer } from "./server.js";
+import type { AddressOwner } from "./records.js";
 import { ENDPOINTS, NAMESPACES, SERVICES, endpointSliceResource } from "../api/resource-refs.js";
 
 /** The cluster DNS Service in the system namespace: `orch-dns` (upstream `kube-dns`). */
@@ -40,6 +41,25 @@ export function serviceSlicesIndex(serviceLabel: string): IndexFunc<EndpointSlic
   };
 }
 
+/** Reverse lookups: services under each cluster IP, endpoint slices under each address. */
+export const SERVICE_IP_INDEX = "clusterIP";
+export const SLICE_ADDRESS_INDEX = "address";
+export const serviceIPIndex: IndexFunc<Service> = (s) => [...new Set([s.spec?.clusterIP, ...(s.spec?.clusterIPs ?? [])])].filter((ip): ip is string => !!ip && isIP(ip) !== 0);
+export const sliceAddressIndex: IndexFunc<EndpointSlice> = (s) => [...new Set((s.endpoints ?? []).flatMap((e) => e.addresses ?? []))];
+
+/** The services' ready endpoints at `ip` in the slices given. */
+export function addressOwners(slices: readonly EndpointSlice[], serviceLabel: string, ip: string): AddressOwner[] {
+  const out: AddressOwner[] = [];
+  for (const s of slices) {
+    const service = s.metadata?.labels?.[serviceLabel];
+    if (service === undefined) continue;
+    for (const e of s.endpoints ?? []) {
+      if (e.conditions?.ready !== false && (e.addresses ?? []).includes(ip)) out.push({ namespace: s.metadata.namespace ?? "", service, ...(e.hostname ? { hostname: e.hostname } : {}) });
+    }
+  }
+  return out;
+}
+
 /** Loopback, this host's own addresses, and private ranges (RFC 1918, CGNAT, ULA, link-local). */
 export function privateOrLocal(ip: string): boolean {
   const v4 = ip.replace(/^::ffff:/, "");
@@ -63,7 +83,9 @@ export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: D
   const slices = informers.informerFor<EndpointSlice>({ resource: endpointSliceResource(o.naming) });
   const namespaces = informers.informerFor({ resource: NAMESPACES });
   // Every query asks for one service's slices: an index, not a scan of every slice per query.
-  slices.addIndexers({ [SERVICE_SLICES_INDEX]: serviceSlicesIndex(endpointSliceLabels(o.naming).serviceName) });
+  const serviceLabel = endpointSliceLabels(o.naming).serviceName;
+  slices.addIndexers({ [SERVICE_SLICES_INDEX]: serviceSlicesIndex(serviceLabel), [SLICE_ADDRESS_INDEX]: sliceAddressIndex });
+  services.addIndexers({ [SERVICE_IP_INDEX]: serviceIPIndex });
   informers.start(o.signal);
   const server = await startDnsServer({
     address: o.address,
@@ -75,6 +97,8 @@ export async function startClusterDns(o: ClusterDnsOptions): Promise<{ server: D
       service: (ns, name) => services.get(`${ns}/${name}`),
       slices: (ns, name) => slices.byIndex(SERVICE_SLICES_INDEX, `${ns}/${name}`),
       namespaceExists: (ns) => namespaces.get(ns) !== undefined,
+      servicesByIP: (ip) => services.byIndex(SERVICE_IP_INDEX, ip),
+      endpointsByAddress: (ip) => addressOwners(slices.byIndex(SLICE_ADDRESS_INDEX, ip), serviceLabel, ip),
     },
   });
   o.signal.addEventListener("abort", () => void server.close(), { once: true });

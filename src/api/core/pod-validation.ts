@@ -3,6 +3,7 @@
 // plus the update rule that a pod's spec is immutable but for a few fields.
 // Exported for workload templates, which validate the same spec at their own path.
 
+import { isIP } from "node:net";
 import { field, validateLabels, type FieldError } from "../../machinery/index.js";
 import {
   inclusiveRangeError,
@@ -24,6 +25,40 @@ const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "Non
 const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
 const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 const MAX_INT32 = 2147483647;
+/** Upstream's dnsConfig limits (the legacy ones: ExpandedDNSConfig is off). */
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 6;
+const MAX_DNS_SEARCH_LIST_CHARS = 256;
+
+interface PodDNSConfig {
+  nameservers?: string[] | null;
+  searches?: string[] | null;
+  options?: { name?: string | null; value?: string | null }[] | null;
+}
+
+/** dnsConfig: required (with a nameserver) under dnsPolicy None; at most 3 IP nameservers; 6 subdomain searches, 256 characters; named options. */
+function validatePodDNSConfig(dns: PodDNSConfig | null | undefined, policy: string | undefined, path: string): FieldError[] {
+  if (policy === "None") {
+    if (!dns) return [field.required(path, "must provide `dnsConfig` when `dnsPolicy` is None")];
+    if (!dns.nameservers?.length) return [field.required(`${path}.nameservers`, "must provide at least one DNS nameserver when `dnsPolicy` is None")];
+  }
+  if (!dns) return [];
+  const errs: FieldError[] = [];
+  const nameservers = dns.nameservers ?? [];
+  if (nameservers.length > MAX_DNS_NAMESERVERS) errs.push(field.invalid(`${path}.nameservers`, nameservers, `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`));
+  nameservers.forEach((ns, i) => {
+    if (isIP(ns) === 0) errs.push(field.invalid(`${path}.nameservers[${i}]`, ns, "must be valid IP address"));
+  });
+  const searches = dns.searches ?? [];
+  if (searches.length > MAX_DNS_SEARCH_PATHS) errs.push(field.invalid(`${path}.searches`, searches, `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`));
+  if (searches.join(" ").length > MAX_DNS_SEARCH_LIST_CHARS) errs.push(field.invalid(`${path}.searches`, searches, `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`));
+  // A trailing dot is fine.
+  searches.forEach((s, i) => errs.push(...validateDNS1123Subdomain(s.replace(/\.$/, ""), `${path}.searches[${i}]`)));
+  (dns.options ?? []).forEach((o, i) => {
+    if (!o?.name) errs.push(field.required(`${path}.options[${i}]`, "must not be empty"));
+  });
+  return errs;
+}
 
 /** The VolumeSource fields served (schemas.ts); a volume sets exactly one. */
 const VOLUME_SOURCES = [
@@ -83,9 +118,7 @@ export function validatePodSpec(spec: PodSpec | undefined | null, path: string, 
   errs.push(...validateSysctls(spec.securityContext?.["sysctls"] as { name?: string | null }[] | undefined, `${path}.securityContext.sysctls`));
   errs.push(...validateEnum(spec.restartPolicy, `${path}.restartPolicy`, RESTART_POLICIES));
   errs.push(...validateEnum(spec.dnsPolicy, `${path}.dnsPolicy`, DNS_POLICIES));
-  if (spec.dnsPolicy === "None" && !spec["dnsConfig"]) {
-    errs.push(field.required(`${path}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None"));
-  }
+  errs.push(...validatePodDNSConfig(spec["dnsConfig"] as PodDNSConfig | null | undefined, spec.dnsPolicy, `${path}.dnsConfig`));
   if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds !== null) {
     const v = spec.activeDeadlineSeconds;
     if (v < 1 || v > MAX_INT32) errs.push(field.invalid(`${path}.activeDeadlineSeconds`, v, inclusiveRangeError(1, MAX_INT32)));

@@ -129,6 +129,28 @@ test("pods: validation messages match upstream", () => {
       { ...c({}), dnsPolicy: "Google" },
       ['spec.dnsPolicy: Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"'],
     ],
+    ["dnsPolicy None without dnsConfig", { ...c({}), dnsPolicy: "None" }, ["spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None"]],
+    [
+      "dnsPolicy None without a nameserver",
+      { ...c({}), dnsPolicy: "None", dnsConfig: { searches: ["a.example"] } },
+      ["spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None"],
+    ],
+    [
+      "dnsConfig limits and forms",
+      { ...c({}), dnsConfig: { nameservers: ["1.1.1.1", "1.1.1.2", "1.1.1.3", "not-an-ip"], searches: ["a", "b", "c", "d", "e", "f", "Bad_Domain."], options: [{ value: "2" }] } },
+      [
+        'spec.dnsConfig.nameservers: Invalid value: ["1.1.1.1","1.1.1.2","1.1.1.3","not-an-ip"]: must not have more than 3 nameservers',
+        'spec.dnsConfig.nameservers[3]: Invalid value: "not-an-ip": must be valid IP address',
+        'spec.dnsConfig.searches: Invalid value: ["a","b","c","d","e","f","Bad_Domain."]: must not have more than 6 search paths',
+        "spec.dnsConfig.searches[6]: Invalid value: \"Bad_Domain\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        "spec.dnsConfig.options[0]: Required value: must not be empty",
+      ],
+    ],
+    [
+      "dnsConfig search list over 256 characters",
+      { ...c({}), dnsConfig: { searches: ["a".repeat(60), "b".repeat(60), "c".repeat(60), "d".repeat(60), "e".repeat(60)] } },
+      [`spec.dnsConfig.searches: Invalid value: ${JSON.stringify(["a", "b", "c", "d", "e"].map((x) => x.repeat(60)))}: must not have more than 256 characters (including spaces) in the search list`],
+    ],
     ["port out of range", c({ ports: [{ containerPort: 70000 }] }), ["spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive"]],
     ["port missing", c({ ports: [{ name: "http" }] }), ["spec.containers[0].ports[0].containerPort: Required value"]],
     [

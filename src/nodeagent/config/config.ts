@@ -32,6 +32,8 @@ export interface NodeAgentConfig {
   serializeImagePulls: boolean;
   clusterDNS: string[];
   clusterDomain: string;
+  /** The resolver configuration pods with dnsPolicy Default get (and the others' extra search domains); "" for none. */
+  resolvConf: string;
   /** Signal → threshold ("memory.available": "100Mi", "nodefs.available": "10%", "pid.available": "5%"). */
   evictionHard: Record<string, string>;
   featureGates: Record<string, boolean>;
@@ -71,6 +73,7 @@ export function defaultConfig(): NodeAgentConfig {
     serializeImagePulls: true,
     clusterDNS: [],
     clusterDomain: "",
+    resolvConf: "/etc/resolv.conf",
     evictionHard: { "memory.available": "100Mi", "nodefs.available": "10%", "imagefs.available": "15%", "nodefs.inodesFree": "5%" },
     featureGates: {},
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true, cacheTTL: 120_000 }, x509: { clientCAFile: "" } },

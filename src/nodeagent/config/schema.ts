@@ -46,6 +46,7 @@ export const CONFIG_FIELDS: Readonly<Record<string, FieldKind>> = {
   serializeImagePulls: bool,
   clusterDNS: { kind: "list" },
   clusterDomain: str(),
+  resolvConf: str(),
   evictionHard: { kind: "map", values: "string" },
   featureGates: { kind: "map", values: "bool" },
   authentication: {

@@ -5,6 +5,8 @@
 import { join } from "node:path";
 import { parseQuantity } from "../../api/core/quantity.js";
 import type { Container, Pod } from "../../api/core/types.js";
+import type { DNSConfig } from "../cri/types.js";
+import { podDnsConfig } from "./pod-dns.js";
 import type { ContainerConfig, KeyValue, LinuxContainerResources, Mount, NamespaceOption, PodSandboxConfig, PortMapping, SecurityProfile } from "../cri/index.js";
 import type { DeepPartial } from "../cri/index.js";
 import { expand } from "../env/env.js";
@@ -19,6 +21,10 @@ export interface SandboxInput {
   podLogsDir: string;
   clusterDNS: readonly string[];
   clusterDomain: string;
+  /** The host's DNS settings, the base of Default-policy pods' DNS (pod-dns.ts). */
+  hostDns: DNSConfig;
+  /** When the sandbox is being made: what of the pod's DNS settings upstream warns about. */
+  dnsWarning?: (reason: string, message: string) => void;
   seccomp: SecurityProfile;
 }
 
@@ -50,14 +56,7 @@ export function sandboxConfig(input: SandboxInput): DeepPartial<PodSandboxConfig
       if (p.hostPort) ports.push({ protocol: (p.protocol ?? "TCP") as PortMapping["protocol"], containerPort: p.containerPort ?? 0, hostPort: p.hostPort, hostIp: p.hostIP ?? "" });
     }
   }
-  const clusterFirst = (spec.dnsPolicy ?? "ClusterFirst") === "ClusterFirst" || (spec.dnsPolicy === "ClusterFirstWithHostNet" && spec.hostNetwork);
-  const dns = clusterFirst && input.clusterDNS.length > 0 && !spec.hostNetwork
-    ? {
-        servers: [...input.clusterDNS],
-        searches: input.clusterDomain ? [`${ns}.svc.${input.clusterDomain}`, `svc.${input.clusterDomain}`, input.clusterDomain] : [],
-        options: ["ndots:5"],
-      }
-    : null;
+  const dns = podDnsConfig(pod, input);
   const sc = (spec.securityContext ?? {}) as { runAsUser?: number; runAsGroup?: number; supplementalGroups?: number[]; sysctls?: { name?: string; value?: string }[] };
   const privileged = [...(spec.initContainers ?? []), ...(spec.containers ?? [])].some((c) => (c.securityContext as { privileged?: boolean } | null)?.privileged === true);
   return {

@@ -21,6 +21,7 @@ import { ContainerRunner, ignoreNotFound, type ContainerRunnerOptions } from "./
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { computeContainerActions, computePodActions, computeTerminationActions, podFinished, RETRY_MS, type ContainerStep, type PodActions, type ProbeResults } from "./pod-actions.js";
 import { sandboxConfig } from "./pod-config.js";
+import { hostDnsConfig } from "./pod-dns.js";
 import { fetchRuntimePod, type RuntimePod } from "../runtime-pod/runtime-pod.js";
 
 export interface PodSyncerOptions {
@@ -34,6 +35,8 @@ export interface PodSyncerOptions {
   hostIP: () => string;
   clusterDNS: readonly string[];
   clusterDomain: string;
+  /** The host's resolv.conf (upstream's resolvConf): Default-policy pods' DNS, search domains for the others. */
+  resolvConf: string;
   swapBehavior: SwapBehavior | "";
   node: { memoryBytes: number; swapBytes: number; cpu: number; cgroupV2: boolean };
   backoff?: Backoff;
@@ -199,7 +202,7 @@ export class PodSyncer {
     const firstStart = rp.sandboxes.length === 0 && rp.containers.length === 0;
     let sbConfig: DeepPartial<PodSandboxConfig>;
     try {
-      sbConfig = this.#sandboxConfig(pod, step.attempt);
+      sbConfig = this.#sandboxConfig(pod, step.attempt, (reason, message) => this.#o.events?.record(pod, undefined, "Warning", reason, message));
       const { podSandboxId } = await rt.runPodSandbox({ config: sbConfig });
       if (firstStart) {
         rp = { uid, sandboxes: [(await rt.podSandboxStatus({ podSandboxId })).status!], containers: [] };
@@ -214,9 +217,10 @@ export class PodSyncer {
     return { rp: firstStart ? rp : await this.runtimePod(uid), sbConfig };
   }
 
-  #sandboxConfig(pod: Pod, attempt: number): DeepPartial<PodSandboxConfig> {
+  #sandboxConfig(pod: Pod, attempt: number, dnsWarning?: (reason: string, message: string) => void): DeepPartial<PodSandboxConfig> {
     const seccomp = podSeccomp(pod, { profileRoot: `${this.#o.rootDir}/seccomp` });
-    return sandboxConfig({ pod, attempt, labels: this.#o.labels, podLogsDir: this.#o.podLogsDir, clusterDNS: this.#o.clusterDNS, clusterDomain: this.#o.clusterDomain, seccomp });
+    const hostDns = hostDnsConfig(this.#o.resolvConf);
+    return sandboxConfig({ pod, attempt, labels: this.#o.labels, podLogsDir: this.#o.podLogsDir, clusterDNS: this.#o.clusterDNS, clusterDomain: this.#o.clusterDomain, hostDns, ...(dnsWarning ? { dnsWarning } : {}), seccomp });
   }
 
   /** Carries out one step; returns whether it left the container started (what a gated step decides by). */

@@ -38,7 +38,7 @@ export interface SyncPipelineOptions {
   rootDir: string;
   podLogsDir: string;
   naming: Naming;
-  config: Pick<NodeAgentConfig, "clusterDNS" | "clusterDomain" | "memorySwap" | "staticPodPath" | "fileCheckFrequency">;
+  config: Pick<NodeAgentConfig, "clusterDNS" | "clusterDomain" | "resolvConf" | "memorySwap" | "staticPodPath" | "fileCheckFrequency">;
   /** What containers may know of the node (resource fields, swap limits). */
   node: { memoryBytes: number; swapBytes: number; cpu: number; cgroupV2: boolean };
   /** What admission counts new pods against. */
@@ -81,6 +81,7 @@ export class SyncPipeline {
       hostIP: () => options.hostIP,
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
+      resolvConf: config.resolvConf,
       swapBehavior: config.memorySwap.swapBehavior,
       node: options.node,
       events,

@@ -1,6 +1,7 @@
 // A sandbox's /etc files (hostname, hosts, resolv.conf), which its containers
 // mount: written off the event loop, so other pods' starts go on meanwhile.
-// resolv.conf is the agent's DNS config when it gives servers, else the host's.
+// resolv.conf is the agent's DNS config (search, nameserver and options lines,
+// as containerd writes them) when it has any, else the host's.
 
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -17,7 +18,7 @@ export interface SandboxFiles {
 
 export async function writeSandboxFiles(dir: string, f: SandboxFiles): Promise<void> {
   const dns = f.dns;
-  const resolv = dns !== null && dns.servers.length > 0
+  const resolv = dns !== null && dns.servers.length + dns.searches.length + dns.options.length > 0
     ? [...(dns.searches.length ? [`search ${dns.searches.join(" ")}`] : []), ...dns.servers.map((s) => `nameserver ${s}`), ...(dns.options.length ? [`options ${dns.options.join(" ")}`] : [])].join("\n") + "\n"
     : existsSync("/etc/resolv.conf") ? readFileSync("/etc/resolv.conf", "utf8") : "";
   await mkdir(dir, { recursive: true });
