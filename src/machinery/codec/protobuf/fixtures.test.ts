@@ -186,6 +186,16 @@ test("Deployment: replicas 0 (a pointer) survives both ways; maxSurge as a strin
   assert.deepEqual(decodeMessage(bytes, "io.k8s.api.apps.v1.DeploymentSpec", registry), spec);
 });
 
+test("ReplicationController: replicas 0 (a pointer) is kept, not taken for unset (which defaults to 1)", () => {
+  const spec = { replicas: 0, selector: { app: "web" } };
+  const bytes = hex(
+    "08 00", //                          ReplicationControllerSpec.replicas (1) 0
+    "12 0a 0a 03 617070 12 03 776562", // selector (2): map entry key "app" value "web"
+  );
+  assert.equal(toHex(encodeMessage(spec, `${CORE}.ReplicationControllerSpec`, registry)), toHex(bytes));
+  assert.deepEqual(decodeMessage(bytes, `${CORE}.ReplicationControllerSpec`, registry), spec);
+});
+
 test("Lease: MicroTime keeps microseconds (nanos = µs × 1000)", () => {
   const spec = { holderIdentity: "", renewTime: "2024-01-02T03:04:05.123456Z" };
   const bytes = hex(

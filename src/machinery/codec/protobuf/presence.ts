@@ -81,6 +81,7 @@ export const POINTER_SCALARS: Readonly<Record<string, readonly string[]>> = {
   [`${CORE}.ConfigMap`]: ["immutable"],
   [`${CORE}.Secret`]: ["immutable"],
   [`${CORE}.ServiceAccount`]: ["automountServiceAccountToken"],
+  [`${CORE}.ReplicationControllerSpec`]: ["replicas"],
 
   [`${APPS}.DeploymentSpec`]: ["replicas", "revisionHistoryLimit", "progressDeadlineSeconds"],
   [`${APPS}.DeploymentStatus`]: ["terminatingReplicas", "collisionCount"],
