@@ -25,6 +25,8 @@ export interface SandboxInput {
   hostDns: DNSConfig;
   /** When the sandbox is being made: what of the pod's DNS settings upstream warns about. */
   dnsWarning?: (reason: string, message: string) => void;
+  /** The agent's name in the naming table, which the DNS warnings name. */
+  agentName?: string;
   seccomp: SecurityProfile;
 }
 

@@ -42,6 +42,9 @@ test("ClusterFirst without a cluster DNS server falls back to Default with upstr
   const dns = podDnsConfig(pod({}), { ...cluster, clusterDNS: [], dnsWarning: (reason, message) => warnings.push(`${reason}: ${message}`) });
   assert.deepEqual(dns, HOST);
   assert.deepEqual(warnings, ['MissingClusterDNS: pod: "p_team(u1)". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.']);
+  const named: string[] = [];
+  podDnsConfig(pod({}), { ...cluster, clusterDNS: [], agentName: "orch-nodeagent", dnsWarning: (_r, message) => named.push(message) });
+  assert.match(named[0]!, /\. orch-nodeagent does not have ClusterDNS IP configured/, "the agent's own name on the orch profile");
 });
 
 test("None: only the pod's dnsConfig (the conformance spec's 1.1.1.1 and resolv.conf.local)", () => {

@@ -28,6 +28,8 @@ export interface PodDnsInput {
   hostDns: DNSConfig;
   /** Told what upstream reports as a Warning event on the pod (MissingClusterDNS, DNSConfigForming). */
   dnsWarning?: (reason: string, message: string) => void;
+  /** The agent's name in the naming table (kubelet under k8s.io), which the warnings name. Default "kubelet". */
+  agentName?: string;
 }
 
 interface PodDNSConfig {
@@ -105,7 +107,7 @@ export function podDnsConfig(pod: Pod, input: PodDnsInput): DNSConfig {
   } else {
     if (cluster) {
       const ref = `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}(${pod.metadata.uid ?? ""})`;
-      input.dnsWarning?.("MissingClusterDNS", `pod: "${ref}". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
+      input.dnsWarning?.("MissingClusterDNS", `pod: "${ref}". ${input.agentName ?? "kubelet"} does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`);
     }
     dns = host;
   }

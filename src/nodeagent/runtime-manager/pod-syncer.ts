@@ -35,6 +35,8 @@ export interface PodSyncerOptions {
   hostIP: () => string;
   clusterDNS: readonly string[];
   clusterDomain: string;
+  /** The agent's name in the naming table, for the DNS warnings. */
+  agentName?: string;
   /** The host's resolv.conf (upstream's resolvConf): Default-policy pods' DNS, search domains for the others. */
   resolvConf: string;
   swapBehavior: SwapBehavior | "";
@@ -220,7 +222,7 @@ export class PodSyncer {
   #sandboxConfig(pod: Pod, attempt: number, dnsWarning?: (reason: string, message: string) => void): DeepPartial<PodSandboxConfig> {
     const seccomp = podSeccomp(pod, { profileRoot: `${this.#o.rootDir}/seccomp` });
     const hostDns = hostDnsConfig(this.#o.resolvConf);
-    return sandboxConfig({ pod, attempt, labels: this.#o.labels, podLogsDir: this.#o.podLogsDir, clusterDNS: this.#o.clusterDNS, clusterDomain: this.#o.clusterDomain, hostDns, ...(dnsWarning ? { dnsWarning } : {}), seccomp });
+    return sandboxConfig({ pod, attempt, labels: this.#o.labels, podLogsDir: this.#o.podLogsDir, clusterDNS: this.#o.clusterDNS, clusterDomain: this.#o.clusterDomain, hostDns, ...(dnsWarning ? { dnsWarning } : {}), ...(this.#o.agentName ? { agentName: this.#o.agentName } : {}), seccomp });
   }
 
   /** Carries out one step; returns whether it left the container started (what a gated step decides by). */

@@ -81,6 +81,7 @@ export class SyncPipeline {
       hostIP: () => options.hostIP,
       clusterDNS: config.clusterDNS,
       clusterDomain: config.clusterDomain,
+      agentName: naming.agentName,
       resolvConf: config.resolvConf,
       swapBehavior: config.memorySwap.swapBehavior,
       node: options.node,
