@@ -105,6 +105,7 @@ class InformerView extends InformerFactory {
   #signal: AbortSignal | undefined;
 
   constructor(parent: InformerFactory) {
+    // Every method that would use the options is overridden to go to the parent: the view makes no informer of its own.
     super({ client: undefined as never });
     this.#parent = parent;
   }
