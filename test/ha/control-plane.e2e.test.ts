@@ -162,7 +162,8 @@ describe("HA control plane: three orch servers on one etcd cluster survive the l
     await k.ok("apply", "-f", file("web.yaml", DEPLOYMENT));
     await until("3 web pods Running", 90_000, () => runningOn(k, 3, [...members.map((m) => m.name), AGENT]));
     // Every server answers for the same cluster: the admin token is shared.
-    for (const m of members) assert.match(await kubectl(m).ok("get", "deployment", "web", "--no-headers"), /^web +3\/3/);
+    // The Deployment's status follows its pods' readiness a moment later (the controller's next sync): wait for it.
+    for (const m of members) await until(`${m.name} shows web 3/3`, 30_000, async () => /^web +3\/3/.test(await kubectl(m).ok("get", "deployment", "web", "--no-headers")));
   });
 
   test("kill -9 the member holding the controller and scheduler leases: the rest keep serving, fail over, scale and replace its pods; it restarts and rejoins", async () => {

@@ -143,6 +143,8 @@ export class EmbeddedRuntimeService {
   /** Kills every running container (their exit is recorded) and waits for them, or leaves them running (stopContainers: false). */
   async close(options: CloseOptions = {}): Promise<void> {
     await this.#supervisor.close(options.stopContainers ?? true);
+    // The exits just recorded are written off the event loop: finish them, so nothing writes under the root after close.
+    await this.settled().catch((err: Error) => this.#log(`closing: a record could not be written: ${err.message}`));
   }
 
   /** How many containers run now. */

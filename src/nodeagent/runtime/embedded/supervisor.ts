@@ -50,7 +50,9 @@ export interface ContainerSupervisorOptions {
 export class ContainerSupervisor {
   readonly #o: ContainerSupervisorOptions;
   readonly #running = new Map<string, Running>();
-  readonly #starting = new Set<string>();
+  /** Launches under way, so close() can wait for them: a launch finishing after close would leave a container behind. */
+  readonly #starting = new Map<string, Promise<void>>();
+  #closed = false;
   /** Containers whose shim is not our child (re-adopted, or their shim died first), polled for their end. */
   readonly #polled = new Map<string, () => void>();
   #pollTimer: NodeJS.Timeout | undefined;
@@ -70,6 +72,8 @@ export class ContainerSupervisor {
 
   /** Kills every running container (their exit is recorded) and waits for them, or leaves them running; stops polling. */
   async close(stopContainers: boolean): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled(this.#starting.values());
     if (stopContainers) await Promise.all([...this.#running.keys()].map((id) => this.kill(id, 0)));
     clearInterval(this.#pollTimer);
     this.#pollTimer = undefined;
@@ -77,10 +81,12 @@ export class ContainerSupervisor {
 
   /** Launches a created container in its ready sandbox; a failed launch records it exited (StartError) and throws. */
   async start(c: ContainerRecord, sandbox: SandboxRecord, image: StoredImage | undefined): Promise<void> {
+    if (this.#closed) throw new RuntimeError(Code.UNAVAILABLE, "the runtime is closing");
     if (this.#starting.has(c.id)) throw new RuntimeError(Code.FAILED_PRECONDITION, `container ${c.id} is already being started`);
-    this.#starting.add(c.id);
+    const launch = this.#start(c, sandbox, image);
+    this.#starting.set(c.id, launch);
     try {
-      await this.#start(c, sandbox, image);
+      await launch;
     } finally {
       this.#starting.delete(c.id);
     }
