@@ -199,6 +199,12 @@ export interface ResourceDefinition<T extends ApiObject = ApiObject> {
    * whatever the request says.
    */
   gracePeriodSeconds?(obj: T, requested: number | undefined): number;
+  /**
+   * What a delete that names no propagation policy (nor orphanDependents) does to dependents; Background when
+   * absent. Upstream keeps Orphan for v1 ReplicationControllers, for compatibility with clients older than
+   * garbage collection (kubectl always names a policy).
+   */
+  readonly defaultPropagationPolicy?: "Orphan";
   /** Holds on deletion besides metadata.finalizers (namespaces: spec.finalizers); the object stays while any remain. */
   pendingFinalizers?(obj: T): readonly string[];
   /** Called when an object is first marked for deletion (namespaces: status.phase = Terminating). */

@@ -14,11 +14,12 @@
 // build-kubectl.sh builds (its `kubectl version` is checked by a spec).
 
 import { execFileSync, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hostIPv4, startJoinedAgent, startOrch, type JoinedAgentProcess, type OrchProcess } from "../support/orch-process.js";
+import { startContainerd, type Containerd } from "../support/containerd.js";
 import { buildConformanceImages } from "./images.js";
 import { focusFor, mergeShards, parseJUnit, type SpecOutcome } from "./junit.js";
 import { hasReleaseVersion, planShards } from "./plan.js";
@@ -161,14 +162,14 @@ function readReports(dir: string, prefix: string): SpecOutcome[] {
 
 /**
  * Builds the images and imports them where the node agents look: each one's embedded runtime root under its data
- * folder (`dataDirs`, one per node), or containerd (shared by the nodes of this host).
+ * folder (`dataDirs`, one per node), or each node's containerd.
  */
-async function importImages(o: Options, dataDirs: string[]): Promise<void> {
+async function importImages(o: Options, dataDirs: string[], containerds: Containerd[]): Promise<void> {
   const dir = join(o.workDir, "images");
   const files = await buildConformanceImages(dir, o.upstreamSrc);
   for (const file of files) {
     if (o.runtime === "embedded") for (const dataDir of dataDirs) execFileSync(process.execPath, [BIN, "images", "import", "--root", join(dataDir, "nodeagent", "runtime"), file], { stdio: "inherit" });
-    else execFileSync("ctr", ["-n", "k8s.io", "images", "import", file], { stdio: "inherit" });
+    else for (const c of containerds) await c.importImage(file);
   }
 }
 
@@ -205,8 +206,17 @@ async function main(): Promise<void> {
   // Joined nodes: data folders of their own (runtime root, pod logs, agent certificate), made now for the images.
   const joined = joinedNodeNames(o.nodes).map((name) => ({ name, dataDir: join(o.workDir, `data-${name}`) }));
   for (const j of joined) mkdirSync(j.dataDir, { recursive: true });
-  await importImages(o, [dataDir, ...joined.map((j) => j.dataDir)]);
-  const runtimeArgs = o.runtime === "containerd" ? ["--container-runtime-endpoint=unix:///run/containerd/containerd.sock"] : [];
+  // On containerd, a private one per node (as each machine has its own): an agent owns every pod of its runtime,
+  // so two nodes sharing one would collect each other's containers. Each has its own bridge and subnet.
+  const containerds: Containerd[] = [];
+  if (o.runtime === "containerd") for (let i = 0; i < o.nodes; i++) containerds.push(await startContainerd());
+  const stopContainerds = async (): Promise<void> => {
+    for (const [i, c] of containerds.entries()) {
+      copyFileSync(join(c.dir, "containerd.log"), join(o.workDir, `containerd-${i}.log`));
+      await c.stop();
+    }
+  };
+  const runtimeArgs = (node: number): string[] => (o.runtime === "containerd" ? [`--container-runtime-endpoint=${containerds[node]!.endpoint}`] : []);
   // The suite's service specs need the proxy: a chain prefix of its own keeps test servers' chains apart
   // (short: PREFIX-SVC-<16 characters> must stay under iptables' 29). Bound to every address, so the
   // `kubernetes` service's endpoint is the host's address, which pods reach (127.0.0.1 is their own).
@@ -221,7 +231,15 @@ async function main(): Promise<void> {
   // another to the node's InternalIP, which must differ (test servers elsewhere advertise 127.0.0.1).
   const nodeAddress = hostIPv4();
   const node = nodeAddress === undefined ? [] : [`--node-ip=${nodeAddress}`, "--nodeagent-bind-address=0.0.0.0"];
-  const server = await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${o.chainPrefix}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${o.serviceRange}`, ...node, ...runtimeArgs, ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
+  const server = await (async () => {
+    try {
+      await importImages(o, [dataDir, ...joined.map((j) => j.dataDir)], containerds);
+      return await startOrch("server", ["--api-group-suffix=k8s.io", `--iptables-chain-prefix=${o.chainPrefix}`, "--bind-address=0.0.0.0", `--service-cluster-ip-range=${o.serviceRange}`, ...node, ...runtimeArgs(0), ...fallback, ...legacy], { readyTimeoutMs: 120_000, dataDir });
+    } catch (err) {
+      await stopContainerds();
+      throw err;
+    }
+  })();
   // More nodes (specs such as DaemonSet rollback need two schedulable ones): `orch server --join` on this host,
   // as a second machine joins, each with its own data folder and free port, at the host's address as the first.
   // No proxy of their own (the server's programs this host's iptables for every pod on the shared bridge);
@@ -230,8 +248,8 @@ async function main(): Promise<void> {
   const started = new Date();
   try {
     const joinToken = readFileSync(join(dataDir, "join.token"), "utf8").trim();
-    for (const j of joined) {
-      const join_ = ["--join", server.url, "--token", joinToken, "--disable-proxy", ...runtimeArgs, ...fallback];
+    for (const [i, j] of joined.entries()) {
+      const join_ = ["--join", server.url, "--token", joinToken, "--disable-proxy", ...runtimeArgs(i + 1), ...fallback];
       const agentArgs = ["--nodeagent-port=0", ...(nodeAddress === undefined ? ["--nodeagent-bind-address=127.0.0.1", "--node-ip=127.0.0.1"] : node)];
       agents.push(await startJoinedAgent(join_, j.name, { dataDir: j.dataDir, agentArgs, readyTimeoutMs: 120_000 }));
       process.stdout.write(`conformance: node ${j.name} joined\n`);
@@ -248,6 +266,7 @@ async function main(): Promise<void> {
     await server.stop();
     // The proxy leaves its rules behind on exit (as kube-proxy); ours would keep answering for our service range.
     execFileSync(process.execPath, [BIN, "proxy", "--cleanup", `--iptables-chain-prefix=${o.chainPrefix}`], { stdio: "inherit" });
+    await stopContainerds();
   }
   const outcomes = mergeShards(readReports(join(o.workDir, "reports"), "shard")).filter((s) => selected.includes(s.name));
   const facts: RunFacts = {

@@ -131,6 +131,7 @@ export function replicationControllersResource(): ResourceDefinition {
     categories: ["all"],
     schema: `${CORE_V1}.ReplicationController`,
     subresources: [scale(rcScale), status()],
+    defaultPropagationPolicy: "Orphan",
     defaults: defaultReplicationController,
     prepareForCreate(rc) {
       rc.status = { replicas: 0 };

@@ -20,12 +20,13 @@ export interface DeleteResult {
   deleted: boolean;
 }
 
-export function deletePolicy(options: DeleteOptions): "Orphan" | "Background" | "Foreground" {
+/** The policy a delete asks for; `fallback` when it names none (the kind's defaultPropagationPolicy, else Background). */
+export function deletePolicy(options: DeleteOptions, fallback: "Orphan" | "Background" = "Background"): "Orphan" | "Background" | "Foreground" {
   const policy = options.propagationPolicy;
   if (policy !== undefined && options.orphanDependents !== undefined) {
     throw badRequest("Only one of DeleteOptions.orphanDependents and DeleteOptions.propagationPolicy may be set");
   }
-  if (policy === undefined) return options.orphanDependents ? "Orphan" : "Background";
+  if (policy === undefined) return options.orphanDependents === undefined ? fallback : options.orphanDependents ? "Orphan" : "Background";
   if (policy !== "Orphan" && policy !== "Background" && policy !== "Foreground") {
     throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }

@@ -374,7 +374,7 @@ export class RegistryStore {
 
   /** Seed 000, "States and transitions": mark, or remove when nothing holds the object. */
   async delete(namespace: string | undefined, name: string, options: DeleteOptions = {}, request: RequestOptions = {}): Promise<DeleteResult> {
-    const policy = deletePolicy(options);
+    const policy = deletePolicy(options, this.def.defaultPropagationPolicy);
     const key = this.keyFor(namespace, name);
     const ctx = this.#context(request);
     let outcome: DeleteResult | undefined;
