@@ -62,8 +62,9 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
       cniVersion: "0.4.0",
       name: `orch-test-${n}`,
       plugins: [
-        // hairpinMode: a pod reaches itself through a Service that picks it; portmap: hostPort, as kubelet's CNI setups have.
-        { type: "bridge", bridge: `orchtest${n}`, isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: "host-local", ranges: [[{ subnet: `10.${200 + (n % 50)}.${n}.0/24` }]], dataDir: join(dir, "cni-ipam") } },
+        // A default route through the bridge (service addresses, the host); hairpinMode: a pod reaches itself through a
+        // Service that picks it; portmap: hostPort, as kubelet's CNI setups have.
+        { type: "bridge", bridge: `orchtest${n}`, isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: "host-local", ranges: [[{ subnet: `10.${200 + (n % 50)}.${n}.0/24` }]], routes: [{ dst: "0.0.0.0/0" }], dataDir: join(dir, "cni-ipam") } },
         ...(existsSync(join(CNI_BIN, "portmap")) ? [{ type: "portmap", capabilities: { portMappings: true } }] : []),
         { type: "loopback" },
       ],
