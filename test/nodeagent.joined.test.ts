@@ -74,6 +74,8 @@ test("joined: the Node is registered with labels, addresses, capacity, info and 
     [true, true, true],
   );
   assert.equal(node.metadata.labels?.["orch.io/os"], "linux");
+  // A node named apart from its host (a second node on one machine) is told apart by its hostname label.
+  assert.equal(node.metadata.labels?.["orch.io/hostname"], NODE);
   assert.deepEqual(node.status?.addresses?.map((a) => a.type).filter((t) => t !== "ExternalIP"), ["InternalIP", "Hostname"]);
   assert.deepEqual(Object.keys(node.status?.capacity ?? {}).sort(), ["cpu", "ephemeral-storage", "memory", "pods"]);
   assert.equal(node.status?.capacity?.["pods"], "5");

@@ -25,7 +25,9 @@ export interface NodeFactsOptions {
 export function nodeFacts(o: NodeFactsOptions): NodeFacts {
   return {
     nodeName: o.nodeName,
-    hostname: host.nodeHostname(o.hostnameOverride),
+    // The hostname label names this node alone (topology keys, nodeSelectors rely on it): the override, else the
+    // node's name, which is the host's name unless a second node on the same host was given one of its own.
+    hostname: host.nodeHostname(o.hostnameOverride || o.nodeName),
     internalIP: o.hostIP,
     ...(host.isPrivateIPv4(o.hostIP) ? {} : { externalIP: o.hostIP }),
     cpu: host.cpuCount(),
