@@ -3,8 +3,20 @@
 // (added/removed/modified paths), the merge of an applied configuration into a
 // live object, and the removal of paths. Pure: inputs are never mutated.
 
+import { goJson } from "../go-format.js";
 import { isWellKnown, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../schema.js";
-import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath, type JsonValue, type PathElement } from "./field-set.js";
+import {
+  FieldSet,
+  compareStrings,
+  comparePathElements,
+  fieldElement,
+  keyElement,
+  serializePathElement,
+  valueElement,
+  type FieldPath,
+  type JsonValue,
+  type PathElement,
+} from "./field-set.js";
 
 /** Which schema an object is walked with: the registry and the root type name (`io.k8s.api.apps.v1.Deployment`). */
 export interface TypeContext {
@@ -301,6 +313,129 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
   }
   return false;
+}
+
+// ---------------------------------------------------------------- fields of a create
+
+/**
+ * What compare(empty, obj) reports as modified or added, less `prefixes`
+ * (each with everything below it) and less the exact paths of `exact`, as
+ * the fieldsV1 object FieldSet.toJSON would give: the Update entry of a
+ * create. `empty` is what a create is compared against (emptyLike: the
+ * object's own apiVersion and kind, `{}` for the structs Go always has).
+ * One walk builds the sorted fieldsV1 object directly: a created object has
+ * no old side, so every node below the root is added, and the field sets,
+ * their union, exclusion and sorting of the general path are not needed.
+ * Undefined when two list items serialize to one element (the general path
+ * merges those; they never occur in valid objects).
+ */
+export function createdFieldsV1(obj: Obj, empty: Obj, ctx: TypeContext, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shapes = shapesOf(ctx.registry);
+  const root = rootShape(ctx);
+  try {
+    let out: Obj | undefined;
+    for (const name of sortedNames(obj)) {
+      const key = "f:" + name;
+      if (prefixes?.hasMemberKey(key)) continue;
+      const l = empty[name];
+      const r = obj[name];
+      const declared = childShape(shapes, root, name);
+      let sub: Obj | undefined;
+      if (l === undefined) sub = addedNode(shapes, declared, r, !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+      else if (isObject(l) && Object.keys(l).length === 0) sub = fromEmpty(shapes, declared, r, !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+      else if (l !== r) return undefined; // apiVersion and kind are the object's own: never reached
+      if (sub !== undefined) (out ??= {})[key] = sub;
+    }
+    return out ?? {};
+  } catch (err) {
+    if (err === COLLAPSED) return undefined;
+    throw err;
+  }
+}
+
+const COLLAPSED = new Error("two list items serialize to one path element");
+
+/** Field names with a value, in upstream's order (Go's byte order). */
+function sortedNames(obj: Obj): string[] {
+  const names = Object.keys(obj);
+  for (let i = 0; i < names.length; i++) {
+    if (obj[names[i]!] === undefined) {
+      names.splice(i, 1);
+      i--;
+    }
+  }
+  return names.length > 1 ? names.sort(compareStrings) : names;
+}
+
+/**
+ * A node with nothing on the old side (walkCompare with lhs undefined): the
+ * node itself is added, and so is everything below it. Returns its fieldsV1
+ * value, undefined when the path and all below it are excluded.
+ */
+function addedNode(shapes: Shapes, declared: Shape, value: unknown, member: boolean, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shape = effective(declared, value);
+  let children: Obj | undefined;
+  if (!isEmptyContainer(value)) {
+    if (shape.kind === "struct" || shape.kind === "map") children = addedFields(shapes, shape, value as Obj, prefixes, exact);
+    else if (shape.kind === "list" && shape.mode !== "atomic") children = addedItems(shapes, shape, value as unknown[], prefixes, exact);
+  }
+  if (children === undefined) return member ? {} : undefined;
+  if (member) children["."] = {};
+  return children;
+}
+
+function addedFields(shapes: Shapes, shape: Shape, obj: Obj, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  let out: Obj | undefined;
+  for (const name of sortedNames(obj)) {
+    const key = "f:" + name;
+    if (prefixes?.hasMemberKey(key)) continue;
+    const sub = addedNode(shapes, childShape(shapes, shape, name), obj[name], !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+    if (sub !== undefined) (out ??= {})[key] = sub;
+  }
+  return out;
+}
+
+function addedItems(shapes: Shapes, shape: Extract<Shape, { kind: "list" }>, list: unknown[], prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  // indexItems' rule (first occurrence wins), keyed by the serialized element
+  // instead: items equal by element are repeats; different items that
+  // serialize alike would merge in a field set, which only the general path does.
+  const items: { pe: PathElement; s: string; value: unknown }[] = [];
+  let seen: Map<string, PathElement> | undefined;
+  for (const value of list) {
+    const pe = itemElement(shape, value);
+    const s = pe.kind === "key" ? "k:{" + pe.fields.map(([name, v]) => goJson(name) + ":" + goJson(v)).join(",") + "}" : serializePathElement(pe);
+    if (items.length > 0) {
+      seen ??= new Map(items.map((i) => [i.s, i.pe]));
+      const first = seen.get(s);
+      if (first !== undefined) {
+        if (elementKey(first) === elementKey(pe)) continue;
+        throw COLLAPSED;
+      }
+      seen.set(s, pe);
+    }
+    items.push({ pe, s, value });
+  }
+  if (items.length > 1) items.sort((a, b) => comparePathElements(a.pe, b.pe));
+  let out: Obj | undefined;
+  for (const { s, value } of items) {
+    if (prefixes?.hasMemberKey(s)) continue;
+    const sub = addedNode(shapes, shape.items, value, !exact?.hasMemberKey(s), prefixes?.childAt(s), exact?.childAt(s));
+    if (sub !== undefined) (out ??= {})[s] = sub;
+  }
+  return out;
+}
+
+/**
+ * A node that is `{}` on the old side (metadata, spec, status of the empty
+ * object), as walkCompare treats it: an object's fields are added, the node
+ * itself is not; any other value is the node modified.
+ */
+function fromEmpty(shapes: Shapes, declared: Shape, value: unknown, member: boolean, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shapeL = effective(declared, {});
+  const shapeR = effective(declared, value);
+  const shape = shapeL.kind === shapeR.kind ? shapeR : LEAF;
+  if ((shape.kind === "struct" || shape.kind === "map") && !isEmptyContainer(value)) return addedFields(shapes, shape, value as Obj, prefixes, exact);
+  return member && !jsonEqual({}, value) ? {} : undefined;
 }
 
 // ---------------------------------------------------------------- merge
