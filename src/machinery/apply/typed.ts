@@ -384,12 +384,24 @@ function addedNode(shapes: Shapes, declared: Shape, value: unknown, member: bool
   return children;
 }
 
+/** A struct's declared fields: element key and shape, resolved once per shape. */
+const DECLARED = new WeakMap<Shape, Map<string, { readonly key: string; readonly shape: Shape }>>();
+
+function declaredField(shapes: Shapes, shape: Extract<Shape, { kind: "struct" }>, name: string): { readonly key: string; readonly shape: Shape } | undefined {
+  let fields = DECLARED.get(shape);
+  if (fields === undefined) DECLARED.set(shape, (fields = new Map()));
+  let f = fields.get(name);
+  if (f === undefined && shape.def.fields[name] !== undefined) fields.set(name, (f = { key: "f:" + name, shape: childShape(shapes, shape, name) }));
+  return f;
+}
+
 function addedFields(shapes: Shapes, shape: Shape, obj: Obj, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
   let out: Obj | undefined;
   for (const name of sortedNames(obj)) {
-    const key = "f:" + name;
+    const declared = shape.kind === "struct" ? declaredField(shapes, shape, name) : undefined;
+    const key = declared?.key ?? "f:" + name;
     if (prefixes?.hasMemberKey(key)) continue;
-    const sub = addedNode(shapes, childShape(shapes, shape, name), obj[name], !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+    const sub = addedNode(shapes, declared?.shape ?? childShape(shapes, shape, name), obj[name], !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
     if (sub !== undefined) (out ??= {})[key] = sub;
   }
   return out;
