@@ -57,6 +57,8 @@ const LEAF: Shape = { kind: "leaf" };
 /** Resolves schemas to shapes once per registry (shapes are reused across every walk). */
 class Shapes {
   readonly #registry: SchemaRegistry;
+  /** createdFieldsV1's answers by object structure (see createdSignature); dropped with the shapes when types change. */
+  readonly created = new Map<string, Record<string, unknown>>();
   readonly #byType = new Map<string, Shape>();
   readonly #byField = new WeakMap<Field | Schema, Shape>();
 
@@ -332,6 +334,93 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 export function createdFieldsV1(obj: Obj, empty: Obj, ctx: TypeContext, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
   const shapes = shapesOf(ctx.registry);
   const root = rootShape(ctx);
+  const signature = createdSignature(shapes, root, obj, empty);
+  if (signature === undefined) return buildCreated(shapes, root, obj, empty, prefixes, exact);
+  const key = `${setId(prefixes)}\u0000${setId(exact)}\u0000${ctx.type}\u0000${signature}`;
+  let out = shapes.created.get(key);
+  if (out === undefined) {
+    out = buildCreated(shapes, root, obj, empty, prefixes, exact);
+    if (out === undefined) return undefined;
+    deepFreeze(out);
+    if (shapes.created.size >= MAX_CREATED) shapes.created.clear();
+    shapes.created.set(key, out);
+  }
+  return out;
+}
+
+/** How many created-object structures keep their fieldsV1 (per schema registry). */
+const MAX_CREATED = 256;
+
+/** Field sets by identity, for memo keys (the exclusions are a few long-lived sets). */
+const SET_IDS = new WeakMap<FieldSet, number>();
+let nextSetId = 1;
+
+function setId(set: FieldSet | undefined): number {
+  if (set === undefined) return 0;
+  let id = SET_IDS.get(set);
+  if (id === undefined) SET_IDS.set(set, (id = nextSetId++));
+  return id;
+}
+
+function deepFreeze(obj: Obj): void {
+  for (const k in obj) deepFreeze(obj[k] as Obj);
+  Object.freeze(obj);
+}
+
+/**
+ * What createdFieldsV1's answer depends on, as a string: the names present
+ * at every level (length-prefixed), whether each value has children (struct,
+ * map or list with content) or is a leaf, the elements of list items, and at
+ * the root which fields the empty object has. Objects that differ only in
+ * their leaves' values (names, images, labels' values: most creates) share
+ * one answer. Undefined where the root is not what emptyLike makes.
+ */
+function createdSignature(shapes: Shapes, root: Shape, obj: Obj, empty: Obj): string | undefined {
+  let sig = "";
+  for (const name of Object.keys(obj)) {
+    const r = obj[name];
+    if (r === undefined) continue;
+    const l = empty[name];
+    const declared = root.kind === "struct" ? (declaredField(shapes, root, name)?.shape ?? LEAF) : LEAF;
+    sig += name.length + ":" + name;
+    if (l === undefined) sig += "A" + nodeSignature(shapes, declared, r);
+    else if (isObject(l) && Object.keys(l).length === 0) {
+      const shapeR = effective(declared, r);
+      const shape = effective(declared, {}).kind === shapeR.kind ? shapeR : LEAF;
+      if ((shape.kind === "struct" || shape.kind === "map") && !isEmptyContainer(r)) sig += "E" + nodeSignature(shapes, shape, r);
+      else sig += jsonEqual({}, r) ? "=" : "!";
+    } else if (l === r) sig += "S";
+    else return undefined;
+  }
+  return sig;
+}
+
+function nodeSignature(shapes: Shapes, declared: Shape, value: unknown): string {
+  if (isEmptyContainer(value)) return ".";
+  const shape = effective(declared, value);
+  if (shape.kind === "struct" || shape.kind === "map") {
+    const obj = value as Obj;
+    let sig = "{";
+    for (const name of Object.keys(obj)) {
+      const v = obj[name];
+      if (v === undefined) continue;
+      const child = shape.kind === "struct" ? (declaredField(shapes, shape, name)?.shape ?? LEAF) : shape.values;
+      sig += name.length + ":" + name + nodeSignature(shapes, child, v);
+    }
+    return sig + "}";
+  }
+  if (shape.kind === "list" && shape.mode !== "atomic") {
+    let sig = "[";
+    for (const item of value as unknown[]) {
+      const pe = elementKey(itemElement(shape, item));
+      sig += pe.length + ":" + pe + nodeSignature(shapes, shape.items, item);
+    }
+    return sig + "]";
+  }
+  return ".";
+}
+
+function buildCreated(shapes: Shapes, root: Shape, obj: Obj, empty: Obj, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
   try {
     let out: Obj | undefined;
     for (const name of sortedNames(obj)) {
