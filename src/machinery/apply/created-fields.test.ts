@@ -12,6 +12,7 @@ import type { ApiObject } from "../meta.js";
 import { FieldSet, fieldElement, keyElement } from "./field-set.js";
 import { STRIPPED_FIELDS, emptyLike, excludePrefixes, updateManagedFields } from "./managed-fields.js";
 import { compare, createdFieldsV1, type TypeContext } from "./typed.js";
+import { seededRandom } from "../codec/protobuf/testing.js";
 
 const registry = new SchemaRegistry();
 registerCoreSchemas(registry);
@@ -119,20 +120,8 @@ test("updateManagedFields on create records the fast path's entry in upstream's 
 
 // ---- random objects from the schema ----
 
-/** A small deterministic PRNG (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomObject(ctx: TypeContext, seed: number): ApiObject {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const scalar = (): unknown => pick(["a", "b", "main", "", 0, 1, 1.5, -2, true, false, null, "\u00e9", "\ud83d\ude00"]);
   // Odd values where the schema wants something else: the walks must treat them as leaves alike.
@@ -188,7 +177,7 @@ test("a create's fieldsV1 from one walk is the general path's, byte for byte (2,
 
 /** The object with every scalar leaf replaced by another scalar (same structure, other values). */
 function otherLeaves(value: unknown, seed: number): unknown {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === "object" && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
