@@ -81,7 +81,8 @@ export interface ValidatingPlugin extends AdmissionPlugin {
  * (`plugin` undefined) and each plugin within it. `run`'s outcome is passed on.
  */
 export interface AdmissionTiming {
-  time(type: "admit" | "validate", operation: AdmissionOperation, plugin: string | undefined, run: () => void | Promise<void>): Promise<void>;
+  /** Returns what `run` returned, settled the same way: a promise only when `run` gave one (a synchronous plugin costs no promise). */
+  time(type: "admit" | "validate", operation: AdmissionOperation, plugin: string | undefined, run: () => void | Promise<void>): void | Promise<void>;
 }
 
 export interface AdmissionOptions {

@@ -9,10 +9,8 @@ import type { AdmissionOperation, AdmissionTiming } from "./admission/index.js";
 const STEP_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 2.5];
 const WEBHOOK_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 25];
 
-/** What the metrics need of a request's admission attributes. */
-interface Attributes {
-  readonly operation: string;
-}
+/** An observation into one series, its labels looked up once (Histogram.bind). */
+type Bound = { observe(value: number): void };
 
 export class AdmissionMetrics implements AdmissionTiming {
   readonly #step: Histogram;
@@ -40,21 +38,40 @@ export class AdmissionMetrics implements AdmissionTiming {
   /**
    * The chain's timing hook (AdmissionTiming): a phase lands in
    * apiserver_admission_step_admission_duration_seconds, a plugin in
-   * apiserver_admission_controller_admission_duration_seconds.
+   * apiserver_admission_controller_admission_duration_seconds. A plugin that
+   * answers synchronously is timed synchronously: a pod create runs about
+   * twenty plugins, and an async wrapper each was 5 % of its CPU.
    */
-  time(type: "admit" | "validate", operation: AdmissionOperation, plugin: string | undefined, run: () => void | Promise<void>): Promise<void> {
-    return plugin === undefined ? this.#time(this.#step, undefined, type, { operation }, run) : this.#time(this.#controller, plugin, type, { operation }, run);
+  time(type: "admit" | "validate", operation: AdmissionOperation, plugin: string | undefined, run: () => void | Promise<void>): void | Promise<void> {
+    const started = performance.now();
+    let result: void | Promise<void>;
+    try {
+      result = run();
+    } catch (err) {
+      this.#observe(plugin, type, operation, true, started);
+      throw err;
+    }
+    if (!(result instanceof Promise)) return this.#observe(plugin, type, operation, false, started);
+    return result.then(
+      () => this.#observe(plugin, type, operation, false, started),
+      (err: unknown) => {
+        this.#observe(plugin, type, operation, true, started);
+        throw err;
+      },
+    );
   }
 
-  async #time(h: Histogram, name: string | undefined, type: "admit" | "validate", attrs: Attributes, run: () => void | Promise<void>): Promise<void> {
-    const started = performance.now();
-    let rejected = true;
-    try {
-      await run();
-      rejected = false;
-    } finally {
-      const labels = { operation: attrs.operation, rejected: String(rejected), type };
-      h.observe(name === undefined ? labels : { ...labels, name }, (performance.now() - started) / 1000);
+  /** Series by name, type, operation and outcome, each bound on first use. */
+  readonly #bound = new Map<string, Bound>();
+
+  #observe(plugin: string | undefined, type: "admit" | "validate", operation: string, rejected: boolean, started: number): void {
+    const key = `${plugin ?? ""}\u0000${type}\u0000${operation}\u0000${rejected ? "1" : "0"}\u0000${plugin === undefined ? "step" : "controller"}`;
+    let h = this.#bound.get(key);
+    if (h === undefined) {
+      const labels = { operation, rejected: String(rejected), type };
+      h = plugin === undefined ? this.#step.bind(labels) : this.#controller.bind({ ...labels, name: plugin });
+      this.#bound.set(key, h);
     }
+    h.observe((performance.now() - started) / 1000);
   }
 }

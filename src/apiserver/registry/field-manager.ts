@@ -132,6 +132,17 @@ function typeContext(o: FieldManagerOptions): TypeContext {
  * the main resource of kinds with a status subresource, spec on /status.
  */
 function resetFields(def: ResourceDefinition, subresource: string | undefined): FieldSet | undefined {
+  // Once per declaration and endpoint: every write asks (the sets are only read).
+  let byEndpoint = RESET.get(def);
+  if (byEndpoint === undefined) RESET.set(def, (byEndpoint = new Map()));
+  const key = subresource === undefined ? "\u0000main" : subresource;
+  if (!byEndpoint.has(key)) byEndpoint.set(key, resetFieldsOf(def, subresource));
+  return byEndpoint.get(key);
+}
+
+const RESET = new WeakMap<ResourceDefinition, Map<string, FieldSet | undefined>>();
+
+function resetFieldsOf(def: ResourceDefinition, subresource: string | undefined): FieldSet | undefined {
   const fields = (def.subresources ?? []).flatMap((s) => (subresource === undefined ? s.resetFields?.main : s.name === subresource ? s.resetFields?.here : undefined) ?? []);
   return fields.length === 0 ? undefined : FieldSet.of(...fields.map((f) => [fieldElement(f)]));
 }

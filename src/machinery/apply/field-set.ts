@@ -114,7 +114,7 @@ function valueToString(v: JsonValue): string {
 // ---- ordering: upstream's PathElement.Compare (fields < keys < values < indexes) ----
 
 /** Go's strings.Compare: byte order of the UTF-8 encoding, which differs from UTF-16 order above the BMP. */
-function compareStrings(a: string, b: string): number {
+export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
@@ -263,6 +263,16 @@ export class FieldSet {
   /** Whether pe is a member at this level. */
   hasMember(pe: PathElement): boolean {
     return this.#members.has(serializePathElement(pe));
+  }
+
+  /** hasMember by the element's serialized form (`f:name`), for walks that already have it. */
+  hasMemberKey(key: string): boolean {
+    return this.#members.size !== 0 && this.#members.has(key);
+  }
+
+  /** The subset under the element serialized as `key`, undefined when there is none (child() without allocating). */
+  childAt(key: string): FieldSet | undefined {
+    return this.#children.size === 0 ? undefined : this.#children.get(key)?.set;
   }
 
   isEmpty(): boolean {

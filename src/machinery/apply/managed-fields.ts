@@ -6,7 +6,7 @@ import type { ApiObject, ManagedFieldsEntry } from "../meta.js";
 import { formatTimestamp } from "../meta.js";
 import { badRequest } from "../errors.js";
 import { FieldSet, fieldElement, type FieldPath } from "./field-set.js";
-import { compare, type TypeContext } from "./typed.js";
+import { compare, createdFieldsV1, type TypeContext } from "./typed.js";
 
 /** One manager's entry while we work on it; `set` is what it owns. */
 export interface ManagerEntry {
@@ -96,15 +96,18 @@ export function encodeManagedFields(managed: ManagedFields): ManagedFieldsEntry[
       cmp(p.apiVersion, q.apiVersion) ||
       cmp(p.subresource ?? "", q.subresource ?? ""),
   );
-  return entries.map((e) => {
-    const out: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
-    if (!e.manager) delete out.manager;
-    if (e.time !== undefined) out.time = e.time;
-    out.fieldsType = "FieldsV1";
-    out.fieldsV1 = e.set.toJSON();
-    if (e.subresource) out.subresource = e.subresource;
-    return out;
-  });
+  return entries.map((e) => encodeEntry(e, e.set.toJSON()));
+}
+
+/** One entry in upstream's shape and key order. */
+function encodeEntry(e: Omit<ManagerEntry, "set">, fieldsV1: Record<string, unknown>): ManagedFieldsEntry {
+  const out: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+  if (!e.manager) delete out.manager;
+  if (e.time !== undefined) out.time = e.time;
+  out.fieldsType = "FieldsV1";
+  out.fieldsV1 = fieldsV1;
+  if (e.subresource) out.subresource = e.subresource;
+  return out;
 }
 
 function cmp<T extends string | number>(a: T, b: T): number {
@@ -231,8 +234,17 @@ export function updateManagedFields<T extends ApiObject>(opts: UpdateManagedFiel
     managed = fromBody !== undefined && fromBody.size > 0 ? fromBody : decodeManagedFields(live?.metadata.managedFields);
   }
 
-  const before = live === undefined ? emptyLike(updated, schema) : withoutManagedFields(live);
   const after = withoutManagedFields(updated);
+  if (live === undefined && managed.size === 0) {
+    // A create with no entries to keep: the manager takes every field set, computed in one walk.
+    const fieldsV1 = createdFieldsV1(after, emptyLike(after, schema), schema, resetFields, STRIPPED_FIELDS);
+    if (fieldsV1 !== undefined) {
+      const entry = { manager, operation: "Update" as const, apiVersion, time: formatTimestamp(now), subresource: subresource || undefined };
+      const entries = Object.keys(fieldsV1).length === 0 ? [] : [encodeEntry(entry, fieldsV1)];
+      return { object: withManagedFields(after, entries), managedFields: entries };
+    }
+  }
+  const before = live === undefined ? emptyLike(updated, schema) : withoutManagedFields(live);
   const c = compare(before, after, schema);
   const changed = excludePrefixes(c.modified.union(c.added), resetFields);
   const removed = excludePrefixes(c.removed, resetFields);

@@ -3,8 +3,20 @@
 // (added/removed/modified paths), the merge of an applied configuration into a
 // live object, and the removal of paths. Pure: inputs are never mutated.
 
+import { goJson } from "../go-format.js";
 import { isWellKnown, type Field, type Schema, type SchemaRegistry, type TypeDef } from "../schema.js";
-import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath, type JsonValue, type PathElement } from "./field-set.js";
+import {
+  FieldSet,
+  compareStrings,
+  comparePathElements,
+  fieldElement,
+  keyElement,
+  serializePathElement,
+  valueElement,
+  type FieldPath,
+  type JsonValue,
+  type PathElement,
+} from "./field-set.js";
 
 /** Which schema an object is walked with: the registry and the root type name (`io.k8s.api.apps.v1.Deployment`). */
 export interface TypeContext {
@@ -45,6 +57,8 @@ const LEAF: Shape = { kind: "leaf" };
 /** Resolves schemas to shapes once per registry (shapes are reused across every walk). */
 class Shapes {
   readonly #registry: SchemaRegistry;
+  /** createdFieldsV1's answers by object structure (see createdSignature); dropped with the shapes when types change. */
+  readonly created = new Map<string, Record<string, unknown>>();
   readonly #byType = new Map<string, Shape>();
   readonly #byField = new WeakMap<Field | Schema, Shape>();
 
@@ -301,6 +315,228 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
   }
   return false;
+}
+
+// ---------------------------------------------------------------- fields of a create
+
+/**
+ * What compare(empty, obj) reports as modified or added, less `prefixes`
+ * (each with everything below it) and less the exact paths of `exact`, as
+ * the fieldsV1 object FieldSet.toJSON would give: the Update entry of a
+ * create. `empty` is what a create is compared against (emptyLike: the
+ * object's own apiVersion and kind, `{}` for the structs Go always has).
+ * One walk builds the sorted fieldsV1 object directly: a created object has
+ * no old side, so every node below the root is added, and the field sets,
+ * their union, exclusion and sorting of the general path are not needed.
+ * Undefined when two list items serialize to one element (the general path
+ * merges those; they never occur in valid objects).
+ */
+export function createdFieldsV1(obj: Obj, empty: Obj, ctx: TypeContext, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shapes = shapesOf(ctx.registry);
+  const root = rootShape(ctx);
+  const signature = createdSignature(shapes, root, obj, empty);
+  if (signature === undefined) return buildCreated(shapes, root, obj, empty, prefixes, exact);
+  const key = `${setId(prefixes)}\u0000${setId(exact)}\u0000${ctx.type}\u0000${signature}`;
+  let out = shapes.created.get(key);
+  if (out === undefined) {
+    out = buildCreated(shapes, root, obj, empty, prefixes, exact);
+    if (out === undefined) return undefined;
+    deepFreeze(out);
+    if (shapes.created.size >= MAX_CREATED) shapes.created.clear();
+    shapes.created.set(key, out);
+  }
+  return out;
+}
+
+/** How many created-object structures keep their fieldsV1 (per schema registry). */
+const MAX_CREATED = 256;
+
+/** Field sets by identity, for memo keys (the exclusions are a few long-lived sets). */
+const SET_IDS = new WeakMap<FieldSet, number>();
+let nextSetId = 1;
+
+function setId(set: FieldSet | undefined): number {
+  if (set === undefined) return 0;
+  let id = SET_IDS.get(set);
+  if (id === undefined) SET_IDS.set(set, (id = nextSetId++));
+  return id;
+}
+
+function deepFreeze(obj: Obj): void {
+  for (const k in obj) deepFreeze(obj[k] as Obj);
+  Object.freeze(obj);
+}
+
+/**
+ * What createdFieldsV1's answer depends on, as a string: the names present
+ * at every level (length-prefixed), whether each value has children (struct,
+ * map or list with content) or is a leaf, the elements of list items, and at
+ * the root which fields the empty object has. Objects that differ only in
+ * their leaves' values (names, images, labels' values: most creates) share
+ * one answer. Undefined where the root is not what emptyLike makes.
+ */
+function createdSignature(shapes: Shapes, root: Shape, obj: Obj, empty: Obj): string | undefined {
+  let sig = "";
+  for (const name of Object.keys(obj)) {
+    const r = obj[name];
+    if (r === undefined) continue;
+    const l = empty[name];
+    const declared = root.kind === "struct" ? (declaredField(shapes, root, name)?.shape ?? LEAF) : LEAF;
+    sig += name.length + ":" + name;
+    if (l === undefined) sig += "A" + nodeSignature(shapes, declared, r);
+    else if (isObject(l) && Object.keys(l).length === 0) {
+      const shapeR = effective(declared, r);
+      const shape = effective(declared, {}).kind === shapeR.kind ? shapeR : LEAF;
+      if ((shape.kind === "struct" || shape.kind === "map") && !isEmptyContainer(r)) sig += "E" + nodeSignature(shapes, shape, r);
+      else sig += jsonEqual({}, r) ? "=" : "!";
+    } else if (l === r) sig += "S";
+    else return undefined;
+  }
+  return sig;
+}
+
+function nodeSignature(shapes: Shapes, declared: Shape, value: unknown): string {
+  if (isEmptyContainer(value)) return ".";
+  const shape = effective(declared, value);
+  if (shape.kind === "struct" || shape.kind === "map") {
+    const obj = value as Obj;
+    let sig = "{";
+    for (const name of Object.keys(obj)) {
+      const v = obj[name];
+      if (v === undefined) continue;
+      const child = shape.kind === "struct" ? (declaredField(shapes, shape, name)?.shape ?? LEAF) : shape.values;
+      sig += name.length + ":" + name + nodeSignature(shapes, child, v);
+    }
+    return sig + "}";
+  }
+  if (shape.kind === "list" && shape.mode !== "atomic") {
+    let sig = "[";
+    for (const item of value as unknown[]) {
+      const pe = elementKey(itemElement(shape, item));
+      sig += pe.length + ":" + pe + nodeSignature(shapes, shape.items, item);
+    }
+    return sig + "]";
+  }
+  return ".";
+}
+
+function buildCreated(shapes: Shapes, root: Shape, obj: Obj, empty: Obj, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  try {
+    let out: Obj | undefined;
+    for (const name of sortedNames(obj)) {
+      const key = "f:" + name;
+      if (prefixes?.hasMemberKey(key)) continue;
+      const l = empty[name];
+      const r = obj[name];
+      const declared = childShape(shapes, root, name);
+      let sub: Obj | undefined;
+      if (l === undefined) sub = addedNode(shapes, declared, r, !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+      else if (isObject(l) && Object.keys(l).length === 0) sub = fromEmpty(shapes, declared, r, !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+      else if (l !== r) return undefined; // apiVersion and kind are the object's own: never reached
+      if (sub !== undefined) (out ??= {})[key] = sub;
+    }
+    return out ?? {};
+  } catch (err) {
+    if (err === COLLAPSED) return undefined;
+    throw err;
+  }
+}
+
+const COLLAPSED = new Error("two list items serialize to one path element");
+
+/** Field names with a value, in upstream's order (Go's byte order). */
+function sortedNames(obj: Obj): string[] {
+  const names = Object.keys(obj);
+  for (let i = 0; i < names.length; i++) {
+    if (obj[names[i]!] === undefined) {
+      names.splice(i, 1);
+      i--;
+    }
+  }
+  return names.length > 1 ? names.sort(compareStrings) : names;
+}
+
+/**
+ * A node with nothing on the old side (walkCompare with lhs undefined): the
+ * node itself is added, and so is everything below it. Returns its fieldsV1
+ * value, undefined when the path and all below it are excluded.
+ */
+function addedNode(shapes: Shapes, declared: Shape, value: unknown, member: boolean, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shape = effective(declared, value);
+  let children: Obj | undefined;
+  if (!isEmptyContainer(value)) {
+    if (shape.kind === "struct" || shape.kind === "map") children = addedFields(shapes, shape, value as Obj, prefixes, exact);
+    else if (shape.kind === "list" && shape.mode !== "atomic") children = addedItems(shapes, shape, value as unknown[], prefixes, exact);
+  }
+  if (children === undefined) return member ? {} : undefined;
+  if (member) children["."] = {};
+  return children;
+}
+
+/** A struct's declared fields: element key and shape, resolved once per shape. */
+const DECLARED = new WeakMap<Shape, Map<string, { readonly key: string; readonly shape: Shape }>>();
+
+function declaredField(shapes: Shapes, shape: Extract<Shape, { kind: "struct" }>, name: string): { readonly key: string; readonly shape: Shape } | undefined {
+  let fields = DECLARED.get(shape);
+  if (fields === undefined) DECLARED.set(shape, (fields = new Map()));
+  let f = fields.get(name);
+  if (f === undefined && shape.def.fields[name] !== undefined) fields.set(name, (f = { key: "f:" + name, shape: childShape(shapes, shape, name) }));
+  return f;
+}
+
+function addedFields(shapes: Shapes, shape: Shape, obj: Obj, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  let out: Obj | undefined;
+  for (const name of sortedNames(obj)) {
+    const declared = shape.kind === "struct" ? declaredField(shapes, shape, name) : undefined;
+    const key = declared?.key ?? "f:" + name;
+    if (prefixes?.hasMemberKey(key)) continue;
+    const sub = addedNode(shapes, declared?.shape ?? childShape(shapes, shape, name), obj[name], !exact?.hasMemberKey(key), prefixes?.childAt(key), exact?.childAt(key));
+    if (sub !== undefined) (out ??= {})[key] = sub;
+  }
+  return out;
+}
+
+function addedItems(shapes: Shapes, shape: Extract<Shape, { kind: "list" }>, list: unknown[], prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  // indexItems' rule (first occurrence wins), keyed by the serialized element
+  // instead: items equal by element are repeats; different items that
+  // serialize alike would merge in a field set, which only the general path does.
+  const items: { pe: PathElement; s: string; value: unknown }[] = [];
+  let seen: Map<string, PathElement> | undefined;
+  for (const value of list) {
+    const pe = itemElement(shape, value);
+    const s = pe.kind === "key" ? "k:{" + pe.fields.map(([name, v]) => goJson(name) + ":" + goJson(v)).join(",") + "}" : serializePathElement(pe);
+    if (items.length > 0) {
+      seen ??= new Map(items.map((i) => [i.s, i.pe]));
+      const first = seen.get(s);
+      if (first !== undefined) {
+        if (elementKey(first) === elementKey(pe)) continue;
+        throw COLLAPSED;
+      }
+      seen.set(s, pe);
+    }
+    items.push({ pe, s, value });
+  }
+  if (items.length > 1) items.sort((a, b) => comparePathElements(a.pe, b.pe));
+  let out: Obj | undefined;
+  for (const { s, value } of items) {
+    if (prefixes?.hasMemberKey(s)) continue;
+    const sub = addedNode(shapes, shape.items, value, !exact?.hasMemberKey(s), prefixes?.childAt(s), exact?.childAt(s));
+    if (sub !== undefined) (out ??= {})[s] = sub;
+  }
+  return out;
+}
+
+/**
+ * A node that is `{}` on the old side (metadata, spec, status of the empty
+ * object), as walkCompare treats it: an object's fields are added, the node
+ * itself is not; any other value is the node modified.
+ */
+function fromEmpty(shapes: Shapes, declared: Shape, value: unknown, member: boolean, prefixes: FieldSet | undefined, exact: FieldSet | undefined): Obj | undefined {
+  const shapeL = effective(declared, {});
+  const shapeR = effective(declared, value);
+  const shape = shapeL.kind === shapeR.kind ? shapeR : LEAF;
+  if ((shape.kind === "struct" || shape.kind === "map") && !isEmptyContainer(value)) return addedFields(shapes, shape, value as Obj, prefixes, exact);
+  return member && !jsonEqual({}, value) ? {} : undefined;
 }
 
 // ---------------------------------------------------------------- merge
