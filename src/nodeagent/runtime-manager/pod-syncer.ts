@@ -171,7 +171,10 @@ export class PodSyncer {
       if (step.gatesInit && !started) break;
     }
     if (initFailed) return { runtime: rp, done: true };
-    if (pass.changed) rp = await this.runtimePod(uid);
+    if (pass.changed) {
+      rp = await this.#reader.rereadContainers(rp);
+      this.#last.set(uid, rp);
+    }
     await this.#pruneDead(rp);
     this.#o.prober.update(pod, rp, podIP);
     return { runtime: rp, ...(pass.requeueAfterMs !== undefined ? { requeueAfterMs: pass.requeueAfterMs } : {}), ...(podFinished(pod, rp) ? { done: true } : {}) };
@@ -241,7 +244,7 @@ export class PodSyncer {
       sbConfig = this.#sandboxConfig(pod, step.attempt, (reason, message) => this.#o.events?.record(pod, undefined, "Warning", reason, message));
       const { podSandboxId } = await rt.runPodSandbox({ config: sbConfig });
       if (firstStart) {
-        rp = { uid, sandboxes: [(await rt.podSandboxStatus({ podSandboxId })).status!], containers: [] };
+        rp = { uid, sandboxes: [(await this.#reader.sandboxStatus(podSandboxId))!], containers: [] };
         this.#last.set(uid, rp);
       }
     } catch (err) {

@@ -89,3 +89,20 @@ test("a changed state fetches the status again; ids gone from the runtime are fo
   assert.deepEqual(f.calls, ["podSandboxStatus s1"]);
   assert.deepEqual(await reader.read("pod-b", 0), { uid: "pod-b", sandboxes: [], containers: [] });
 });
+
+test("after a pass: a sandbox made is remembered; only the containers are listed again, new ones' statuses fetched", async () => {
+  const f = fakeRuntime();
+  f.sandbox("s1", "pod-a");
+  const reader = new RuntimePodReader(f.runtime, labels);
+  const made = await reader.sandboxStatus("s1");
+  const pod = { uid: "pod-a", sandboxes: [made!], containers: [] };
+  f.container("c1", "pod-a", "s1");
+  f.calls.length = 0;
+  const after = await reader.rereadContainers(pod);
+  assert.deepEqual(f.calls, ["listContainers", "containerStatus c1"]);
+  assert.deepEqual(after.containers.map((c) => [c.id, c.state, c.podSandboxId]), [["c1", "CONTAINER_RUNNING", "s1"]]);
+  assert.equal(after.sandboxes[0], made);
+  f.calls.length = 0;
+  await reader.read("pod-a");
+  assert.deepEqual(f.calls.sort(), ["listContainers", "listPodSandbox"], "the sandbox made and the container read are remembered");
+});

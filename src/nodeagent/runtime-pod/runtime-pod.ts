@@ -103,12 +103,29 @@ export class RuntimePodReader {
       ]);
     }
     const sandboxes = await Promise.all([...items].sort((a, b) => b.createdAt - a.createdAt).map((s) => this.#sandboxStatus(s, now)));
+    return { uid, sandboxes: sandboxes.filter((s) => s !== null), containers: await this.#containerStatuses(containers, now) };
+  }
+
+  /**
+   * The pod's containers read again after a pass that created, started or stopped some,
+   * its sandboxes as `pod` had them (the pass does not touch sandboxes; the PLEG notices one that changed meanwhile).
+   */
+  async rereadContainers(pod: RuntimePod): Promise<RuntimePod> {
+    const now = performance.now();
+    const { containers } = await this.#runtime.listContainers({ filter: { labelSelector: { [this.#labels.podUid]: pod.uid } } });
+    return { uid: pod.uid, sandboxes: pod.sandboxes, containers: await this.#containerStatuses(containers, now) };
+  }
+
+  /** A sandbox's status by id (a sandbox just made), remembered as a listed one's. */
+  async sandboxStatus(podSandboxId: string): Promise<PodSandboxStatus | null> {
+    const status = (await this.#runtime.podSandboxStatus({ podSandboxId })).status;
+    if (status) this.#sandboxes.set(podSandboxId, { status, seenAt: performance.now() });
+    return status;
+  }
+
+  async #containerStatuses(containers: Container[], now: number): Promise<RuntimeContainer[]> {
     const statuses = await Promise.all(containers.map((c) => this.#containerStatus(c, now)));
-    return {
-      uid,
-      sandboxes: sandboxes.filter((s) => s !== null),
-      containers: statuses.filter((s): s is RuntimeContainer => s !== undefined).sort((a, b) => b.createdAt - a.createdAt),
-    };
+    return statuses.filter((s): s is RuntimeContainer => s !== undefined).sort((a, b) => b.createdAt - a.createdAt);
   }
 
   async #sandboxStatus(s: PodSandbox, now: number): Promise<PodSandboxStatus | null> {
@@ -117,9 +134,7 @@ export class RuntimePodReader {
       cached.seenAt = now;
       return cached.status;
     }
-    const status = (await this.#runtime.podSandboxStatus({ podSandboxId: s.id })).status;
-    if (status) this.#sandboxes.set(s.id, { status, seenAt: now });
-    return status;
+    return this.sandboxStatus(s.id);
   }
 
   async #containerStatus(c: Container, now: number): Promise<RuntimeContainer | undefined> {
