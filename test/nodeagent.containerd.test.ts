@@ -118,3 +118,15 @@ test("containerd: the agent-managed /etc/hosts is mounted, with the pod's hostAl
   assert.ok(lines.includes("# Entries added by HostAliases."), log);
   assert.ok(lines.includes("123.45.67.89\tfoo.local\tbar.local"), log);
 });
+
+test("containerd: restarted under the running agent, the agent's CRI client reconnects: running pods stay Running and a new pod starts", { skip }, async () => {
+  await eventually(() => (statusOf("web")?.phase === "Running" ? true : undefined), 30_000, "web running");
+  const before = statusOf("web")!.containerStatuses![0]!.containerID;
+  await containerd.restart();
+  writeFileSync(join(root, "manifests", "after.json"), pod("after", { containers: [busybox("main", "exec sleep 3600")] }));
+  await eventually(() => (statusOf("after")?.phase === "Running" ? true : undefined), 30_000, "a pod started after the restart running");
+  assert.ok(agent.healthy(), "the PLEG relists again");
+  const web = statusOf("web")!;
+  assert.equal(web.phase, "Running");
+  assert.equal(web.containerStatuses![0]!.containerID, before, "the container kept running under its shim: not restarted");
+});

@@ -41,6 +41,8 @@ export interface Containerd {
   readonly cni: boolean;
   /** Removes every pod, stops containerd and deletes the folder. */
   stop(): Promise<void>;
+  /** Stops containerd (SIGTERM: pods keep running under their shims) and starts it again on the same socket and state; resolves once CRI answers. */
+  restart(): Promise<void>;
 }
 
 export interface StartContainerdOptions {
@@ -101,8 +103,8 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     "",
   ].join("\n"));
   const logFd = openSync(join(dir, "containerd.log"), "a");
-  const child: ChildProcess = spawn("containerd", ["--config", join(dir, "config.toml")], { stdio: ["ignore", logFd, logFd] });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let child: ChildProcess = spawn("containerd", ["--config", join(dir, "config.toml")], { stdio: ["ignore", logFd, logFd] });
+  let exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const client = new CriClient({ endpoint: `unix://${socket}`, timeoutMs: 30_000 });
   const ctr = async (...args: string[]): Promise<string> => (await run("ctr", ["--address", socket, "-n", "k8s.io", ...args], { maxBuffer: 16 << 20 })).stdout;
   const stop = async (): Promise<void> => {
@@ -125,7 +127,7 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
     if (cni) await run("ip", ["link", "delete", `orchtest${n}`]).catch(() => {}); // CNI leaves its bridge behind
     rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   };
-  try {
+  const criUp = async (): Promise<void> => {
     await client.waitForReady(20_000);
     const deadline = Date.now() + 20_000;
     // The socket answers before the CRI plugin is up; wait for a CRI answer.
@@ -138,12 +140,22 @@ export async function startContainerd(options: StartContainerdOptions = {}): Pro
         await new Promise((r) => setTimeout(r, 100));
       }
     }
+  };
+  const restart = async (): Promise<void> => {
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    child = spawn("containerd", ["--config", join(dir, "config.toml")], { stdio: ["ignore", logFd, logFd] });
+    exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    await criUp();
+  };
+  try {
+    await criUp();
     const importImage = async (file: string): Promise<void> => {
       await ctr("images", "import", file);
     };
     await buildBusyboxImage({ file: join(dir, "pause.tar"), tags: [SANDBOX_IMAGE], cmd: ["sleep", "2147483647"] });
     await importImage(join(dir, "pause.tar"));
-    return { dir, endpoint: `unix://${socket}`, client, ctr, importImage, cni, stop };
+    return { dir, endpoint: `unix://${socket}`, client, ctr, importImage, cni, stop, restart };
   } catch (err) {
     const log = existsSync(join(dir, "containerd.log")) ? readFileSync(join(dir, "containerd.log"), "utf8").slice(-2000) : "";
     await stop();

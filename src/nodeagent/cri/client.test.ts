@@ -125,3 +125,64 @@ test("in process: the same messages, errors, deadlines and aborts as over the so
     local.close();
   }
 });
+
+test("over the socket: an abort cancels the call; a socket nobody listens on fails UNAVAILABLE and waitForReady gives up at its deadline", async () => {
+  const abort = new AbortController();
+  const stopping = client.stopContainer({ containerId: "c1", timeout: 0 }, { signal: abort.signal });
+  abort.abort();
+  await assert.rejects(stopping, (err: unknown) => err instanceof CriError && err.code === grpc.status.CANCELLED);
+  const nobody = new CriClient({ endpoint: join(dir, "nobody.sock") });
+  try {
+    await assert.rejects(nobody.version({}), (err: unknown) => err instanceof CriError && err.code === grpc.status.UNAVAILABLE && err.rpc === "Version");
+    const started = Date.now();
+    await assert.rejects(nobody.waitForReady(300), (err: unknown) => err instanceof CriError && err.code === grpc.status.UNAVAILABLE && /nobody\.sock/.test(err.details));
+    assert.ok(Date.now() - started < 2000);
+  } finally {
+    nobody.close();
+  }
+});
+
+test("the runtime restarts under the client: calls in between fail UNAVAILABLE, then succeed on a new connection", async () => {
+  const path = join(dir, "restart.sock");
+  const serve = async (name: string): Promise<grpc.Server> => {
+    const s = new grpc.Server();
+    s.addService(criServices().RuntimeService.service, {
+      Version: (_call: unknown, done: grpc.sendUnaryData<unknown>) => done(null, { version: "v1", runtimeName: name, runtimeVersion: "1", runtimeApiVersion: "v1" }),
+    });
+    await new Promise<void>((resolve, reject) => s.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    return s;
+  };
+  let s = await serve("first");
+  const c = new CriClient({ endpoint: path });
+  try {
+    assert.equal((await c.version({})).runtimeName, "first");
+    s.forceShutdown();
+    rmSync(path, { force: true });
+    await assert.rejects(c.version({}), (err: unknown) => err instanceof CriError && err.code === grpc.status.UNAVAILABLE);
+    s = await serve("second");
+    await c.waitForReady(5000);
+    assert.equal((await c.version({})).runtimeName, "second");
+  } finally {
+    c.close();
+    s.forceShutdown();
+  }
+});
+
+test("a large answer (a long container list) arrives whole", async () => {
+  const path = join(dir, "large.sock");
+  const s = new grpc.Server();
+  const many = Array.from({ length: 5000 }, (_, i) => ({ id: `c${i}`.padEnd(64, "x"), podSandboxId: "s", labels: { a: "b".repeat(100) } }));
+  s.addService(criServices().RuntimeService.service, {
+    ListContainers: (_call: unknown, done: grpc.sendUnaryData<unknown>) => done(null, { containers: many }),
+  });
+  await new Promise<void>((resolve, reject) => s.bindAsync(`unix://${path}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  const c = new CriClient({ endpoint: path });
+  try {
+    const { containers } = await c.listContainers({});
+    assert.equal(containers.length, 5000);
+    assert.equal(containers[4999]!.id, many[4999]!.id);
+  } finally {
+    c.close();
+    s.forceShutdown();
+  }
+});

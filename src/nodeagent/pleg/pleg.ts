@@ -3,7 +3,7 @@
 // and containers with the last relist, and wakes the pods that changed. Its
 // last successful relist is the agent's health signal (Ready, watchdog).
 
-import type { CriClient } from "../cri/index.js";
+import type { Container, CriClient, PodSandbox } from "../cri/index.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 
 export type PlegEventType = "ContainerStarted" | "ContainerDied" | "ContainerRemoved" | "ContainerChanged" | "SandboxChanged";
@@ -20,6 +20,8 @@ export interface PlegOptions {
   onEvent: (event: PlegEvent) => void;
   /** Default 1 s. */
   periodMs?: number;
+  /** Each successful relist's lists, asked for at `at` (performance.now()), before its events go out (the pod reader's snapshot). */
+  onLists?: (at: number, sandboxes: PodSandbox[], containers: Container[]) => void;
   /** After each successful relist: its duration and the number of ready sandboxes (metrics). */
   onRelist?: (seconds: number, readySandboxes: number) => void;
   log?: (line: string) => void;
@@ -71,6 +73,7 @@ export class Pleg {
       this.#o.log?.(this.#lastError);
       return;
     }
+    this.#o.onLists?.(t0, items, containers);
     const nextContainers = new Map<string, [string, string]>();
     for (const c of containers) {
       const uid = c.labels[labels.podUid];

@@ -22,7 +22,7 @@ import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { computeContainerActions, computePodActions, computeTerminationActions, podFinished, RETRY_MS, type ContainerStep, type PodActions, type ProbeResults } from "./pod-actions.js";
 import { sandboxConfig } from "./pod-config.js";
 import { hostDnsConfig } from "./pod-dns.js";
-import { fetchRuntimePod, type RuntimePod } from "../runtime-pod/runtime-pod.js";
+import { RuntimePodReader, type RuntimePod } from "../runtime-pod/runtime-pod.js";
 
 export interface PodSyncerOptions {
   runtime: CriClient;
@@ -78,9 +78,13 @@ export class PodSyncer {
   readonly #last = new Map<string, RuntimePod>();
   readonly #events: PodEvents;
   readonly #containers: ContainerRunner;
+  readonly #reader: RuntimePodReader;
+  /** uid → when (performance.now()) its last sync ended: a relist asked for later may stand for the runtime at the start of the next. */
+  readonly #syncEnded = new Map<string, number>();
 
   constructor(options: PodSyncerOptions) {
     this.#o = options;
+    this.#reader = new RuntimePodReader(options.runtime, options.labels);
     this.#events = options.events ?? NO_POD_EVENTS;
     this.backoff = options.backoff ?? new Backoff();
     const { runtime, labels, rootDir, objects, hostIP, swapBehavior, node, log } = options;
@@ -92,11 +96,29 @@ export class PodSyncer {
     return this.#waiting.get(uid) ?? new Map();
   }
 
-  /** Reads the pod from the runtime (and remembers it for lastRuntime). */
-  async runtimePod(uid: string): Promise<RuntimePod> {
-    const rp = await fetchRuntimePod(this.#o.runtime, this.#o.labels, uid);
+  /** The PLEG's lists of one relist, asked for at `at` (performance.now()): the first read of a later sync may use them. */
+  observeRelist(...args: Parameters<RuntimePodReader["observeRelist"]>): Set<string> {
+    const [at] = args;
+    const uids = this.#reader.observeRelist(...args);
+    // A pod the runtime has nothing of since its last sync ended: a later relist stands for it as well as this one.
+    for (const [uid, ended] of this.#syncEnded) if (ended < at && !uids.has(uid)) this.#syncEnded.delete(uid);
+    return uids;
+  }
+
+  /**
+   * Reads the pod from the runtime (and remembers it for lastRuntime). `atSyncStart`: the
+   * first read of a sync, which a relist asked for after the pod's last sync ended answers as
+   * well as the runtime (upstream's pod cache); reads after acting always ask the runtime.
+   */
+  async runtimePod(uid: string, atSyncStart = false): Promise<RuntimePod> {
+    const rp = await this.#reader.read(uid, atSyncStart ? this.#syncEnded.get(uid) ?? 0 : undefined);
     this.#last.set(uid, rp);
     return rp;
+  }
+
+  /** Notes the end of a sync of the pod (whatever it did to the runtime happened before now). */
+  #ended<T>(uid: string, work: Promise<T>): Promise<T> {
+    return work.finally(() => this.#syncEnded.set(uid, performance.now()));
   }
 
   /** The pod as the runtime had it at the end of the last sync. */
@@ -104,11 +126,15 @@ export class PodSyncer {
     return this.#last.get(uid);
   }
 
-  async syncPod(pod: Pod): Promise<SyncResult> {
+  syncPod(pod: Pod): Promise<SyncResult> {
+    return this.#ended(pod.metadata.uid!, this.#syncPod(pod));
+  }
+
+  async #syncPod(pod: Pod): Promise<SyncResult> {
     const uid = pod.metadata.uid!;
     const waiting = new Map<string, Waiting>();
     this.#waiting.set(uid, waiting);
-    let rp = await this.runtimePod(uid);
+    let rp = await this.runtimePod(uid, true);
     const probes = this.#probeResults(uid);
     const plan = computePodActions(pod, rp, probes);
     if (plan.finished) return { runtime: rp, done: true };
@@ -145,7 +171,10 @@ export class PodSyncer {
       if (step.gatesInit && !started) break;
     }
     if (initFailed) return { runtime: rp, done: true };
-    if (pass.changed) rp = await this.runtimePod(uid);
+    if (pass.changed) {
+      rp = await this.#reader.rereadContainers(rp);
+      this.#last.set(uid, rp);
+    }
     await this.#pruneDead(rp);
     this.#o.prober.update(pod, rp, podIP);
     return { runtime: rp, ...(pass.requeueAfterMs !== undefined ? { requeueAfterMs: pass.requeueAfterMs } : {}), ...(podFinished(pod, rp) ? { done: true } : {}) };
@@ -156,10 +185,14 @@ export class PodSyncer {
    * StopContainer with what remains), sidecars only after the others and in
    * reverse order, as upstream; then the sandboxes.
    */
-  async syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<RuntimePod> {
+  syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<RuntimePod> {
+    return this.#ended(pod.metadata.uid!, this.#syncTerminatingPod(pod, gracePeriodSeconds));
+  }
+
+  async #syncTerminatingPod(pod: Pod, gracePeriodSeconds: number): Promise<RuntimePod> {
     const uid = pod.metadata.uid!;
     this.#o.prober.remove(uid);
-    const rp = await this.runtimePod(uid);
+    const rp = await this.runtimePod(uid, true);
     const deadline = Date.now() + gracePeriodSeconds * 1000;
     const remaining = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
     const podIP = rp.sandboxes[0]?.network?.ip ?? "";
@@ -173,7 +206,11 @@ export class PodSyncer {
   }
 
   /** Removes the pod's containers, sandboxes and files (when it is deleted; a finished pod keeps its containers for logs). */
-  async syncTerminatedPod(pod: Pod, options: { remove: boolean }): Promise<void> {
+  syncTerminatedPod(pod: Pod, options: { remove: boolean }): Promise<void> {
+    return this.#ended(pod.metadata.uid!, this.#syncTerminatedPod(pod, options));
+  }
+
+  async #syncTerminatedPod(pod: Pod, options: { remove: boolean }): Promise<void> {
     const uid = pod.metadata.uid!;
     this.#o.prober.remove(uid);
     if (!options.remove) return;
@@ -207,7 +244,7 @@ export class PodSyncer {
       sbConfig = this.#sandboxConfig(pod, step.attempt, (reason, message) => this.#o.events?.record(pod, undefined, "Warning", reason, message));
       const { podSandboxId } = await rt.runPodSandbox({ config: sbConfig });
       if (firstStart) {
-        rp = { uid, sandboxes: [(await rt.podSandboxStatus({ podSandboxId })).status!], containers: [] };
+        rp = { uid, sandboxes: [(await this.#reader.sandboxStatus(podSandboxId))!], containers: [] };
         this.#last.set(uid, rp);
       }
     } catch (err) {

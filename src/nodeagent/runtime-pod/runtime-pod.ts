@@ -2,7 +2,7 @@
 // container with its detailed status, found by the pod-uid label. Pod workers
 // read it before acting; the status builder turns it into the API status.
 
-import type { ContainerStatus, CriClient, PodSandboxStatus } from "../cri/index.js";
+import type { Container, ContainerStatus, CriClient, PodSandbox, PodSandboxStatus } from "../cri/index.js";
 import type { RuntimeLabels } from "./labels.js";
 import { terminationMessage } from "./termination-message.js";
 
@@ -20,36 +20,145 @@ export interface RuntimePod {
 }
 
 export async function fetchRuntimePod(runtime: CriClient, labels: RuntimeLabels, uid: string): Promise<RuntimePod> {
-  const selector = { [labels.podUid]: uid };
-  const [{ items }, { containers }] = await Promise.all([
-    runtime.listPodSandbox({ filter: { labelSelector: selector } }),
-    runtime.listContainers({ filter: { labelSelector: selector } }),
-  ]);
-  const sandboxes = await Promise.all(
-    items.sort((a, b) => b.createdAt - a.createdAt).map(async (s) => (await runtime.podSandboxStatus({ podSandboxId: s.id })).status!),
-  );
-  const statuses = await Promise.all(
-    containers.map(async (c) => {
-      try {
-        const status = (await runtime.containerStatus({ containerId: c.id })).status;
-        if (!status) return undefined;
-        if (status.state === "CONTAINER_EXITED") {
-          // The application's message follows the runtime's (upstream's "<runtime message>: <termination message>").
-          const annotations = status.annotations ?? {};
-          const own = await terminationMessage(status, annotations[labels.terminationMessagePath] ?? "", annotations[labels.terminationMessagePolicy] ?? "");
-          if (own !== "") status.message = status.message ? `${status.message}: ${own}` : own;
-        }
-        return { ...status, podSandboxId: c.podSandboxId };
-      } catch {
-        return undefined; // removed between the list and the status call
+  return new RuntimePodReader(runtime, labels).read(uid);
+}
+
+/** What one relist saw: when its lists were asked for, and each pod's items by uid. */
+interface Snapshot {
+  at: number;
+  pods: Map<string, { sandboxes: PodSandbox[]; containers: Container[] }>;
+}
+
+interface Cached<S> {
+  status: S;
+  /** The relist (or read) that last saw the id, for eviction. */
+  seenAt: number;
+}
+
+/**
+ * Reads pods from the runtime with fewer round trips, as upstream's pod cache
+ * does: (1) the PLEG hands over each relist's lists (`observeRelist`), and a
+ * read that allows it (`notBefore`: the relist must have been asked for after
+ * that time, for a pod worker the end of its last sync) takes the pod's
+ * sandboxes and containers from there instead of two filtered lists; (2) the
+ * detailed status of a container or sandbox is kept and reused while the
+ * lists show it in the same state (a CRI status changes with the state: a
+ * container's exit, a sandbox's stop; the termination message is read once,
+ * at the exit). The status calls that remain are for new or changed ids.
+ */
+export class RuntimePodReader {
+  readonly #runtime: CriClient;
+  readonly #labels: RuntimeLabels;
+  #snapshot: Snapshot | undefined;
+  readonly #containers = new Map<string, Cached<RuntimeContainer>>();
+  readonly #sandboxes = new Map<string, Cached<PodSandboxStatus>>();
+
+  constructor(runtime: CriClient, labels: RuntimeLabels) {
+    this.#runtime = runtime;
+    this.#labels = labels;
+  }
+
+  /** A relist's lists, asked for at `at` (performance.now()). Forgets the statuses of ids gone from the runtime; returns the uids of the pods listed. */
+  observeRelist(at: number, sandboxes: PodSandbox[], containers: Container[]): Set<string> {
+    const pods = new Map<string, { sandboxes: PodSandbox[]; containers: Container[] }>();
+    const podOf = (uid: string) => {
+      let p = pods.get(uid);
+      if (p === undefined) pods.set(uid, (p = { sandboxes: [], containers: [] }));
+      return p;
+    };
+    const key = this.#labels.podUid;
+    for (const s of sandboxes) {
+      const uid = s.labels[key];
+      if (uid) podOf(uid).sandboxes.push(s);
+    }
+    for (const c of containers) {
+      const uid = c.labels[key];
+      if (uid) podOf(uid).containers.push(c);
+    }
+    if (this.#snapshot === undefined || at >= this.#snapshot.at) this.#snapshot = { at, pods };
+    const seen = new Set<string>([...sandboxes.map((s) => s.id), ...containers.map((c) => c.id)]);
+    for (const cache of [this.#containers, this.#sandboxes] as Map<string, Cached<unknown>>[]) {
+      for (const [id, entry] of cache) if (!seen.has(id) && entry.seenAt < at) cache.delete(id);
+    }
+    return new Set(pods.keys());
+  }
+
+  /**
+   * The pod as the runtime has it. With `notBefore` (performance.now() time),
+   * a relist asked for after it answers for the lists; without, or with none
+   * that recent, the runtime is listed now.
+   */
+  async read(uid: string, notBefore?: number): Promise<RuntimePod> {
+    const snapshot = this.#snapshot;
+    const now = performance.now();
+    let items: PodSandbox[];
+    let containers: Container[];
+    if (notBefore !== undefined && snapshot !== undefined && snapshot.at > notBefore) {
+      ({ sandboxes: items, containers } = snapshot.pods.get(uid) ?? { sandboxes: [], containers: [] });
+    } else {
+      const selector = { [this.#labels.podUid]: uid };
+      [{ items }, { containers }] = await Promise.all([
+        this.#runtime.listPodSandbox({ filter: { labelSelector: selector } }),
+        this.#runtime.listContainers({ filter: { labelSelector: selector } }),
+      ]);
+    }
+    const sandboxes = await Promise.all([...items].sort((a, b) => b.createdAt - a.createdAt).map((s) => this.#sandboxStatus(s, now)));
+    return { uid, sandboxes: sandboxes.filter((s) => s !== null), containers: await this.#containerStatuses(containers, now) };
+  }
+
+  /**
+   * The pod's containers read again after a pass that created, started or stopped some,
+   * its sandboxes as `pod` had them (the pass does not touch sandboxes; the PLEG notices one that changed meanwhile).
+   */
+  async rereadContainers(pod: RuntimePod): Promise<RuntimePod> {
+    const now = performance.now();
+    const { containers } = await this.#runtime.listContainers({ filter: { labelSelector: { [this.#labels.podUid]: pod.uid } } });
+    return { uid: pod.uid, sandboxes: pod.sandboxes, containers: await this.#containerStatuses(containers, now) };
+  }
+
+  /** A sandbox's status by id (a sandbox just made), remembered as a listed one's. */
+  async sandboxStatus(podSandboxId: string): Promise<PodSandboxStatus | null> {
+    const status = (await this.#runtime.podSandboxStatus({ podSandboxId })).status;
+    if (status) this.#sandboxes.set(podSandboxId, { status, seenAt: performance.now() });
+    return status;
+  }
+
+  async #containerStatuses(containers: Container[], now: number): Promise<RuntimeContainer[]> {
+    const statuses = await Promise.all(containers.map((c) => this.#containerStatus(c, now)));
+    return statuses.filter((s): s is RuntimeContainer => s !== undefined).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  async #sandboxStatus(s: PodSandbox, now: number): Promise<PodSandboxStatus | null> {
+    const cached = this.#sandboxes.get(s.id);
+    if (cached !== undefined && cached.status.state === s.state) {
+      cached.seenAt = now;
+      return cached.status;
+    }
+    return this.sandboxStatus(s.id);
+  }
+
+  async #containerStatus(c: Container, now: number): Promise<RuntimeContainer | undefined> {
+    const cached = this.#containers.get(c.id);
+    if (cached !== undefined && cached.status.state === c.state) {
+      cached.seenAt = now;
+      return cached.status;
+    }
+    try {
+      const status = (await this.#runtime.containerStatus({ containerId: c.id })).status;
+      if (!status) return undefined;
+      if (status.state === "CONTAINER_EXITED") {
+        // The application's message follows the runtime's (upstream's "<runtime message>: <termination message>").
+        const annotations = status.annotations ?? {};
+        const own = await terminationMessage(status, annotations[this.#labels.terminationMessagePath] ?? "", annotations[this.#labels.terminationMessagePolicy] ?? "");
+        if (own !== "") status.message = status.message ? `${status.message}: ${own}` : own;
       }
-    }),
-  );
-  return {
-    uid,
-    sandboxes: sandboxes.filter((s) => s !== null),
-    containers: statuses.filter((s): s is RuntimeContainer => s !== undefined).sort((a, b) => b.createdAt - a.createdAt),
-  };
+      const full = { ...status, podSandboxId: c.podSandboxId };
+      this.#containers.set(c.id, { status: full, seenAt: now });
+      return full;
+    } catch {
+      return undefined; // removed between the list and the status call
+    }
+  }
 }
 
 /** The newest container named `name` (optionally in one sandbox). */

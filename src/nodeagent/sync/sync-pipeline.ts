@@ -129,7 +129,7 @@ export class SyncPipeline {
       log,
     });
     const { metrics, tuning } = options;
-    this.pleg = new Pleg({ runtime, labels: options.labels, onEvent: (e) => this.workers.wake(e.uid), onRelist: (seconds, ready) => { metrics.relisted(seconds); metrics.runningPods(ready); }, ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
+    this.pleg = new Pleg({ runtime, labels: options.labels, onLists: (at, sandboxes, containers) => this.syncer.observeRelist(at, sandboxes, containers), onEvent: (e) => this.workers.wake(e.uid), onRelist: (seconds, ready) => { metrics.relisted(seconds); metrics.runningPods(ready); }, ...(tuning.plegPeriodMs ? { periodMs: tuning.plegPeriodMs } : {}), log });
   }
 
   /** Joined mode's source: the API's pods bound to this node, through an informer (also what mirror pods look at). */
