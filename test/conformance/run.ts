@@ -246,6 +246,8 @@ async function main(): Promise<void> {
   // pod addresses come from the one address book of the host's pod bridge, so they never collide.
   const agents: JoinedAgentProcess[] = [];
   const started = new Date();
+  // The commit of the code that runs, read now: the checkout may move on during a run of an hour.
+  const commit = execFileSync("git", ["-C", REPO, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
   try {
     const joinToken = readFileSync(join(dataDir, "join.token"), "utf8").trim();
     for (const [i, j] of joined.entries()) {
@@ -272,7 +274,7 @@ async function main(): Promise<void> {
   const facts: RunFacts = {
     date: started,
     minutes: (Date.now() - started.getTime()) / 60_000,
-    commit: execFileSync("git", ["-C", REPO, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim(),
+    commit,
     // `e2e.test --version` prints the bare version (v1.23.16); older builds print a version.Info.
     e2eVersion: ((v: string) => /GitVersion:"([^"]+)"/.exec(v)?.[1] ?? /^v\d+\.\d+\.\d+\S*/.exec(v.trim())?.[0] ?? "")(execFileSync(o.e2e, ["--version"], { encoding: "utf8" })),
     runtime: o.runtime,
