@@ -360,6 +360,9 @@ function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
   });
 }
 
+/** The most bytes of queued events gathered into one write to a watcher that is behind. */
+const MAX_WATCH_BATCH = 256 << 10;
+
 export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: Representation, env: WatchEnv & { initialEventsEndAnnotation?: string; onInitialEventsEnd?: () => void }): Promise<void> {
   const { req, res, def, gv, encoding } = scope;
   const closed = () => stream.close();
@@ -368,6 +371,15 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
   res.writeHead(200, { "content-type": rep.contentType });
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const include = rep.as === "Table" ? includeObject(req) : "Metadata";
+  let batch: Uint8Array[] = [];
+  let batchBytes = 0;
+  const takeBatch = (last?: Uint8Array): Uint8Array => {
+    if (last !== undefined) batch.push(last);
+    const out = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
+    batch = [];
+    batchBytes = 0;
+    return out;
+  };
   try {
     for await (const event of stream) {
       let frame: Uint8Array;
@@ -389,12 +401,20 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
           frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
         }
       }
-      const full = write(res, frame);
+      // A watcher that is behind (its queue holds more events) gets them in one write: each write to an
+      // HTTP/2 stream has a fixed cost, and under a burst it is paid per event per watcher.
+      if (stream.pending > 0 && batchBytes + frame.length < MAX_WATCH_BATCH) {
+        batch.push(frame);
+        batchBytes += frame.length;
+        continue;
+      }
+      const full = write(res, takeBatch(frame));
       if (full !== undefined) await full;
     }
+    if (batch.length > 0 && !res.writableEnded) write(res, takeBatch());
   } catch (err) {
-    // After the headers an error travels as an ERROR event carrying the Status.
-    if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas));
+    // After the headers an error travels as an ERROR event carrying the Status (after the events gathered before it).
+    if (!res.writableEnded) await write(res, takeBatch(errorFrame(rep, err, encoding.schemas)));
   } finally {
     req.off("close", closed);
     res.off("close", closed);
