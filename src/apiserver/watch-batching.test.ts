@@ -1,7 +1,7 @@
 // A watcher that is behind gets its queued events in one write (http/respond.ts,
 // sendWatch): each write to a response has a fixed cost, paid per event per
-// watcher in a fan-out burst otherwise. Counted here on the responses' write
-// calls, in the process the test server runs in; the events themselves (order,
+// watcher in a fan-out burst otherwise. Counted here on the responses' writes
+// and uncorks, in the process the test server runs in; the events themselves (order,
 // content) must be exactly those of an unbatched watch.
 
 import { after, before, describe, test } from "node:test";
@@ -22,25 +22,36 @@ describe("a watcher's backlog goes out in one write", () => {
   });
   after(async () => t.close());
 
-  /** Write calls whose chunk holds a batch-* widget's event, counted per call (not per event). */
+  /**
+   * What leaves a response for the connection, in events per flush: a write made while the response is not
+   * corked goes out at once; writes made while it is corked go out together when it is uncorked.
+   */
   function countWrites(): { writes: number[]; restore(): void } {
     const writes: number[] = [];
-    const originals = [ServerResponse.prototype.write, Http2ServerResponse.prototype.write] as const;
-    for (const proto of [ServerResponse.prototype, Http2ServerResponse.prototype] as { write: (...a: unknown[]) => boolean }[]) {
-      const original = proto.write;
-      proto.write = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
-        if (chunk instanceof Uint8Array) {
-          const events = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString().split('"name":"batch-').length - 1;
-          if (events > 0) writes.push(events);
-        }
-        return original.call(this, chunk, ...rest);
+    const held = new WeakMap<object, number>();
+    const protos = [ServerResponse.prototype, Http2ServerResponse.prototype] as unknown as Record<"write" | "uncork", (...a: unknown[]) => unknown>[];
+    const originals = protos.map((p) => ({ write: p.write, uncork: p.uncork }));
+    protos.forEach((proto, i) => {
+      const original = originals[i]!;
+      proto.write = function (this: { writableCorked: number }, chunk: unknown, ...rest: unknown[]) {
+        const events = chunk instanceof Uint8Array ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString().split('"name":"batch-').length - 1 : 0;
+        if (events > 0 && this.writableCorked > 0) held.set(this, (held.get(this) ?? 0) + events);
+        else if (events > 0) writes.push(events);
+        return original.write.call(this, chunk, ...rest);
       };
-    }
+      proto.uncork = function (this: { writableCorked: number }, ...rest: unknown[]) {
+        const r = original.uncork.call(this, ...rest);
+        if (this.writableCorked === 0 && (held.get(this) ?? 0) > 0) {
+          writes.push(held.get(this)!);
+          held.delete(this);
+        }
+        return r;
+      };
+    });
     return {
       writes,
       restore() {
-        ServerResponse.prototype.write = originals[0];
-        Http2ServerResponse.prototype.write = originals[1];
+        protos.forEach((proto, i) => Object.assign(proto, originals[i]));
       },
     };
   }

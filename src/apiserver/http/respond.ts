@@ -371,14 +371,15 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
   res.writeHead(200, { "content-type": rep.contentType });
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const include = rep.as === "Table" ? includeObject(req) : "Metadata";
-  let batch: Uint8Array[] = [];
-  let batchBytes = 0;
-  const takeBatch = (last?: Uint8Array): Uint8Array => {
-    if (last !== undefined) batch.push(last);
-    const out = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
-    batch = [];
-    batchBytes = 0;
-    return out;
+  // A watcher that is behind (its queue holds more events) gets them in one write: the response is corked
+  // while the backlog lasts and uncorked with its last event, so the frames (shared by every watcher, not
+  // copied) leave as one vectored write. Each write to a stream has a fixed cost, paid per event per watcher
+  // in a fan-out burst otherwise.
+  let corkedBytes = -1;
+  const uncork = (): void => {
+    if (corkedBytes < 0) return;
+    corkedBytes = -1;
+    res.uncork();
   };
   try {
     for await (const event of stream) {
@@ -401,21 +402,23 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
           frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
         }
       }
-      // A watcher that is behind (its queue holds more events) gets them in one write: each write to an
-      // HTTP/2 stream has a fixed cost, and under a burst it is paid per event per watcher.
-      if (stream.pending > 0 && batchBytes + frame.length < MAX_WATCH_BATCH) {
-        batch.push(frame);
-        batchBytes += frame.length;
-        continue;
+      const behind = stream.pending > 0 && corkedBytes + frame.length < MAX_WATCH_BATCH;
+      if (behind && corkedBytes < 0) {
+        res.cork();
+        corkedBytes = 0;
       }
-      const full = write(res, takeBatch(frame));
+      if (behind) corkedBytes += frame.length;
+      const full = write(res, frame);
+      // A full buffer is waited on uncorked: "drain" comes only once the buffer has gone out.
+      if (!behind || full !== undefined) uncork();
       if (full !== undefined) await full;
     }
-    if (batch.length > 0 && !res.writableEnded) write(res, takeBatch());
   } catch (err) {
-    // After the headers an error travels as an ERROR event carrying the Status (after the events gathered before it).
-    if (!res.writableEnded) await write(res, takeBatch(errorFrame(rep, err, encoding.schemas)));
+    uncork();
+    // After the headers an error travels as an ERROR event carrying the Status.
+    if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas));
   } finally {
+    uncork();
     req.off("close", closed);
     res.off("close", closed);
     if (!res.writableEnded) res.end();
