@@ -345,7 +345,10 @@ const ignoreWriteError = (): void => {};
  * closes the response, which ends the watch through its "close" listener.
  */
 function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
-  if ((res as ServerResponse).write(chunk, ignoreWriteError)) return undefined;
+  // The stream's own mark (16 KiB) is a dozen events: waiting on it put a drain (a promise, two listeners)
+  // on most writes of a burst. Up to WATCH_BUFFER is taken without waiting; the buffered frames are
+  // the cache's shared ones (references, not copies), so this costs little memory per watcher.
+  if ((res as ServerResponse).write(chunk, ignoreWriteError) || res.writableLength < WATCH_BUFFER) return undefined;
   // A response already gone emits no more "close" or "drain": nothing to wait for.
   const gone = res as { destroyed?: boolean; stream?: { destroyed: boolean } };
   if (res.writableEnded || gone.destroyed === true || gone.stream?.destroyed === true) return undefined;
@@ -359,6 +362,9 @@ function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
     res.once("close", done);
   });
 }
+
+/** Bytes a watch response may hold unsent before its writer waits for "drain" (Go's HTTP/2 server gives a stream a 1 MiB window). */
+const WATCH_BUFFER = 1 << 20;
 
 /** The most bytes of queued events gathered into one write to a watcher that is behind. */
 const MAX_WATCH_BATCH = 256 << 10;
