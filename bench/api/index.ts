@@ -150,11 +150,16 @@ async function fanOut(orch: OrchProcess, c: Client, watchers: number, rate: numb
   // CPU of the load generator (this process) and of the server over the phase, per delivery: if the client's
   // share approaches the server's on two shared cores, the client is what the latencies measure.
   const clientBefore = process.cpuUsage();
+  const failures: string[] = [];
   const serverBefore = cpuUs(orch.pid);
   for (let i = 0; i < total; i++) {
     const p = pod(`f-${i}`, i) as { metadata: { annotations: Record<string, string> } };
     p.metadata.annotations = { sent: String(performance.timeOrigin + performance.now()) };
-    void c.request("POST", `/api/v1/namespaces/${ns}/pods`, p);
+    // Not waited for (the rate is the point), but counted: an event lost because its create failed is not a slow watch.
+    void c.request("POST", `/api/v1/namespaces/${ns}/pods`, p).then(
+      (r) => void (r.status !== 201 && failures.push(`${r.status} ${r.body.toString().slice(0, 120)}`)),
+      (err: unknown) => void failures.push(String(err)),
+    );
     await new Promise((r) => setTimeout(r, 1000 / rate));
   }
   await Promise.race([done, new Promise((r) => setTimeout(r, 20_000))]);
@@ -163,6 +168,7 @@ async function fanOut(orch: OrchProcess, c: Client, watchers: number, rate: numb
   process.stderr.write(
     `fan-out (${watchers} watchers): CPU per delivery: client ${perDelivery(clientCpu.user + clientCpu.system)} µs, server ${perDelivery(cpuUs(orch.pid) - serverBefore)} µs (load ${loadavg()[0]!.toFixed(1)})\n`,
   );
+  if (failures.length > 0) process.stderr.write(`fan-out (${watchers} watchers): ${failures.length} of ${total} creates failed, first: ${failures[0]}\n`);
   for (const s of streams) s.close();
   for (const s of sessions) s.close();
   // A delivery that never came counts as infinitely late: the percentiles show it instead of the run failing.
