@@ -345,7 +345,10 @@ const ignoreWriteError = (): void => {};
  * closes the response, which ends the watch through its "close" listener.
  */
 function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
-  if ((res as ServerResponse).write(chunk, ignoreWriteError)) return undefined;
+  // The stream's own mark (16 KiB) is a dozen events: waiting on it put a drain (a promise, two listeners)
+  // on most writes of a burst. Up to WATCH_BUFFER is taken without waiting; the buffered frames are
+  // the cache's shared ones (references, not copies), so this costs little memory per watcher.
+  if ((res as ServerResponse).write(chunk, ignoreWriteError) || res.writableLength < WATCH_BUFFER) return undefined;
   // A response already gone emits no more "close" or "drain": nothing to wait for.
   const gone = res as { destroyed?: boolean; stream?: { destroyed: boolean } };
   if (res.writableEnded || gone.destroyed === true || gone.stream?.destroyed === true) return undefined;
@@ -360,6 +363,12 @@ function write(res: Outgoing, chunk: Uint8Array): Promise<void> | undefined {
   });
 }
 
+/** Bytes a watch response may hold unsent before its writer waits for "drain" (Go's HTTP/2 server gives a stream a 1 MiB window). */
+const WATCH_BUFFER = 1 << 20;
+
+/** The most bytes of queued events gathered into one write to a watcher that is behind. */
+const MAX_WATCH_BATCH = 256 << 10;
+
 export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: Representation, env: WatchEnv & { initialEventsEndAnnotation?: string; onInitialEventsEnd?: () => void }): Promise<void> {
   const { req, res, def, gv, encoding } = scope;
   const closed = () => stream.close();
@@ -368,6 +377,16 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
   res.writeHead(200, { "content-type": rep.contentType });
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const include = rep.as === "Table" ? includeObject(req) : "Metadata";
+  // A watcher that is behind (its queue holds more events) gets them in one write: the response is corked
+  // while the backlog lasts and uncorked with its last event, so the frames (shared by every watcher, not
+  // copied) leave as one vectored write. Each write to a stream has a fixed cost, paid per event per watcher
+  // in a fan-out burst otherwise.
+  let corkedBytes = -1;
+  const uncork = (): void => {
+    if (corkedBytes < 0) return;
+    corkedBytes = -1;
+    res.uncork();
+  };
   try {
     for await (const event of stream) {
       let frame: Uint8Array;
@@ -389,13 +408,23 @@ export async function sendWatch(scope: ResponseScope, stream: WatchStream, rep: 
           frame = eventFrame(rep, event.type, partialObjectMetadata(object.object, rep.group, rep.version), META_PARTIAL, encoding.schemas);
         }
       }
+      const behind = stream.pending > 0 && corkedBytes + frame.length < MAX_WATCH_BATCH;
+      if (behind && corkedBytes < 0) {
+        res.cork();
+        corkedBytes = 0;
+      }
+      if (behind) corkedBytes += frame.length;
       const full = write(res, frame);
+      // A full buffer is waited on uncorked: "drain" comes only once the buffer has gone out.
+      if (!behind || full !== undefined) uncork();
       if (full !== undefined) await full;
     }
   } catch (err) {
+    uncork();
     // After the headers an error travels as an ERROR event carrying the Status.
     if (!res.writableEnded) await write(res, errorFrame(rep, err, encoding.schemas));
   } finally {
+    uncork();
     req.off("close", closed);
     res.off("close", closed);
     if (!res.writableEnded) res.end();

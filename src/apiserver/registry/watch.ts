@@ -123,6 +123,11 @@ export class WatchStream implements AsyncIterable<WatchOut> {
     this.#wake?.();
   }
 
+  /** Events queued behind the one last taken: a writer that is behind may gather them into one write. */
+  get pending(): number {
+    return this.#queue.length - this.#head;
+  }
+
   close(): void {
     if (this.#ended) return;
     this.#ended = true;
