@@ -73,19 +73,38 @@ export class Timeline {
   }
 }
 
-/** Watches the namespace's pods into `timeline` until the returned stop() is called. */
+/**
+ * Watches the namespace's pods into `timeline` until the returned stop() is
+ * called. A watch the server ends (or breaks) is opened again from a fresh
+ * list; pods seen first in that list count at the list's time.
+ */
 export async function watchPods(client: RestClient, namespace: string, timeline: Timeline): Promise<() => void> {
-  const list = await client.list(PODS, { namespace });
-  for (const p of list.items) timeline.observePod(p as PodLike, performance.now());
-  const watch = await client.watch(PODS, { namespace, resourceVersion: list.metadata.resourceVersion });
+  let stopped = false;
+  let current: { close(): void } | undefined;
+  const open = async () => {
+    const list = await client.list(PODS, { namespace });
+    for (const p of list.items) timeline.observePod(p as PodLike, performance.now());
+    return client.watch(PODS, { namespace, resourceVersion: list.metadata.resourceVersion });
+  };
+  let first: Awaited<ReturnType<typeof open>> | undefined = await open();
   void (async () => {
-    try {
-      for await (const ev of watch) {
-        if (ev.type === "ADDED" || ev.type === "MODIFIED") timeline.observePod(ev.object as PodLike, performance.now());
+    while (!stopped) {
+      try {
+        const watch = first ?? (await open());
+        first = undefined;
+        current = watch;
+        if (stopped) watch.close();
+        for await (const ev of watch) {
+          if (ev.type === "ADDED" || ev.type === "MODIFIED") timeline.observePod(ev.object as PodLike, performance.now());
+        }
+      } catch {
+        // an ERROR event or a broken stream: list and watch again
       }
-    } catch {
-      // closed, or the watch ended: the timeline keeps what it saw
+      if (!stopped) await new Promise((r) => setTimeout(r, 200));
     }
   })();
-  return () => watch.close();
+  return () => {
+    stopped = true;
+    current?.close();
+  };
 }
