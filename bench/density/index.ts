@@ -21,7 +21,10 @@
 // scheduler's default 50 QPS); upstream's density SLO is pod startup p99 ≤ 5 s
 // at 30 pods per node.
 // Usage: node dist/bench/density/index.js [--json] [--quick] [--nodes=N] [--pods=M] [--runs=N]
-//   [--only=orch-lmdb,orch-etcd,orch-server,upstream] [--timeout=SECONDS]
+//   [--only=orch-lmdb,orch-etcd,orch-server,upstream] [--timeout=SECONDS] [--timeline[=SECONDS]]
+// --timeline prints, per column, the pipeline's stages per interval (default
+// 5 s): pods created, bound, reported Running, and Ready in the Deployments'
+// status, each as a rate and a running total (bench/density/timeline.ts).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -35,6 +38,7 @@ import { startEtcdCluster, etcdSkipReason, type EtcdCluster } from "../../src/st
 import { startUpstream } from "../support/upstream-apiserver.js";
 import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 import { latencyQuantiles, parseMetrics, sumCounter, type Samples } from "./metrics-text.js";
+import { Timeline, watchPods } from "./timeline.js";
 
 const BIN = fileURLToPath(new URL("../../../bin/orch.js", import.meta.url));
 const UPSTREAM_BIN = process.env["UPSTREAM_BIN"] ?? "/work/upstream/bin";
@@ -244,7 +248,7 @@ function leaseWrites(after: Samples, before: Samples): number {
   return n;
 }
 
-async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: number, log: (line: string) => void): Promise<Record<string, number>> {
+async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: number, log: (line: string) => void, timelineMs = 0): Promise<Record<string, number>> {
   const load = loadavg()[0]!;
   const cp = await startControlPlane(column);
   let sim: Proc | undefined;
@@ -270,6 +274,8 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
     const etcdCpu0 = cp.etcd.reduce((s, pid) => s + cpuSeconds(pid), 0);
     const before = await scrape(client);
     const started = performance.now();
+    const timeline = timelineMs > 0 ? new Timeline(started) : undefined;
+    const stopWatch = timeline ? await watchPods(client, "density", timeline) : undefined;
     for (let i = 0, left = pods; left > 0; i++, left -= PODS_PER_DEPLOYMENT) {
       await client.create(DEPLOYMENTS, deployment(`d${i}`, Math.min(PODS_PER_DEPLOYMENT, left)));
     }
@@ -277,6 +283,7 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
     await until(`${pods} pods Ready`, timeoutMs, async () => {
       const list = await client.list<{ status?: { readyReplicas?: number } } & { apiVersion: string; kind: string; metadata: object }>(DEPLOYMENTS, { namespace: "density" });
       const ready = list.items.reduce((s, d) => s + (d.status?.readyReplicas ?? 0), 0);
+      timeline?.observeReady(ready, performance.now());
       if (Date.now() - lastReport > 15_000) {
         lastReport = Date.now();
         log(`${column}: ${ready}/${pods} pods Ready after ${((performance.now() - started) / 1000).toFixed(0)} s`);
@@ -284,6 +291,10 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
       return ready >= pods;
     });
     const seconds = (performance.now() - started) / 1000;
+    if (timeline) {
+      stopWatch?.();
+      log(`${column}: pipeline timeline (pods per second per stage, total in parentheses):\n${timeline.format(timelineMs, seconds * 1000)}`);
+    }
     const after = await scrape(client);
     const cpu = (k: keyof typeof procs) => (procs[k] === undefined ? NaN : cpuSeconds(procs[k]!) - cpu0[k]!);
     const rss = (pid: number | undefined) => (pid === undefined ? NaN : peakRssMiB(pid));
@@ -333,6 +344,9 @@ async function main(): Promise<void> {
   const nodes = num("nodes", quick ? 100 : 1000);
   const pods = num("pods", quick ? 3000 : 30_000);
   const timeoutMs = num("timeout", 1800) * 1000;
+  const tl = argv.find((a) => a === "--timeline" || a.startsWith("--timeline="));
+  const timelineMs = tl === undefined ? 0 : tl === "--timeline" ? 5000 : Number(tl.slice("--timeline=".length)) * 1000;
+  if (tl !== undefined && !(timelineMs > 0)) throw new Error(`--timeline: want a positive number of seconds, got ${JSON.stringify(tl)}`);
   const runsHere = argv.some((a) => a.startsWith("--runs=")) ? runs : 1;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const columns: Column[] = [];
@@ -353,7 +367,7 @@ async function main(): Promise<void> {
   for (let run = 0; run < runsHere; run++) {
     for (const column of columns) {
       try {
-        const out = await runOnce(column, nodes, pods, timeoutMs, log);
+        const out = await runOnce(column, nodes, pods, timeoutMs, log, timelineMs);
         for (const [k, v] of Object.entries(out)) if (!Number.isNaN(v)) ((samples[column] ??= {})[k] ??= []).push(v);
       } catch (err) {
         log(`${column}: run ${run + 1} failed: ${(err as Error).message.split("\n").slice(0, 3).join(" | ")}`);

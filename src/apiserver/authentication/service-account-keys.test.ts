@@ -103,3 +103,35 @@ test("bad key files stop the start naming the flag", () => {
   writeFileSync(join(dir, "ed.key"), ed);
   assert.throws(() => loadServiceAccountKeys({ dataDir: dir, signingKeyFile: join(dir, "ed.key") }), /unsupported key type ed25519/);
 });
+
+test("a verified signature is reused for 10 s, never past the token's expiry and leeway; failures and other audiences are checked afresh", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-sa-keys-"));
+  const real = loadServiceAccountKeys({ dataDir: dir });
+  let verifications = 0;
+  // Each uncached verification reads the verifying keys once.
+  const keys: ServiceAccountKeys = { signing: real.signing, get verifying() { verifications++; return real.verifying; } };
+  let now = 1_700_000_000_000;
+  const t = tokens(keys, { now: () => now });
+  const jwt = await t.issue({ ...claims, expirationSeconds: 30 });
+  const ok = async () => { const c = await t.check(jwt); return c !== undefined && "user" in c; };
+  assert.ok(await ok());
+  assert.equal(verifications, 1);
+  now += 5_000;
+  assert.ok(await ok());
+  assert.equal(verifications, 1, "within 10 s: the signature is not verified again");
+  const other = await t.check(jwt, ["elsewhere"]);
+  assert.ok(other !== undefined && "error" in other, "another audience is not served from the cache");
+  assert.equal(verifications, 2);
+  now += 6_000; // 11 s after the first check
+  assert.ok(await ok());
+  assert.equal(verifications, 3, "past 10 s: verified again");
+  now += 75_000; // 86 s after issue: cached until 11 + 10 s at most
+  assert.ok(await ok(), "within exp (30 s) + leeway (60 s)");
+  now += 9_000; // 95 s: past 90 s, although the last verification was under 10 s ago
+  const late = await t.check(jwt);
+  assert.deepEqual(late, { error: "service account token has expired" });
+  // The account check still runs on every request: an account gone is seen at once.
+  now -= 90_000;
+  const gone = new ServiceAccountTokens({ keys, issuers: ["https://issuer"], apiAudiences: ["api"], maxExpirationSeconds: 0, names: serviceAccountNames(namingFor()), objects: { get: async () => undefined }, now: () => now });
+  assert.deepEqual(await gone.check(jwt), { error: 'serviceaccounts "robot" not found' });
+});

@@ -74,8 +74,19 @@ interface PrivateClaim {
 /** One minute, upstream's jwt.DefaultLeeway. */
 const LEEWAY_SECONDS = 60;
 
+/**
+ * How long a verified signature is remembered (upstream caches a token's
+ * whole authentication for 10 s, --authentication-token-success-cache-ttl's
+ * default; here only the signature and time checks are, the account and
+ * bound-object checks still run on every request), and for how many tokens.
+ */
+const VERIFIED_TTL_MS = 10_000;
+const VERIFIED_MAX = 4096;
+
 export class ServiceAccountTokens {
   readonly #o: ServiceAccountTokenOptions;
+  /** Tokens whose signature verified, by token and audiences: the payload and until when (ms) it may be reused. */
+  readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
 
   constructor(options: ServiceAccountTokenOptions) {
     if (options.issuers.length === 0) throw new Error("--service-account-issuer: at least one issuer is required");
@@ -189,7 +200,31 @@ export class ServiceAccountTokens {
     };
   }
 
+  /**
+   * #verifyUncached, remembered for VERIFIED_TTL_MS (never past the token's
+   * expiry and leeway): every request of a client carries the same token, and
+   * an ECDSA or RSA verification per request was a visible share of the API
+   * server's CPU under load (bench/density). Failures are not remembered.
+   */
   async #verify(token: string, audiences: readonly string[]): Promise<JWTPayload> {
+    const key = `${audiences.join("\n")}\n\n${token}`;
+    const now = this.#now();
+    const hit = this.#verified.get(key);
+    if (hit !== undefined) {
+      if (now < hit.until) return hit.payload;
+      this.#verified.delete(key);
+    }
+    const payload = await this.#verifyUncached(token, audiences);
+    const expiry = typeof payload.exp === "number" ? (payload.exp + LEEWAY_SECONDS) * 1000 : now;
+    const until = Math.min(now + VERIFIED_TTL_MS, expiry);
+    if (until > now) {
+      if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(key, { payload, until });
+    }
+    return payload;
+  }
+
+  async #verifyUncached(token: string, audiences: readonly string[]): Promise<JWTPayload> {
     let header: { alg?: string; kid?: string };
     try {
       header = decodeProtectedHeader(token);
