@@ -11,15 +11,9 @@
 
 import * as http2 from "node:http2";
 import { connect as netConnect } from "node:net";
+import { GrpcCode, callOutcome, grpcFrame, streamFailure, type GrpcStatus } from "../../machinery/grpc-outcome.js";
 
-/** gRPC status codes this transport produces itself (the runtime's own come from its trailers). */
-const CANCELLED = 1;
-const UNKNOWN = 2;
-const DEADLINE_EXCEEDED = 4;
-const RESOURCE_EXHAUSTED = 8;
-const UNIMPLEMENTED = 12;
-const INTERNAL = 13;
-const UNAVAILABLE = 14;
+const { CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNIMPLEMENTED, INTERNAL, UNAVAILABLE } = GrpcCode;
 
 /** A failed call: the gRPC status code and the message as the peer (or this transport) gave it. */
 export interface UnaryFailure {
@@ -44,7 +38,7 @@ export interface UnaryCall {
   maxReceive: number;
 }
 
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+const { NGHTTP2_CANCEL } = http2.constants;
 
 /** One runtime socket and the session on it. */
 export class UnixH2Channel {
@@ -117,23 +111,19 @@ export class UnixH2Channel {
         else chunks.push(chunk);
       });
       stream.on("error", (err: Error) => {
-        failure ??= (err as { code?: string }).code === "ERR_HTTP2_STREAM_ERROR" ? resetFailure(stream.rstCode) : new UnaryError(UNAVAILABLE, `Connection dropped: ${err.message}`);
+        failure ??= unaryError(streamFailure(err, stream.rstCode));
       });
       stream.on("close", () => {
         clearTimeout(timer);
         call.signal?.removeEventListener("abort", onAbort);
-        const err = failure ?? statusOf(headers, trailers, stream.rstCode);
-        if (err !== undefined) return reject(err);
+        const status = failure ?? callOutcome(headers, trailers, stream.rstCode);
+        if (status !== undefined) return reject(unaryError(status));
         const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
         const message = firstMessage(body);
         if (message instanceof UnaryError) reject(message);
         else resolve(message);
       });
-      const frame = Buffer.allocUnsafe(5 + request.length);
-      frame[0] = 0;
-      frame.writeUInt32BE(request.length, 1);
-      frame.set(request, 5);
-      stream.end(frame);
+      stream.end(grpcFrame(request));
     });
   }
 
@@ -175,32 +165,6 @@ function firstMessage(body: Buffer): Buffer | UnaryError {
   return body.subarray(5, 5 + length);
 }
 
-/** The call's outcome from its headers and trailers (a trailers-only answer has grpc-status in the headers); undefined for OK. */
-function statusOf(headers: http2.IncomingHttpHeaders | undefined, trailers: http2.IncomingHttpHeaders | undefined, rstCode: number | undefined): UnaryError | undefined {
-  const status = trailers?.["grpc-status"] ?? headers?.["grpc-status"];
-  if (status !== undefined) {
-    const code = Number(status);
-    if (code === 0) return undefined;
-    const raw = trailers?.["grpc-message"] ?? headers?.["grpc-message"];
-    let details = typeof raw === "string" ? raw : "";
-    try {
-      details = decodeURIComponent(details);
-    } catch {
-      // not percent-encoded after all: as it came
-    }
-    return new UnaryError(Number.isInteger(code) ? code : UNKNOWN, details);
-  }
-  if (headers === undefined) return resetFailure(rstCode);
-  const http = Number(headers[":status"] ?? 200);
-  if (http === 200) return new UnaryError(UNKNOWN, "Server ended the call without a status");
-  // gRPC's table for answers that are not gRPC (a wrong socket, a proxy).
-  const code = http === 400 ? INTERNAL : http === 401 ? 16 : http === 403 ? 7 : http === 404 ? UNIMPLEMENTED : [429, 502, 503, 504].includes(http) ? UNAVAILABLE : UNKNOWN;
-  return new UnaryError(code, `Received HTTP status code ${http}`);
-}
-
-function resetFailure(rstCode: number | undefined): UnaryError {
-  if (rstCode === NGHTTP2_REFUSED_STREAM) return new UnaryError(UNAVAILABLE, "Stream refused by server");
-  if (rstCode === NGHTTP2_CANCEL) return new UnaryError(CANCELLED, "Call cancelled");
-  if (rstCode === undefined || rstCode === 0) return new UnaryError(UNAVAILABLE, "Connection dropped");
-  return new UnaryError(INTERNAL, `Received RST_STREAM with code ${rstCode}`);
+function unaryError(status: GrpcStatus): UnaryError {
+  return status instanceof UnaryError ? status : new UnaryError(status.code, status.details);
 }

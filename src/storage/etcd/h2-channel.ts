@@ -13,20 +13,10 @@ import { isIP } from "node:net";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { Method } from "./rpc.js";
 import { wireCodec, type WireCodec } from "./wire.js";
+import { GrpcCode, callOutcome, grpcFrame, streamFailure, type GrpcStatus } from "../../machinery/grpc-outcome.js";
 
-/** grpc status codes (the subset this transport produces or maps). */
-export const Code = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  DEADLINE_EXCEEDED: 4,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  UNAUTHENTICATED: 16,
-} as const;
+/** grpc status codes (shared with the CRI client: machinery/grpc-outcome.ts). */
+export const Code = GrpcCode;
 
 /** Shaped as grpc-js's ServiceError: isServiceError() and classify() read code and details. */
 export interface CallError extends Error {
@@ -66,7 +56,7 @@ const SESSION_WINDOW = 64 * 1024 * 1024;
 const KEEPALIVE_MS = 10_000;
 const KEEPALIVE_TIMEOUT_MS = 5_000;
 
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_INADEQUATE_SECURITY } = http2.constants;
+const { NGHTTP2_CANCEL } = http2.constants;
 
 /** One etcd endpoint: a lazily (re)opened HTTP/2 session and the calls on it. */
 export class H2Channel {
@@ -163,7 +153,7 @@ export class H2Channel {
         },
       );
       const timer = setTimeout(() => call.fail(callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")), timeoutMs);
-      stream.end(codec !== undefined ? codec.encode(request) : frameOf(method.serialize(request)));
+      stream.end(codec !== undefined ? codec.encode(request) : grpcFrame(method.serialize(request)));
     });
   }
 
@@ -335,7 +325,7 @@ class H2CallStream<Req, Res> extends EventEmitter implements CallStream<Req, Res
     const stream = this.#stream;
     if (stream === undefined || this.#done || stream.destroyed) return false;
     const codec = this.#codec;
-    return stream.write(codec !== undefined ? codec.encode(request) : frameOf(this.#method.serialize(request)));
+    return stream.write(codec !== undefined ? codec.encode(request) : grpcFrame(this.#method.serialize(request)));
   }
 
   /** Close our sending side (a server-streaming call's request is complete). */
@@ -480,77 +470,19 @@ class FrameReader {
 }
 
 /** The call's outcome from its headers and trailers: undefined for OK. */
-function outcome(
-  headers: http2.IncomingHttpHeaders | undefined,
-  trailers: http2.IncomingHttpHeaders | undefined,
-  stream: http2.ClientHttp2Stream,
-): CallError | undefined {
-  // A trailers-only answer carries grpc-status in the headers.
-  const status = trailers?.["grpc-status"] ?? headers?.["grpc-status"];
-  if (status !== undefined) {
-    const code = Number(status);
-    if (code === Code.OK) return undefined;
-    const raw = trailers?.["grpc-message"] ?? headers?.["grpc-message"];
-    return callError(Number.isInteger(code) ? code : Code.UNKNOWN, decodeMessage(typeof raw === "string" ? raw : ""));
-  }
-  const http = Number(headers?.[":status"] ?? 200);
-  if (http !== 200) return httpError(http);
-  return resetError(stream);
-}
-
-function resetError(stream: http2.ClientHttp2Stream): CallError {
-  const code = stream.rstCode;
-  switch (code) {
-    case undefined:
-    case 0:
-      return callError(Code.UNAVAILABLE, "Connection dropped");
-    case NGHTTP2_REFUSED_STREAM:
-      return callError(Code.UNAVAILABLE, "Stream refused by server");
-    case NGHTTP2_CANCEL:
-      return callError(Code.CANCELLED, "Call cancelled");
-    case NGHTTP2_ENHANCE_YOUR_CALM:
-      return callError(Code.RESOURCE_EXHAUSTED, "Bandwidth exhausted or memory limit exceeded");
-    case NGHTTP2_INADEQUATE_SECURITY:
-      return callError(Code.PERMISSION_DENIED, "Protocol not secure enough");
-    default:
-      return callError(Code.INTERNAL, `Received RST_STREAM with code ${code}`);
-  }
+function outcome(headers: http2.IncomingHttpHeaders | undefined, trailers: http2.IncomingHttpHeaders | undefined, stream: http2.ClientHttp2Stream): CallError | undefined {
+  return asCallError(callOutcome(headers, trailers, stream.rstCode));
 }
 
 /** The stream failed locally (its session died, a reset): grpc-js's codes for the same. */
 function streamError(err: Error, stream: http2.ClientHttp2Stream): CallError {
-  const code = (err as { code?: string }).code;
-  if (code === "ERR_HTTP2_STREAM_ERROR") return resetError(stream);
-  return callError(Code.UNAVAILABLE, `Connection dropped: ${err.message}`);
+  return asCallError(streamFailure(err, stream.rstCode));
 }
 
-/** A non-gRPC HTTP answer (a proxy, a wrong port), mapped as gRPC's HTTP-to-status table does. */
-function httpError(status: number): CallError {
-  const code =
-    status === 400 ? Code.INTERNAL
-    : status === 401 ? Code.UNAUTHENTICATED
-    : status === 403 ? Code.PERMISSION_DENIED
-    : status === 404 ? Code.UNIMPLEMENTED
-    : status === 429 || status === 502 || status === 503 || status === 504 ? Code.UNAVAILABLE
-    : Code.UNKNOWN;
-  return callError(code, `Received HTTP status code ${status}`);
-}
-
-/** grpc-message is percent-encoded. */
-function decodeMessage(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function frameOf(message: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  message.copy(out, 5);
-  return out;
+function asCallError(status: GrpcStatus): CallError;
+function asCallError(status: GrpcStatus | undefined): CallError | undefined;
+function asCallError(status: GrpcStatus | undefined): CallError | undefined {
+  return status === undefined ? undefined : callError(status.code, status.details);
 }
 
 function message(err: unknown): string {
