@@ -29,6 +29,9 @@ import { HIGH_WATER, SPDY_CHANNEL_PROTOCOLS, type StreamOptions } from "./stream
 /** Why the runtime's streaming server could not be reached (before the client's upgrade is answered). */
 export class StreamingServerError extends Error {}
 
+/** After the runtime's status, how long its output streams may take to end before the answer goes anyway. */
+const OUTPUT_GRACE_MS = 2000;
+
 /** An upgraded SPDY session to a streaming URL, with the protocol it settled on. */
 export interface StreamingSession {
   readonly session: SpdyConnection;
@@ -160,8 +163,13 @@ export function relayAttach(t: ChannelTransport, s: StreamingSession, o: StreamO
     session.goAway();
     socket.end();
   };
-  // The runtime writes its status, then ends its streams: the status is whole once the error stream ends.
-  error.once("end", finish);
+  // The status is whole once the error stream ends; the output streams may still carry the container's last
+  // words (the runtime ends each from its own copier), so the answer waits for them too, as client-go waits for
+  // its output copies before reading the status. A stream that never ends is given OUTPUT_GRACE_MS.
+  const ending = [error, stdout, stderr].filter((x) => x !== undefined);
+  let unended = ending.length;
+  for (const st of ending) st.once("end", () => --unended === 0 && finish());
+  error.once("end", () => setTimeout(finish, OUTPUT_GRACE_MS).unref());
   session.once("close", finish);
   t.on("close", () => {
     finished = true;
