@@ -5,13 +5,15 @@
 // grpc_server_handled_total, every method counted). The CPU and call rows
 // barely move with the machine's load, unlike req/s: they are the ones to read
 // on a shared machine. Columns alternate within each run.
-// Usage: node dist/bench/api/etcd.js [--json] [--runs=N] [--only=etcd,upstream] [--phase-ms=3000] [--upstream=PATH]
+// Requests come from h2load when installed (bench/support/load.ts; --client=node for this process's client).
+// Usage: node dist/bench/api/etcd.js [--json] [--runs=N] [--only=etcd,upstream] [--phase-ms=3000] [--upstream=PATH] [--client=node|h2load]
 // ORCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the orch server.
 
 import { readFileSync } from "node:fs";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
-import { benchClient, benchPod, closedLoop, ensureNamespace, fillPods, type BenchClient } from "../support/http2-client.js";
-import { cpuUs, parseArgs, printReport, type Metric, type Report } from "../support/report.js";
+import { benchClient, ensureNamespace, fillPods, generatedPod, type BenchClient } from "../support/http2-client.js";
+import { chooseGenerator, describeGenerator, runLoad, type Generator, type LoadSpec } from "../support/load.js";
+import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
 import { startUpstream, upstreamBinary } from "../support/upstream-apiserver.js";
 
 const METRICS: Metric[] = [
@@ -26,6 +28,7 @@ const METRICS: Metric[] = [
 ];
 
 let PHASE_MS = 3000;
+let GENERATOR: Generator = { kind: "node", why: "not chosen yet" };
 
 /** etcd's own counters: CPU µs so far and unary gRPC calls handled so far (watch streams left out). */
 async function etcdCounters(endpoint: string): Promise<{ cpuUs: number; calls: number }> {
@@ -39,18 +42,13 @@ async function etcdCounters(endpoint: string): Promise<{ cpuUs: number; calls: n
   return { cpuUs: cpu, calls };
 }
 
-async function phase(server: OrchProcess, etcd: string, concurrency: number, op: (i: number) => Promise<void>): Promise<{ rate: number; cpu: number; etcdCpu: number; calls: number }> {
-  const before = cpuUs(server.pid);
+async function phase(server: OrchProcess, etcd: string, c: BenchClient, spec: Omit<LoadSpec, "ms" | "streams">): Promise<{ rate: number; cpu: number; etcdCpu: number; calls: number }> {
   const etcdBefore = await etcdCounters(etcd);
-  let n = 0;
-  const rate = await closedLoop(concurrency, PHASE_MS, async (i) => {
-    n++;
-    await op(i);
-  });
-  const cpu = (cpuUs(server.pid) - before) / Math.max(1, n);
+  const { rate, answered, cpuPerRequest } = await runLoad(GENERATOR, server, c, { ...spec, streams: 64, ms: PHASE_MS });
   const etcdAfter = await etcdCounters(etcd);
+  const n = Math.max(1, answered);
   // The /metrics read itself is not a gRPC call; a few background calls (leases, compaction) are counted with the requests.
-  return { rate, cpu, etcdCpu: (etcdAfter.cpuUs - etcdBefore.cpuUs) / Math.max(1, n), calls: (etcdAfter.calls - etcdBefore.calls) / Math.max(1, n) };
+  return { rate, cpu: cpuPerRequest, etcdCpu: (etcdAfter.cpuUs - etcdBefore.cpuUs) / n, calls: (etcdAfter.calls - etcdBefore.calls) / n };
 }
 
 async function measure(server: OrchProcess, etcd: string): Promise<Record<string, number>> {
@@ -58,15 +56,9 @@ async function measure(server: OrchProcess, etcd: string): Promise<Record<string
   try {
     await ensureNamespace(c, "bench");
     await fillPods(c, "bench", 100, "p");
-    const get = await phase(server, etcd, 64, async () => {
-      const r = await c.request("GET", "/api/v1/namespaces/bench/pods/p-7");
-      if (r.status !== 200) throw new Error(`GET ${r.status}`);
-    });
+    const get = await phase(server, etcd, c, { method: "GET", path: "/api/v1/namespaces/bench/pods/p-7", status: 200 });
     await ensureNamespace(c, "creates");
-    const create = await phase(server, etcd, 64, async (i) => {
-      const r = await c.request("POST", "/api/v1/namespaces/creates/pods", benchPod(`c-${i}`, i));
-      if (r.status !== 201) throw new Error(`CREATE ${r.status}: ${r.body.toString().slice(0, 200)}`);
-    });
+    const create = await phase(server, etcd, c, { method: "POST", path: "/api/v1/namespaces/creates/pods", body: generatedPod("c-"), status: 201 });
     const values = [get.rate, create.rate, get.cpu, create.cpu, get.etcdCpu, create.etcdCpu, get.calls, create.calls];
     return Object.fromEntries(METRICS.map((m, i) => [m.name, values[i]!]));
   } finally {
@@ -79,6 +71,7 @@ async function main(): Promise<void> {
   const args = parseArgs(argv);
   const phaseArg = argv.find((a) => a.startsWith("--phase-ms="));
   if (phaseArg !== undefined) PHASE_MS = Number(phaseArg.slice("--phase-ms=".length));
+  GENERATOR = chooseGenerator(argv);
   const upstream = upstreamBinary(argv);
   const columns = ["etcd", "upstream"].filter((b) => args.only.length === 0 || args.only.includes(b));
   if ("skip" in upstream && columns.includes("upstream")) {
@@ -87,7 +80,7 @@ async function main(): Promise<void> {
   }
   const report: Report = {
     title: `bench/api/etcd: per-request cost of a consistent GET and a CREATE on etcd (${PHASE_MS} ms per phase)`,
-    comparedWith: columns.includes("upstream") ? "upstream kube-apiserver on its own etcd 3.4 (AlwaysAllow, token auth)" : "nothing (no upstream column)",
+    comparedWith: `${columns.includes("upstream") ? "upstream kube-apiserver on its own etcd 3.4 (AlwaysAllow, token auth)" : "nothing (no upstream column)"}; ${describeGenerator(GENERATOR)}`,
     runs: args.runs,
     metrics: METRICS,
     samples: Object.fromEntries(columns.map((c) => [c, {}])),

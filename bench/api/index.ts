@@ -7,12 +7,15 @@
 // With $KUBE_APISERVER_BIN (or --upstream=PATH) set, upstream's kube-apiserver
 // on its own etcd is a third column, measured in the same run (the columns
 // alternate within each run) and every row gets a ratio against it.
-// Usage: node dist/bench/api/index.js [--json] [--runs=N] [--only=lmdb,etcd,upstream] [--big=50000] [--phase-ms=3000] [--upstream=PATH] [--fanout-only]
+// The request-rate rows are driven by h2load when installed (bench/support/load.ts: a C
+// generator leaves the 2 cores to the server; --client=node uses this process's client).
+// Usage: node dist/bench/api/index.js [--json] [--runs=N] [--only=lmdb,etcd,upstream] [--big=50000] [--phase-ms=3000] [--upstream=PATH] [--fanout-only] [--client=node|h2load]
 
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
-import { benchClient as client, benchPod as pod, closedLoop as loop, ensureNamespace, fillPods as fill, type BenchClient as Client } from "../support/http2-client.js";
+import { benchClient as client, benchPod as pod, ensureNamespace, fillPods as fill, generatedPod, type BenchClient as Client } from "../support/http2-client.js";
+import { chooseGenerator, describeGenerator, runLoad, type Generator, type LoadSpec } from "../support/load.js";
 import { cpuUs, parseArgs, percentile, printReport, type Metric, type Report } from "../support/report.js";
 import { startUpstream, upstreamBinary } from "../support/upstream-apiserver.js";
 
@@ -34,19 +37,9 @@ const METRICS: Metric[] = [
 ];
 
 let PHASE_MS = 3000;
+let GENERATOR: Generator = { kind: "node", why: "not chosen yet" };
 /** --fanout-only: only the fan-out rows (for profiling the watch path). */
 let FANOUT_ONLY = false;
-
-/** Requests per second of a closed loop, and the server's CPU per request. */
-async function measured(pid: number, concurrency: number, op: (i: number) => Promise<void>): Promise<[number, number]> {
-  const before = cpuUs(pid);
-  let n = 0;
-  const rate = await loop(concurrency, PHASE_MS, async (i) => {
-    n++;
-    await op(i);
-  });
-  return [rate, (cpuUs(pid) - before) / Math.max(1, n)];
-}
 
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -60,23 +53,14 @@ async function measure(orch: OrchProcess, pid: number, big: number): Promise<Rec
     if (FANOUT_ONLY) return { ...(await fanOuts(orch, c)) };
     await ensureNamespace(c, "bench");
     await fill(c, "bench", 500, "p");
-    [out[METRICS[0]!.name], out[METRICS[10]!.name]] = await measured(pid, 64, async () => {
-      const r = await c.request("GET", "/api/v1/namespaces/bench/pods/p-7");
-      if (r.status !== 200) throw new Error(`GET ${r.status}`);
-    });
-    out[METRICS[1]!.name] = await loop(64, PHASE_MS, async () => {
-      const r = await c.request("GET", "/api/v1/namespaces/bench/pods/p-7?resourceVersion=0");
-      if (r.status !== 200) throw new Error(`GET rv=0 ${r.status}`);
-    });
-    out[METRICS[2]!.name] = await loop(8, PHASE_MS, async () => {
-      const r = await c.request("GET", "/api/v1/namespaces/bench/pods");
-      if (r.status !== 200) throw new Error(`LIST ${r.status}`);
-    });
+    const load = (spec: Omit<LoadSpec, "ms">) => runLoad(GENERATOR, orch, c, { ...spec, ms: PHASE_MS });
+    const get = await load({ method: "GET", path: "/api/v1/namespaces/bench/pods/p-7", streams: 64, status: 200 });
+    [out[METRICS[0]!.name], out[METRICS[10]!.name]] = [get.rate, get.cpuPerRequest];
+    out[METRICS[1]!.name] = (await load({ method: "GET", path: "/api/v1/namespaces/bench/pods/p-7?resourceVersion=0", streams: 64, status: 200 })).rate;
+    out[METRICS[2]!.name] = (await load({ method: "GET", path: "/api/v1/namespaces/bench/pods", streams: 8, status: 200 })).rate;
     await ensureNamespace(c, "creates");
-    [out[METRICS[3]!.name], out[METRICS[11]!.name]] = await measured(pid, 64, async (i) => {
-      const r = await c.request("POST", "/api/v1/namespaces/creates/pods", pod(`c-${i}`, i));
-      if (r.status !== 201) throw new Error(`CREATE ${r.status}: ${r.body.toString().slice(0, 200)}`);
-    });
+    const create = await load({ method: "POST", path: "/api/v1/namespaces/creates/pods", body: generatedPod("c-"), streams: 64, status: 201 });
+    [out[METRICS[3]!.name], out[METRICS[11]!.name]] = [create.rate, create.cpuPerRequest];
     Object.assign(out, await fanOuts(orch, c));
 
     await ensureNamespace(c, "big");
@@ -185,6 +169,7 @@ async function main(): Promise<void> {
   const phaseArg = argv.find((a) => a.startsWith("--phase-ms="));
   FANOUT_ONLY = argv.includes("--fanout-only");
   if (phaseArg !== undefined) PHASE_MS = Number(phaseArg.slice("--phase-ms=".length));
+  GENERATOR = chooseGenerator(argv);
   const upstream = upstreamBinary(argv);
   const columns = ["lmdb", "etcd", "upstream"].filter((b) => args.only.length === 0 || args.only.includes(b));
   if ("skip" in upstream && columns.includes("upstream")) {
@@ -195,7 +180,8 @@ async function main(): Promise<void> {
     title: `bench/api: the API server over HTTP/2, one client on the same machine (big LIST: ${big} pods; ${PHASE_MS} ms per phase)`,
     comparedWith:
       "the same server on etcd 3.4 (1 member on loopback) instead of the embedded lmdb store" +
-      (columns.includes("upstream") ? ", and upstream kube-apiserver on its own etcd 3.4 (AlwaysAllow, token auth)" : ""),
+      (columns.includes("upstream") ? ", and upstream kube-apiserver on its own etcd 3.4 (AlwaysAllow, token auth)" : "") +
+      `; ${describeGenerator(GENERATOR)}`,
     runs: args.runs,
     metrics: METRICS,
     samples: {},

@@ -86,6 +86,14 @@ export async function fillPods(c: BenchClient, ns: string, count: number, prefix
   );
 }
 
+/** The bench pod with `metadata.generateName` instead of a name: one body for every create of a load (the server names each). */
+export function generatedPod(prefix: string): object {
+  const p = benchPod("", 0) as { metadata: Record<string, unknown> };
+  delete p.metadata["name"];
+  p.metadata["generateName"] = prefix;
+  return p;
+}
+
 /** A pod of about 3 KB (a long annotation, ten env vars, ports, resources), the API benchmarks' unit. */
 export function benchPod(name: string, i: number): {
   apiVersion: string;

@@ -171,8 +171,8 @@ export interface Storage {
   /**
    * Optional: the key's modRevision at the latest revision (0 when absent), a
    * consistent read without the value. The watch cache then answers a
-   * consistent GET when it holds that very version. Backends whose full read
-   * costs no more (lmdb) leave it out.
+   * consistent GET when it holds that very version (no value read, nothing
+   * decoded). Both backends have it.
    */
   latestModRevision?(key: string): Promise<number>;
   /** Drop history before `revision`; reads and watches older than it then throw CompactedError. */

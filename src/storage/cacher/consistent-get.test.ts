@@ -1,14 +1,19 @@
-// ConsistentGetFromCache on a real etcd: a consistent get reads only the key's
-// latest modRevision and answers with the watch cache's copy when it is that
-// version. What must hold: the answer is never older than a write that
-// finished before the get began, even when another client (another API
-// server) made the write and the cache has not seen it yet; a deleted key is
-// absent; and with the switch off the full value is read as before.
+// ConsistentGetFromCache on a real etcd and on the embedded lmdb store: a
+// consistent get reads only the key's latest modRevision and answers with the
+// watch cache's copy when it is that version. What must hold: the answer is
+// never older than a write that finished before the get began, even when
+// another client (another API server on etcd; a write not made through the
+// door on lmdb) made the write and the cache has not seen it yet; a deleted
+// key is absent; and with the switch off the full value is read as before.
 
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { etcdSkipReason, startEtcd, type EtcdServer } from "../etcd/testing/etcd-server.js";
-import { openEtcdStorage, type EtcdStorage } from "../etcd/index.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { etcdSkipReason, startEtcd } from "../etcd/testing/etcd-server.js";
+import { openEtcdStorage } from "../etcd/index.js";
+import { LmdbStorage } from "../lmdb/index.js";
 import type { KeyValue, Storage } from "../storage.js";
 import { CachedStorage } from "./cached-storage.js";
 
@@ -33,20 +38,44 @@ function counting(storage: Storage): { storage: Storage; calls: Record<string, n
   return { storage: wrapped, calls };
 }
 
-describe("consistent get from the watch cache (etcd)", { skip: etcdSkipReason() ?? false }, () => {
-  let etcd: EtcdServer;
-  let ours: EtcdStorage;
-  let theirs: EtcdStorage;
+/** Two clients of one store: `ours` under the door, `theirs` writing around it. */
+interface Backend {
+  ours: Storage;
+  theirs: Storage;
+  close(): Promise<void>;
+}
+
+const BACKENDS: { name: string; skip: string | false; open: () => Promise<Backend> }[] = [
+  {
+    name: "etcd",
+    skip: etcdSkipReason() ?? false,
+    async open() {
+      const etcd = await startEtcd();
+      const ours = await openEtcdStorage({ endpoints: etcd.endpoints });
+      const theirs = await openEtcdStorage({ endpoints: etcd.endpoints });
+      return { ours, theirs, close: async () => (await ours.close(), await theirs.close(), await etcd.stop()) };
+    },
+  },
+  {
+    name: "lmdb",
+    skip: false,
+    async open() {
+      const dataDir = mkdtempSync(join(tmpdir(), "orch-consistent-get-"));
+      const store = await LmdbStorage.open({ dataDir });
+      return { ours: store, theirs: store, close: async () => (await store.close(), rmSync(dataDir, { recursive: true, force: true })) };
+    },
+  },
+];
+
+for (const b of BACKENDS) describe(`consistent get from the watch cache (${b.name})`, { skip: b.skip }, () => {
+  let backend: Backend;
+  let ours: Storage;
+  let theirs: Storage;
   before(async () => {
-    etcd = await startEtcd();
-    ours = await openEtcdStorage({ endpoints: etcd.endpoints });
-    theirs = await openEtcdStorage({ endpoints: etcd.endpoints });
+    backend = await b.open();
+    ({ ours, theirs } = backend);
   });
-  after(async () => {
-    await ours.close();
-    await theirs.close();
-    await etcd.stop();
-  });
+  after(() => backend.close());
 
   async function door(consistentGets: boolean, prefix: string) {
     const backend = counting(ours);
@@ -110,7 +139,7 @@ describe("consistent get from the watch cache (etcd)", { skip: etcdSkipReason() 
     }
   });
 
-  test("concurrent gets of one key share one keys-only range in a batch", async () => {
+  test("concurrent gets of one key all answer it (on etcd their keys-only ranges share one batch)", async () => {
     const prefix = `${PREFIX}d/`;
     await theirs.create(`${prefix}x`, enc("one"));
     const { door: d } = await door(true, prefix);

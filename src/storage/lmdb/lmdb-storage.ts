@@ -186,6 +186,16 @@ export class LmdbStorage implements Storage {
     });
   }
 
+  /**
+   * The key's current modRevision from the small `live` entry, the value left
+   * unread: the watch cache then answers a consistent GET with the record it
+   * already decoded (decoding the stored object was most of a GET's cost).
+   */
+  async latestModRevision(key: string): Promise<number> {
+    this.#assertOpen();
+    return this.#live.get(key)?.m ?? 0;
+  }
+
   async count(prefix: string): Promise<number> {
     return this.#live.getCount({ start: prefix, end: prefixEnd(prefix) });
   }
