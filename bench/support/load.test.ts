@@ -15,9 +15,10 @@ test("h2load's summary: answered requests per second from the wanted status clas
   assert.ok(Math.abs(r.rate - 17873 / 6) < 1e-9);
 });
 
-test("another status class or failed requests make the phase fail, naming them", () => {
+test("one stray answer in a thousand is left out of the rate; more makes the phase fail, naming them", () => {
+  assert.equal(parseH2load(summary("17872 2xx, 0 3xx, 1 4xx, 0 5xx"), 201).answered, 17872);
   assert.throws(() => parseH2load(summary("17000 2xx, 0 3xx, 873 4xx, 0 5xx"), 201), /873 4xx/);
-  assert.throws(() => parseH2load(summary("17873 2xx, 0 3xx, 0 4xx, 0 5xx", "17880 total, 17937 started, 17880 done, 17873 succeeded, 7 failed, 0 errored, 0 timeout"), 200), /7 failed/);
+  assert.throws(() => parseH2load(summary("17873 2xx, 0 3xx, 0 4xx, 0 5xx", "17943 total, 17943 started, 17943 done, 17873 succeeded, 70 failed, 0 errored, 0 timeout"), 200), /70 failed/);
   assert.throws(() => parseH2load("h2load: connection refused", 200), /unexpected output/);
 });
 

@@ -98,8 +98,12 @@ export function parseH2load(out: string, status: number): { rate: number; answer
   const byClass = codes.slice(1).map(Number);
   const wanted = Math.floor(status / 100) - 2;
   const others = byClass.reduce((sum, n, i) => (i === wanted ? sum : sum + n), 0);
-  if (failed + errored > 0 || others > 0) throw new Error(`h2load: ${failed} failed, ${errored} errored, status codes ${codes[0]} (wanted ${status})`);
   const answered = byClass[wanted]!;
+  // A stray answer of another class (a generated name that clashed, a 429) is reported and left out of the
+  // rate; more than one in a thousand means the phase measured something else, and it fails.
+  const problem = `h2load: ${failed} failed, ${errored} errored, ${codes[0]} (wanted ${status})`;
+  if (failed + errored + others > answered / 1000) throw new Error(problem);
+  if (failed + errored + others > 0) process.stderr.write(`${problem}: left out of the rate\n`);
   return { rate: answered / seconds, answered };
 }
 
