@@ -10,7 +10,7 @@ import { sampleApi } from "../apiserver/testing/sample-api.js";
 import { startTestServer, type TestServer } from "../apiserver/testing/harness.js";
 import { ApiError, type ApiList, type ApiObject, type Status } from "../machinery/index.js";
 import { loadKubeconfig } from "./kubeconfig.js";
-import { RestClient, type ResourceRef } from "./rest.js";
+import { RestClient, retryAfterSeconds, type ResourceRef } from "./rest.js";
 import { encodeEnvelope } from "../machinery/codec/protobuf/index.js";
 import { builtinRegistry } from "../machinery/codec/protobuf/testing.js";
 
@@ -301,6 +301,54 @@ describe("RestClient", () => {
     }
   });
 
+  // A stand-in server: the real one answers 429 only under a load a test cannot hold steady.
+  test("a 429 or 5xx with Retry-After is waited out and sent again (client-go's rule), at most 10 times; without one it is not", async () => {
+    const creds = t.server.credentials;
+    const seen: string[] = [];
+    let busy = 0;
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const name = req.method === "POST" ? "flaky" : req.url!.split("?")[0]!.split("/").pop()!;
+      const answer = (code: number, headers: Record<string, string> = {}) => {
+        res.writeHead(code, { "content-type": "application/json", ...headers });
+        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `answer ${code}`, code }));
+      };
+      req.resume();
+      req.on("end", () => {
+        if (name === "flaky" && busy++ < 2) return answer(busy === 1 ? 429 : 503, { "retry-after": "0" });
+        if (name === "always") return answer(429, { "retry-after": "0" });
+        if (name === "plain") return answer(500);
+        if (name === "slow") return answer(429, { "retry-after": "5" });
+        res.writeHead(req.method === "POST" ? 201 : 200, { "content-type": "application/json" });
+        res.end(JSON.stringify(widget(name)));
+      });
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}` });
+    try {
+      assert.equal((await c.get<Widget>(WIDGETS, { name: "flaky", namespace: "default" })).metadata.name, "flaky");
+      assert.equal(seen.length, 3, "a 429 then a 503, each with Retry-After, then the answer");
+      seen.length = 0;
+      busy = 0;
+      // A write is sent again too: a 429 means the server did not serve it.
+      assert.equal((await c.create<Widget>(WIDGETS, widget("flaky"), { namespace: "default" })).metadata.name, "flaky");
+      assert.deepEqual(seen.map((l) => l.split(" ")[0]), ["POST", "POST", "POST"]);
+      seen.length = 0;
+      assert.equal((await rejects(c.get(WIDGETS, { name: "always", namespace: "default" }))).code, 429);
+      assert.equal(seen.length, 11, "the first request and 10 retries");
+      seen.length = 0;
+      assert.equal((await rejects(c.get(WIDGETS, { name: "plain", namespace: "default" }))).code, 500);
+      assert.equal(seen.length, 1, "no Retry-After: not sent again");
+      // The wait honours the caller's abort.
+      const started = Date.now();
+      await assert.rejects(c.get(WIDGETS, { name: "slow", namespace: "default", signal: AbortSignal.timeout(200) }));
+      assert.ok(Date.now() - started < 3000, "aborted during the 5 s wait");
+    } finally {
+      c.close();
+      fake.close();
+    }
+  });
+
   test("ERROR events and answers without a Status body", async () => {
     const creds = t.server.credentials;
     const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
@@ -363,4 +411,13 @@ describe("RestClient", () => {
       fake.close();
     }
   });
+});
+
+test("retryAfterSeconds: 429 and 5xx with whole seconds only", () => {
+  assert.equal(retryAfterSeconds(429, { "retry-after": "1" }), 1);
+  assert.equal(retryAfterSeconds(503, { "retry-after": "0" }), 0);
+  assert.equal(retryAfterSeconds(500, {}), undefined);
+  assert.equal(retryAfterSeconds(409, { "retry-after": "1" }), undefined);
+  assert.equal(retryAfterSeconds(429, { "retry-after": "Wed, 21 Oct 2026 07:28:00 GMT" }), undefined);
+  assert.equal(retryAfterSeconds(429, { "retry-after": "-1" }), undefined);
 });

@@ -26,7 +26,7 @@ import {
   writeQuery,
 } from "./rest/query.js";
 import { decodeProtobufResponse, errorFromResponse, isProtobufResponse, preview, readAll } from "./rest/response.js";
-import { Http2Transport } from "./rest/transport.js";
+import { Http2Transport, type OpenedResponse } from "./rest/transport.js";
 import type {
   CallOptions,
   CreateOptions,
@@ -187,7 +187,7 @@ export class RestClient {
     if (options.allowWatchBookmarks) query.set("allowWatchBookmarks", "true");
     if (options.sendInitialEvents !== undefined) query.set("sendInitialEvents", String(options.sendInitialEvents));
     if (options.timeoutSeconds !== undefined) query.set("timeoutSeconds", String(options.timeoutSeconds));
-    const opened = await this.#transport.start({
+    const opened = await this.#start({
       method: "GET",
       path: this.#path(ref, options.namespace),
       query,
@@ -211,7 +211,7 @@ export class RestClient {
   /** A request as given; the answer whatever its status (for paths the verbs above do not cover). */
   async request(request: RawRequest): Promise<RawResponse> {
     const started = this.#metrics === undefined ? 0 : performance.now();
-    const opened = await this.#transport.start(request, { watch: false });
+    const opened = await this.#start(request, { watch: false });
     const body = await readAll(opened.stream);
     if (this.#metrics !== undefined) {
       const labels = { verb: request.method, host: this.#transport.host };
@@ -227,6 +227,23 @@ export class RestClient {
   }
 
   // ---- plumbing ----
+
+  /**
+   * Send, and send again while the server says when to (client-go's rule): a
+   * 429, or any 5xx, with a Retry-After of whole seconds is waited out and
+   * retried, up to MAX_RETRIES times; the last answer is returned as it is.
+   * The request was not served (overload, priority and fairness, a starting
+   * server), so any verb may be sent again.
+   */
+  async #start(request: RawRequest, mode: { watch: boolean }): Promise<OpenedResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const opened = await this.#transport.start(request, mode);
+      const wait = retryAfterSeconds(opened.status, opened.headers);
+      if (wait === undefined || attempt >= MAX_RETRIES) return opened;
+      await readAll(opened.stream);
+      await sleep(wait * 1000, request.signal);
+    }
+  }
 
   #path(ref: ResourceRef, namespace: string | undefined, name?: string, subresource?: string): string {
     return resourcePath(this.#basePath, ref, namespace, name, subresource);
@@ -260,4 +277,30 @@ export class RestClient {
       throw new Error(`${request.method} ${request.path}: the server answered ${res.status} with a body that is not JSON: ${preview(res.body)}`, { cause: err });
     }
   }
+}
+
+/** How many times a request is sent again on a Retry-After (client-go's default maxRetries). */
+const MAX_RETRIES = 10;
+
+/** The seconds a 429 or 5xx answer asks the client to wait before sending again; undefined: not to be retried. */
+export function retryAfterSeconds(status: number, headers: Record<string, unknown>): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  const value = headers["retry-after"];
+  if (typeof value !== "string" || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
