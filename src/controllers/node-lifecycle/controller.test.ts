@@ -87,6 +87,13 @@ describe("node lifecycle and taint eviction", () => {
     assertExposesMetric(metrics.expose(), { name: "node_collector_evictions_total", kind: "counter", labels: ["zone"] });
     assert.equal(metricValue(metrics, "node_collector_unhealthy_nodes_in_zone", { zone: ":\x00:z1" }), 1);
     assert.equal(metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z1" }), 2);
+    // Counted per node change: a node joins its zone's counts and a deleted one leaves them.
+    await register("passing", { "topology.orch.io/zone": "z2" });
+    await eventually("a zone of one", async () => metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z2" }) === 1);
+    await ctx.client.delete(NODES, { name: "passing" });
+    await eventually("the zone without the deleted node", async () => metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z2" }) === 0);
+    assert.equal(metricValue(metrics, "node_collector_zone_health", { zone: ":\x00:z2" }), 100);
+    assert.equal(metricValue(metrics, "node_collector_zone_size", { zone: ":\x00:z1" }), 2);
   });
 
   test("a node that reports Ready=False (lease fresh) is tainted not-ready NoSchedule and NoExecute; Ready again clears them", async () => {

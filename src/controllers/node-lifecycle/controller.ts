@@ -53,6 +53,9 @@ export class NodeLifecycleController {
   readonly #zoneSize: Gauge;
   readonly #zoneUnhealthy: Gauge;
   readonly #zoneHealth: Gauge;
+  /** Each node's zone and health as last counted, and the counts per zone (the zone gauges). */
+  readonly #zoneOf = new Map<string, { zone: string; unhealthy: boolean }>();
+  readonly #zones = new Map<string, { size: number; unhealthy: number }>();
   readonly #events: EventRecorder;
 
   constructor(context: ControllerContext) {
@@ -77,7 +80,7 @@ export class NodeLifecycleController {
       onUpdate: (_o, n) => this.#queue.add(keyOf(n)),
       onDelete: (n) => {
         this.#heartbeats.delete(keyOf(n));
-        this.#updateZoneMetrics();
+        this.#countZone(keyOf(n), undefined);
       },
     });
     // A ready pod on a node that is not Ready is marked not ready too (see #markPodsNotReady).
@@ -117,7 +120,7 @@ export class NodeLifecycleController {
     }
     await this.#reconcileTaints(node, now);
     if ((node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") await this.#markPodsNotReady(name, now);
-    this.#updateZoneMetrics();
+    this.#countZone(name, informers.informerFor<Node>({ resource: NODES }).get(name));
     return result;
   }
 
@@ -184,19 +187,30 @@ export class NodeLifecycleController {
     for (const t of added) if (t.effect === "NoExecute") this.#evictions.inc({ zone });
   }
 
-  #updateZoneMetrics(): void {
-    const nodes = this.#ctx.informers.informerFor<Node>({ resource: NODES }).list();
-    const zones = new Map<string, { size: number; unhealthy: number }>();
-    for (const node of nodes) {
-      const z = zones.get(zoneKey(node, this.#ctx.naming)) ?? { size: 0, unhealthy: 0 };
-      z.size++;
-      if ((node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True") z.unhealthy++;
-      zones.set(zoneKey(node, this.#ctx.naming), z);
-    }
-    for (const [zone, z] of zones) {
-      this.#zoneSize.set({ zone }, z.size);
-      this.#zoneUnhealthy.set({ zone }, z.unhealthy);
-      this.#zoneHealth.set({ zone }, z.size === 0 ? 100 : (100 * (z.size - z.unhealthy)) / z.size);
-    }
+  /**
+   * Moves one node's contribution to the zone gauges (its zone, Ready or not,
+   * as the node informer has it; undefined: gone). Counted per node change,
+   * not by walking every node per sync: with 1,000 nodes whose leases renew
+   * every 10 s the walk was 4 % of `orch server`'s CPU.
+   */
+  #countZone(name: string, node: Node | undefined): void {
+    const before = this.#zoneOf.get(name);
+    const after = node === undefined ? undefined : { zone: zoneKey(node, this.#ctx.naming), unhealthy: (node.status?.conditions ?? []).find((c) => c?.type === "Ready")?.status !== "True" };
+    if (before?.zone === after?.zone && before?.unhealthy === after?.unhealthy) return;
+    if (before !== undefined) this.#addToZone(before.zone, -1, before.unhealthy ? -1 : 0);
+    if (after !== undefined) this.#addToZone(after.zone, 1, after.unhealthy ? 1 : 0);
+    if (after === undefined) this.#zoneOf.delete(name);
+    else this.#zoneOf.set(name, after);
   }
+
+  #addToZone(zone: string, size: number, unhealthy: number): void {
+    const z = this.#zones.get(zone) ?? { size: 0, unhealthy: 0 };
+    z.size += size;
+    z.unhealthy += unhealthy;
+    this.#zones.set(zone, z);
+    this.#zoneSize.set({ zone }, z.size);
+    this.#zoneUnhealthy.set({ zone }, z.unhealthy);
+    this.#zoneHealth.set({ zone }, z.size === 0 ? 100 : (100 * (z.size - z.unhealthy)) / z.size);
+  }
+
 }
