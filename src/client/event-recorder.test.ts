@@ -4,7 +4,7 @@ import { builtinModules } from "../api/index.js";
 import type { Event } from "../api/core/types.js";
 import { startTestServer } from "../apiserver/testing/harness.js";
 import { eventually } from "../controllers/testing.js";
-import { EventRecorder } from "./event-recorder.js";
+import { EventRecorder, MAX_REMEMBERED, remember } from "./event-recorder.js";
 import { loadKubeconfig } from "./kubeconfig.js";
 import { RestClient } from "./rest.js";
 
@@ -39,4 +39,15 @@ test("event recorder: one Event per object, reason and message; repeats bump cou
     client.close();
     await t.close();
   }
+});
+
+test("remembered events and buckets: the least recently used go first past 4,096, a use moves an entry to the end", () => {
+  const map = new Map<string, number>();
+  for (let i = 0; i < MAX_REMEMBERED; i++) remember(map, `k${i}`, i);
+  remember(map, "k0", 0); // used again: now the most recent
+  remember(map, "new", -1);
+  assert.equal(map.size, MAX_REMEMBERED);
+  assert.ok(map.has("k0"), "the entry used again stays");
+  assert.ok(!map.has("k1"), "the least recently used one is dropped");
+  assert.deepEqual([...map.keys()].slice(-2), ["k0", "new"]);
 });

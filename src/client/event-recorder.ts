@@ -11,6 +11,13 @@ import type { RestClient } from "./rest.js";
 import { EVENTS } from "../api/resource-refs.js";
 
 const AGGREGATE_MS = 10 * 60_000;
+/**
+ * Events and per-object buckets remembered, least recently used dropped
+ * first (client-go's correlator keeps LRU caches of 4,096): a sweep of the
+ * whole map per write, as before, cost O(n) per event once thousands of
+ * pods each had a recent event (bench/density at 30,000 pods).
+ */
+export const MAX_REMEMBERED = 4096;
 
 export interface EventRecorderOptions {
   client: RestClient;
@@ -70,8 +77,7 @@ export class EventRecorder {
     const b = this.#buckets.get(key) ?? { tokens: limit.burst, at: now };
     b.tokens = Math.min(limit.burst, b.tokens + (now - b.at) / limit.everyMs);
     b.at = now;
-    this.#buckets.set(key, b);
-    if (this.#buckets.size > 4096) for (const [k, v] of this.#buckets) if (v.tokens + (now - v.at) / limit.everyMs >= limit.burst) this.#buckets.delete(k);
+    remember(this.#buckets, key, b);
     if (b.tokens < 1) return false;
     b.tokens--;
     return true;
@@ -100,6 +106,7 @@ export class EventRecorder {
     if (seen !== undefined && now - seen.at < AGGREGATE_MS) {
       const count = ++seen.count;
       seen.at = now;
+      remember(this.#seen, key, seen);
       const write = seen.last.then(() => this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count, lastTimestamp: ts } }));
       seen.last = write.then(noop, noop);
       await write;
@@ -132,15 +139,21 @@ export class EventRecorder {
     };
     const created = this.#o.client.create(EVENTS, ev);
     const entry = { name, namespace, count: 1, at: now, last: created.then(noop, noop) };
-    this.#seen.set(key, entry);
+    remember(this.#seen, key, entry);
     try {
       await created;
     } catch (err) {
       if (this.#seen.get(key) === entry) this.#seen.delete(key);
       throw err;
     }
-    if (this.#seen.size > 4096) for (const [k, v] of this.#seen) if (now - v.at >= AGGREGATE_MS) this.#seen.delete(k);
   }
+}
+
+/** Sets `key` as the most recently used entry of `map` (a Map iterates in insertion order), dropping the least recently used past MAX_REMEMBERED. */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
 }
 
 function noop(): void {}
