@@ -12,9 +12,32 @@ export function podNodeNameIndex(pod: Pod): string[] {
   return pod.spec?.nodeName ? [pod.spec.nodeName] : [];
 }
 
-/** Objects by the UID of their controller owner reference (orphans are in no bucket). */
+/**
+ * Objects by the UID of their controller owner reference; objects without a
+ * controller under their namespace's orphan bucket (`orphanBucket`). A UID has
+ * no "/", so the two kinds of key cannot meet.
+ */
 export const CONTROLLER_UID_INDEX = "controller-uid";
 export function controllerUidIndex(obj: ApiObject): string[] {
   const uid = controllerOf(obj)?.uid;
-  return uid ? [uid] : [];
+  return [uid ? uid : orphanBucket(obj.metadata.namespace ?? "")];
+}
+
+export function orphanBucket(namespace: string): string {
+  return `orphans/${namespace}`;
+}
+
+/**
+ * What an owner's claim (workload/claim.ts) can act on: the objects it
+ * controls and the orphans of its namespace; objects controlled by others are
+ * skipped by the claim anyway. Read from an informer indexed by
+ * CONTROLLER_UID_INDEX, so a sync costs the owner's objects, not the
+ * namespace's: with 60 ReplicaSets of 500 pods in one namespace, walking all
+ * 30,000 pods per sync was 6.8 % of `orch server`'s CPU (bench/density).
+ */
+export function claimCandidates<T extends ApiObject>(informer: { byIndex(index: string, key: string): T[] }, owner: ApiObject): T[] {
+  const namespace = owner.metadata.namespace ?? "";
+  const owned = informer.byIndex(CONTROLLER_UID_INDEX, owner.metadata.uid ?? "");
+  const orphans = informer.byIndex(CONTROLLER_UID_INDEX, orphanBucket(namespace));
+  return [...owned.filter((o) => (o.metadata.namespace ?? "") === namespace), ...orphans];
 }

@@ -9,6 +9,7 @@ import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { DaemonSet, DaemonSetStatus } from "../../api/apps/types.js";
 import type { Node } from "../../api/core/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { CONTROLLER_UID_INDEX, claimCandidates, controllerUidIndex } from "../indexes.js";
 import { isApiError, parseTimestamp } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
@@ -76,6 +77,7 @@ export class DaemonSetController {
     this.#keys = workloadKeys(context.naming);
     this.#sets = context.informers.informerFor<DaemonSet>({ resource: DAEMONSETS });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+    this.#pods.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndex });
     this.#nodes = context.informers.informerFor<Node>({ resource: NODES });
     this.#revisions = context.informers.informerFor<ControllerRevision>({ resource: CONTROLLERREVISIONS });
   }
@@ -101,7 +103,7 @@ export class DaemonSetController {
     if (selector.empty) return; // selecting everything is refused, as upstream
     const client = this.#ctx.client;
     const { namespace } = splitKey(key);
-    const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: this.#pods.byIndex(NAMESPACE_INDEX, namespace!) });
+    const pods = await claimObjects({ client, resource: PODS, owner: ds, ownerResource: DAEMONSETS, selector, candidates: claimCandidates(this.#pods, ds) });
     const { revisions, update: current } = await ownerRevisions({ client, owner: ds, ownerResource: DAEMONSETS, candidates: this.#revisions.byIndex(NAMESPACE_INDEX, namespace!), hashLabel: HASH_LABEL });
     const hash = current.metadata.labels?.[HASH_LABEL] ?? "";
     const nodes = this.#nodes.list();

@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { ReplicaSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, keyOf, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
-import { CONTROLLER_UID_INDEX, controllerUidIndex } from "../indexes.js";
+import { CONTROLLER_UID_INDEX, claimCandidates, controllerUidIndex } from "../indexes.js";
 import { isApiError, selectorFromLabelSelector, type ApiObject, type Selector } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
@@ -139,7 +139,7 @@ export class ReplicaSetController {
     const { namespace } = splitKey(key);
     const selector = this.#kind.selectorOf(rs);
     const needsSync = this.expectations.satisfied(key) && !rs.metadata.deletionTimestamp;
-    const candidates = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter(isPodActive);
+    const candidates = claimCandidates(this.#pods, rs).filter(isPodActive);
     const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: this.#kind.resource, selector, candidates });
 
     let manageError: unknown;

@@ -9,6 +9,7 @@
 import { workloadKeys, type WorkloadKeys } from "../../machinery/naming.js";
 import type { StatefulSet, StatefulSetStatus } from "../../api/apps/types.js";
 import { NAMESPACE_INDEX, WorkQueue, splitKey, type Informer, type ProcessResult } from "../../client/index.js";
+import { CONTROLLER_UID_INDEX, claimCandidates, controllerUidIndex } from "../indexes.js";
 import { isApiError } from "../../machinery/index.js";
 import type { ControllerContext, ControllerDescriptor } from "../controller.js";
 import { runQueue } from "../run-queue.js";
@@ -77,6 +78,7 @@ export class StatefulSetController {
     this.#keys = workloadKeys(context.naming);
     this.#sets = context.informers.informerFor<StatefulSet>({ resource: STATEFULSETS });
     this.#pods = context.informers.informerFor<Pod>({ resource: PODS });
+    this.#pods.addIndexers({ [CONTROLLER_UID_INDEX]: controllerUidIndex });
     this.#revisions = context.informers.informerFor<ControllerRevision>({ resource: CONTROLLERREVISIONS });
     this.#claims = context.informers.informerFor<PersistentVolumeClaim>({ resource: PERSISTENT_VOLUME_CLAIMS });
     this.#autoDeletePVC = options.autoDeletePVC ?? true;
@@ -97,7 +99,7 @@ export class StatefulSetController {
     const selector = selectorOf(set);
     if (selector.empty) return; // selecting everything is refused, as upstream
     const name = set.metadata.name!;
-    const candidates = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => ordinalOf(name, p) >= 0);
+    const candidates = claimCandidates(this.#pods, set).filter((p) => ordinalOf(name, p) >= 0);
     const pods = await claimObjects({ client, resource: PODS, owner: set, ownerResource: STATEFULSETS, selector, candidates });
     const { revisions, update } = await ownerRevisions({ client, owner: set, ownerResource: STATEFULSETS, candidates: this.#revisions.byIndex(NAMESPACE_INDEX, namespace!), hashLabel: this.#keys.revisionHash });
     const current = revisions.find((r) => r.metadata.name === set.status?.currentRevision) ?? update;
@@ -106,7 +108,7 @@ export class StatefulSetController {
     const pending = await this.#update(set, pods, current, update);
     // Counted from the cache afresh: what this pass did shows up as the events arrive.
     const claimed = new Set(pods.map((p) => p.metadata.uid));
-    const now = this.#pods.byIndex(NAMESPACE_INDEX, namespace!).filter((p) => claimed.has(p.metadata.uid));
+    const now = claimCandidates(this.#pods, set).filter((p) => claimed.has(p.metadata.uid));
     const status = this.#status(set, now, current, update);
     if (!sameStatus(set.status, status)) await writeStatus(client, STATEFULSETS, set, status);
 
