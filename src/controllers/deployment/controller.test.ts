@@ -73,6 +73,18 @@ describe("deployment controller", () => {
     assert.equal(d.status?.conditions?.find((c) => c.type === "Progressing")?.message, `ReplicaSet "${rs!.metadata.name}" has successfully progressed.`);
   });
 
+  test("a rolled-out Deployment's syncs do not write its ReplicaSet (minReadySeconds unset is 0)", async () => {
+    const rsPuts = async () => {
+      const text = (await ctx.client.request({ method: "GET", path: "/metrics" })).body.toString();
+      const line = text.split("\n").find((l) => l.startsWith("apiserver_request_total{") && l.includes('resource="replicasets"') && l.includes('subresource=""') && l.includes('verb="PUT"') && l.includes('code="200"'));
+      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+    };
+    const before = await rsPuts();
+    const controller = new DeploymentController(ctx);
+    for (let i = 0; i < 3; i++) await controller.sync("default/web");
+    assert.equal(await rsPuts(), before, "no ReplicaSet PUT from syncs with nothing to change");
+  });
+
   test("a rolling update stays within maxSurge and maxUnavailable and ends on revision 2", async () => {
     await setImage("web", "nginx:1.28");
     let most = 0;
