@@ -375,3 +375,45 @@ test("a watch that brings neither events nor bookmarks is restarted from the las
     await t.close();
   }
 });
+
+test("lists come from the server's cache as client-go's do: at any version first, then not older than the last seen, consistent only when that version is gone", async () => {
+  const t = await startTestServer({ modules: [sampleApi] });
+  const creds = t.server.credentials;
+  const lists: string[] = [];
+  const logs: string[] = [];
+  const item = (name: string, rv: string) => ({ apiVersion: "samples.orch.io/v1", kind: "Widget", metadata: { name, namespace: "ns", uid: name, resourceVersion: rv } });
+  const list = (rv: string, items: unknown[]) => JSON.stringify({ kind: "WidgetList", apiVersion: "samples.orch.io/v1", metadata: { resourceVersion: rv }, items });
+  const expired = JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "too old resource version: 10 (15)", reason: "Expired", code: 410 });
+  const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+    const q = new URL(req.url ?? "/", "https://x").searchParams;
+    if (q.get("watch") === "1") {
+      if (lists.length === 1) {
+        // The watch from the first list's version is refused: history has moved on.
+        res.writeHead(410, { "content-type": "application/json" });
+        res.end(expired);
+      } else res.writeHead(200, { "content-type": "application/json" }); // stays open
+      return;
+    }
+    lists.push(`rv=${q.get("resourceVersion") ?? "(none)"} match=${q.get("resourceVersionMatch") ?? "(none)"}`);
+    res.writeHead(lists.length === 2 ? 410 : 200, { "content-type": "application/json" });
+    if (lists.length === 1) res.end(list("10", [item("a", "10")]));
+    else if (lists.length === 2) res.end(expired); // not older than 10: also gone
+    else res.end(list("20", [item("a", "10"), item("b", "20")]));
+  });
+  await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+  const client = new RestClient({ server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}`, ca: creds.caCertPem, token: "x" });
+  const stop = new AbortController();
+  try {
+    const informer = new Informer({ client, resource: WIDGETS, initialBackoffMs: 10, maxBackoffMs: 50, log: (l) => logs.push(l) });
+    const running = informer.run(stop.signal);
+    await until("the consistent list's objects", () => informer.get("ns/b") !== undefined);
+    assert.deepEqual(lists, ["rv=0 match=(none)", "rv=10 match=NotOlderThan", "rv=(none) match=(none)"], logs.join("; "));
+    stop.abort();
+    await running;
+  } finally {
+    stop.abort();
+    client.close();
+    fake.close();
+    await t.close();
+  }
+});

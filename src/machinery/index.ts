@@ -73,6 +73,7 @@ export {
 } from "./errors.js";
 
 export { goQuote } from "./go-format.js";
+export { copyJson } from "./patch/json-value.js";
 export { digestsEqual, secretDigest, secretEqual } from "./secret-equal.js";
 
 export type { Selector, Requirement, Labels, LabelOperator, LabelSelector, LabelSelectorRequirement } from "./labels.js";

@@ -19,6 +19,7 @@ import {
   isValidPortNum,
 } from "./validation.js";
 import type { Container, EphemeralContainer, PodSpec, Probe, Toleration, Volume } from "./types.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 const RESTART_POLICIES = ["Always", "OnFailure", "Never"];
 const DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
@@ -363,7 +364,7 @@ export function validatePodSpecUpdate(next: PodSpec | undefined, old: PodSpec | 
   }
 
   // Compare with the updatable fields taken from the old spec.
-  const munged: PodSpec = structuredClone(n);
+  const munged: PodSpec = copyJson(n);
   const copyImages = (to: PodSpec["containers"], from: PodSpec["containers"]) => {
     (to ?? []).forEach((c, i) => {
       const prev = (from ?? [])[i];

@@ -11,6 +11,7 @@ import { defineResource, type ResourceDefinition } from "../resource.js";
 import { EVENT_COLUMNS, eventCells, referenceSelectors, validateEvent } from "../core/events.js";
 import type { Event, ObjectReference } from "../core/types.js";
 import { EVENTS_V1 } from "./schemas.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 export interface EventV1 extends ApiObject {
   eventTime?: string | null;
@@ -49,9 +50,9 @@ const FIELD_MAP: readonly (readonly [string, string])[] = [
 
 function mapFields(from: ApiObject, apiVersion: string, pairs: readonly (readonly [string, string])[]): ApiObject {
   const src = from as unknown as Record<string, unknown>;
-  const out: Record<string, unknown> = { apiVersion, kind: "Event", metadata: structuredClone(from.metadata) };
+  const out: Record<string, unknown> = { apiVersion, kind: "Event", metadata: copyJson(from.metadata) };
   for (const [to, fromField] of pairs) {
-    if (src[fromField] !== undefined) out[to] = structuredClone(src[fromField]);
+    if (src[fromField] !== undefined) out[to] = copyJson(src[fromField]);
   }
   return out as unknown as ApiObject;
 }

@@ -9,6 +9,7 @@
 import type { StrategyContext, Subresource } from "../resource.js";
 import type { ApiObject, FieldError } from "../../machinery/index.js";
 import { onlyMoving } from "./only-moving.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 export interface StatusOptions<T extends ApiObject> {
   /** The kind's rule for writes through /status (default: its validateUpdate). */
@@ -24,15 +25,14 @@ export function status<T extends ApiObject>(options: StatusOptions<T> = {}): Sub
     recordsManager: true,
     resetFields: { here: ["spec"], main: ["status"] },
     prepareUpdate(input, current) {
-      let next = onlyMoving(current, input, ["status"]);
-      for (const key of options.metadata ?? ["labels", "annotations"]) next = onlyMoving(next, input, ["metadata", key]);
+      const next = onlyMoving(current, input, ["status"], ...(options.metadata ?? ["labels", "annotations"]).map((key): ["metadata", string] => ["metadata", key]));
       // An apply through /status brings its own managedFields.
       if (input.metadata?.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
       return next;
     },
     prepareMainUpdate(next, current) {
       const kept = next as Record<string, unknown>;
-      if ("status" in current) kept["status"] = structuredClone(current["status"]);
+      if ("status" in current) kept["status"] = copyJson(current["status"]);
       else delete kept["status"];
     },
     ...(options.validate !== undefined ? { validate: options.validate } : {}),

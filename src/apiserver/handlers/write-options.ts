@@ -9,6 +9,7 @@ import { badRequest, field, formatFieldError, invalid, type FieldError, type Gro
 import { checkFields, fieldValidation, parseFieldValidation, type FieldValidationLevel, type YamlDuplicateKey } from "../../machinery/decode/index.js";
 import type { Outgoing } from "../http/respond.js";
 import type { PatchType } from "../http/decode-body.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 export type OptionsKind = "CreateOptions" | "UpdateOptions" | "PatchOptions" | "DeleteOptions";
 
@@ -147,7 +148,7 @@ export function checkBody(
  * kinds' is, through the root type the kind registered.
  */
 function prunedCopy(value: Record<string, unknown>, check: BodyCheck) {
-  const copy = structuredClone(value);
+  const copy = copyJson(value);
   const unknown = check.pruneUnknown!(copy);
   if (!("metadata" in copy) || check.schemas.get(check.type) === undefined) return { value: copy, unknown, typeErrors: [] };
   const meta = checkFields({ metadata: copy["metadata"] }, check.type, check.schemas);

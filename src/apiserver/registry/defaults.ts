@@ -3,6 +3,7 @@
 // fields of which types carry defaults is worked out once per type.
 
 import { isWellKnown, type Schema, type SchemaRegistry } from "../../machinery/schema.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 interface TypePlan {
   /** Fields to fill: [name, default]. */
@@ -24,7 +25,7 @@ export class SchemaDefaulter {
     const plan = this.#plan(typeName);
     if (plan === null || typeof value !== "object" || value === null || Array.isArray(value)) return;
     const obj = value as Record<string, unknown>;
-    for (const [name, def] of plan.defaults) if (obj[name] === undefined) obj[name] = structuredClone(def);
+    for (const [name, def] of plan.defaults) if (obj[name] === undefined) obj[name] = copyJson(def);
     for (const [name, schema] of plan.nested) if (obj[name] !== undefined) this.#applySchema(schema, obj[name]);
   }
 

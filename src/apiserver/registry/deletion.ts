@@ -4,6 +4,7 @@
 // and the mark (finalizers, deletionTimestamp, grace period) or removal.
 
 import { badRequest, conflict, field, formatTimestamp, invalid, type ApiObject, type FieldError, type GroupResource } from "../../machinery/index.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number | undefined;
@@ -79,7 +80,7 @@ export interface MarkOptions {
  * object and no grace period remains.
  */
 export function markForDeletion(current: ApiObject, options: MarkOptions): ApiObject | "remove" {
-  const next = structuredClone(current);
+  const next = copyJson(current);
   const meta = next.metadata;
   const finalizers = new Set(meta.finalizers ?? []);
   const firstDelete = !meta.deletionTimestamp;

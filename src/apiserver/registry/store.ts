@@ -52,6 +52,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from "./metadata-validat
 import type { SchemaDefaulter } from "./defaults.js";
 import { AdmissionChain, type AdmissionOperation, type AdmissionRequest } from "../admission/index.js";
 import { subresourcesAt, type Subresource } from "../../api/resource.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 /** Upstream's RetryGenerateName: up to 8 attempts in all before the 409. */
 const GENERATE_NAME_ATTEMPTS = 8;
@@ -214,7 +215,7 @@ export class RegistryStore {
   /** The create pipeline up to storage (see the header): server-set metadata first. */
   async #prepareCreate(namespace: string | undefined, input: ApiObject, name: string | undefined, options: RequestOptions): Promise<ApiObject> {
     const ctx = this.#context(options);
-    const obj = structuredClone(input);
+    const obj = copyJson(input);
     const meta = (obj.metadata ??= {});
     if (name) meta.name = name;
     if (this.def.namespaced) meta.namespace = namespace;
@@ -258,7 +259,7 @@ export class RegistryStore {
         return "create";
       }
       if (wantRv !== undefined && wantRv !== "" && wantRv !== current.metadata.resourceVersion) throw conflict(this.groupResource, name);
-      return structuredClone(input);
+      return copyJson(input);
     }, options.subresource);
     if (created) return { object: await this.create(namespace, input, options), created: true };
     return { object: object!, created: false };
@@ -274,7 +275,7 @@ export class RegistryStore {
     const key = this.keyFor(namespace, name);
     const out = await this.#readModifyWrite(key, name, options, (current) => {
       if (current === undefined) throw notFound(this.groupResource, name);
-      return mutate(structuredClone(current));
+      return mutate(copyJson(current));
     }, options.subresource);
     return out!;
   }

@@ -8,6 +8,7 @@ import type { Pod, PodSpec } from "../../api/core/types.js";
 import { controllerRef } from "./resources.js";
 import { isPodReady } from "../resources.js";
 import { isPodTerminal } from "../../api/core/pod-phase.js";
+import { copyJson } from "../../machinery/patch/json-value.js";
 
 export type { Pod };
 
@@ -63,7 +64,7 @@ export function podFromTemplate(template: PodTemplate | undefined, owner: ApiObj
     ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
     ownerReferences: [controllerRef(owner, "apps/v1")],
   };
-  return { apiVersion: "v1", kind: "Pod", metadata, spec: structuredClone((template?.spec ?? {}) as PodSpec) };
+  return { apiVersion: "v1", kind: "Pod", metadata, spec: copyJson((template?.spec ?? {}) as PodSpec) };
 }
 
 const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };

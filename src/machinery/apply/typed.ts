@@ -17,6 +17,7 @@ import {
   type JsonValue,
   type PathElement,
 } from "./field-set.js";
+import { copyJson } from "../patch/json-value.js";
 
 /** Which schema an object is walked with: the registry and the root type name (`io.k8s.api.apps.v1.Deployment`). */
 export interface TypeContext {
@@ -552,14 +553,14 @@ export function merge(live: unknown, applied: unknown, ctx: TypeContext): unknow
 }
 
 function mergeValue(shapes: Shapes, declared: Shape, lhs: unknown, rhs: unknown): unknown {
-  if (rhs === undefined) return structuredClone(lhs);
-  if (lhs === undefined) return structuredClone(rhs);
+  if (rhs === undefined) return copyJson(lhs);
+  if (lhs === undefined) return copyJson(rhs);
   const shapeL = effective(declared, lhs);
   const shapeR = effective(declared, rhs);
   const shape = shapeL.kind === shapeR.kind ? shapeR : LEAF;
-  if (shape.kind === "leaf" || (shape.kind === "list" && shape.mode === "atomic")) return structuredClone(rhs);
+  if (shape.kind === "leaf" || (shape.kind === "list" && shape.mode === "atomic")) return copyJson(rhs);
   // Empty or null on both sides: a leaf, so the applied null/empty distinction survives.
-  if (isEmptyContainer(lhs) && isEmptyContainer(rhs)) return structuredClone(rhs);
+  if (isEmptyContainer(lhs) && isEmptyContainer(rhs)) return copyJson(rhs);
   if (shape.kind === "list") {
     const l = indexItems(shape, Array.isArray(lhs) ? lhs : undefined);
     const r = indexItems(shape, Array.isArray(rhs) ? rhs : undefined);
