@@ -27,8 +27,8 @@
 // status, each as a rate and a running total (bench/density/timeline.ts).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createWriteStream, existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import { RestClient, loadKubeconfig } from "../../src/client/index.js";
@@ -85,7 +85,13 @@ interface Proc {
 function spawnProc(command: string, args: string[], ready?: RegExp, timeoutMs = 120_000): Promise<Proc> {
   const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const keep = (c: Buffer) => (output = (output + c.toString()).slice(-20_000));
+  // BENCH_LOG_DIR keeps every child's whole output in a file (one per process) for diagnosis.
+  const logDir = process.env["BENCH_LOG_DIR"];
+  const logFile = logDir === undefined || child.pid === undefined ? undefined : createWriteStream(join(logDir, `${basename(command)}-${args.find((a) => !a.startsWith("-") && a !== BIN) ?? "proc"}-${child.pid}.log`));
+  const keep = (c: Buffer) => {
+    logFile?.write(c);
+    output = (output + c.toString()).slice(-20_000);
+  };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const exited = new Promise<void>((r) => child.once("exit", () => r()));

@@ -31,7 +31,7 @@ export {
   type RawResponse,
 } from "./rest.js";
 export { DiscoveryCache, type DiscoveryCacheOptions } from "./discovery-cache.js";
-export { Informer, keyOf, splitKey, type EventHandlers, type HandlerOptions, type InformerOptions } from "./informer.js";
+export { Informer, dropManagedFields, keyOf, splitKey, type EventHandlers, type HandlerOptions, type InformerOptions } from "./informer.js";
 export { Indexer, NAMESPACE_INDEX, namespaceIndexFunc, type IndexFunc, type Indexers, type IndexerOptions } from "./indexer.js";
 export { InformerFactory, type InformerFactoryOptions, type InformerRequest } from "./informer-factory.js";
 export { WorkQueue, type WorkQueueOptions, type ProcessResult } from "./workqueue.js";

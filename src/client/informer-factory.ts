@@ -5,14 +5,16 @@
 import { setMaxListeners } from "node:events";
 import type { MetricsRegistry } from "../component/metrics/index.js";
 import type { ApiObject } from "../machinery/index.js";
-import { Informer, type InformerOptions } from "./informer.js";
+import { Informer, dropManagedFields, type InformerOptions } from "./informer.js";
 import type { ResourceRef, RestClient } from "./rest.js";
 
 export interface InformerFactoryOptions {
   client: RestClient;
   log?: (line: string) => void;
   /** Defaults for every informer (page size, backoff, resync period (upstream's defaultResync)...). */
-  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds" | "stallTimeoutMs" | "resyncPeriodMs">>;
+  defaults?: Partial<Pick<InformerOptions, "pageSize" | "initialBackoffMs" | "maxBackoffMs" | "watchTimeoutSeconds" | "stallTimeoutMs" | "resyncPeriodMs" | "transform">>;
+  /** Keep metadata.managedFields in the caches (default: dropped, `dropManagedFields`; the components' informers never read them). */
+  keepManagedFields?: boolean;
   /** The component's registry, handed to every informer (informer_* metrics). */
   metrics?: MetricsRegistry;
 }
@@ -52,6 +54,7 @@ export class InformerFactory {
     let informer = this.#informers.get(key);
     if (informer === undefined) {
       informer = new Informer({
+        ...(this.#options.keepManagedFields ? {} : { transform: dropManagedFields }),
         ...this.#options.defaults,
         client: this.#options.client,
         resource: r,

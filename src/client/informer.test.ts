@@ -205,6 +205,27 @@ describe("Informer", () => {
     stop.abort();
   });
 
+  test("the factory's caches hold objects without managedFields unless asked to keep them; a plain informer keeps them", async () => {
+    await client.create(WIDGETS, widget("inf", "managed", "red"));
+    const stop = new AbortController();
+    const trimmed = new InformerFactory({ client }).informerFor<Widget>({ resource: WIDGETS });
+    const kept = new InformerFactory({ client, keepManagedFields: true }).informerFor<Widget>({ resource: WIDGETS });
+    const plain = new Informer<Widget>({ client, resource: WIDGETS });
+    const runs = [trimmed, kept, plain].map((i) => i.run(stop.signal));
+    for (const i of [trimmed, kept, plain]) await i.waitForSync();
+    assert.equal(trimmed.get("inf/managed")?.metadata.managedFields, undefined);
+    assert.ok((kept.get("inf/managed")?.metadata.managedFields?.length ?? 0) > 0);
+    assert.ok((plain.get("inf/managed")?.metadata.managedFields?.length ?? 0) > 0);
+    // Objects from the watch too, not only from the list.
+    const seen: Widget[] = [];
+    trimmed.addEventHandler({ onUpdate: (_o, n) => void seen.push(n) });
+    await client.patch(WIDGETS, { namespace: "inf", name: "managed", patch: { spec: { color: "blue" } } });
+    await until("the update", () => seen.some((w) => w.spec?.color === "blue"));
+    assert.equal(seen.find((w) => w.spec?.color === "blue")?.metadata.managedFields, undefined);
+    stop.abort();
+    await Promise.all(runs);
+  });
+
   test("the factory's defaults.resyncPeriodMs is every informer's resync period (upstream's defaultResync)", async () => {
     const factory = new InformerFactory({ client, defaults: { resyncPeriodMs: 50 } });
     const namespaces = factory.informerFor({ resource: NAMESPACES });

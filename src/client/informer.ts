@@ -49,6 +49,23 @@ export interface InformerOptions {
   log?: (line: string) => void;
   /** The component's registry: informer_* metrics labelled with the resource. */
   metrics?: MetricsRegistry;
+  /**
+   * Applied to every object before it is cached and handed to handlers
+   * (client-go's TransformFunc); may change the object it is given, which
+   * nothing else holds. `dropManagedFields` is the one components use.
+   */
+  transform?: (obj: ApiObject) => ApiObject;
+}
+
+/**
+ * Drops metadata.managedFields: no controller, scheduler or proxy reads them,
+ * and they are a third to a half of a pod's bytes once several managers have
+ * written it (upstream's components trim them from their caches the same way).
+ * With 30,000 pods `orch server`'s informers held 340 MB of decoded objects.
+ */
+export function dropManagedFields(obj: ApiObject): ApiObject {
+  if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+  return obj;
 }
 
 export interface HandlerOptions {
@@ -386,7 +403,8 @@ export class Informer<T extends ApiObject = ApiObject> {
         const key = keyOf(event.object);
         if (event.type === "DELETED") {
           const old = this.#cache.delete(key);
-          this.#emit((h) => h.onDelete?.(event.object ?? old));
+          const last = event.object === undefined || this.#options.transform === undefined ? event.object : (this.#options.transform(event.object) as T);
+          this.#emit((h) => h.onDelete?.(last ?? old));
         } else {
           this.#store(key, event.object);
         }
@@ -401,7 +419,8 @@ export class Informer<T extends ApiObject = ApiObject> {
     }
   }
 
-  #store(key: string, obj: T): void {
+  #store(key: string, received: T): void {
+    const obj = this.#options.transform === undefined ? received : (this.#options.transform(received) as T);
     const old = this.#cache.set(key, obj);
     if (old === undefined) this.#emit((h) => h.onAdd?.(obj));
     else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit((h) => h.onUpdate?.(old, obj));

@@ -7,7 +7,7 @@
 // leaves no container processes behind, unless it asks to keep them.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,6 +38,13 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
   // the suites' agents allow it for every pod unless a test chooses (the commands' default, "marked", is tested on its own).
   if ((args[0] === "server" || args[0] === "nodeagent") && !args.some((a) => a.startsWith("--host-root-fallback"))) args = [...args, "--host-root-fallback=any"];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  // BENCH_LOG_DIR (benchmarks): the child's whole output also goes to a file there, for diagnosis.
+  const logDir = process.env["BENCH_LOG_DIR"];
+  if (logDir !== undefined) {
+    const file = createWriteStream(join(logDir, `orch-${args[0]}-${child.pid}.log`));
+    child.stdout!.pipe(file, { end: false });
+    child.stderr!.pipe(file, { end: false });
+  }
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
