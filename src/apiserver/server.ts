@@ -136,6 +136,8 @@ export interface RequestLimits {
   maxRequestsInflight?: number;
   /** --max-mutating-requests-inflight (default 200; 0: no limit). */
   maxMutatingRequestsInflight?: number;
+  /** --inflight-queue-wait: how long a request over its in-flight limit waits for a slot (default 0: refused at once). */
+  inflightQueueWaitMs?: number;
   /** --request-timeout (default 60 s; 0: none). */
   requestTimeoutMs?: number;
   /** --min-request-timeout (default 1800 s): a watch without timeoutSeconds ends in [min, 2*min). */
@@ -296,7 +298,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     metrics: options.requestMetrics !== false ? apiMetrics : undefined,
     encoding,
     log,
-    inflight: { maxRequestsInflight: options.limits?.maxRequestsInflight ?? 400, maxMutatingRequestsInflight: options.limits?.maxMutatingRequestsInflight ?? 200 },
+    inflight: {
+      maxRequestsInflight: options.limits?.maxRequestsInflight ?? 400,
+      maxMutatingRequestsInflight: options.limits?.maxMutatingRequestsInflight ?? 200,
+      queueWaitMs: options.limits?.inflightQueueWaitMs ?? 0,
+    },
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
     ...(audit !== undefined ? { audit } : {}),
   });

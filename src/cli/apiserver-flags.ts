@@ -170,6 +170,13 @@ export const apiserverFlags = {
     min: 0,
     description: "The maximum number of mutating requests in flight; a zero value disables the limit completely.",
   }),
+  "inflight-queue-wait": flag.duration({
+    section: GENERIC,
+    default: "2s",
+    description:
+      "How long a request over --max-requests-inflight or --max-mutating-requests-inflight waits, first come first served, for a slot before it is answered 429 " +
+      "(at most as many wait as the limit allows in flight); 0 refuses it at once, as upstream's max-in-flight filter.",
+  }),
   "request-timeout": flag.duration({
     section: GENERIC,
     default: "1m",

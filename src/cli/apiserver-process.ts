@@ -37,6 +37,7 @@ export async function startApiServerFromFlags(
     limits: {
       maxRequestsInflight: flags.get("max-requests-inflight"),
       maxMutatingRequestsInflight: flags.get("max-mutating-requests-inflight"),
+      inflightQueueWaitMs: flags.get("inflight-queue-wait"),
       requestTimeoutMs: flags.get("request-timeout"),
       minRequestTimeoutMs: flags.get("min-request-timeout") * 1000,
       maxConnections: flags.get("max-connections"),

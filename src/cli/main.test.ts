@@ -225,6 +225,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "etcd-keyfile": "",
       "etcd-servers": "[]",
       "feature-gates": "",
+      "inflight-queue-wait": "2s",
       "join-token-ttl": "24h0m0s",
       "max-connections": "0",
       "max-mutating-requests-inflight": "200",

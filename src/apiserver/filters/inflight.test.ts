@@ -104,3 +104,48 @@ test("apiserver_current_inflight_requests counts what the limit counts: not watc
     await t.close();
   }
 });
+
+test("with a queue wait, a request over the limit waits for a slot first come first served; with the queue full it is 429 at once", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission, limits: { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, inflightQueueWaitMs: 5000 } });
+  try {
+    // One write held in admission fills the one mutating slot.
+    const held = t.request("POST", WIDGETS, { body: widget("slow-held") });
+    await sleep(300);
+    // The next waits in the queue (the limit, 1, is also the queue's length); a third finds the queue full.
+    const queued = t.request("POST", WIDGETS, { body: widget("queued") });
+    await sleep(200);
+    const started = Date.now();
+    assertTooMany(await t.request("POST", WIDGETS, { body: widget("full") }), "the queue is full");
+    assert.ok(Date.now() - started < 1000, "a full queue refuses at once");
+    hold.release();
+    assert.equal((await held).status, 201);
+    assert.equal((await queued).status, 201, "the queued write got the slot when it was given back");
+    assert.equal((await t.request("POST", WIDGETS, { body: widget("after") })).status, 201, "the slot is free again");
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+test("a queued request whose wait runs out is 429, and leaves the queue", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission, limits: { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, inflightQueueWaitMs: 400 } });
+  try {
+    const held = t.request("POST", WIDGETS, { body: widget("slow-held") });
+    await sleep(300);
+    const from = Date.now();
+    assertTooMany(await t.request("POST", WIDGETS, { body: widget("late") }), "the wait ran out");
+    const waited = Date.now() - from;
+    assert.ok(waited >= 350 && waited < 1500, `refused after its wait (${waited} ms)`);
+    // It left the queue: the next one may queue again, and gets the slot once it is given back.
+    const next = t.request("POST", WIDGETS, { body: widget("next") });
+    await sleep(100);
+    hold.release();
+    assert.equal((await held).status, 201);
+    assert.equal((await next).status, 201);
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});

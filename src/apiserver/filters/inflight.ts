@@ -1,12 +1,19 @@
 // The in-flight limit (upstream's WithMaxInFlightLimit, --max-requests-inflight
 // and --max-mutating-requests-inflight): at most so many requests are served
-// at once, reads and writes counted apart; one over the limit is answered 429
-// TooManyRequests with `Retry-After: 1` at once, before authorization and the
-// handler spend anything on it. Long-running requests (watches, log streams,
+// at once, reads and writes counted apart. One over the limit waits in a
+// first-come queue of its kind for up to --inflight-queue-wait (as API
+// Priority and Fairness queues instead of refusing; the queue holds at most
+// as many as the limit), and is answered 429 TooManyRequests with
+// `Retry-After: 1` when the queue is full or its wait runs out, before
+// authorization and the handler spend anything on it. With a wait of 0 it is
+// refused at once, as upstream's max-in-flight filter does. Refusing at once
+// under a burst (a ReplicaSet creating 500 pods) sent every client to sleep
+// a second while the server sat idle: bench/density at 1,000 nodes saw
+// 15,000 refused pod creates and 2,700 refused lease renewals, and 12 % of
+// the server's samples idle. Long-running requests (watches, log streams,
 // exec/attach/port-forward) are exempt, as upstream: they would hold their
-// slot for minutes. A limit of 0 turns that kind's limit off. Like upstream's
-// max-in-flight filter, nobody is exempt by group (system:masters included);
-// only API Priority and Fairness, which orch does not have, knows exemptions.
+// slot for minutes. A limit of 0 turns that kind's limit off. Nobody is exempt
+// by group (system:masters included).
 
 import { tooManyRequests } from "../../machinery/index.js";
 import { isLongRunning } from "../request-metrics.js";
@@ -17,6 +24,44 @@ export interface InflightOptions {
   readonly maxRequestsInflight: number;
   /** Writes (everything but get, list, watch) served at once; 0: no limit. */
   readonly maxMutatingRequestsInflight: number;
+  /** How long a request over the limit may wait for a slot (ms; 0: refused at once). */
+  readonly queueWaitMs?: number;
+}
+
+/** The slots of one kind and the requests waiting for one, first come first served. */
+class Slots {
+  #busy = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(readonly limit: number) {}
+
+  /** True once a slot is held; false when the queue is full or `waitMs` passed first. */
+  async acquire(waitMs: number): Promise<boolean> {
+    if (this.#busy < this.limit) {
+      this.#busy++;
+      return true;
+    }
+    if (waitMs <= 0 || this.#waiting.length >= this.limit) return false;
+    return new Promise<boolean>((resolve) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const i = this.#waiting.indexOf(grant);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        resolve(false);
+      }, waitMs);
+      this.#waiting.push(grant);
+    });
+  }
+
+  /** The slot goes to the first waiting request, or back to the pool. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) next();
+    else this.#busy--;
+  }
 }
 
 /** Upstream's wording (its max-in-flight filter). */
@@ -27,19 +72,18 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 export function inflightFilter(options: InflightOptions): Filter | undefined {
   const { maxRequestsInflight, maxMutatingRequestsInflight } = options;
   if (maxRequestsInflight <= 0 && maxMutatingRequestsInflight <= 0) return undefined;
-  const inflight = { read: 0, mutating: 0 };
+  const slots = { read: new Slots(maxRequestsInflight), mutating: new Slots(maxMutatingRequestsInflight) };
+  const waitMs = options.queueWaitMs ?? 0;
   return async (ctx, next) => {
     // Upgrades (pods/exec, attach, port-forward) are connections: long-running.
     if (ctx.exchange.kind === "upgrade" || isLongRunning(ctx.req, ctx.path, ctx.url.searchParams)) return next();
-    const kind = READ_VERBS.has(ctx.attributes.verb) ? "read" : "mutating";
-    const limit = kind === "read" ? maxRequestsInflight : maxMutatingRequestsInflight;
-    if (limit <= 0) return next();
-    if (inflight[kind] >= limit) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
-    inflight[kind]++;
+    const kind = slots[READ_VERBS.has(ctx.attributes.verb) ? "read" : "mutating"];
+    if (kind.limit <= 0) return next();
+    if (!(await kind.acquire(waitMs))) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
     try {
       await next();
     } finally {
-      inflight[kind]--;
+      kind.release();
     }
   };
 }
