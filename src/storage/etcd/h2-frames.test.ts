@@ -8,6 +8,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import * as http2 from "node:http2";
+import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import { FramedChannel } from "./h2-frames.js";
 import type { Method } from "./rpc.js";
@@ -147,5 +148,53 @@ test("nothing listening: connect resolves, and the call fails as never sent", as
     await assert.rejects(c.unary(echo, Buffer.alloc(1), Date.now() + 2000), (err: { code: number; details: string }) => err.code === 14 && /^No connection established. Last error: .*ECONNREFUSED/.test(err.details));
   } finally {
     c.close();
+  }
+});
+
+/** A peer that speaks just enough HTTP/2 to be connected to (its SETTINGS), never answers a ping, and optionally sends a PING of its own every `chatterMs`. */
+async function silentPeer(chatterMs?: number): Promise<{ url: string; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const peer = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.write(Buffer.from([0, 0, 0, 0x4, 0, 0, 0, 0, 0]));
+    if (chatterMs !== undefined) {
+      const timer = setInterval(() => socket.write(Buffer.from([0, 0, 8, 0x6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8])), chatterMs);
+      socket.on("close", () => clearInterval(timer));
+    }
+  });
+  await new Promise<void>((resolve) => peer.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(peer.address() as AddressInfo).port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      peer.close();
+    },
+  };
+}
+
+test("keepalive: a peer that answers nothing is dropped, one that sends anything is alive", async () => {
+  const timing = { intervalMs: 50, timeoutMs: 100 };
+  const mute = await silentPeer();
+  const c = new FramedChannel(mute.url, undefined, {}, timing);
+  try {
+    await c.connect(Date.now() + 2000);
+    const started = Date.now();
+    await assert.rejects(c.unary(echo, Buffer.alloc(1), Date.now() + 5000), { code: 14, details: "Connection dropped: keepalive ping not answered" });
+    assert.ok(Date.now() - started < 2000);
+  } finally {
+    c.close();
+    mute.close();
+  }
+  // Its pings are not answers to ours, but frames read: the connection stays.
+  const chatty = await silentPeer(20);
+  const d = new FramedChannel(chatty.url, undefined, {}, timing);
+  try {
+    await d.connect(Date.now() + 2000);
+    const pending = d.unary(echo, Buffer.alloc(1), Date.now() + 600);
+    await assert.rejects(pending, { code: 4, details: "Deadline exceeded" }, "still connected when the deadline came");
+  } finally {
+    d.close();
+    chatty.close();
   }
 });

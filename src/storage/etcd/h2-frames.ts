@@ -72,6 +72,12 @@ const LAST_STREAM_ID = 2 ** 31 - 1;
 const KEEPALIVE_MS = 10_000;
 const KEEPALIVE_TIMEOUT_MS = 5_000;
 
+/** How often an idle-or-not connection is pinged, and how long an answer may take (tests shorten them). */
+export interface Keepalive {
+  intervalMs: number;
+  timeoutMs: number;
+}
+
 /** One unary call in flight. */
 interface Call {
   readonly id: number;
@@ -104,7 +110,10 @@ export class FramedChannel {
   /** The HEADERS block per method path, all but grpc-timeout. */
   readonly #blocks = new Map<string, Buffer>();
 
-  constructor(url: string, tlsOptions: ChannelTls | undefined, headers: Record<string, string>) {
+  readonly #keepalive: Keepalive;
+
+  constructor(url: string, tlsOptions: ChannelTls | undefined, headers: Record<string, string>, keepalive: Keepalive = { intervalMs: KEEPALIVE_MS, timeoutMs: KEEPALIVE_TIMEOUT_MS }) {
+    this.#keepalive = keepalive;
     this.url = url;
     const parsed = new URL(url);
     this.#host = parsed.hostname.replace(/^\[|\]$/g, "");
@@ -195,7 +204,7 @@ export class FramedChannel {
         resolve();
         return;
       }
-      const conn = new Connection(socket, (err) => {
+      const conn = new Connection(socket, this.#keepalive, (err) => {
         if (err !== undefined) this.#lastError = err.message;
         if (this.#conn === conn) this.#conn = undefined;
         if (this.#connecting === connecting) this.#connecting = undefined;
@@ -269,9 +278,11 @@ class Connection {
   #flushScheduled = false;
   #keepalive: NodeJS.Timeout | undefined;
   #pingTimer: NodeJS.Timeout | undefined;
+  readonly #timing: Keepalive;
 
-  constructor(socket: net.Socket, onClosed: (err: Error | undefined) => void) {
+  constructor(socket: net.Socket, timing: Keepalive, onClosed: (err: Error | undefined) => void) {
     this.#socket = socket;
+    this.#timing = timing;
     this.#onClosed = onClosed;
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.#read(chunk));
@@ -301,7 +312,7 @@ class Connection {
     this.#write(PREFACE);
     this.#frame(FrameType.SETTINGS, 0, 0, settings);
     this.#frame(FrameType.WINDOW_UPDATE, 0, 0, windowUpdate);
-    this.#keepalive = setInterval(() => this.#ping(), KEEPALIVE_MS);
+    this.#keepalive = setInterval(() => this.#ping(), this.#timing.intervalMs);
     this.#keepalive.unref();
   }
 
@@ -431,14 +442,26 @@ class Connection {
 
   #ping(): void {
     if (this.#closed || this.#pingTimer !== undefined) return;
-    this.#pingTimer = setTimeout(() => this.destroy(new Error("keepalive ping not answered")), KEEPALIVE_TIMEOUT_MS);
-    this.#pingTimer.unref();
+    const timer = setTimeout(() => {
+      // Timers run before the turn reads the sockets: an answer already waiting in ours must count.
+      setImmediate(() => {
+        if (this.#pingTimer === timer) this.destroy(new Error("keepalive ping not answered"));
+      });
+    }, this.#timing.timeoutMs);
+    this.#pingTimer = timer;
+    timer.unref();
     this.#frame(FrameType.PING, 0, 0, Buffer.alloc(8));
   }
 
   // ---- receiving ----
 
   #read(chunk: Buffer): void {
+    // Anything from the peer shows it alive, as gRPC's keepalive counts any frame read: a ping
+    // answered late behind a busy turn or a long answer must not drop a connection that works.
+    if (this.#pingTimer !== undefined) {
+      clearTimeout(this.#pingTimer);
+      this.#pingTimer = undefined;
+    }
     const buf = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
     this.#pending = undefined;
     let pos = 0;
