@@ -106,6 +106,9 @@ describe("representations (built-in kinds, CBOR gate on)", () => {
     const pretty = await t.request("GET", `${CM_PATH}?pretty=true`);
     assert.match(pretty.text, /^\{\n {2}"kind": "ConfigMapList"/);
     assert.deepEqual(pretty.json, json);
+    // The query's names are decoded: an escaped spelling asks too, and pretty=false does not.
+    assert.match((await t.request("GET", `${CM_PATH}?%70retty=1`)).text, /^\{\n {2}"kind"/);
+    assert.match((await t.request("GET", `${CM_PATH}?pretty=false`)).text, /^\{"kind"/);
   });
 
   test("Table and metadata-only in YAML, CBOR and Protobuf, in orch's and upstream's group", async () => {

@@ -33,7 +33,6 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
     throw tooLarge(declared, limit);
   }
   const chunks: Buffer[] = [];
-  let size = 0;
   // A body that trickles (slowloris after the headers, from an authenticated client too) has a deadline.
   const ms = requestBodyTimeouts.get(req);
   let timedOut = false;
@@ -42,14 +41,7 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
     req.destroy(new Error("request body read timed out"));
   }, ms);
   try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) {
-        req.resume();
-        throw tooLarge(size, limit);
-      }
-      chunks.push(chunk);
-    }
+    await collect(req, limit, chunks);
   } catch (err) {
     // The request (HTTP/1.1: its connection) is gone: this 408 is for the log, the metrics and the audit, as Go's ReadTimeout closes.
     if (timedOut) throw new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `the request body was not received within ${ms! / 1000} s`, reason: "Timeout", code: 408 });
@@ -60,6 +52,53 @@ export async function readBody(req: IncomingMessage | Http2ServerRequest, limit 
   const body = Buffer.concat(chunks);
   bodyObservers.get(req)?.bytes(body);
   return body;
+}
+
+/**
+ * The body's chunks into `chunks`, by the stream's events. It was a `for
+ * await` over the request, whose async iterator (a promise and an
+ * end-of-stream watcher per request) was 1.5 % of a create's CPU; the
+ * outcomes are the iterator's: the stream's error, a premature close when it
+ * closes before its end, and past `limit` a 413 with the rest of the body
+ * discarded and the request destroyed (as leaving the loop did).
+ */
+function collect(req: IncomingMessage | Http2ServerRequest, limit: number, chunks: Buffer[]): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let size = 0;
+    const settle = (err: Error | undefined) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+      if (err === undefined) resolve();
+      else reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        settle(tooLarge(size, limit));
+        req.resume();
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => settle(undefined);
+    const onError = (err: Error) => settle(err);
+    const onClose = () => settle(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    if (req.readableEnded) {
+      settle(undefined);
+      return;
+    }
+    if (req.destroyed) {
+      onClose();
+      return;
+    }
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
 }
 
 function tooLarge(size: number, limit: number) {

@@ -91,6 +91,10 @@ function query(req: Incoming): URLSearchParams {
 }
 
 function pretty(req: Incoming): boolean {
+  // Parsing the URL for every response was 0.7 % of a create's CPU; almost no request asks
+  // (a name spelled with escapes, %70retty, is still parsed).
+  const url = req.url;
+  if (url === undefined || (!url.includes("pretty") && !url.includes("%"))) return false;
   const v = query(req).get("pretty");
   return v !== null && (v === "" || v === "1" || v.toLowerCase() === "true");
 }

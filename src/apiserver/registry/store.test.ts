@@ -52,10 +52,11 @@ async function widgetStore(snapshots: boolean, options: { generateName?: (prefix
   const registry = new ApiRegistry([sampleApi], naming);
   const def = registry.find("samples.orch.io", "widgets")!;
   let store: RegistryStore;
+  let decodes = 0;
   const cacher = new CachedStorage<ApiObject>({
     backend: counted.storage,
     prefix: "/registry/samples.orch.io/widgets/",
-    decode: (kv) => store.decode(kv),
+    decode: (kv) => (decodes++, store.decode(kv)),
     withRevision: (obj, revision) => ({ ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }),
     snapshots,
   });
@@ -64,6 +65,9 @@ async function widgetStore(snapshots: boolean, options: { generateName?: (prefix
   return {
     store,
     exactReads: counted.exactLists,
+    /** Decodes by the door (its answers and the cache's events). */
+    decodes: () => decodes,
+    lmdb,
     keyReads: counted.gets,
     async close() {
       cacher.stop();
@@ -109,6 +113,26 @@ test("an update starts from the cached object: no read of the key reaches the ba
     const stale = await t.store.update("ns", "w", updated.object).catch((e: unknown) => e);
     assert.ok(isApiError(stale, "Conflict"), String(stale));
     assert.deepEqual(put.object.object.metadata.labels, { a: "c" });
+  } finally {
+    await t.close();
+  }
+});
+
+test("a create's answer and cached record are its own object, laid out exactly as decoding the stored bytes gives it", async () => {
+  const t = await widgetStore(true);
+  try {
+    const before = t.decodes();
+    const created = await t.store.create("ns", {
+      kind: "Widget",
+      spec: { color: "blue", size: 3, tags: ["a", "b"], empty: {} },
+      metadata: { labels: { z: "1", a: "2" }, name: "w", annotations: { "1": "numeric key first" } },
+      apiVersion: "samples.orch.io/v1",
+    } as ApiObject);
+    assert.equal(t.decodes() - before, 0, "nothing decoded");
+    const kv = (await t.lmdb.get(created.key)).kv!;
+    assert.equal(JSON.stringify(created.object), JSON.stringify(t.store.decode(kv)), "member for member, in the same order");
+    assert.equal(created.object.metadata.resourceVersion, String(kv.modRevision));
+    assert.equal(await t.store.get("ns", "w", { resourceVersion: created.object.metadata.resourceVersion }), created, "the cache's record is the answer's");
   } finally {
     await t.close();
   }

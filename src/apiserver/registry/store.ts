@@ -42,7 +42,7 @@ import {
 } from "../../machinery/index.js";
 import { DELETE, isStorageError, type KeyValue, type UpdateDecision } from "../../storage/index.js";
 import { cachedRecord, decodeRecord, type Cached, type CachedStorage, type CorruptKey } from "../../storage/cacher/index.js";
-import { decodeObject, encodeObject } from "./codec.js";
+import { decodeObject, encodeObject, encodeStoredForm, isJsonData, storedForm } from "./codec.js";
 import { listReadAt, pageList, type ListParams, type ListResult } from "./list.js";
 import { checkCorruptDeleteOptions, checkPreconditions, CORRUPT_DELETE_OPTION, deletePolicy, markForDeletion, type DeleteOptions, type DeleteResult } from "./deletion.js";
 import { apiErrorFrom } from "./storage-errors.js";
@@ -196,13 +196,18 @@ export class RegistryStore {
       const obj = await this.#prepareCreate(namespace, input, generated ? nameFrom(input.metadata.generateName!) : input.metadata?.name, options);
       const name = obj.metadata.name!;
       const key = this.keyFor(namespace, name);
-      const bytes = encodeObject(this.#toStored(await this.#toStorageVersion(obj, name)), name);
+      const stored = this.#toStored(await this.#toStorageVersion(obj, name));
+      const form = storedForm(stored);
+      const bytes = encodeStoredForm(form, name);
       try {
         if (options.dryRun) {
           if ((await this.#storage((s) => s.getStored(key), name)) !== undefined) throw alreadyExists(this.groupResource, name);
           return cachedRecord({ key, object: obj, revision: 0 });
         }
-        return await this.#storage((s) => s.create(key, bytes), name);
+        // The object just encoded is what the bytes decode to (no conversion on the way, plain
+        // JSON data): the door keeps it as the record instead of decoding the bytes again.
+        const made = stored === obj && this.def.storedAs === undefined && isJsonData(form) ? form : undefined;
+        return await this.#storage((s) => s.create(key, bytes, made), name);
       } catch (err) {
         if (!generated || !isApiError(err, "AlreadyExists")) throw err;
         if (attempt < GENERATE_NAME_ATTEMPTS) continue;

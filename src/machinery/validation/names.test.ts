@@ -147,6 +147,18 @@ test("generateName appends 5 characters from upstream's alphabet and fits 63", (
   for (const n of seen) assert.deepEqual(isDNS1123Label(n), []);
 });
 
+test("generateName keeps drawing fresh random bytes past its pool (4 KiB) and stays uniform", () => {
+  // 5,000 names use about 27,000 random bytes: the pool is refilled several times.
+  const suffixes = Array.from({ length: 5000 }, () => generateName("p-").slice(2));
+  // 27^5 suffixes: a repeat among 5,000 is a 1-in-a-million event, a reused pool repeats hundreds.
+  assert.ok(new Set(suffixes).size >= 4998, "suffixes do not repeat");
+  const counts = new Map<string, number>();
+  for (const s of suffixes) for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  assert.equal(counts.size, GENERATE_NAME_ALPHABET.length, "every letter of the alphabet occurs");
+  const expected = (5000 * 5) / GENERATE_NAME_ALPHABET.length;
+  for (const [ch, n] of counts) assert.ok(Math.abs(n - expected) < expected * 0.2, `letter ${ch}: ${n} against ${expected.toFixed(0)} expected`);
+});
+
 test("regexError formats examples like upstream", () => {
   assert.equal(regexError("bad", "x+"), "bad (regex used for validation is 'x+')");
   assert.equal(regexError("bad", "x+", "x"), "bad (e.g. 'x', regex used for validation is 'x+')");

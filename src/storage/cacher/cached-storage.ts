@@ -18,7 +18,7 @@
 
 import { CompactedError, FutureRevisionError } from "../errors.js";
 import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, Storage, UpdateDecision } from "../storage.js";
-import { decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
+import { cachedRecord, decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
 import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
 import { historyEvents } from "./history.js";
 import type { ReadMode } from "../../machinery/resource-version.js";
@@ -84,6 +84,8 @@ export class CachedStorage<T> {
   readonly #written = new Map<string, Written<T>>();
   /** The revision of the last write made through this door (its own writes, not other servers'). */
   #lastWrite = 0;
+  /** Creates sent and not answered yet, by key (see create). */
+  readonly #pending = new Map<string, Pending<T>>();
 
   constructor(options: CachedStorageOptions<T>) {
     const { backend, snapshots: _s, futureWaitMs: _f, consistentGets: _g, ...cache } = options;
@@ -92,7 +94,7 @@ export class CachedStorage<T> {
     this.#options = options;
     this.#waitMs = options.futureWaitMs ?? DEFAULT_FUTURE_WAIT_MS;
     // The event of our own write brings the bytes we wrote: the record made for the write's answer serves (no second decode).
-    this.#cache = new Cacher({ ...cache, store: backend, known: (kv) => this.#ownRecord(kv) });
+    this.#cache = new Cacher({ ...cache, store: backend, known: (kv) => this.#ownRecord(kv) ?? this.#pendingRecord(kv) });
     this.#cache.subscribe((e) => {
       const written = this.#written.get(e.key);
       if (written !== undefined && e.revision >= written.kv.modRevision) this.#written.delete(e.key);
@@ -249,8 +251,39 @@ export class CachedStorage<T> {
 
   // ---- writes: the backend's, with the freshest known value as the first guess ----
 
-  async create(key: string, value: Uint8Array): Promise<Cached<T>> {
-    return this.#wroteRecord(key, await this.#backend.create(key, value));
+  /**
+   * Store a new key. `made`, when given, is the object `value` decodes to
+   * without its revision (the caller's own, which it will not change again):
+   * the write's record, and the cache's when the write's event comes back,
+   * are then made from it instead of decoding the bytes just sent (a JSON
+   * decode per create, and its garbage). The event may come before the answer
+   * (on etcd it usually does), so the pending write is known by its bytes
+   * until then: an event carrying exactly those bytes decodes to `made`.
+   */
+  async create(key: string, value: Uint8Array, made?: T): Promise<Cached<T>> {
+    if (made === undefined || this.#options.withRevision === undefined) return this.#wroteRecord(key, await this.#backend.create(key, value));
+    const pending: Pending<T> = { value, made, record: undefined };
+    this.#pending.set(key, pending);
+    let kv: KeyValue;
+    try {
+      kv = await this.#backend.create(key, value);
+    } finally {
+      if (this.#pending.get(key) === pending) this.#pending.delete(key);
+    }
+    this.#noteWrite(key, kv, pending);
+    return this.recordOf(kv);
+  }
+
+  /** The record of a pending create whose bytes these are (see create), made once. */
+  #pendingRecord(kv: KeyValue): Cached<T> | undefined {
+    const pending = this.#pending.get(kv.key);
+    if (pending === undefined || !sameBytes(pending.value, kv.value)) return undefined;
+    return (pending.record ??= this.#madeRecord(pending.made, kv));
+  }
+
+  /** A record of `made` (the decoded form of kv.value) at kv's revision. */
+  #madeRecord(made: T, kv: KeyValue): Cached<T> {
+    return cachedRecord({ key: kv.key, object: this.#options.withRevision!(made, kv.modRevision), revision: kv.modRevision, stored: kv });
   }
 
   /**
@@ -275,10 +308,10 @@ export class CachedStorage<T> {
   }
 
   /** Remember a write of this door until the cache applies it (nothing to remember when it already did). */
-  #noteWrite(key: string, kv: KeyValue): void {
+  #noteWrite(key: string, kv: KeyValue, pending?: Pending<T>): void {
     if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
     if (this.#applied(kv) !== undefined) this.#written.delete(key);
-    else this.#wrote(key, kv);
+    else this.#wrote(key, kv, pending === undefined ? undefined : (pending.record ?? this.#madeRecord(pending.made, kv)));
   }
 
   /** The record of this door's write of `kv.key` at `kv.modRevision` (one key at one revision has one value), if it is still remembered. */
@@ -318,10 +351,10 @@ export class CachedStorage<T> {
     return out;
   }
 
-  #wrote(key: string, kv: KeyValue): KeyValue {
+  #wrote(key: string, kv: KeyValue, record?: Cached<T>): KeyValue {
     // Only a hint: bounded, and emptied as the cache catches up (see the constructor).
     if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
-    this.#written.set(key, { kv, record: undefined });
+    this.#written.set(key, { kv, record });
     if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
     return kv;
   }
@@ -336,6 +369,18 @@ export class CachedStorage<T> {
 interface Written<T> {
   readonly kv: KeyValue;
   record: Cached<T> | undefined;
+}
+
+/** A create of this door sent and not answered yet, with the object its bytes decode to (see create). */
+interface Pending<T> {
+  readonly value: Uint8Array;
+  readonly made: T;
+  /** Made once, by whichever needs it first: the cache applying the event, or the answer. */
+  record: Cached<T> | undefined;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 /** `found`, or the decoder's error when `key` is among the corrupt ones (seed 000, the corrupt state). */

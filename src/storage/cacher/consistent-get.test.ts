@@ -8,14 +8,9 @@
 
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { etcdSkipReason, startEtcd } from "../etcd/testing/etcd-server.js";
-import { openEtcdStorage } from "../etcd/index.js";
-import { LmdbStorage } from "../lmdb/index.js";
 import type { KeyValue, Storage } from "../storage.js";
 import { CachedStorage } from "./cached-storage.js";
+import { TWO_CLIENT_BACKENDS, type TwoClients } from "../testing/two-clients.js";
 
 type Thing = { v: string; rv: number };
 const PREFIX = "/registry/things/";
@@ -38,37 +33,8 @@ function counting(storage: Storage): { storage: Storage; calls: Record<string, n
   return { storage: wrapped, calls };
 }
 
-/** Two clients of one store: `ours` under the door, `theirs` writing around it. */
-interface Backend {
-  ours: Storage;
-  theirs: Storage;
-  close(): Promise<void>;
-}
-
-const BACKENDS: { name: string; skip: string | false; open: () => Promise<Backend> }[] = [
-  {
-    name: "etcd",
-    skip: etcdSkipReason() ?? false,
-    async open() {
-      const etcd = await startEtcd();
-      const ours = await openEtcdStorage({ endpoints: etcd.endpoints });
-      const theirs = await openEtcdStorage({ endpoints: etcd.endpoints });
-      return { ours, theirs, close: async () => (await ours.close(), await theirs.close(), await etcd.stop()) };
-    },
-  },
-  {
-    name: "lmdb",
-    skip: false,
-    async open() {
-      const dataDir = mkdtempSync(join(tmpdir(), "orch-consistent-get-"));
-      const store = await LmdbStorage.open({ dataDir });
-      return { ours: store, theirs: store, close: async () => (await store.close(), rmSync(dataDir, { recursive: true, force: true })) };
-    },
-  },
-];
-
-for (const b of BACKENDS) describe(`consistent get from the watch cache (${b.name})`, { skip: b.skip }, () => {
-  let backend: Backend;
+for (const b of TWO_CLIENT_BACKENDS) describe(`consistent get from the watch cache (${b.name})`, { skip: b.skip }, () => {
+  let backend: TwoClients;
   let ours: Storage;
   let theirs: Storage;
   before(async () => {

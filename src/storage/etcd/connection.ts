@@ -2,9 +2,11 @@
 // between endpoints, retries with backoff, deadlines, and a health state that
 // is logged once per change. Callers get etcd's answer or a ServiceError that
 // etcd itself produced; connection trouble becomes StorageUnavailableError.
-// Two transports carry the calls: our own gRPC over node:http2 with the
-// hand-written codec (h2-channel.ts, wire.ts; the default), and @grpc/grpc-js
-// with protobufjs (ORCH_ETCD_CLIENT=grpc-js), kept selectable for a release.
+// Three transports carry the calls: by default unary calls in HTTP/2 frames
+// of our own and streams over node:http2 (h2-frames.ts), with the
+// hand-written codec (wire.ts); every call over node:http2 (h2-channel.ts,
+// ORCH_ETCD_CLIENT=h2); and @grpc/grpc-js with protobufjs
+// (ORCH_ETCD_CLIENT=grpc-js). The older two stay selectable for a release.
 
 import * as grpc from "@grpc/grpc-js";
 import { isIP } from "node:net";
@@ -12,6 +14,7 @@ import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { StorageUnavailableError } from "../errors.js";
 import { etcdMethods, type Method, type StatusResponse } from "./rpc.js";
 import { H2Channel, type CallStream } from "./h2-channel.js";
+import { FramedChannel } from "./h2-frames.js";
 import { sleep } from "../../machinery/until.js";
 
 /** One line per event; pino's logger fits, so does the console-backed default. */
@@ -39,15 +42,20 @@ export interface ConnectionOptions {
   client?: EtcdClientKind;
 }
 
-/** "h2": our gRPC over node:http2 (the default); "grpc-js": @grpc/grpc-js, the client before it. */
-export type EtcdClientKind = "h2" | "grpc-js";
+/**
+ * "frames": unary calls in HTTP/2 frames of our own, streams over node:http2
+ * (h2-frames.ts; the default); "h2": every call over node:http2
+ * (h2-channel.ts), the client before it; "grpc-js": @grpc/grpc-js, the one
+ * before that. The older two stay selectable for a release.
+ */
+export type EtcdClientKind = "frames" | "h2" | "grpc-js";
 
-/** The transport chosen by ORCH_ETCD_CLIENT ("grpc-js" or "h2"; unset: "h2"). */
+/** The transport chosen by ORCH_ETCD_CLIENT ("frames", "h2" or "grpc-js"; unset: "frames"). */
 export function defaultClientKind(): EtcdClientKind {
   const value = process.env.ORCH_ETCD_CLIENT;
-  if (value === undefined || value === "" || value === "h2") return "h2";
-  if (value === "grpc-js") return "grpc-js";
-  throw new Error(`ORCH_ETCD_CLIENT=${value}: expected "h2" or "grpc-js"`);
+  if (value === undefined || value === "" || value === "frames") return "frames";
+  if (value === "h2" || value === "grpc-js") return value;
+  throw new Error(`ORCH_ETCD_CLIENT=${value}: expected "frames", "h2" or "grpc-js"`);
 }
 
 /** What EtcdConnection needs of one endpoint's transport. */
@@ -203,7 +211,8 @@ export class EtcdConnection {
     this.#endpoints = options.endpoints.map((url) => {
       if (kind === "grpc-js") return new GrpcJsEndpoint(url, options.tls);
       parseEndpoint(url);
-      return new H2Channel(url, options.tls, { [REQUIRE_LEADER]: "true" });
+      if (kind === "h2") return new H2Channel(url, options.tls, { [REQUIRE_LEADER]: "true" });
+      return new FramedChannel(url, options.tls, { [REQUIRE_LEADER]: "true" });
     });
   }
 

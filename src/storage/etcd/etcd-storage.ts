@@ -60,7 +60,7 @@ export interface EtcdStorageOptions {
   logger?: EtcdLogger;
   /** For https:// endpoints: CA, client certificate and key (PEM). */
   tls?: EtcdTls;
-  /** The gRPC transport: "h2" (ours over node:http2, the default) or "grpc-js" (default: $ORCH_ETCD_CLIENT). */
+  /** The gRPC transport: "frames" (ours, the default), "h2" (ours over node:http2) or "grpc-js" (default: $ORCH_ETCD_CLIENT). */
   client?: EtcdClientKind;
 }
 
@@ -105,7 +105,7 @@ class EtcdStorageImpl implements EtcdStorage {
   #compacted = 0;
   #compactedProbe: Promise<number> | undefined;
   /** The first update in flight per key (see update()). */
-  readonly #updatesInFlight = new Map<string, { expected: number; result: Promise<KeyValue> }>();
+  readonly #updatesInFlight = new Map<string, { expected: number; result: Promise<KeyValue>; settled: boolean }>();
   /** Reads of the latest revision, sent together while others are in flight (read-batch.ts). */
   readonly #latestReads: ReadBatcher;
 
@@ -215,11 +215,20 @@ class EtcdStorageImpl implements EtcdStorage {
       // The first failed for another reason (etcd unreachable, ...): ask etcd ourselves.
     }
     const result = this.#update(key, value, expectedModRevision);
-    if (!this.#updatesInFlight.has(key)) {
-      const entry = { expected: expectedModRevision, result };
+    const first = this.#updatesInFlight.get(key);
+    if (first === undefined || first.settled) {
+      const entry = { expected: expectedModRevision, result, settled: false };
       this.#updatesInFlight.set(key, entry);
+      // A settled first stays until the next macrotask. Answers that arrive together (one read
+      // of the socket carries many with h2-frames.ts) all settle before any caller goes on; a
+      // loser that then retries with the winner's expected revision must still learn from the
+      // winner that it lost, rather than ask etcd and lose again behind the next group (without
+      // this a writer of the CAS test was seen to lose all of its 100 retries).
       const done = () => {
-        if (this.#updatesInFlight.get(key) === entry) this.#updatesInFlight.delete(key);
+        entry.settled = true;
+        setImmediate(() => {
+          if (this.#updatesInFlight.get(key) === entry) this.#updatesInFlight.delete(key);
+        });
       };
       result.then(done, done);
     }

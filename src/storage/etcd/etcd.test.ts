@@ -41,13 +41,15 @@ if (skip !== undefined) {
   runStorageConformance("etcd", async () => open({ endpoints: (await sharedEtcd()).endpoints }), {
     teardown: async () => (await shared)?.stop(),
   });
-  // The client before our node:http2 transport stays selectable for a release (ORCH_ETCD_CLIENT=grpc-js): it passes the same suite.
-  let sharedGrpcJs: Promise<EtcdServer> | undefined;
-  runStorageConformance(
-    "etcd, grpc-js client",
-    async () => open({ endpoints: (await (sharedGrpcJs ??= startEtcd())).endpoints, client: "grpc-js" }),
-    { teardown: async () => (await sharedGrpcJs)?.stop() },
-  );
+  // The clients before our own framing stay selectable for a release (ORCH_ETCD_CLIENT=h2, =grpc-js): they pass the same suite.
+  for (const client of ["h2", "grpc-js"] as const) {
+    let sharedOld: Promise<EtcdServer> | undefined;
+    runStorageConformance(
+      `etcd, ${client} client`,
+      async () => open({ endpoints: (await (sharedOld ??= startEtcd())).endpoints, client }),
+      { teardown: async () => (await sharedOld)?.stop() },
+    );
+  }
 
   describe("etcd specifics", () => {
     let etcd: EtcdServer;

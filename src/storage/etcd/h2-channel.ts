@@ -36,6 +36,25 @@ export interface ChannelTls {
   key?: string;
 }
 
+/** A unary call's end: its error, or its one message decoded (both transports, h2-frames.ts too). */
+export function settleUnary<Res>(
+  decode: (bytes: Buffer) => Res,
+  err: CallError | undefined,
+  answer: Buffer | undefined,
+  resolve: (value: Res) => void,
+  reject: (err: CallError) => void,
+): void {
+  if (err !== undefined) reject(err);
+  else if (answer === undefined) reject(callError(Code.INTERNAL, "No message received"));
+  else {
+    try {
+      resolve(decode(answer));
+    } catch (e) {
+      reject(callError(Code.INTERNAL, `Response message parsing error: ${message(e)}`));
+    }
+  }
+}
+
 /** A bidirectional or server-streaming call, with the subset of grpc-js's stream API orch uses. */
 export interface CallStream<Req, Res> {
   write(request: Req): unknown;
@@ -141,15 +160,7 @@ export class H2Channel {
         (bytes) => (answer = bytes),
         (err) => {
           clearTimeout(timer);
-          if (err !== undefined) reject(err);
-          else if (answer === undefined) reject(callError(Code.INTERNAL, "No message received"));
-          else {
-            try {
-              resolve(codec !== undefined ? codec.decode(answer) : method.deserialize(answer));
-            } catch (e) {
-              reject(callError(Code.INTERNAL, `Response message parsing error: ${message(e)}`));
-            }
-          }
+          settleUnary(codec !== undefined ? codec.decode : method.deserialize, err, answer, resolve, reject);
         },
       );
       const timer = setTimeout(() => call.fail(callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")), timeoutMs);
