@@ -64,8 +64,6 @@ export class SyncPipeline {
   readonly pleg: Pleg;
   readonly #o: SyncPipelineOptions;
   readonly #prober: Prober;
-  /** Stops what the pipeline watches on its own (the services for service links) at stop(). */
-  readonly #stopping = new AbortController();
 
   constructor(options: SyncPipelineOptions) {
     this.#o = options;
@@ -78,7 +76,7 @@ export class SyncPipeline {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       keyDomain: naming.keyDomain,
-      objects: client ? apiObjects(client, naming.authenticationGroup, this.#stopping.signal) : NO_OBJECTS,
+      objects: client ? apiObjects(client, naming.authenticationGroup) : NO_OBJECTS,
       prober: this.#prober,
       hostIP: () => options.hostIP,
       clusterDNS: config.clusterDNS,
@@ -162,7 +160,6 @@ export class SyncPipeline {
   }
 
   stop(): void {
-    this.#stopping.abort();
     this.workers.stop();
     this.#prober.stopAll();
     this.statuses.close();
