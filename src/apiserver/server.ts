@@ -301,7 +301,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     inflight: {
       maxRequestsInflight: options.limits?.maxRequestsInflight ?? 400,
       maxMutatingRequestsInflight: options.limits?.maxMutatingRequestsInflight ?? 200,
-      queueWaitMs: options.limits?.inflightQueueWaitMs ?? 0,
+      // At most a quarter of the request timeout (as API Priority and Fairness bounds its queue wait):
+      // a request must still have time to be served, or be refused with a 429 its client retries.
+      queueWaitMs: Math.min(options.limits?.inflightQueueWaitMs ?? 0, (options.limits?.requestTimeoutMs || 60_000) / 4),
     },
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
     ...(audit !== undefined ? { audit } : {}),
