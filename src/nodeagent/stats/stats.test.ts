@@ -77,8 +77,10 @@ test("/stats/summary: node, pod, container and volume readings; psi where the ho
     const r = await get("/stats/summary");
     const doc = JSON.parse(r.body) as Json;
     const pod = (doc["pods"] as Json[]).find((p) => p["podRef"]?.name === "burn-node-stats");
-    return pod?.containers?.[0]?.cpu?.usageNanoCores > 0 ? { doc, pod, type: r.type } : undefined;
-  }, 30_000, "the pod's second CPU sample");
+    // The container writes the blob after it starts: wait for it as for the second CPU sample.
+    const blob = (pod?.volume as Json[] | undefined)?.find((v) => v["name"] === "scratch")?.["usedBytes"] >= 65536;
+    return pod?.containers?.[0]?.cpu?.usageNanoCores > 0 && blob ? { doc, pod, type: r.type } : undefined;
+  }, 30_000, "the pod's second CPU sample and its emptyDir's blob");
   assert.equal(s.type, "application/json");
   const node = s.doc["node"] as Json;
   assert.equal(node["nodeName"], "node-stats");
