@@ -123,3 +123,26 @@ test("a reread keeps the untouched containers as they were, refreshes the touche
   assert.deepEqual(after.containers.map((c) => [c.id, c.state]), [["c2", "CONTAINER_RUNNING"], ["c1", "CONTAINER_RUNNING"]]);
   assert.equal(after.containers[1], pod.containers.find((c) => c.id === "c1"), "c1 untouched: the same status object, not read again");
 });
+
+test("a read whose last relist is too old waits for the next one instead of listing; with none in time it lists", async () => {
+  const f = fakeRuntime();
+  f.sandbox("s1", "pod-a");
+  f.container("c1", "pod-a", "s1");
+  const reader = new RuntimePodReader(f.runtime, labels, 300);
+  await f.relist(reader);
+  await reader.read("pod-a", 0);
+  const syncEnded = performance.now();
+  f.calls.length = 0;
+  const reading = reader.read("pod-a", syncEnded);
+  await new Promise((r) => setTimeout(r, 20));
+  await f.relist(reader);
+  const pod = await reading;
+  assert.deepEqual(f.calls, [], "the relist after the sync's end answered: no list of its own");
+  assert.deepEqual(pod.containers.map((c) => c.id), ["c1"]);
+
+  const later = performance.now();
+  const began = performance.now();
+  await reader.read("pod-a", later);
+  assert.ok(performance.now() - began >= 290, "waited for a relist first");
+  assert.deepEqual(f.calls.sort(), ["listContainers", "listPodSandbox"], "none came: listed");
+});

@@ -29,6 +29,16 @@ interface Snapshot {
   pods: Map<string, { sandboxes: PodSandbox[]; containers: Container[] }>;
 }
 
+/**
+ * How long a sync's first read waits for the PLEG's next relist when the last
+ * one began before the pod's previous sync ended (upstream's pod workers wait
+ * on the pod cache the same way): the sync after a pod started, woken by the
+ * PLEG event of its own start, then costs no filtered ListPodSandbox +
+ * ListContainers of its own (two HTTP/2 streams per pod start). Two of the
+ * PLEG's one-second periods; past that the read lists the pod itself.
+ */
+export const RELIST_WAIT_MS = 2_000;
+
 interface Cached<S> {
   status: S;
   /** The relist (or read) that last saw the id, for eviction. */
@@ -53,9 +63,15 @@ export class RuntimePodReader {
   readonly #containers = new Map<string, Cached<RuntimeContainer>>();
   readonly #sandboxes = new Map<string, Cached<PodSandboxStatus>>();
 
-  constructor(runtime: CriClient, labels: RuntimeLabels) {
+  /** Reads waiting for a relist asked for after `notBefore`, and when they give up and list themselves. */
+  readonly #waiting = new Set<{ notBefore: number; wake: () => void }>();
+  readonly #relistWaitMs: number;
+
+  /** `relistWaitMs`: how long a read waits for the next relist before listing the pod itself. */
+  constructor(runtime: CriClient, labels: RuntimeLabels, relistWaitMs = RELIST_WAIT_MS) {
     this.#runtime = runtime;
     this.#labels = labels;
+    this.#relistWaitMs = relistWaitMs;
   }
 
   /** A relist's lists, asked for at `at` (performance.now()). Forgets the statuses of ids gone from the runtime; returns the uids of the pods listed. */
@@ -76,6 +92,7 @@ export class RuntimePodReader {
       if (uid) podOf(uid).containers.push(c);
     }
     if (this.#snapshot === undefined || at >= this.#snapshot.at) this.#snapshot = { at, pods };
+    for (const w of this.#waiting) if (at > w.notBefore) w.wake();
     const seen = new Set<string>([...sandboxes.map((s) => s.id), ...containers.map((c) => c.id)]);
     for (const cache of [this.#containers, this.#sandboxes] as Map<string, Cached<unknown>>[]) {
       for (const [id, entry] of cache) if (!seen.has(id) && entry.seenAt < at) cache.delete(id);
@@ -85,10 +102,13 @@ export class RuntimePodReader {
 
   /**
    * The pod as the runtime has it. With `notBefore` (performance.now() time),
-   * a relist asked for after it answers for the lists; without, or with none
-   * that recent, the runtime is listed now.
+   * a relist asked for after it answers for the lists (once relists run, the
+   * read waits up to relistWaitMs for one); without, or with none that
+   * recent, the runtime is listed now.
    */
   async read(uid: string, notBefore?: number): Promise<RuntimePod> {
+    // Relists are running (one was seen) but the last began before notBefore: wait for the next rather than list now.
+    if (notBefore !== undefined && this.#snapshot !== undefined && this.#snapshot.at <= notBefore) await this.#relistAfter(notBefore);
     const snapshot = this.#snapshot;
     const now = performance.now();
     let items: PodSandbox[];
@@ -122,6 +142,20 @@ export class RuntimePodReader {
     const fresh = await Promise.all([...touched].map(([id, podSandboxId]) => this.#fetchContainerStatus(id, podSandboxId, now)));
     const containers = [...kept, ...fresh.filter((s): s is RuntimeContainer => s !== undefined)].sort((a, b) => b.createdAt - a.createdAt);
     return { uid: pod.uid, sandboxes: pod.sandboxes, containers };
+  }
+
+  /** Resolves once a relist asked for after `notBefore` was observed, or after relistWaitMs (the caller then lists). */
+  #relistAfter(notBefore: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiter = { notBefore, wake: () => {} };
+      const timer = setTimeout(() => waiter.wake(), this.#relistWaitMs);
+      waiter.wake = () => {
+        clearTimeout(timer);
+        this.#waiting.delete(waiter);
+        resolve();
+      };
+      this.#waiting.add(waiter);
+    });
   }
 
   /** A sandbox's status by id (a sandbox just made), remembered as a listed one's. */
