@@ -10,10 +10,13 @@ import type { RestClient, ResourceRef } from "../../client/index.js";
 import { isApiError, type ApiObject } from "../../machinery/index.js";
 import type { ObjectSource } from "./env.js";
 import { TokenManager } from "../tokens/token-manager.js";
+import { ServiceCache } from "./service-cache.js";
 import type { TokenRequest } from "../../api/authentication/token-request.js";
 
 /** `authenticationGroup`: the group the TokenRequests are written in (the naming table's). */
-export function apiObjects(client: RestClient, authenticationGroup: string): ObjectSource {
+/** With `signal` (the agent's stop), services come from a watch that ends with it (service-cache.ts); without, one LIST per call. */
+export function apiObjects(client: RestClient, authenticationGroup: string, signal?: AbortSignal): ObjectSource {
+  const serviceCache = signal ? new ServiceCache(client, signal) : undefined;
   const get = async <T,>(ref: ResourceRef, namespace: string, name: string): Promise<T | undefined> => {
     try {
       return (await client.get(ref, { namespace, name })) as T;
@@ -44,7 +47,7 @@ export function apiObjects(client: RestClient, authenticationGroup: string): Obj
       return kubernetes.service;
     },
     configMap: (ns, name) => get<ConfigMap>(CONFIGMAPS, ns, name),
-    services: async (ns) => (await client.list<Service>(SERVICES, { namespace: ns })).items,
+    services: async (ns) => (serviceCache ? serviceCache.services(ns) : (await client.list<Service>(SERVICES, { namespace: ns })).items),
     persistentVolumeClaim: (ns, name) => get<PersistentVolumeClaim>(PERSISTENT_VOLUME_CLAIMS, ns, name),
     persistentVolume: (name) => get<PersistentVolume>(PERSISTENT_VOLUMES, "", name),
     secret: async (ns, name) => {

@@ -79,3 +79,25 @@ test("rotateAll rotates running containers whose log reached the size, and only 
   assert.equal(readFileSync(big, "utf8"), "");
   assert.equal(readFileSync(small, "utf8").length, 10);
 });
+
+test("rotateAll asks a container's log path once, and again only for a container that stopped running and came back", async () => {
+  const dir = join(root, "paths");
+  mkdirSync(dir);
+  let listed = ["a", "b"];
+  const asked: string[] = [];
+  const runtime = {
+    listContainers: async () => ({ containers: listed.map((id) => ({ id })) }),
+    containerStatus: async (req: { containerId: string }) => (asked.push(req.containerId), { status: { logPath: join(dir, `${req.containerId}.log`) } }),
+    reopenContainerLog: async (req: { containerId: string }) => (appendFileSync(join(dir, `${req.containerId}.log`), ""), {}),
+  };
+  for (const id of ["a", "b"]) writeFileSync(join(dir, `${id}.log`), "x");
+  const r = new ContainerLogRotation({ runtime: runtime as never, maxSizeBytes: 1024, maxFiles: 5, intervalMs: 60_000, log: () => {}, now: () => at(1) });
+  await r.rotateAll();
+  await r.rotateAll();
+  assert.deepEqual(asked.sort(), ["a", "b"], "two passes, one ContainerStatus per container");
+  listed = ["b"];
+  await r.rotateAll();
+  listed = ["a", "b"];
+  await r.rotateAll();
+  assert.deepEqual(asked.sort(), ["a", "a", "b"], "a was forgotten while not running");
+});

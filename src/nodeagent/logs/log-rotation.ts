@@ -44,6 +44,13 @@ export class ContainerLogRotation {
   readonly #o: ContainerLogRotationOptions;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  /**
+   * Container id → its CRI log path, which is fixed when the container is
+   * created: asked once per container, not on every pass (a ContainerStatus
+   * per running container every 10 s was, with 100 pods starting, more
+   * HTTP/2 streams than the pods' own starts). Ids no longer running are dropped.
+   */
+  readonly #logPaths = new Map<string, string>();
 
   constructor(options: ContainerLogRotationOptions) {
     this.#o = options;
@@ -69,9 +76,15 @@ export class ContainerLogRotation {
   /** One pass over the running containers; a failure on one is logged, the others go on. */
   async rotateAll(): Promise<void> {
     const { containers } = await this.#o.runtime.listContainers({ filter: { id: "", podSandboxId: "", state: { state: "CONTAINER_RUNNING" }, labelSelector: {} } });
+    const running = new Set(containers.map((c) => c.id));
+    for (const id of this.#logPaths.keys()) if (!running.has(id)) this.#logPaths.delete(id);
     for (const c of containers) {
       try {
-        const path = (await this.#o.runtime.containerStatus({ containerId: c.id })).status?.logPath ?? "";
+        let path = this.#logPaths.get(c.id);
+        if (path === undefined) {
+          path = (await this.#o.runtime.containerStatus({ containerId: c.id })).status?.logPath ?? "";
+          this.#logPaths.set(c.id, path);
+        }
         if (path === "") continue;
         let size = await stat(path).then((s) => s.size, () => undefined);
         if (size === undefined) {

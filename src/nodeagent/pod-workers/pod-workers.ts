@@ -27,6 +27,8 @@ interface Worker {
   /** Set once a kill was asked for: the grace period, and whether to remove everything afterwards. */
   kill: { grace: number; remove: boolean } | undefined;
   cleaned: boolean;
+  /** The pod left its source (kill): no update can come for it any more. */
+  left: boolean;
   timer: NodeJS.Timeout | undefined;
   idle: (() => void)[];
 }
@@ -41,6 +43,15 @@ export interface PodWorkersOptions {
 export class PodWorkers {
   readonly #o: PodWorkersOptions;
   readonly #workers = new Map<string, Worker>();
+  /**
+   * Pods whose worker finished (containers removed) while their source still
+   * had them: the deleted API pod until its DELETED event comes. An update
+   * that arrives meanwhile (the agent's own status write coming back) is
+   * ignored, as upstream's pod workers ignore updates of a finished pod;
+   * without this it started a second worker that held the pod's devices and
+   * resources until it too terminated.
+   */
+  readonly #finished = new Set<string>();
   #stopped = false;
 
   constructor(options: PodWorkersOptions) {
@@ -50,9 +61,10 @@ export class PodWorkers {
   /** A new or changed pod; a deletion timestamp starts graceful termination. */
   update(pod: Pod): void {
     const uid = pod.metadata.uid!;
+    if (this.#finished.has(uid)) return;
     let w = this.#workers.get(uid);
     if (!w) {
-      w = { pod, state: "syncing", pending: false, running: false, kill: undefined, cleaned: false, timer: undefined, idle: [] };
+      w = { pod, state: "syncing", pending: false, running: false, kill: undefined, cleaned: false, left: false, timer: undefined, idle: [] };
       this.#workers.set(uid, w);
     }
     w.pod = pod;
@@ -69,7 +81,11 @@ export class PodWorkers {
   /** The pod left its source (deleted, or its static file removed): terminate it and remove its containers. */
   kill(uid: string, gracePeriodSeconds: number): void {
     const w = this.#workers.get(uid);
-    if (!w) return;
+    if (!w) {
+      this.#finished.delete(uid);
+      return;
+    }
+    w.left = true;
     this.#requestKill(w, gracePeriodSeconds, true);
     this.#schedule(w);
   }
@@ -151,6 +167,7 @@ export class PodWorkers {
           if (remove) {
             clearTimeout(w.timer);
             this.#workers.delete(uid);
+            if (!w.left) this.#finished.add(uid);
             await sync.afterSync?.(w.pod, w.state);
             sync.onRemoved?.(w.pod);
             break;

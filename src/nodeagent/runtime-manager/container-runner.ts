@@ -20,6 +20,7 @@ import { terminationMessageMount } from "../runtime-pod/termination-message.js";
 import { hostsFileMount, mountsManagedHosts } from "../runtime-pod/etc-hosts.js";
 import type { RuntimeLabels } from "../runtime-pod/labels.js";
 import { containerConfig } from "./pod-config.js";
+import { ImagePresence } from "./image-presence.js";
 import type { DeviceRuntimeConfig } from "../devices/device-manager.js";
 
 export interface ContainerRunnerOptions {
@@ -46,6 +47,8 @@ export interface ContainerTarget {
   /** Every IP of the pod (the sandbox's first, then its additional ones; the node's for host-network pods): its /etc/hosts names them. */
   podIPs?: readonly string[];
   waiting: Map<string, Waiting>;
+  /** Gets the id of each container created (the pod syncer reads those back by id instead of listing the pod's containers). */
+  touched?: Set<string>;
 }
 
 export interface CreateOptions {
@@ -64,6 +67,8 @@ const MIN_GRACE_AFTER_HOOK_S = 2;
 
 export class ContainerRunner {
   readonly #o: ContainerRunnerOptions;
+  /** Images the runtime said it has a moment ago: pods started together on one image ask once. */
+  readonly #images = new ImagePresence();
 
   constructor(options: ContainerRunnerOptions) {
     this.#o = options;
@@ -76,7 +81,11 @@ export class ContainerRunner {
     const image = c.image ?? "";
     try {
       const policy = c.imagePullPolicy ?? "IfNotPresent";
-      const present = (await rt.imageStatus({ image: { image } })).image !== null;
+      let present = this.#images.known(image);
+      if (!present) {
+        present = (await rt.imageStatus({ image: { image } })).image !== null;
+        if (present) this.#images.confirm(image);
+      }
       if (policy === "Never" && !present) {
         this.#failed(t, "ErrImageNeverPull", `Container image "${image}" is not present with pull policy of Never`);
         return true;
@@ -115,7 +124,10 @@ export class ContainerRunner {
     let containerId: string;
     try {
       ({ containerId } = await rt.createContainer({ podSandboxId: s.sandboxId, config, sandboxConfig: s.sbConfig }));
+      t.touched?.add(containerId);
     } catch (err) {
+      // The image may be what went missing: the next attempt asks the runtime again.
+      this.#images.forget(image);
       this.#failed(t, "CreateContainerError", isCriError(err) ? err.details : (err as Error).message);
       return true;
     }

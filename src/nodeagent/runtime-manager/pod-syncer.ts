@@ -67,8 +67,8 @@ interface Pass {
   waiting: Map<string, Waiting>;
   /** Sync again after this long: the soonest any step asked for. */
   requeueAfterMs: number | undefined;
-  /** A step touched a container: read the pod again before reporting it. */
-  changed: boolean;
+  /** Ids of the containers the steps created, started or stopped: read again before reporting the pod. */
+  touched: Set<string>;
 }
 
 export class PodSyncer {
@@ -165,14 +165,15 @@ export class PodSyncer {
     const network = rp.sandboxes[0]!.network;
     const podIP = pod.spec?.hostNetwork ? hostIP : network?.ip ?? "";
     const podIPs = podIP === "" ? [] : pod.spec?.hostNetwork ? [podIP] : [podIP, ...(network?.additionalIps ?? []).map((a) => a.ip)];
-    const pass: Pass = { pod, sandboxId, sbConfig, podIP, podIPs, volumePaths, waiting, requeueAfterMs: undefined, changed: false };
+    const pass: Pass = { pod, sandboxId, sbConfig, podIP, podIPs, volumePaths, waiting, requeueAfterMs: undefined, touched: new Set() };
     for (const step of steps) {
       const started = await this.#run(step, pass);
       if (step.gatesInit && !started) break;
     }
     if (initFailed) return { runtime: rp, done: true };
-    if (pass.changed) {
-      rp = await this.#reader.rereadContainers(rp);
+    if (pass.touched.size > 0) {
+      const before = rp;
+      rp = await this.#reader.rereadContainers(rp, new Map([...pass.touched].map((id) => [id, before.containers.find((c) => c.id === id)?.podSandboxId ?? sandboxId])));
       this.#last.set(uid, rp);
     }
     await this.#pruneDead(rp);
@@ -273,12 +274,12 @@ export class PodSyncer {
       case "start":
         return step.backoffFromNs === undefined ? this.#start(pass, c, step.attempt, step.targetId) : this.#restart(pass, c, step.backoffFromNs, step.attempt);
       case "start-created":
-        pass.changed = true;
+        pass.touched.add(step.containerId);
         return !(await this.#containers.start(step.containerId, this.#target(pass, c)));
       case "kill": {
         this.#o.log?.(`${step.reason}: ${step.output}`);
         await this.#containers.kill(pass.pod, c, step.containerId, pass.podIP, step.gracePeriodSeconds, step.reason);
-        pass.changed = true;
+        pass.touched.add(step.containerId);
         if (step.restartAttempt === undefined) return false;
         const killed = (await this.runtimePod(pass.pod.metadata.uid!)).containers.find((x) => x.id === step.containerId);
         return this.#restart(pass, c, killed?.finishedAt || Date.now() * 1e6, step.restartAttempt);
@@ -288,7 +289,6 @@ export class PodSyncer {
 
   /** Creates and starts `c`; whether it runs now. */
   async #start(pass: Pass, c: Container, attempt: number, targetId?: string): Promise<boolean> {
-    pass.changed = true;
     const retry = await this.#containers.create(this.#target(pass, c), { sandboxId: pass.sandboxId, sbConfig: pass.sbConfig, attempt, volumePaths: pass.volumePaths, ...(targetId !== undefined ? { targetId } : {}) });
     if (retry) later(pass, RETRY_MS);
     return !retry && !pass.waiting.has(c.name!);
@@ -313,7 +313,7 @@ export class PodSyncer {
   }
 
   #target(pass: Pass, container: Container) {
-    return { pod: pass.pod, container, podIP: pass.podIP, podIPs: pass.podIPs, waiting: pass.waiting };
+    return { pod: pass.pod, container, podIP: pass.podIP, podIPs: pass.podIPs, waiting: pass.waiting, touched: pass.touched };
   }
 
   /** Keeps the newest two containers per name (the running one and the last exit), as upstream's container GC. */

@@ -90,7 +90,7 @@ test("a changed state fetches the status again; ids gone from the runtime are fo
   assert.deepEqual(await reader.read("pod-b", 0), { uid: "pod-b", sandboxes: [], containers: [] });
 });
 
-test("after a pass: a sandbox made is remembered; only the containers are listed again, new ones' statuses fetched", async () => {
+test("after a pass: a sandbox made is remembered; only the containers the pass touched are read again, by id", async () => {
   const f = fakeRuntime();
   f.sandbox("s1", "pod-a");
   const reader = new RuntimePodReader(f.runtime, labels);
@@ -98,11 +98,51 @@ test("after a pass: a sandbox made is remembered; only the containers are listed
   const pod = { uid: "pod-a", sandboxes: [made!], containers: [] };
   f.container("c1", "pod-a", "s1");
   f.calls.length = 0;
-  const after = await reader.rereadContainers(pod);
-  assert.deepEqual(f.calls, ["listContainers", "containerStatus c1"]);
+  const after = await reader.rereadContainers(pod, new Map([["c1", "s1"]]));
+  assert.deepEqual(f.calls, ["containerStatus c1"], "no list: the pass knows the id it created");
   assert.deepEqual(after.containers.map((c) => [c.id, c.state, c.podSandboxId]), [["c1", "CONTAINER_RUNNING", "s1"]]);
   assert.equal(after.sandboxes[0], made);
   f.calls.length = 0;
   await reader.read("pod-a");
   assert.deepEqual(f.calls.sort(), ["listContainers", "listPodSandbox"], "the sandbox made and the container read are remembered");
+});
+
+test("a reread keeps the untouched containers as they were, refreshes the touched ones and drops a touched one the runtime no longer has", async () => {
+  const f = fakeRuntime();
+  f.sandbox("s1", "pod-a");
+  f.container("c1", "pod-a", "s1");
+  f.container("c2", "pod-a", "s1", "CONTAINER_CREATED");
+  f.container("c3", "pod-a", "s1");
+  const reader = new RuntimePodReader(f.runtime, labels);
+  const pod = await reader.read("pod-a");
+  f.containers.find((c) => c.id === "c2")!.state = "CONTAINER_RUNNING";
+  f.containers.splice(f.containers.findIndex((c) => c.id === "c3"), 1);
+  f.calls.length = 0;
+  const after = await reader.rereadContainers(pod, new Map([["c2", "s1"], ["c3", "s1"]]));
+  assert.deepEqual(f.calls.sort(), ["containerStatus c2", "containerStatus c3"]);
+  assert.deepEqual(after.containers.map((c) => [c.id, c.state]), [["c2", "CONTAINER_RUNNING"], ["c1", "CONTAINER_RUNNING"]]);
+  assert.equal(after.containers[1], pod.containers.find((c) => c.id === "c1"), "c1 untouched: the same status object, not read again");
+});
+
+test("a read whose last relist is too old waits for the next one instead of listing; with none in time it lists", async () => {
+  const f = fakeRuntime();
+  f.sandbox("s1", "pod-a");
+  f.container("c1", "pod-a", "s1");
+  const reader = new RuntimePodReader(f.runtime, labels, 300);
+  await f.relist(reader);
+  await reader.read("pod-a", 0);
+  const syncEnded = performance.now();
+  f.calls.length = 0;
+  const reading = reader.read("pod-a", syncEnded);
+  await new Promise((r) => setTimeout(r, 20));
+  await f.relist(reader);
+  const pod = await reading;
+  assert.deepEqual(f.calls, [], "the relist after the sync's end answered: no list of its own");
+  assert.deepEqual(pod.containers.map((c) => c.id), ["c1"]);
+
+  const later = performance.now();
+  const began = performance.now();
+  await reader.read("pod-a", later);
+  assert.ok(performance.now() - began >= 290, "waited for a relist first");
+  assert.deepEqual(f.calls.sort(), ["listContainers", "listPodSandbox"], "none came: listed");
 });

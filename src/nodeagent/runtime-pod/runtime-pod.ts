@@ -29,6 +29,16 @@ interface Snapshot {
   pods: Map<string, { sandboxes: PodSandbox[]; containers: Container[] }>;
 }
 
+/**
+ * How long a sync's first read waits for the PLEG's next relist when the last
+ * one began before the pod's previous sync ended (upstream's pod workers wait
+ * on the pod cache the same way): the sync after a pod started, woken by the
+ * PLEG event of its own start, then costs no filtered ListPodSandbox +
+ * ListContainers of its own (two HTTP/2 streams per pod start). Two of the
+ * PLEG's one-second periods; past that the read lists the pod itself.
+ */
+export const RELIST_WAIT_MS = 2_000;
+
 interface Cached<S> {
   status: S;
   /** The relist (or read) that last saw the id, for eviction. */
@@ -53,9 +63,15 @@ export class RuntimePodReader {
   readonly #containers = new Map<string, Cached<RuntimeContainer>>();
   readonly #sandboxes = new Map<string, Cached<PodSandboxStatus>>();
 
-  constructor(runtime: CriClient, labels: RuntimeLabels) {
+  /** Reads waiting for a relist asked for after `notBefore`, and when they give up and list themselves. */
+  readonly #waiting = new Set<{ notBefore: number; wake: () => void }>();
+  readonly #relistWaitMs: number;
+
+  /** `relistWaitMs`: how long a read waits for the next relist before listing the pod itself. */
+  constructor(runtime: CriClient, labels: RuntimeLabels, relistWaitMs = RELIST_WAIT_MS) {
     this.#runtime = runtime;
     this.#labels = labels;
+    this.#relistWaitMs = relistWaitMs;
   }
 
   /** A relist's lists, asked for at `at` (performance.now()). Forgets the statuses of ids gone from the runtime; returns the uids of the pods listed. */
@@ -76,6 +92,7 @@ export class RuntimePodReader {
       if (uid) podOf(uid).containers.push(c);
     }
     if (this.#snapshot === undefined || at >= this.#snapshot.at) this.#snapshot = { at, pods };
+    for (const w of this.#waiting) if (at > w.notBefore) w.wake();
     const seen = new Set<string>([...sandboxes.map((s) => s.id), ...containers.map((c) => c.id)]);
     for (const cache of [this.#containers, this.#sandboxes] as Map<string, Cached<unknown>>[]) {
       for (const [id, entry] of cache) if (!seen.has(id) && entry.seenAt < at) cache.delete(id);
@@ -85,10 +102,13 @@ export class RuntimePodReader {
 
   /**
    * The pod as the runtime has it. With `notBefore` (performance.now() time),
-   * a relist asked for after it answers for the lists; without, or with none
-   * that recent, the runtime is listed now.
+   * a relist asked for after it answers for the lists (once relists run, the
+   * read waits up to relistWaitMs for one); without, or with none that
+   * recent, the runtime is listed now.
    */
   async read(uid: string, notBefore?: number): Promise<RuntimePod> {
+    // Relists are running (one was seen) but the last began before notBefore: wait for the next rather than list now.
+    if (notBefore !== undefined && this.#snapshot !== undefined && this.#snapshot.at <= notBefore) await this.#relistAfter(notBefore);
     const snapshot = this.#snapshot;
     const now = performance.now();
     let items: PodSandbox[];
@@ -107,13 +127,35 @@ export class RuntimePodReader {
   }
 
   /**
-   * The pod's containers read again after a pass that created, started or stopped some,
-   * its sandboxes as `pod` had them (the pass does not touch sandboxes; the PLEG notices one that changed meanwhile).
+   * The pod's containers read again after a pass that created, started or
+   * stopped some: `touched` maps each container id the pass acted on to its
+   * sandbox; only those are asked for their status (the others are as `pod`
+   * had them, and the PLEG notices one that changed meanwhile), so a pod
+   * start costs one ContainerStatus here rather than a filtered
+   * ListContainers plus the status (each call an HTTP/2 stream, the largest
+   * share of the agent's CPU per pod start). A touched id the runtime no
+   * longer has is dropped; sandboxes stay as `pod` had them.
    */
-  async rereadContainers(pod: RuntimePod): Promise<RuntimePod> {
+  async rereadContainers(pod: RuntimePod, touched: ReadonlyMap<string, string>): Promise<RuntimePod> {
     const now = performance.now();
-    const { containers } = await this.#runtime.listContainers({ filter: { labelSelector: { [this.#labels.podUid]: pod.uid } } });
-    return { uid: pod.uid, sandboxes: pod.sandboxes, containers: await this.#containerStatuses(containers, now) };
+    const kept = pod.containers.filter((c) => !touched.has(c.id));
+    const fresh = await Promise.all([...touched].map(([id, podSandboxId]) => this.#fetchContainerStatus(id, podSandboxId, now)));
+    const containers = [...kept, ...fresh.filter((s): s is RuntimeContainer => s !== undefined)].sort((a, b) => b.createdAt - a.createdAt);
+    return { uid: pod.uid, sandboxes: pod.sandboxes, containers };
+  }
+
+  /** Resolves once a relist asked for after `notBefore` was observed, or after relistWaitMs (the caller then lists). */
+  #relistAfter(notBefore: number): Promise<void> {
+    return new Promise((resolve) => {
+      const waiter = { notBefore, wake: () => {} };
+      const timer = setTimeout(() => waiter.wake(), this.#relistWaitMs);
+      waiter.wake = () => {
+        clearTimeout(timer);
+        this.#waiting.delete(waiter);
+        resolve();
+      };
+      this.#waiting.add(waiter);
+    });
   }
 
   /** A sandbox's status by id (a sandbox just made), remembered as a listed one's. */
@@ -143,8 +185,13 @@ export class RuntimePodReader {
       cached.seenAt = now;
       return cached.status;
     }
+    return this.#fetchContainerStatus(c.id, c.podSandboxId, now);
+  }
+
+  /** A container's status from the runtime (and its termination message once exited), remembered; undefined once it is gone. */
+  async #fetchContainerStatus(containerId: string, podSandboxId: string, now: number): Promise<RuntimeContainer | undefined> {
     try {
-      const status = (await this.#runtime.containerStatus({ containerId: c.id })).status;
+      const status = (await this.#runtime.containerStatus({ containerId })).status;
       if (!status) return undefined;
       if (status.state === "CONTAINER_EXITED") {
         // The application's message follows the runtime's (upstream's "<runtime message>: <termination message>").
@@ -152,11 +199,11 @@ export class RuntimePodReader {
         const own = await terminationMessage(status, annotations[this.#labels.terminationMessagePath] ?? "", annotations[this.#labels.terminationMessagePolicy] ?? "");
         if (own !== "") status.message = status.message ? `${status.message}: ${own}` : own;
       }
-      const full = { ...status, podSandboxId: c.podSandboxId };
-      this.#containers.set(c.id, { status: full, seenAt: now });
+      const full = { ...status, podSandboxId };
+      this.#containers.set(containerId, { status: full, seenAt: now });
       return full;
     } catch {
-      return undefined; // removed between the list and the status call
+      return undefined; // removed since it was listed or acted on
     }
   }
 }

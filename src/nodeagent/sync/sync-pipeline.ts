@@ -64,6 +64,8 @@ export class SyncPipeline {
   readonly pleg: Pleg;
   readonly #o: SyncPipelineOptions;
   readonly #prober: Prober;
+  /** Stops what the pipeline watches on its own (the services for service links) at stop(). */
+  readonly #stopping = new AbortController();
 
   constructor(options: SyncPipelineOptions) {
     this.#o = options;
@@ -76,7 +78,7 @@ export class SyncPipeline {
       rootDir: options.rootDir,
       podLogsDir: options.podLogsDir,
       keyDomain: naming.keyDomain,
-      objects: client ? apiObjects(client, naming.authenticationGroup) : NO_OBJECTS,
+      objects: client ? apiObjects(client, naming.authenticationGroup, this.#stopping.signal) : NO_OBJECTS,
       prober: this.#prober,
       hostIP: () => options.hostIP,
       clusterDNS: config.clusterDNS,
@@ -160,6 +162,7 @@ export class SyncPipeline {
   }
 
   stop(): void {
+    this.#stopping.abort();
     this.workers.stop();
     this.#prober.stopAll();
     this.statuses.close();
