@@ -82,8 +82,15 @@ export class CachedStorage<T> {
    * from the cache's older copy and pay a failed compare-and-swap.
    */
   readonly #written = new Map<string, Written<T>>();
-  /** The revision of the last write made through this door (its own writes, not other servers'). */
-  #lastWrite = 0;
+  /**
+   * The newest revision this door has shown a client (ownWrites' read point):
+   * its own writes' answers, and a consistent get's answer from the backend.
+   * The latter matters: a write is visible once committed, before its own
+   * answer comes back (lmdb answers after the flush, etcd may answer a Range
+   * before a Txn), so a client can see it in a GET while the writer's request
+   * is still open. Other servers' writes are not in it until shown here.
+   */
+  #shown = 0;
   /** Creates sent and not answered yet, by key (see create). */
   readonly #pending = new Map<string, Pending<T>>();
 
@@ -124,12 +131,15 @@ export class CachedStorage<T> {
 
   /**
    * The read point of an informer that has seen every write made through this
-   * door: the cache once it applied them, with no backend call (the admission
-   * plugins' reads). Writes through another server show up as the cache
-   * follows them, as in upstream's informers.
+   * door and every version this door has answered with: the cache once it
+   * applied them, with no backend call (the admission plugins' reads). A
+   * client that saw a version here (a write's answer, or a GET that read a
+   * write still unanswered) finds it in its next request's reads. Writes
+   * through another server show up as the cache follows them, as in
+   * upstream's informers.
    */
   ownWrites(): ReadAt {
-    return { mode: "NotOlderThan", rv: this.#lastWrite };
+    return { mode: "NotOlderThan", rv: this.#shown };
   }
 
   /** Live events of the whole prefix, unfiltered (watch() is the client path). */
@@ -146,13 +156,15 @@ export class CachedStorage<T> {
       if (known !== undefined) {
         // Linearizable like the full read (the same read index in etcd); only the value is not sent.
         const latest = await this.#backend.latestModRevision!(key);
-        if (latest === 0) return undefined;
         if (latest === known.revision) return known;
-        // Changed since the cache's copy: our own write the cache has not applied yet, else a full read.
-        const own = this.#ownRecord({ key, modRevision: latest });
+        // Changed (or gone) since the cache's copy: our own write the cache has not applied yet, else a full read.
+        const own = latest === 0 ? undefined : this.#ownRecord({ key, modRevision: latest });
         if (own !== undefined) return own;
       }
-      const { kv } = await this.#backend.get(key);
+      const { kv, revision } = await this.#backend.get(key);
+      // The answer may be newer than the cache (a write not yet answered, even): later ownWrites() reads wait for it.
+      if (kv !== undefined) this.#show(kv.modRevision);
+      else if (this.#cache.get(key) !== undefined) this.#show(revision);
       return kv === undefined ? undefined : this.#record(kv);
     }
     if (at.mode === "Exact") {
@@ -309,7 +321,7 @@ export class CachedStorage<T> {
 
   /** Remember a write of this door until the cache applies it (nothing to remember when it already did). */
   #noteWrite(key: string, kv: KeyValue, pending?: Pending<T>): void {
-    if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
+    this.#show(kv.modRevision);
     if (this.#applied(kv) !== undefined) this.#written.delete(key);
     else this.#wrote(key, kv, pending === undefined ? undefined : (pending.record ?? this.#madeRecord(pending.made, kv)));
   }
@@ -324,7 +336,7 @@ export class CachedStorage<T> {
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
     const out = await this.#backend.delete(key, options);
     this.#written.delete(key);
-    if (out.revision > this.#lastWrite) this.#lastWrite = out.revision;
+    this.#show(out.revision);
     return out;
   }
 
@@ -345,17 +357,22 @@ export class CachedStorage<T> {
     if (out.changed) {
       if (out.kv === undefined) {
         this.#written.delete(key);
-        if ((out.deleteRevision ?? 0) > this.#lastWrite) this.#lastWrite = out.deleteRevision!;
+        this.#show(out.deleteRevision ?? 0);
       } else this.#noteWrite(key, out.kv);
     }
     return out;
+  }
+
+  /** A version shown to a client: ownWrites() reads after it from now on. */
+  #show(revision: number): void {
+    if (revision > this.#shown) this.#shown = revision;
   }
 
   #wrote(key: string, kv: KeyValue, record?: Cached<T>): KeyValue {
     // Only a hint: bounded, and emptied as the cache catches up (see the constructor).
     if (this.#written.size >= MAX_WRITTEN) this.#written.clear();
     this.#written.set(key, { kv, record });
-    if (kv.modRevision > this.#lastWrite) this.#lastWrite = kv.modRevision;
+    this.#show(kv.modRevision);
     return kv;
   }
 

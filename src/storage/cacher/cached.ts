@@ -16,6 +16,14 @@ export interface Cached<T> {
   readonly stored: Uint8Array | undefined;
   /** The stored key's createRevision (with `stored`): enough to hand the record back to storage as a KeyValue. */
   readonly createRevision: number;
+  /**
+   * The record was superseded: drop its decoded object and serializations when
+   * it can decode them again from its stored bytes (a later read of `object`
+   * does). A superseded version stays referenced only by the watch window,
+   * where it is rarely read again: at 30,000 pods the window's decoded old
+   * versions were a large part of `orch server`'s heap.
+   */
+  release(): void;
 }
 
 export interface CacheEvent<T> {
@@ -33,21 +41,46 @@ export interface CacheEvent<T> {
  * bytes it was decoded from; without, it is an object that is not (or not
  * yet) stored: a dry run, a delete's answer, a DELETED event's last state.
  */
-export function cachedRecord<T>(record: { key: string; object: T; revision: number; stored?: KeyValue | undefined }): Cached<T> {
-  const kv = record.stored;
-  return {
-    key: record.key,
-    object: record.object,
-    revision: record.revision,
-    encoded: new Map(),
-    stored: kv?.value,
-    createRevision: kv?.createRevision ?? 0,
-  };
+export function cachedRecord<T>(record: { key: string; object: T; revision: number; stored?: KeyValue | undefined }, decode?: (kv: KeyValue) => T): Cached<T> {
+  return new Record(record.key, record.object, record.revision, record.stored, decode);
+}
+
+class Record<T> implements Cached<T> {
+  readonly encoded = new Map<string, Uint8Array>();
+  readonly stored: Uint8Array | undefined;
+  readonly createRevision: number;
+  #object: T | undefined;
+  readonly #decode: ((kv: KeyValue) => T) | undefined;
+
+  constructor(
+    readonly key: string,
+    object: T,
+    readonly revision: number,
+    kv: KeyValue | undefined,
+    decode: ((kv: KeyValue) => T) | undefined,
+  ) {
+    this.#object = object;
+    this.stored = kv?.value;
+    this.createRevision = kv?.createRevision ?? 0;
+    this.#decode = kv === undefined ? undefined : decode;
+  }
+
+  get object(): T {
+    // Undefined only after release(), which requires stored bytes and a decoder: they decoded once already.
+    this.#object ??= this.#decode!({ key: this.key, value: this.stored!, createRevision: this.createRevision, modRevision: this.revision });
+    return this.#object;
+  }
+
+  release(): void {
+    if (this.#decode === undefined) return;
+    this.#object = undefined;
+    this.encoded.clear();
+  }
 }
 
 /** A stored key-value as a record; throws what `decode` throws. */
 export function decodeRecord<T>(kv: KeyValue, decode: (kv: KeyValue) => T): Cached<T> {
-  return cachedRecord({ key: kv.key, object: decode(kv), revision: kv.modRevision, stored: kv });
+  return cachedRecord({ key: kv.key, object: decode(kv), revision: kv.modRevision, stored: kv }, decode);
 }
 
 /** The record as the KeyValue it was read from, or undefined when it does not carry its bytes. */

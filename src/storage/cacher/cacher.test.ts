@@ -94,3 +94,28 @@ test("old events leave the window and take their snapshots with them", async () 
     await done();
   }
 });
+
+test("a superseded version lets go of its decoded object and serializations, and decodes again when read", async () => {
+  const { store, cacher, done } = await setup();
+  try {
+    const a1 = await store.create("/registry/things/ns/a", enc("a1"));
+    await cacher.start();
+    const first = cacher.get("/registry/things/ns/a")!;
+    const decoded = first.object;
+    first.encoded.set("json:v1", new Uint8Array([1]));
+    const events: CacheEvent<{ v: string }>[] = [];
+    const unsubscribe = cacher.subscribe((e) => events.push(e));
+    const a2 = await store.update("/registry/things/ns/a", enc("a2"), a1.modRevision);
+    assert.ok(await cacher.waitFor(a2.modRevision, 2000));
+    unsubscribe();
+    assert.equal(events[0]!.previous, first);
+    assert.equal(first.encoded.size, 0, "serializations dropped");
+    assert.notEqual(first.object, decoded, "decoded afresh from its stored bytes");
+    assert.deepEqual(first.object, { v: "a1" });
+    const current = cacher.get("/registry/things/ns/a")!;
+    assert.equal(current.object, current.object, "the live version stays decoded");
+    assert.deepEqual(cacher.list("/registry/things/", a1.modRevision)!.map((c) => c.object.v), ["a1"], "the window still serves the old state");
+  } finally {
+    await done();
+  }
+});

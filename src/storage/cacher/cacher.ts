@@ -197,6 +197,8 @@ export class Cacher<T> {
       this.#trim();
       this.#options.budget?.charge(bytes);
       for (const listener of this.#listeners) listener(event);
+      // The old version is superseded (the listeners above had it while it was decoded).
+      if (event.previous !== undefined && event.previous !== event.current) event.previous.release();
     }
     this.#advance(revision);
   }
