@@ -130,6 +130,12 @@ async function fetchText(agents: NodeAgentClient, url: string, timeoutMs: number
 export class ResourceScraper {
   readonly #o: ScraperOptions;
   readonly #byNode = new Map<string, NodeSeries>();
+  /**
+   * Nodes whose last scrape failed, with the error: a failure is logged when it
+   * starts or its message changes, and the recovery once, not every round
+   * (1,000 simulated nodes without /metrics/resource were 4,000 lines a minute).
+   */
+  readonly #failing = new Map<string, string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
   #round: Promise<void> | undefined;
@@ -171,11 +177,15 @@ export class ResourceScraper {
       try {
         const text = await fetchText(this.#o.agents, `${agentBaseUrl(node)}/metrics/resource`, Math.max(1000, Math.min(10_000, this.#o.resolutionMs)));
         this.#byNode.set(name, mergeScrape(this.#byNode.get(name), parseExposition(text), Date.now()));
+        if (this.#failing.delete(name)) this.#o.log(`metrics: scraping node ${name}: answers again`);
       } catch (err) {
         this.#byNode.delete(name);
-        this.#o.log(`metrics: scraping node ${name}: ${err instanceof Error ? err.message : String(err)}`);
+        const message = err instanceof Error ? err.message : String(err);
+        if (this.#failing.get(name) !== message) this.#o.log(`metrics: scraping node ${name}: ${message} (logged again when the error changes)`);
+        this.#failing.set(name, message);
       }
     }));
     for (const name of [...this.#byNode.keys()]) if (!ready.has(name)) this.#byNode.delete(name);
+    for (const name of [...this.#failing.keys()]) if (!ready.has(name)) this.#failing.delete(name);
   }
 }
