@@ -36,6 +36,35 @@ export interface ChannelTls {
   key?: string;
 }
 
+/**
+ * TLS settings for a connection to `host` (both transports, h2-frames.ts
+ * too). An IP address may not be sent as the TLS server name (RFC 6066): a
+ * fixed name goes as SNI instead, and the certificate is still checked
+ * against the address.
+ */
+export function tlsConnectOptions(host: string, t: ChannelTls): { ca?: string; cert?: string; key?: string; servername?: string; checkServerIdentity?: (name: string, cert: PeerCertificate) => Error | undefined } {
+  if ((t.cert === undefined) !== (t.key === undefined)) throw new Error("etcd: a client certificate needs both its certificate and its key");
+  return {
+    ...(t.ca === undefined ? {} : { ca: t.ca }),
+    ...(t.cert === undefined ? {} : { cert: t.cert, key: t.key! }),
+    ...(isIP(host) !== 0 ? { servername: "etcd", checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert) } : { servername: host }),
+  };
+}
+
+/** Resolves when `connecting` settles (it never rejects); rejects UNAVAILABLE once `deadline` passes first. */
+export function connectedBy(connecting: Promise<void>, deadline: number, url: string): Promise<void> {
+  const late = () => callError(Code.UNAVAILABLE, `No connection established within the dial timeout to ${url}`);
+  const wait = deadline - Date.now();
+  if (wait <= 0) return Promise.reject(late());
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), wait);
+    connecting.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** A unary call's end: its error, or its one message decoded (both transports, h2-frames.ts too). */
 export function settleUnary<Res>(
   decode: (bytes: Buffer) => Res,
@@ -101,22 +130,7 @@ export class H2Channel {
       // Many concurrent calls and large answers in flight: node's 10 MB default would refuse new streams.
       maxSessionMemory: 256,
     };
-    if (parsed.protocol === "https:") {
-      const t = tls ?? {};
-      if ((t.cert === undefined) !== (t.key === undefined)) throw new Error("etcd: a client certificate needs both its certificate and its key");
-      Object.assign(this.#connectOptions, {
-        ...(t.ca === undefined ? {} : { ca: t.ca }),
-        ...(t.cert === undefined ? {} : { cert: t.cert, key: t.key }),
-      });
-      // An IP address may not be sent as the TLS server name (RFC 6066): a fixed name goes as SNI
-      // instead, and the certificate is still checked against the address.
-      if (isIP(host) !== 0) {
-        Object.assign(this.#connectOptions, {
-          servername: "etcd",
-          checkServerIdentity: (_name: string, cert: PeerCertificate) => checkServerIdentity(host, cert),
-        });
-      }
-    }
+    if (parsed.protocol === "https:") Object.assign(this.#connectOptions, tlsConnectOptions(host, tls ?? {}));
   }
 
   /**
@@ -125,16 +139,7 @@ export class H2Channel {
    */
   connect(deadline: number): Promise<void> {
     if (this.#ready) return Promise.resolve();
-    const connecting = this.#connecting ?? this.#open();
-    const wait = deadline - Date.now();
-    if (wait <= 0) return Promise.reject(this.#notConnected(`No connection established within the dial timeout to ${this.url}`));
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.#notConnected(`No connection established within the dial timeout to ${this.url}`)), wait);
-      connecting.then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return connectedBy(this.#connecting ?? this.#open(), deadline, this.url);
   }
 
   /** One request, one answer. */

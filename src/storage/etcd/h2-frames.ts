@@ -20,10 +20,9 @@
 
 import * as net from "node:net";
 import * as tls from "node:tls";
-import { isIP } from "node:net";
 import type { Method } from "./rpc.js";
 import { wireCodec } from "./wire.js";
-import { H2Channel, callError, Code, settleUnary, type CallError, type CallStream, type ChannelTls } from "./h2-channel.js";
+import { H2Channel, callError, Code, connectedBy, settleUnary, tlsConnectOptions, type CallError, type CallStream, type ChannelTls } from "./h2-channel.js";
 import { callOutcome, grpcFrame, GrpcCode } from "../../machinery/grpc-outcome.js";
 import { encodeLiteralHeaders, HpackDecoder, type HeaderList } from "./hpack.js";
 
@@ -100,7 +99,8 @@ export class FramedChannel {
   readonly #host: string;
   readonly #port: number;
   readonly #authority: string;
-  readonly #tls: ChannelTls | undefined;
+  /** TLS settings for https:// endpoints; undefined for http://. */
+  readonly #tls: tls.ConnectionOptions | undefined;
   readonly #extraHeaders: [string, string][];
   /** Watch and Snapshot streams. */
   readonly #streams: H2Channel;
@@ -119,10 +119,7 @@ export class FramedChannel {
     this.#host = parsed.hostname.replace(/^\[|\]$/g, "");
     this.#port = Number(parsed.port || 2379);
     this.#authority = parsed.host;
-    this.#tls = parsed.protocol === "https:" ? (tlsOptions ?? {}) : undefined;
-    if (this.#tls !== undefined && (this.#tls.cert === undefined) !== (this.#tls.key === undefined)) {
-      throw new Error("etcd: a client certificate needs both its certificate and its key");
-    }
+    this.#tls = parsed.protocol === "https:" ? tlsConnectOptions(this.#host, tlsOptions ?? {}) : undefined;
     this.#extraHeaders = Object.entries(headers);
     this.#streams = new H2Channel(url, tlsOptions, headers);
   }
@@ -130,17 +127,7 @@ export class FramedChannel {
   /** As H2Channel.connect: resolve once connected or failed; reject past the deadline. */
   connect(deadline: number): Promise<void> {
     if (this.#conn?.usable === true) return Promise.resolve();
-    const connecting = this.#connecting ?? this.#open();
-    const wait = deadline - Date.now();
-    const late = () => callError(Code.UNAVAILABLE, `No connection established within the dial timeout to ${this.url}`);
-    if (wait <= 0) return Promise.reject(late());
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(late()), wait);
-      connecting.then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return connectedBy(this.#connecting ?? this.#open(), deadline, this.url);
   }
 
   unary<Req, Res>(method: Method<Req, Res>, request: Req, deadline: number): Promise<Res> {
@@ -198,7 +185,7 @@ export class FramedChannel {
     const connecting = new Promise<void>((resolve) => {
       let socket: net.Socket;
       try {
-        socket = this.#tls === undefined ? net.connect({ host: this.#host, port: this.#port }) : tls.connect(this.#tlsOptions());
+        socket = this.#tls === undefined ? net.connect({ host: this.#host, port: this.#port }) : tls.connect({ host: this.#host, port: this.#port, ALPNProtocols: ["h2"], ...this.#tls });
       } catch (err) {
         this.#lastError = err instanceof Error ? err.message : String(err);
         resolve();
@@ -226,23 +213,6 @@ export class FramedChannel {
     });
     this.#connecting = connecting;
     return connecting;
-  }
-
-  #tlsOptions(): tls.ConnectionOptions {
-    const t = this.#tls!;
-    const options: tls.ConnectionOptions = {
-      host: this.#host,
-      port: this.#port,
-      ALPNProtocols: ["h2"],
-      ...(t.ca === undefined ? {} : { ca: t.ca }),
-      ...(t.cert === undefined ? {} : { cert: t.cert, key: t.key }),
-    };
-    // As h2-channel.ts: an IP address may not be the TLS server name (RFC 6066); the certificate is still checked against it.
-    if (isIP(this.#host) !== 0) {
-      const host = this.#host;
-      Object.assign(options, { servername: "etcd", checkServerIdentity: (_name: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(host, cert) });
-    } else options.servername = this.#host;
-    return options;
   }
 }
 
