@@ -20,7 +20,7 @@ export const command = defineCommand({
     "orch simulate-nodes registers --count nodes whose agent is this process: each renews its lease every 10 s and reports its status " +
     "every 5 min, and the pods bound to them go Running (an address from the node's /24, containers ready), Succeeded when a stage or the pod's " +
     "simulate-nodes.orch.io/succeed-after annotation says so, and are deleted with grace 0 once marked for deletion. One watch of all bound pods, " +
-    "writes through a bounded queue. Works against orch and upstream's kube-apiserver.",
+    "writes through two bounded queues (nodes' and pods'). Works against orch and upstream's kube-apiserver.",
   flags: {
     count: flag.int({ section: NODES, default: 0, min: 0, max: MAX_NODES, description: `Number of nodes to simulate (1 to ${MAX_NODES}; required).` }),
     "name-prefix": flag.string({ section: NODES, default: "sim-node-", description: "Node names are this prefix followed by the node's index (sim-node-0, sim-node-1, ...)." }),
@@ -28,7 +28,8 @@ export const command = defineCommand({
     "node-cpu": flag.string({ section: NODES, default: "32", description: "Capacity and allocatable cpu of each node." }),
     "node-memory": flag.string({ section: NODES, default: "256Gi", description: "Capacity and allocatable memory of each node." }),
     "node-pods": flag.string({ section: NODES, default: "110", description: "Capacity and allocatable pods of each node (at most 253: one /24 of pod addresses per node)." }),
-    concurrency: flag.int({ section: GENERIC, default: 32, min: 1, max: 1024, description: "Writes to the API server in flight at most (lease renewals go first)." }),
+    concurrency: flag.int({ section: GENERIC, default: 32, min: 1, max: 1024, description: "Pod writes (status, deletion) to the API server in flight at most." }),
+    "node-concurrency": flag.int({ section: GENERIC, default: 16, min: 1, max: 1024, description: "Node writes (registration, lease renewals, status) in flight at most, in slots of their own so heartbeats never wait for pod writes." }),
     kubeconfig: flag.string({ section: GENERIC, description: "Path to a kubeconfig file naming the API server and credentials (or --server and --token)." }),
     server: flag.string({ section: GENERIC, description: "The API server's URL, https://HOST:PORT (with --token)." }),
     token: flag.string({ section: GENERIC, description: "Bearer token for --server.", sensitive: true }),
@@ -88,6 +89,7 @@ export const command = defineCommand({
         namePrefix: flags.get("name-prefix"),
         stages,
         concurrency: flags.get("concurrency"),
+        nodeConcurrency: flags.get("node-concurrency"),
         shape: { cpu: flags.get("node-cpu"), memory: flags.get("node-memory"), pods: flags.get("node-pods") },
         log: (line) => log(`${context.command}: ${line}`),
       });

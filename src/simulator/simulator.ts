@@ -25,8 +25,16 @@ export interface SimulatorOptions {
   readonly namePrefix?: string;
   readonly stages?: Stages;
   readonly shape?: Partial<NodeShape>;
-  /** Writes in flight at most (default 32). */
+  /** Pod writes in flight at most (default 32). */
   readonly concurrency?: number;
+  /**
+   * Node writes (registrations, lease renewals, status reports) in flight at
+   * most (default 16), in slots of their own: a real node's heartbeat never
+   * waits for another node's pod writes, and a simulated one should not
+   * either (with one shared pool, 100 lease renewals a second against a slow
+   * server took most of it and pod status writes backed up by thousands).
+   */
+  readonly nodeConcurrency?: number;
   /** Lease duration (default 40 s); renewed every quarter of it (10 s), with 4% jitter. */
   readonly leaseDurationSeconds?: number;
   /** Status written when unchanged this often (default 5 min, the agent's nodeStatusReportFrequency). */
@@ -72,7 +80,8 @@ export class NodeSimulator {
   readonly #o: Required<Omit<SimulatorOptions, "log" | "shape">> & { log: (line: string) => void; shape: NodeShape };
   readonly #nodes = new Map<string, SimNode>();
   readonly #pods = new Map<string, SimPod>();
-  readonly #queue: WriteQueue;
+  readonly #nodeWrites: WriteQueue;
+  readonly #podWrites: WriteQueue;
   readonly #leases: ResourceRef;
   readonly stats: SimulatorStats;
   #stopped = false;
@@ -84,6 +93,7 @@ export class NodeSimulator {
       namePrefix: "sim-node-",
       stages: DEFAULT_STAGES,
       concurrency: 32,
+      nodeConcurrency: 16,
       leaseDurationSeconds: 40,
       statusReportMs: 300_000,
       random: Math.random,
@@ -91,7 +101,9 @@ export class NodeSimulator {
       log: options.log ?? (() => {}),
       shape: { cpu: "32", memory: "256Gi", pods: "110", ephemeralStorage: "100Gi", agentVersion: "v1.23.16", ...options.shape },
     };
-    this.#queue = new WriteQueue({ concurrency: this.#o.concurrency, log: (line) => this.#o.log(line) });
+    const log = (line: string) => this.#o.log(line);
+    this.#nodeWrites = new WriteQueue({ concurrency: this.#o.nodeConcurrency, log });
+    this.#podWrites = new WriteQueue({ concurrency: this.#o.concurrency, log });
     this.#leases = leaseResource(this.#o.naming);
     for (let i = 0; i < count; i++) {
       const name = `${this.#o.namePrefix}${i}`;
@@ -104,14 +116,11 @@ export class NodeSimulator {
     return [...this.#nodes.keys()];
   }
 
-  /** The numbers now (writes failed and pending read from the queue). */
+  /** The numbers now (writes failed and pending read from the two queues). */
   snapshot(): SimulatorStats {
-    return { ...this.stats, writesFailed: this.#queue.stats.failed, writesPending: this.#queue.pending + this.#queue.inFlight };
-  }
-
-  /** The most writes the queue ever had in flight at once. */
-  get maxWritesInFlight(): number {
-    return this.#queue.maxInFlight;
+    const queues = [this.#nodeWrites, this.#podWrites];
+    const sum = (of: (q: WriteQueue) => number) => queues.reduce((n, q) => n + of(q), 0);
+    return { ...this.stats, writesFailed: sum((q) => q.stats.failed), writesPending: sum((q) => q.pending + q.inFlight) };
   }
 
   /**
@@ -146,7 +155,8 @@ export class NodeSimulator {
       clearTimeout(node.statusTimer);
     }
     for (const pod of this.#pods.values()) clearTimeout(pod.timer);
-    this.#queue.close();
+    this.#nodeWrites.close();
+    this.#podWrites.close();
   }
 
   // ---- nodes ----
@@ -156,12 +166,12 @@ export class NodeSimulator {
     for (const node of this.#nodes.values()) {
       done.push(
         new Promise<void>((resolve) => {
-          this.#queue.push(`register node ${node.name}`, () => this.#register(node).finally(resolve), "high");
+          this.#nodeWrites.push(`register node ${node.name}`, () => this.#register(node).finally(resolve));
         }),
       );
     }
     await Promise.all(done);
-    await this.#queue.idle();
+    await this.#nodeWrites.idle();
     const missing = [...this.#nodes.values()].filter((n) => n.uid === undefined).map((n) => n.name);
     if (missing.length > 0 && !this.#stopped) throw new Error(`${missing.length} node(s) could not be registered (first: ${missing[0]})`);
   }
@@ -187,7 +197,7 @@ export class NodeSimulator {
     // The first renewal is spread over one period, so N nodes write N/10 leases a second rather than N at once.
     const scheduleLease = (delay: number) => {
       node.leaseTimer = setTimeout(() => {
-        this.#queue.push(`lease ${node.name}`, () => this.#renewLease(node), "high");
+        this.#nodeWrites.push(`lease ${node.name}`, () => this.#renewLease(node));
         scheduleLease(renewMs * (1 + LEASE_JITTER * random()));
       }, delay);
       node.leaseTimer.unref?.();
@@ -195,7 +205,7 @@ export class NodeSimulator {
     scheduleLease(random() * renewMs);
     const scheduleStatus = (delay: number) => {
       node.statusTimer = setTimeout(() => {
-        this.#queue.push(`status of node ${node.name}`, () => this.#reportStatus(node), "high");
+        this.#nodeWrites.push(`status of node ${node.name}`, () => this.#reportStatus(node));
         scheduleStatus(this.#o.statusReportMs * (1 + LEASE_JITTER * random()));
       }, delay);
       node.statusTimer.unref?.();
@@ -265,7 +275,7 @@ export class NodeSimulator {
     }
     if (state.stage !== "pending") return;
     state.stage = "starting";
-    this.#after(state, this.#o.stages.podRunning, () => this.#queue.push(`pod ${key(pod)} running`, () => this.#markRunning(pod, state)));
+    this.#after(state, this.#o.stages.podRunning, () => this.#podWrites.push(`pod ${key(pod)} running`, () => this.#markRunning(pod, state)));
   }
 
   #onMarked(pod: Pod, state: SimPod): void {
@@ -274,7 +284,7 @@ export class NodeSimulator {
     clearTimeout(state.timer);
     state.timer = undefined;
     this.#after(state, this.#o.stages.podDelete, () =>
-      this.#queue.push(`delete pod ${key(pod)}`, async () => {
+      this.#podWrites.push(`delete pod ${key(pod)}`, async () => {
         try {
           await this.#o.client.delete(PODS, { namespace: pod.metadata.namespace!, name: pod.metadata.name!, gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid! } });
           this.stats.podsDeleted++;
@@ -318,7 +328,7 @@ export class NodeSimulator {
     const wait = Math.max(0, startedAt + stageWaitMs(stage, this.#o.random) - Date.now());
     state.timer = setTimeout(() => {
       state.timer = undefined;
-      this.#queue.push(`pod ${key(pod)} succeeded`, () => this.#markSucceeded(pod, state));
+      this.#podWrites.push(`pod ${key(pod)} succeeded`, () => this.#markSucceeded(pod, state));
     }, wait);
     state.timer.unref?.();
   }

@@ -1,17 +1,14 @@
-// The simulator's one door to the API server for writes: a bounded number in
-// flight (so N nodes do not open N×M requests at once), heartbeats ahead of pod
-// writes (a node whose lease waits behind 30,000 pod patches is declared
-// unreachable), and retries with doubling backoff for what the server may
-// answer differently later (429, 5xx, a dropped connection).
+// A door to the API server for the simulator's writes: a bounded number in
+// flight (so N nodes do not open N×M requests at once), first come first
+// written, and retries with doubling backoff for what the server may answer
+// differently later (429, 5xx, a dropped connection). The simulator keeps two:
+// one for its nodes' heartbeats and one for its pods' writes (see simulator.ts).
 
 import { isApiError } from "../machinery/index.js";
-
-export type Priority = "high" | "normal";
 
 interface Task {
   readonly run: () => Promise<unknown>;
   readonly what: string;
-  readonly priority: Priority;
   attempt: number;
 }
 
@@ -40,8 +37,7 @@ export function retriable(err: unknown): boolean {
 }
 
 export class WriteQueue {
-  readonly #high: Task[] = [];
-  readonly #normal: Task[] = [];
+  readonly #queued: Task[] = [];
   readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #initialBackoffMs: number;
@@ -63,7 +59,7 @@ export class WriteQueue {
 
   /** Writes queued, not yet started (retries waiting on their backoff not counted). */
   get pending(): number {
-    return this.#high.length + this.#normal.length;
+    return this.#queued.length;
   }
 
   get inFlight(): number {
@@ -76,9 +72,9 @@ export class WriteQueue {
   }
 
   /** Queues `run`; errors it throws are retried when retriable, else logged and counted as failed. */
-  push(what: string, run: () => Promise<unknown>, priority: Priority = "normal"): void {
+  push(what: string, run: () => Promise<unknown>): void {
     if (this.#closed) return;
-    (priority === "high" ? this.#high : this.#normal).push({ run, what, priority, attempt: 0 });
+    this.#queued.push({ run, what, attempt: 0 });
     this.#pump();
   }
 
@@ -91,8 +87,7 @@ export class WriteQueue {
   /** Drops what is queued and waiting; writes in flight finish. */
   close(): void {
     this.#closed = true;
-    this.#high.length = 0;
-    this.#normal.length = 0;
+    this.#queued.length = 0;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.#settle();
@@ -104,7 +99,7 @@ export class WriteQueue {
 
   #pump(): void {
     while (this.#inFlight < this.#concurrency && !this.#closed) {
-      const task = this.#high.shift() ?? this.#normal.shift();
+      const task = this.#queued.shift();
       if (task === undefined) break;
       this.#inFlight++;
       this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight);
@@ -125,7 +120,7 @@ export class WriteQueue {
         const timer = setTimeout(() => {
           this.#timers.delete(timer);
           if (this.#closed) return this.#settle();
-          (task.priority === "high" ? this.#high : this.#normal).unshift(task); // it has waited already: first of its class
+          this.#queued.unshift(task); // it has waited already: first in line
           this.#pump();
         }, delay);
         this.#timers.add(timer);
