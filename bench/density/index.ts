@@ -261,7 +261,7 @@ async function runOnce(column: Column, nodes: number, pods: number, timeoutMs: n
   const client = new RestClient(loadKubeconfig(cp.kubeconfig));
   try {
     const simStart = Date.now();
-    sim = await spawnProc(process.execPath, [BIN, "simulate-nodes", `--count=${nodes}`, `--kubeconfig=${cp.kubeconfig}`, "--concurrency=64", "--node-concurrency=64"], /ready: \d+ nodes simulated/, timeoutMs);
+    sim = await spawnProc(process.execPath, [BIN, "simulate-nodes", `--count=${nodes}`, `--kubeconfig=${cp.kubeconfig}`, "--concurrency=64", "--node-concurrency=128"], /ready: \d+ nodes simulated/, timeoutMs);
     const registerSeconds = (Date.now() - simStart) / 1000;
     await until(`${nodes} nodes listed`, 60_000, async () => (await client.list(NODES)).items.length >= nodes);
     // The controllers work (the default namespace's service account exists) before the clock starts.

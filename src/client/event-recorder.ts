@@ -1,6 +1,8 @@
 // Events about objects (core/v1 Event), as client-go's recorder writes them:
 // fire and forget, the same event again within ten minutes bumps `count` and
-// `lastTimestamp` instead of adding an object, and at most `maxPending`
+// `lastTimestamp` instead of adding an object, similar events (one object,
+// type and reason, different messages) become one combined event from the
+// tenth message on (client-go's aggregator), and at most `maxPending`
 // writes wait (more are dropped: events are advice, never worth stalling
 // the component that reports them); optionally client-go's spam filter, a
 // token bucket per involved object. `kubectl describe` shows them.
@@ -11,6 +13,15 @@ import type { RestClient } from "./rest.js";
 import { EVENTS } from "../api/resource-refs.js";
 
 const AGGREGATE_MS = 10 * 60_000;
+/**
+ * Distinct messages of one object, type and reason that are written as events of
+ * their own within AGGREGATE_MS; from the tenth on they go into one combined
+ * event (client-go's EventAggregator: maxEvents 10). A ReplicaSet of 500
+ * replicas reports "Created pod: ..." 500 times: 9 events and one combined one
+ * with count 491, not 500 events (bench/density stored 30,000 of them).
+ */
+export const MAX_SIMILAR = 10;
+const COMBINED = "(combined from similar events): ";
 /**
  * Events and per-object buckets remembered, least recently used dropped
  * first (client-go's correlator keeps LRU caches of 4,096): a sweep of the
@@ -45,6 +56,8 @@ export class EventRecorder {
   readonly #queue: (() => Promise<void>)[] = [];
   #running = 0;
   #dropped = 0;
+  /** Source + involved object + type + reason → the distinct messages seen (fewer than MAX_SIMILAR) and when last. */
+  readonly #similar = new Map<string, { messages: Set<string>; at: number }>();
   /** Involved object → tokens left and when they were counted (perObject). */
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
@@ -96,18 +109,40 @@ export class EventRecorder {
     }
   }
 
-  async #write(object: ApiObject, type: string, reason: string, message: string, fieldPath: string | undefined): Promise<void> {
+  /**
+   * The message to write and whether it is the object's combined event: the
+   * tenth distinct message of one object, type and reason within ten minutes
+   * and every later one go into one event (the oldest message is forgotten so
+   * the set stays under MAX_SIMILAR, as client-go's PopAny keeps it bounded).
+   */
+  #aggregate(object: ApiObject, type: string, reason: string, message: string, now: number): { message: string; combined: boolean } {
+    const m = object.metadata;
+    const key = [this.#o.component, this.#o.host ?? "", object.kind, m.namespace ?? "", m.name, m.uid ?? "", object.apiVersion, type, reason].join("\u0000");
+    let similar = this.#similar.get(key);
+    if (similar === undefined || now - similar.at > AGGREGATE_MS) similar = { messages: new Set(), at: now };
+    similar.at = now;
+    similar.messages.add(message);
+    remember(this.#similar, key, similar);
+    if (similar.messages.size < MAX_SIMILAR) return { message, combined: false };
+    similar.messages.delete(similar.messages.values().next().value!);
+    return { message: COMBINED + message, combined: true };
+  }
+
+  async #write(object: ApiObject, type: string, reason: string, said: string, fieldPath: string | undefined): Promise<void> {
     const m = object.metadata;
     const namespace = m.namespace || "default";
-    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${fieldPath ?? ""}\u0000${reason}\u0000${message}`;
     const now = Date.now();
+    const { message, combined } = this.#aggregate(object, type, reason, said, now);
+    // A combined event is one per object, type and reason: its key leaves the message out.
+    const key = `${m.uid ?? `${namespace}/${m.name}`}\u0000${fieldPath ?? ""}\u0000${reason}\u0000${combined ? `\u0000${type}` : message}`;
     const ts = formatTimestamp(new Date(now));
     const seen = this.#seen.get(key);
     if (seen !== undefined && now - seen.at < AGGREGATE_MS) {
       const count = ++seen.count;
       seen.at = now;
       remember(this.#seen, key, seen);
-      const write = seen.last.then(() => this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch: { count, lastTimestamp: ts } }));
+      const patch = combined ? { count, lastTimestamp: ts, message } : { count, lastTimestamp: ts };
+      const write = seen.last.then(() => this.#o.client.patch(EVENTS, { namespace: seen.namespace, name: seen.name, patch }));
       seen.last = write.then(noop, noop);
       await write;
       return;

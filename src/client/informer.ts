@@ -25,7 +25,7 @@ export interface InformerOptions {
   namespace?: string;
   labelSelector?: LabelSelectorInput;
   fieldSelector?: LabelSelectorInput;
-  /** Items per list page (default 500). */
+  /** Items per list page (default 500); 0 lists in one request. */
   pageSize?: number;
   /** Cache PartialObjectMetadata instead of whole objects (the garbage collector needs only metadata). */
   metadataOnly?: boolean;

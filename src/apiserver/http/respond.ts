@@ -20,6 +20,7 @@ import { errorRepresentation, negotiate, type Representation } from "../../machi
 import { acceptsGzip, ResponseBody } from "./response-body.js";
 import { partialObjectMetadata, table, type IncludeObject } from "./table.js";
 import { spliceResourceVersion } from "./stored-json.js";
+import { encodingMemo } from "./encoding-memo.js";
 import type { Incoming, Outgoing } from "./exchange.js";
 
 export type { Incoming, Outgoing };
@@ -62,7 +63,7 @@ export function negotiateFor(scope: ResponseScope, options: { list: boolean; wat
 /** The object's JSON in API version `gv`, memoized on the cache entry. */
 export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
   const memoKey = `json:${gv}`;
-  let bytes = cached.encoded.get(memoKey) as Buffer | undefined;
+  let bytes = encodingMemo.get(cached, memoKey) as Buffer | undefined;
   if (bytes !== undefined) return bytes;
   const object = cached.object;
   if (cached.stored !== undefined && object.apiVersion === gv && String(cached.revision) === object.metadata.resourceVersion) {
@@ -71,17 +72,17 @@ export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
     if (bytes !== undefined) return bytes;
   }
   bytes = Buffer.from(JSON.stringify(withApiVersion(object, gv)));
-  if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
+  encodingMemo.set(cached, memoKey, bytes);
   return bytes;
 }
 
 /** The object's Protobuf message (no envelope), memoized on the cache entry: lists reuse it item by item. */
 function protobufItemBytes(cached: Cached<ApiObject>, scope: ResponseScope): Uint8Array {
   const memoKey = `pb:${scope.gv}`;
-  let bytes = cached.encoded.get(memoKey) as Uint8Array | undefined;
+  let bytes = encodingMemo.get(cached, memoKey);
   if (bytes === undefined) {
     bytes = codecFor(scope.encoding.schemas).encode(cached.object, schemaOf(scope.def, versionOf(scope.gv)));
-    if (cached.revision > 0) cached.encoded.set(memoKey, bytes);
+    encodingMemo.set(cached, memoKey, bytes);
   }
   return bytes;
 }
@@ -317,13 +318,13 @@ function eventFrame(rep: Representation, type: string, object: object, typeName:
 /** A whole watch frame for a cached object, built once and shared by every watcher of that version and format. */
 function objectEventFrame(scope: ResponseScope, rep: Representation, type: string, cached: Cached<ApiObject>): Uint8Array {
   const memoKey = `frame:${rep.format}:${type}:${scope.gv}`;
-  let frame = cached.encoded.get(memoKey) as Uint8Array | undefined;
+  let frame = encodingMemo.get(cached, memoKey);
   if (frame === undefined) {
     frame =
       rep.format === "json"
         ? Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(cached, scope.gv), Buffer.from("}\n")])
         : eventFrame(rep, type, withApiVersion(cached.object, scope.gv), schemaOf(scope.def, versionOf(scope.gv)), scope.encoding.schemas);
-    if (cached.revision > 0) cached.encoded.set(memoKey, frame);
+    encodingMemo.set(cached, memoKey, frame);
   }
   return frame;
 }
