@@ -6,7 +6,10 @@
 //         and the history that watches replay and past reads walk.
 //   live  key → { c: createRevision, m: modRevision }          (current keys)
 //   tomb  key → { m: delete revision }                           (deleted, until compacted)
-//   meta  "format" | "revision" | "compacted" | "swept"
+//   meta  "format" | "revision" | "compacted" | "swept" | "dictionary"
+// Format 2 compresses log entries past 200 bytes with LZ4 primed with the
+// store's own dictionary (kept in meta; dictionary.ts says why); format 1
+// stores, written before, are read and written uncompressed as they were.
 // A past read walks a key's `p` chain back from its newest version. Compaction
 // drops versions superseded at or before the compacted revision, in small
 // batches so writers never wait long (kine's users' worst reports).
@@ -52,6 +55,7 @@ import {
 import { EventQueueWatch } from "./event-queue-watch.js";
 import { checkStoreFile, openStoreFile } from "./store-file.js";
 import { DiskSpace, ownLmdbCommitRejections } from "./disk-space.js";
+import { STORE_DICTIONARY } from "./dictionary.js";
 
 interface LogEntry {
   k: string;
@@ -81,7 +85,12 @@ export interface LmdbStorageOptions {
   log?: (line: string) => void;
 }
 
-const FORMAT = "orch-storage/1";
+/** Values as given. */
+const FORMAT_PLAIN = "orch-storage/1";
+/** Log entries LZ4-compressed with the dictionary in meta: what new stores are. */
+const FORMAT = "orch-storage/2";
+/** Entries this small are not worth compressing (a lease renewal is about 400 bytes and halves). */
+const COMPRESSION_THRESHOLD = 200;
 
 export class LmdbStorage implements Storage {
   readonly backend = "lmdb";
@@ -90,7 +99,7 @@ export class LmdbStorage implements Storage {
   readonly #log: Database<LogEntry, number>;
   readonly #live: Database<LiveEntry, string>;
   readonly #tomb: Database<TombEntry, string>;
-  readonly #meta: Database<string | number, string>;
+  readonly #meta: Database<string | number | Uint8Array, string>;
   readonly #compactionBatch: number;
   /** Revision handed to the last write callback (may be ahead of what is durable). */
   #assigned: number;
@@ -106,16 +115,18 @@ export class LmdbStorage implements Storage {
   /** Revisions whose damage was logged already. */
   readonly #damaged = new Set<number>();
 
-  private constructor(root: RootDatabase, path: string, options: LmdbStorageOptions) {
+  /** `dictionary`: the store's compression dictionary (format 2), undefined for a format 1 store. */
+  private constructor(root: RootDatabase, path: string, options: LmdbStorageOptions, dictionary: Uint8Array | undefined) {
     this.path = path;
     this.#notice = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     this.#space = new DiskSpace(options.dataDir, { log: this.#notice });
     this.#space.checkAtOpen();
     this.#root = root;
-    this.#log = root.openDB<LogEntry, number>("log", { keyEncoding: "ordered-binary" });
+    const compression = dictionary === undefined ? false : { threshold: COMPRESSION_THRESHOLD, dictionary: Buffer.from(dictionary) };
+    this.#log = root.openDB<LogEntry, number>("log", { keyEncoding: "ordered-binary", compression } as object);
     this.#live = root.openDB<LiveEntry, string>("live", {});
     this.#tomb = root.openDB<TombEntry, string>("tomb", {});
-    this.#meta = root.openDB<string | number, string>("meta", {});
+    this.#meta = metaOf(root);
     this.#compactionBatch = options.compactionBatch ?? 1000;
     this.#assigned = Number(this.#meta.get("revision") ?? 0);
     this.#published = this.#assigned;
@@ -135,17 +146,28 @@ export class LmdbStorage implements Storage {
   }
 
   static async #adopt(root: RootDatabase, path: string, created: boolean, options: LmdbStorageOptions): Promise<LmdbStorage> {
-    if (!created && !isOrchStore(root)) {
+    const format = created ? FORMAT : storeFormat(root);
+    if (format === undefined) {
       // An lmdb file some other program wrote: leave it exactly as it is.
       await root.close();
       throw new StorageError("Corrupt", `${path} is an lmdb file but not an orch store; refusing to use it`);
     }
-    const store = new LmdbStorage(root, path, options);
+    const meta = metaOf(root);
     if (created) {
-      await store.#meta.put("format", FORMAT);
+      await meta.put("dictionary", STORE_DICTIONARY);
+      await meta.put("format", FORMAT);
       await root.flushed;
     }
-    return store;
+    let dictionary: Uint8Array | undefined;
+    if (format === FORMAT) {
+      const stored = meta.get("dictionary");
+      if (!(stored instanceof Uint8Array)) {
+        await root.close();
+        throw new StorageError("Corrupt", `${path}: the store's compression dictionary is missing; its values cannot be read`);
+      }
+      dictionary = stored;
+    }
+    return new LmdbStorage(root, path, options, dictionary);
   }
 
   // ---- reads ----
@@ -556,12 +578,17 @@ function openLmdb(file: string): RootDatabase {
   return open({ path: file, noSubdir: true, maxDbs: 8, encoding: "msgpack" });
 }
 
-/** Looks for our format stamp without creating anything in the file. */
-function isOrchStore(root: RootDatabase): boolean {
+function metaOf(root: RootDatabase): Database<string | number | Uint8Array, string> {
+  return root.openDB<string | number | Uint8Array, string>("meta", {});
+}
+
+/** Our format stamp, looked for without creating anything in the file; undefined when it is not an orch store. */
+function storeFormat(root: RootDatabase): typeof FORMAT | typeof FORMAT_PLAIN | undefined {
   try {
-    return root.openDB<string, string>("meta", { create: false } as object).get("format") === FORMAT;
+    const format = root.openDB<string, string>("meta", { create: false } as object).get("format");
+    return format === FORMAT || format === FORMAT_PLAIN ? format : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
