@@ -175,6 +175,14 @@ export interface Storage {
    * decoded). Both backends have it.
    */
   latestModRevision?(key: string): Promise<number>;
+  /**
+   * Optional: false when a watch of this store learns how far it has caught up
+   * only from the events themselves (etcd before 3.4.31 / 3.5.13 may answer a
+   * progress request ahead of events still on their way). The watch cache then
+   * answers consistent lists from the store, as upstream's API server does
+   * without consistent reads from its cache. Absent: true.
+   */
+  progressProvable?(): boolean;
   /** Drop history before `revision`; reads and watches older than it then throw CompactedError. */
   compact(revision: number): Promise<void>;
   stats(): Promise<StorageStats>;

@@ -184,7 +184,9 @@ export class CachedStorage<T> {
   /** Everything under `prefix` (a sub-prefix of the resource's) at `at`. */
   async list(prefix: string, at: ReadAt): Promise<CachedList<T>> {
     if (at.mode === "Exact") return this.#listAt(prefix, at.rv);
-    await this.#reach(at);
+    if (at.mode === "MostRecent") {
+      if (!(await this.#caughtUp())) return this.#backendList(prefix);
+    } else await this.#reach(at);
     return { revision: this.#cache.revision, items: this.#cache.list(prefix)!, corrupt: this.#cache.corrupt(prefix) };
   }
 
@@ -195,7 +197,12 @@ export class CachedStorage<T> {
       const items = this.#cache.list(prefix, revision);
       if (items !== undefined) return { revision, items, corrupt: [] };
     }
-    const listed = await this.#backend.list(prefix, { revision });
+    return this.#backendList(prefix, revision);
+  }
+
+  /** The backend's list, at `revision` or its current one. */
+  async #backendList(prefix: string, revision?: number): Promise<CachedList<T>> {
+    const listed = await this.#backend.list(prefix, revision === undefined ? {} : { revision });
     const items: Cached<T>[] = [];
     const corrupt: CorruptKey[] = [];
     for (const kv of listed.items) {
@@ -205,7 +212,7 @@ export class CachedStorage<T> {
         corrupt.push({ key: kv.key, error: err as Error });
       }
     }
-    return { revision, items, corrupt };
+    return { revision: listed.revision, items, corrupt };
   }
 
   /**
@@ -215,7 +222,10 @@ export class CachedStorage<T> {
    * events follow with nothing lost or repeated in between.
    */
   async watch(prefix: string, at: ReadAt, sink: WatchSink<T>): Promise<CachedWatch> {
-    await this.#reach(at);
+    // A watch from "now" that cannot prove the cache current starts from the cache's newest version:
+    // a consistent state followed by every later change, only not the very newest point.
+    if (at.mode === "MostRecent") await this.#caughtUp();
+    else await this.#reach(at);
     let after: number;
     if (at.mode === "Exact") {
       after = at.rv;
@@ -250,11 +260,30 @@ export class CachedStorage<T> {
     return { revision: after, close };
   }
 
-  /** Start the cache and wait until it serves `at` (Exact waits only for a future version, in #listAt). */
+  /** Start the cache and wait until it serves `at` (MostRecent: #caughtUp; Exact waits only for a future version, in #listAt). */
   async #reach(at: ReadAt): Promise<void> {
     await this.#cache.start();
-    if (at.mode === "MostRecent") await this.#cache.consistentRevision(this.#waitMs);
-    else if (at.mode === "NotOlderThan") await this.#waitFor(at.rv);
+    if (at.mode === "NotOlderThan") await this.#waitFor(at.rv);
+  }
+
+  /**
+   * Whether the cache has caught up with the backend's current revision within
+   * the wait. It cannot tell for an etcd older than 3.4.31 / 3.5.13, which may
+   * answer a progress request ahead of events still on their way (such an
+   * answer is believed only once the events prove it, storage/etcd/watch.ts):
+   * consistent lists then go to the backend, as upstream's do without
+   * consistent reads from the cache.
+   */
+  async #caughtUp(): Promise<boolean> {
+    await this.#cache.start();
+    if (this.#backend.progressProvable?.() === false) return false;
+    try {
+      await this.#cache.consistentRevision(this.#waitMs);
+      return true;
+    } catch (err) {
+      if (err instanceof FutureRevisionError) return false;
+      throw err;
+    }
   }
 
   async #waitFor(revision: number): Promise<void> {

@@ -167,6 +167,10 @@ class EtcdStorageImpl implements EtcdStorage {
     };
   }
 
+  progressProvable(): boolean {
+    return progressIsOrdered(this.#connection.serverVersion);
+  }
+
   async latestModRevision(key: string): Promise<number> {
     // keys_only: etcd sends the key's revisions without its value; batched (and deduplicated) like any latest read.
     const res = await this.#latest({ key: this.#key(key), keys_only: true });

@@ -103,11 +103,14 @@ if (skip !== undefined) {
         const now = await s.currentRevision();
         const w = s.watch("/p/", { fromRevision: start });
         try {
-          // Asked at once, while etcd still replays history for this watcher.
+          // Asked at once, while etcd still replays history for this watcher. An etcd that may answer ahead
+          // of queued events (before 3.4.31 / 3.5.13) has the answer held until events reach it: one more.
           w.requestProgress();
-          const events = await nextEvents(w, 51);
-          assert.deepEqual(events.slice(0, 50).map((e) => e.type), Array(50).fill("put"));
-          const last = events[50]!;
+          const provable = s.progressProvable?.() !== false;
+          if (!provable) await s.create("/p/after", bytes("z"));
+          const events = await nextEvents(w, provable ? 51 : 52);
+          assert.deepEqual(events.slice(0, -1).map((e) => e.type), Array(provable ? 50 : 51).fill("put"));
+          const last = events.at(-1)!;
           assert.equal(last.type, "progress");
           assert.ok(last.revision >= now);
         } finally {

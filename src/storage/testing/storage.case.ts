@@ -230,6 +230,15 @@ export function runStorageConformance(
         await s.create("/r/unrelated", bytes("u"));
         const now = await s.currentRevision();
         w.requestProgress();
+        if (s.progressProvable?.() === false) {
+          // etcd before 3.4.31 / 3.5.13: an answer past the watch's last event is held until its events reach it.
+          const later = await s.create("/r/p/later", bytes("l"));
+          const [put, p] = await nextEvents(w, 2);
+          assert.equal(describeEvent(put!), `put /r/p/later=l@${later.modRevision} prev=undefined`);
+          assert.equal(p!.type, "progress");
+          assert.ok(p!.revision >= now && p!.revision <= later.modRevision, `progress ${p!.revision} after the event that proves ${now}`);
+          return;
+        }
         const [p] = await nextEvents(w, 1);
         assert.equal(p!.type, "progress");
         assert.ok(p!.revision >= now, `progress ${p!.revision} covers ${now}`);
