@@ -67,6 +67,8 @@ export interface CachedStorageOptions<T> extends Omit<CacherOptions<T>, "store">
 }
 
 const DEFAULT_FUTURE_WAIT_MS = 3000;
+/** How long a read waits for events on their way before it goes to a backend that cannot prove progress. */
+const UNPROVABLE_WAIT_MS = 250;
 /** How many of its own writes the door remembers until the cache applies them. */
 const MAX_WRITTEN = 10_000;
 
@@ -172,7 +174,10 @@ export class CachedStorage<T> {
       const { items, corrupt } = await this.#listAt(key, at.rv);
       return oneKey(key, items.find((c) => c.key === key), corrupt);
     }
-    await this.#reach(at);
+    if (!(await this.#cacheServes(at))) {
+      const { kv } = await this.#backend.get(key);
+      return kv === undefined ? undefined : this.#record(kv);
+    }
     return oneKey(key, this.#cache.get(key), this.#cache.corrupt(key));
   }
 
@@ -184,9 +189,7 @@ export class CachedStorage<T> {
   /** Everything under `prefix` (a sub-prefix of the resource's) at `at`. */
   async list(prefix: string, at: ReadAt): Promise<CachedList<T>> {
     if (at.mode === "Exact") return this.#listAt(prefix, at.rv);
-    if (at.mode === "MostRecent") {
-      if (!(await this.#caughtUp())) return this.#backendList(prefix);
-    } else await this.#reach(at);
+    if (!(await (at.mode === "MostRecent" ? this.#caughtUp() : this.#cacheServes(at)))) return this.#backendList(prefix);
     return { revision: this.#cache.revision, items: this.#cache.list(prefix)!, corrupt: this.#cache.corrupt(prefix) };
   }
 
@@ -284,6 +287,26 @@ export class CachedStorage<T> {
       if (err instanceof FutureRevisionError) return false;
       throw err;
     }
+  }
+
+  /**
+   * Whether the cache serves a read at `at` (waiting for it to get there);
+   * false when the backend should: the cache cannot prove progress without
+   * events (an old etcd, see #caughtUp), and it is still behind a version the
+   * backend has reached after a short wait for events on their way (on a
+   * resource nobody writes it would never get there).
+   */
+  async #cacheServes(at: ReadAt): Promise<boolean> {
+    await this.#cache.start();
+    if (at.mode !== "NotOlderThan" || at.rv <= this.#cache.revision) return true;
+    if (this.#backend.progressProvable?.() !== false) {
+      await this.#waitFor(at.rv);
+      return true;
+    }
+    if (await this.#cache.waitFor(at.rv, Math.min(this.#waitMs, UNPROVABLE_WAIT_MS))) return true;
+    if ((await this.#backend.currentRevision()) >= at.rv) return false;
+    await this.#waitFor(at.rv); // a version the backend has not reached either: wait (and answer 504) as anywhere
+    return true;
   }
 
   async #waitFor(revision: number): Promise<void> {
