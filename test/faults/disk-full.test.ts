@@ -8,6 +8,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,8 @@ describe("a full disk under the embedded store", { skip, timeout: 180_000 }, () 
   before(async () => {
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt]);
     mkdirSync(dataDir);
-    writeFileSync(payload, Buffer.alloc(300_000, "x").toString());
+    // Random (base64): the store compresses its values, and 300 KB of one letter would take a few hundred bytes.
+    writeFileSync(payload, randomBytes(225_000).toString("base64"));
     orch = await startOrch("apiserver", [], { dataDir });
     k = new Kubectl(orch.kubeconfig);
   });

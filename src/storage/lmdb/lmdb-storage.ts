@@ -248,7 +248,15 @@ export class LmdbStorage implements Storage {
   }
 
   #materialize(key: string, createRevision: number, modRevision: number, txn?: Transaction): KeyValue {
-    const entry = this.#log.get(modRevision, { transaction: txn });
+    let entry: LogEntry | undefined;
+    try {
+      entry = this.#log.get(modRevision, { transaction: txn });
+    } catch (err) {
+      // Damage in the entry's framing or its compressed block: it cannot be decoded at all. The same as a
+      // value failing its checksum: the object reads as corrupt, the rest of the store serves on.
+      const reason = `entry of ${key} at revision ${modRevision} cannot be decoded (${(err as Error).message}): the store ${this.path} is damaged`;
+      return { key, value: this.#damagedValue(modRevision, reason), createRevision, modRevision };
+    }
     if (entry?.v === undefined) {
       throw new StorageError("Corrupt", `store ${this.path}: no value for ${key} at revision ${modRevision}`, { key });
     }
@@ -258,7 +266,11 @@ export class LmdbStorage implements Storage {
   /** The entry's value, or the unreadable marker when it fails its checksum (said once in the log, with what to do). */
   #checked(key: string, revision: number, value: Uint8Array, sum: number | undefined): Uint8Array {
     if (sum === undefined || crc32(value) === sum) return value;
-    const reason = `value of ${key} at revision ${revision} fails its checksum: the store ${this.path} is damaged`;
+    return this.#damagedValue(revision, `value of ${key} at revision ${revision} fails its checksum: the store ${this.path} is damaged`);
+  }
+
+  /** The unreadable marker for a damaged version (said once in the log, with what to do). */
+  #damagedValue(revision: number, reason: string): Uint8Array {
     if (!this.#damaged.has(revision)) {
       this.#damaged.add(revision);
       this.#notice(`store: ${reason}; the object reads as corrupt (delete it with the unsafe delete), or stop the server and restore a snapshot (orch snapshot restore, docs/reliability.md)`);
