@@ -202,6 +202,7 @@ export class EtcdConnection {
   #probeTimer: NodeJS.Timeout | undefined;
   #probeDelayMs = 250;
   #serverVersion = "";
+  #newestRevision = 0;
   #checking = false;
 
   constructor(options: ConnectionOptions) {
@@ -222,6 +223,11 @@ export class EtcdConnection {
   }
 
   /** etcd's version as reported by the last Status answer ("" before one). */
+  /** The newest revision any answer carried: every write this client makes from now on is after it. */
+  get newestRevision(): number {
+    return this.#newestRevision;
+  }
+
   get serverVersion(): string {
     return this.#serverVersion;
   }
@@ -255,6 +261,8 @@ export class EtcdConnection {
         const attemptEnd = options.mutation ? end : Math.min(end, now + Math.max(this.#options.dialTimeoutMs, (end - now) / 2));
         const result = await endpoint.unary(method, request, attemptEnd);
         if (method.path === etcdMethods().status.path) this.#serverVersion = (result as StatusResponse).version;
+        const seen = (result as { header?: { revision?: number } | null }).header?.revision ?? 0;
+        if (seen > this.#newestRevision) this.#newestRevision = seen;
         this.#markHealthy(endpoint);
         return result;
       } catch (err) {

@@ -291,7 +291,9 @@ class EtcdStorageImpl implements EtcdStorage {
       connection: this.#connection,
       key,
       rangeEnd,
-      fromRevision: options.fromRevision,
+      // "From now" is after the newest revision this client has seen, not whatever etcd's is when the watch
+      // registers: a write sent right after watch() returns may be applied before that (another stream).
+      fromRevision: options.fromRevision === 0 ? this.#connection.newestRevision : options.fromRevision,
       signal: options.signal,
       toKeyValue: (kv) => this.#toKeyValue(kv),
       onCompacted: (revision) => this.#sawCompacted(revision),
