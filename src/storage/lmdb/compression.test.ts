@@ -15,6 +15,16 @@ import { STORE_DICTIONARY } from "./dictionary.js";
 import { unreadableReason } from "../unreadable-value.js";
 
 const FIXTURE = fileURLToPath(new URL("../../../../src/storage/lmdb/testing/format1-store.mdb.gz", import.meta.url));
+/** Runs `body` in a fresh folder, removed afterwards whatever happens. */
+async function inTempDir(name: string, body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), `orch-lmdb-${name}-`));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const text = (v: Uint8Array | undefined) => (v === undefined ? undefined : Buffer.from(v).toString("utf8"));
 
 /** A pod-sized JSON value (about 3.5 KB) unlike its neighbours in name and uid. */
@@ -32,8 +42,7 @@ function podJson(i: number): Uint8Array {
 }
 
 test("a new store compresses its log with the dictionary it keeps: 2,000 pod-sized values take under half the pages they took uncompressed", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "orch-lmdb-compressed-"));
-  try {
+  await inTempDir("compressed", async (dir) => {
     const store = await LmdbStorage.open({ dataDir: dir });
     const values = Array.from({ length: 2000 }, (_, i) => podJson(i));
     const raw = values.reduce((n, v) => n + v.length, 0);
@@ -54,14 +63,11 @@ test("a new store compresses its log with the dictionary it keeps: 2,000 pod-siz
     const again = await LmdbStorage.open({ dataDir: dir });
     assert.equal(text((await again.get("/registry/pods/density/p7")).kv?.value), text(values[7]));
     await again.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a store written before compression (format 1) opens, reads its values and takes writes, uncompressed as before", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "orch-lmdb-format1-"));
-  try {
+  await inTempDir("format1", async (dir) => {
     writeFileSync(join(dir, "store.mdb"), gunzipSync(readFileSync(FIXTURE)), { mode: 0o600 });
     const store = await LmdbStorage.open({ dataDir: dir });
     const list = await store.list("/registry/configmaps/");
@@ -80,14 +86,11 @@ test("a store written before compression (format 1) opens, reads its values and 
     const root = open({ path: copy, noSubdir: true, maxDbs: 8, encoding: "msgpack", readOnly: true });
     assert.equal(root.openDB<unknown, string>("meta", {}).get("format"), "orch-storage/1", "its format is left as it was");
     await root.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a damaged compressed entry reads as a corrupt object, never as an exception: 80 single-byte faults across the file", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "orch-lmdb-damaged-"));
-  try {
+  await inTempDir("damaged", async (dir) => {
     const value = podJson(7);
     const store = await LmdbStorage.open({ dataDir: dir });
     await store.create("/registry/pods/density/victim", value);
@@ -115,7 +118,5 @@ test("a damaged compressed entry reads as a corrupt object, never as an exceptio
       }
     }
     assert.ok(outcomes.corrupt > 0, `faults in the entry are caught (${JSON.stringify(outcomes)})`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
