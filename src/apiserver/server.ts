@@ -54,7 +54,8 @@ import type { Encoding, Incoming } from "./http/respond.js";
 import { ensureCredentials, type Credentials } from "../component/pki.js";
 import { SchemaDefaulter } from "./registry/defaults.js";
 import { resourceOfKey, type RegistryStore } from "./registry/store.js";
-import { EncryptedStorage, loadEncryptionConfig, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
+import { loadEncryptionConfig, type EncryptionConfig, type PrefixTransformers } from "../storage/encryption/index.js";
+import { TransformedStorage } from "../storage/transformed-storage.js";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { ApiServerMetrics } from "./request-metrics.js";
 import { Router } from "./router.js";
@@ -477,7 +478,7 @@ function bootstrapTokens(stores: Stores, naming: Naming): Authenticator[] {
 function encryptedAtRest(store: Storage, config: EncryptionConfig | undefined): Storage {
   if (config === undefined) return store;
   const byResource = new Map<string, PrefixTransformers | undefined>();
-  return new EncryptedStorage(store, (key) => {
+  return new TransformedStorage(store, (key) => {
     const gr = resourceOfKey(key);
     if (gr === undefined) return undefined;
     const id = `${gr.group}/${gr.resource}`;

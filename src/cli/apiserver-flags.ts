@@ -41,6 +41,11 @@ export const apiserverFlags = {
   "etcd-cafile": flag.string({ section: STORAGE, description: "SSL Certificate Authority file used to secure etcd communication (https:// --etcd-servers)." }),
   "etcd-certfile": flag.string({ section: STORAGE, description: "SSL certification file used to secure etcd communication." }),
   "etcd-keyfile": flag.string({ section: STORAGE, description: "SSL key file used to secure etcd communication." }),
+  "etcd-compression": flag.bool({
+    section: STORAGE,
+    default: true,
+    description: "Store values in etcd deflate-compressed with the server's dictionary (a pod takes about a quarter of its JSON); values encrypted at rest are stored as they are. Compressed values are read either way; turn it off while API servers older than this flag share the etcd, as they cannot read them.",
+  }),
   "compaction-interval": flag.duration({
     section: STORAGE,
     default: "5m",

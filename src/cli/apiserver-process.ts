@@ -28,7 +28,7 @@ export async function startApiServerFromFlags(
     dataDir: flags.get("data-dir"),
     bindAddress: flags.get("bind-address"),
     securePort: flags.get("secure-port"),
-    storage: options.storage ?? { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")], ...etcdTlsOf(flags) },
+    storage: { ...(options.storage ?? { backend: flags.get("storage-backend"), etcdServers: [...flags.get("etcd-servers")], ...etcdTlsOf(flags) }), etcdCompression: flags.get("etcd-compression") },
     compactionIntervalMs: flags.get("compaction-interval"),
     metricResolutionMs: flags.get("metric-resolution"),
     serviceClusterIPRange: flags.get("service-cluster-ip-range"),

@@ -1,7 +1,9 @@
 // The storage layer's front door: open the configured backend. etcd is
 // loaded only when asked for, so an lmdb-only process never loads gRPC.
 
+import { compressedValues } from "./compressed-values.js";
 import { LmdbStorage } from "./lmdb/index.js";
+import { TransformedStorage } from "./transformed-storage.js";
 import type { Storage } from "./storage.js";
 
 export * from "./storage.js";
@@ -19,6 +21,8 @@ export interface StorageConfig {
   etcdPrefix?: string;
   /** etcd: TLS material (PEM) for https:// servers (--etcd-cafile, --etcd-certfile, --etcd-keyfile). */
   etcdTls?: { ca?: string; cert?: string; key?: string };
+  /** etcd: store values compressed (compressed-values.ts; default true). Compressed values are read either way. */
+  etcdCompression?: boolean;
   log?: (line: string) => void;
 }
 
@@ -43,5 +47,8 @@ export async function openStorage(config: StorageConfig): Promise<OpenedStorage>
     ...(config.etcdTls === undefined ? {} : { tls: config.etcdTls }),
     ...(log === undefined ? {} : { logger: { info: log, warn: log } }),
   });
-  return { store, healthy: () => store.healthy(), writeProblem: () => undefined };
+  const compression = compressedValues();
+  // Reading compressed values is not optional: another API server on the same etcd may write them.
+  const compressing = config.etcdCompression === false ? { seal: (plain: Uint8Array) => plain, open: compression.open } : compression;
+  return { store: new TransformedStorage(store, () => compressing), healthy: () => store.healthy(), writeProblem: () => undefined };
 }

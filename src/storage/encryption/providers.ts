@@ -7,6 +7,7 @@
 
 import { createCipheriv, createDecipheriv, randomBytes, type CipherGCMTypes } from "node:crypto";
 import { xsalsa20poly1305 } from "@noble/ciphers/salsa.js";
+import type { StoredForm } from "../transformed-storage.js";
 
 /** One provider key (or identity) turning a value to its stored bytes and back. */
 export interface ValueTransformer {
@@ -112,7 +113,7 @@ export function keyTransformer(type: Exclude<ProviderType, "identity">, keyName:
  * transformer). Reordering keys is rotation: new writes use the new first key,
  * old values still open with the one they name.
  */
-export class PrefixTransformers {
+export class PrefixTransformers implements StoredForm {
   constructor(readonly transformers: readonly ValueTransformer[]) {}
 
   seal(plain: Uint8Array, key: string): Uint8Array {

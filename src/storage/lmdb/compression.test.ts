@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import { open } from "lmdb";
 import { LmdbStorage } from "./lmdb-storage.js";
-import { STORE_DICTIONARY } from "./dictionary.js";
+import { STORE_DICTIONARY } from "../dictionary.js";
 import { unreadableReason } from "../unreadable-value.js";
 
 const FIXTURE = fileURLToPath(new URL("../../../../src/storage/lmdb/testing/format1-store.mdb.gz", import.meta.url));

@@ -55,7 +55,7 @@ import {
 import { EventQueueWatch } from "./event-queue-watch.js";
 import { checkStoreFile, openStoreFile } from "./store-file.js";
 import { DiskSpace, ownLmdbCommitRejections } from "./disk-space.js";
-import { STORE_DICTIONARY } from "./dictionary.js";
+import { STORE_DICTIONARY } from "../dictionary.js";
 
 interface LogEntry {
   k: string;

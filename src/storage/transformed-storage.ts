@@ -1,29 +1,41 @@
-// Encryption at rest as a storage wrapper: every value under a prefix that
-// has transformers is sealed on its way into the backend and opened on its
-// way out, in reads, lists, watch events and conflicts alike. Above it (the
-// watch cache, the registry, responses that reuse stored bytes) everything
-// sees plain values, so lmdb and etcd work the same.
+// Values stored in another form than they are used in, as a storage wrapper:
+// every value a lookup names a form for is sealed on its way into the backend
+// and opened on its way out, in reads, lists, watch events and conflicts
+// alike. Above it (the watch cache, the registry, responses that reuse stored
+// bytes) everything sees plain values, so lmdb and etcd work the same. Two
+// forms use it: encryption at rest (./encryption/) and compressed values on
+// etcd (./compressed-values.ts).
 //
 // A value that does not open (a wrong or missing key) is not an error of the
-// whole read: it comes back as an unreadable value (../unreadable-value.ts).
+// whole read: it comes back as an unreadable value (./unreadable-value.ts).
 
-import { guaranteedUpdate } from "../guaranteed-update.js";
-import { ConflictError } from "../errors.js";
-import { unreadableValue } from "../unreadable-value.js";
-import type { DeleteOptions, DeleteResult, GetOptions, GetResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, ListOptions, ListResult, Storage, StorageStats, UpdateDecision, Watch, WatchEvent, WatchOptions } from "../storage.js";
-import type { PrefixTransformers } from "./providers.js";
+import { guaranteedUpdate } from "./guaranteed-update.js";
+import { ConflictError } from "./errors.js";
+import { unreadableValue } from "./unreadable-value.js";
+import type { DeleteOptions, DeleteResult, GetOptions, GetResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, ListOptions, ListResult, Storage, StorageStats, UpdateDecision, Watch, WatchEvent, WatchOptions } from "./storage.js";
 
-/** Which transformers apply to a key (undefined: stored as is). */
-export type TransformerLookup = (key: string) => PrefixTransformers | undefined;
+/** How one key's values are stored. */
+export interface StoredForm {
+  /** The bytes to store for `plain`; `key` is the storage key. */
+  seal(plain: Uint8Array, key: string): Uint8Array;
+  /**
+   * The plain value of stored bytes, and whether they are in a form a write should replace even when nothing
+   * else changes (encryption: sealed with an older key). Throws when they do not open.
+   */
+  open(stored: Uint8Array, key: string): { value: Uint8Array; stale: boolean };
+}
 
-export class EncryptedStorage implements Storage {
+/** Which form a key's values are stored in (undefined: as they are). */
+export type StoredFormLookup = (key: string) => StoredForm | undefined;
+
+export class TransformedStorage implements Storage {
   readonly backend: string;
   /** Plain bytes of the values this wrapper sealed, so reading back its own writes costs no decryption. */
   readonly #sealed = new WeakMap<Uint8Array, Uint8Array>();
   /** Plain values read from bytes another than the first key sealed: an update that changes nothing still rewrites them (rotation). */
   readonly #stale = new WeakSet<Uint8Array>();
 
-  constructor(readonly inner: Storage, readonly lookup: TransformerLookup) {
+  constructor(readonly inner: Storage, readonly lookup: StoredFormLookup) {
     this.backend = inner.backend;
   }
 
@@ -92,6 +104,12 @@ export class EncryptedStorage implements Storage {
   get latestModRevision(): ((key: string) => Promise<number>) | undefined {
     const inner = this.inner.latestModRevision;
     return inner === undefined ? undefined : (key) => inner.call(this.inner, key);
+  }
+
+  /** The backend's: whether its watches prove progress does not depend on how values are stored. */
+  get progressProvable(): (() => boolean) | undefined {
+    const inner = this.inner.progressProvable;
+    return inner === undefined ? undefined : () => inner.call(this.inner);
   }
 
   guaranteedUpdate(

@@ -1,15 +1,19 @@
-// The LZ4 dictionary new stores compress their values with (format 2, see
-// lmdb-storage.ts). LZ4 finds repeats only within one value, and one stored
-// object rarely repeats itself: a 3.5 KB pod came out of LZ4 near 2 KB, still
-// past what an lmdb page holds inline (about 2 KB), so it kept a 4 KB overflow
-// page. Primed with the text objects share (field names, managedFields' "f:"
-// paths, common values), it comes out near 1 KB and packs into leaf pages:
-// the store file and the pages it keeps resident halve.
+// The dictionary stored values are compressed with: LZ4 in new lmdb stores
+// (format 2, see lmdb/lmdb-storage.ts), deflate on etcd (compressed-values.ts).
+// LZ4 finds repeats only within one value, and one stored object rarely
+// repeats itself: a 3.5 KB pod came out of LZ4 near 2 KB, still past what an
+// lmdb page holds inline (about 2 KB), so it kept a 4 KB overflow page. Primed
+// with the text objects share (field names, managedFields' "f:" paths, common
+// values), it comes out near 1 KB and packs into leaf pages: the store file
+// and the pages it keeps resident halve. On etcd the same priming takes a pod
+// from 3.2 KB to about 800 bytes, and etcd keeps recent writes in memory.
 //
-// A store keeps the dictionary it was created with in its meta database, so
-// this text may change in later versions without making old stores unreadable.
+// An lmdb store keeps the dictionary it was created with in its meta database;
+// a value on etcd names its dictionary by number (VALUE_DICTIONARIES), so a
+// number's text never changes (dictionary.test.ts pins it): a later text gets
+// the next number, and old values still read.
 // It is written here for orch's objects (its own kinds' usual fields), with
-// the likeliest text last: LZ4 reaches back at most 64 KiB.
+// the likeliest text last: LZ4 reaches back at most 64 KiB, deflate 32 KiB.
 
 const FRAGMENTS: readonly unknown[] = [
   { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "node-1", namespace: "kube-node-lease", ownerReferences: [{ apiVersion: "v1", kind: "Node", name: "node-1" }] }, spec: { holderIdentity: "node-1", leaseDurationSeconds: 40, renewTime: "2026-01-01T00:00:00.000000Z" } },
@@ -86,5 +90,8 @@ const FRAGMENTS: readonly unknown[] = [
   },
 ];
 
-/** The dictionary new stores are created with. */
+/** The dictionary new lmdb stores are created with. */
 export const STORE_DICTIONARY: Buffer = Buffer.from(FRAGMENTS.map((f) => JSON.stringify(f)).join("\n"));
+
+/** Dictionaries by the number a compressed value on etcd names; the highest compresses new values. */
+export const VALUE_DICTIONARIES: ReadonlyMap<number, Buffer> = new Map([[1, STORE_DICTIONARY]]);
