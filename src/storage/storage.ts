@@ -79,6 +79,12 @@ export interface WatchOptions {
   fromRevision: number;
   /** Abort ends the iteration without error. */
   signal?: AbortSignal;
+  /**
+   * Whether events must carry the previous value (default true). With false a backend may leave a put's prevKv
+   * undefined and a delete's empty: etcd then neither reads nor sends it, which halves a watch's bytes. The
+   * watch caches keep the previous object themselves and ask for false.
+   */
+  prevKv?: boolean;
 }
 
 /**

@@ -95,7 +95,7 @@ export class ServiceCIDRKeeper {
   }
 
   #follow(prefix: string, fromRevision: number): void {
-    const watch = this.#o.storage.watch(prefix, { fromRevision });
+    const watch = this.#o.storage.watch(prefix, { fromRevision, prevKv: false });
     this.#watches.push(watch);
     void (async () => {
       try {

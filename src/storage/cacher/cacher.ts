@@ -125,7 +125,7 @@ export class Cacher<T> {
   async #follow(from: number): Promise<void> {
     let after = from;
     while (!this.#stopped) {
-      const watch = this.#options.store.watch(this.#options.prefix, { fromRevision: after });
+      const watch = this.#options.store.watch(this.#options.prefix, { fromRevision: after, prevKv: false });
       this.#watch = watch;
       try {
         for await (const e of watch) {

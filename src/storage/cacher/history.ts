@@ -20,7 +20,7 @@ export async function historyEvents<T>(options: HistoryOptions<T>, prefix: strin
   const state = new Map<string, Cached<T>>(listed.items.map((kv) => [kv.key, decodeRecord(kv, decode)]));
   const out: CacheEvent<T>[] = [];
   if (upTo <= after) return out;
-  const watch = backend.watch(prefix, { fromRevision: after });
+  const watch = backend.watch(prefix, { fromRevision: after, prevKv: false });
   watch.requestProgress();
   try {
     for await (const e of watch) {

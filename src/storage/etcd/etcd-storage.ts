@@ -295,6 +295,7 @@ class EtcdStorageImpl implements EtcdStorage {
       // registers: a write sent right after watch() returns may be applied before that (another stream).
       fromRevision: options.fromRevision === 0 ? this.#connection.newestRevision : options.fromRevision,
       signal: options.signal,
+      prevKv: options.prevKv ?? true,
       toKeyValue: (kv) => this.#toKeyValue(kv),
       onCompacted: (revision) => this.#sawCompacted(revision),
       progressIsOrdered: () => progressIsOrdered(this.#connection.serverVersion),

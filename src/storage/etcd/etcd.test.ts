@@ -94,6 +94,28 @@ if (skip !== undefined) {
       }
     });
 
+    test("a watch with prevKv false gets no previous values (etcd sends none); the default watch gets them", async () => {
+      const s = await open({ endpoints: etcd.endpoints });
+      try {
+        const start = await s.currentRevision();
+        const a = await s.create("/pv/a", bytes("1"));
+        await s.update("/pv/a", bytes("2"), a.modRevision);
+        await s.delete("/pv/a");
+        const summary = (events: WatchEvent[]) => events.map((e) => (e.type === "progress" ? "progress" : `${e.type}:${e.prevKv === undefined ? "-" : new TextDecoder().decode(e.prevKv.value)}`));
+        const without = s.watch("/pv/", { fromRevision: start, prevKv: false });
+        const withPrev = s.watch("/pv/", { fromRevision: start });
+        try {
+          assert.deepEqual(summary(await nextEvents(without, 3)), ["put:-", "put:-", "delete:"]);
+          assert.deepEqual(summary(await nextEvents(withPrev, 3)), ["put:-", "put:1", "delete:2"]);
+        } finally {
+          without.close();
+          withPrev.close();
+        }
+      } finally {
+        await s.close();
+      }
+    });
+
     test("a watch from a past revision delivers the replayed events before its progress event", async () => {
       const s = await open({ endpoints: etcd.endpoints });
       try {

@@ -33,6 +33,7 @@ test("an etcd progress answer ahead of the events still on their way is never de
     key: Buffer.from("/p/"),
     rangeEnd: Buffer.from("/p0"),
     fromRevision: 10,
+    prevKv: true,
     signal: undefined,
     toKeyValue: (m) => ({ key: m.key.toString(), value: m.value, createRevision: m.create_revision, modRevision: m.mod_revision }),
     onCompacted: () => {},

@@ -25,6 +25,8 @@ export interface EtcdWatchOptions {
   /** Deliver events after this revision (0: from now). */
   fromRevision: number;
   signal: AbortSignal | undefined;
+  /** Ask etcd for each event's previous value (WatchOptions.prevKv). */
+  prevKv: boolean;
   /** Turns an etcd key-value into ours (strips the store prefix). */
   toKeyValue: (kv: MvccKeyValue) => KeyValue;
   /** etcd revealed its compacted revision. */
@@ -155,7 +157,7 @@ export class EtcdWatch implements Watch {
         // etcd's start_revision is inclusive; ours is "after". 0 means "from now" in both.
         start_revision: this.#last === 0 ? 0 : this.#last + 1,
         progress_notify: true,
-        prev_kv: true,
+        prev_kv: this.#options.prevKv,
       },
     });
   }
