@@ -10,7 +10,8 @@
 // Columns: orch on lmdb, orch on a 3-member etcd (loopback, /usr/bin/etcd),
 // `orch server` on lmdb (what users run: API server, controllers and
 // scheduler in one process; its CPU and RSS rows are the whole process, in
-// the API server and control-plane rows), and upstream's v1.23 kube-apiserver + kube-controller-manager +
+// the API server and control-plane rows), `orch server` on a 3-member etcd
+// (one machine's share of an HA control plane, docs/ha.md), and upstream's v1.23 kube-apiserver + kube-controller-manager +
 // kube-scheduler on a 3-member etcd (from /work/upstream/bin or
 // $UPSTREAM_BIN; skipped with the reason when absent). Upstream's clients run
 // with --kube-api-qps=1000 --kube-api-burst=1000 (their defaults, 20 and 50
@@ -21,13 +22,13 @@
 // scheduler's default 50 QPS); upstream's density SLO is pod startup p99 ≤ 5 s
 // at 30 pods per node.
 // Usage: node dist/bench/density/index.js [--json] [--quick] [--nodes=N] [--pods=M] [--runs=N]
-//   [--only=orch-lmdb,orch-etcd,orch-server,upstream] [--timeout=SECONDS] [--timeline[=SECONDS]]
+//   [--only=orch-lmdb,orch-etcd,orch-server,orch-server-etcd,upstream] [--timeout=SECONDS] [--timeline[=SECONDS]]
 // --timeline prints, per column, the pipeline's stages per interval (default
 // 5 s): pods created, bound, reported Running, and Ready in the Deployments'
 // status, each as a rate and a running total (bench/density/timeline.ts).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
@@ -72,7 +73,7 @@ const METRICS: Metric[] = [
   M("load average (1 min) at start", "", "lower"),
 ];
 
-type Column = "orch-lmdb" | "orch-etcd" | "orch-server" | "upstream";
+type Column = "orch-lmdb" | "orch-etcd" | "orch-server" | "orch-server-etcd" | "upstream";
 
 // ---- processes ----
 
@@ -87,6 +88,7 @@ function spawnProc(command: string, args: string[], ready?: RegExp, timeoutMs = 
   let output = "";
   // BENCH_LOG_DIR keeps every child's whole output in a file (one per process) for diagnosis.
   const logDir = process.env["BENCH_LOG_DIR"];
+  if (logDir !== undefined) mkdirSync(logDir, { recursive: true });
   const logFile = logDir === undefined || child.pid === undefined ? undefined : createWriteStream(join(logDir, `${basename(command)}-${args.find((a) => !a.startsWith("-") && a !== BIN) ?? "proc"}-${child.pid}.log`));
   const keep = (c: Buffer) => {
     logFile?.write(c);
@@ -191,20 +193,21 @@ async function startControlPlane(column: Column): Promise<ControlPlane> {
     for (const s of stops.reverse()) await s().catch(() => {});
   };
   try {
-    if (column === "orch-server") {
-      // No node agent (the simulator's nodes run the pods) and no service proxy: the control plane alone.
-      const server = await startOrch("server", ["--disable-agent", "--disable-proxy"], { readyTimeoutMs: 120_000 });
-      stops.push(() => server.stop());
-      return { kubeconfig: server.kubeconfig, apiserver: server.pid, controllers: undefined, scheduler: undefined, etcd: [], stop: stopAll };
-    }
     let etcd: EtcdCluster | undefined;
-    if (column !== "orch-lmdb") {
+    if (column !== "orch-lmdb" && column !== "orch-server") {
       etcd = await startEtcdCluster(3);
       stops.push(() => etcd!.stop());
     }
+    const onEtcd = etcd ? ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`] : [];
+    if (column === "orch-server" || column === "orch-server-etcd") {
+      // No node agent (the simulator's nodes run the pods) and no service proxy: the control plane alone.
+      const server = await startOrch("server", ["--disable-agent", "--disable-proxy", ...onEtcd], { readyTimeoutMs: 120_000 });
+      stops.push(() => server.stop());
+      return { kubeconfig: server.kubeconfig, apiserver: server.pid, controllers: undefined, scheduler: undefined, etcd: etcd ? etcdPids(etcd) : [], stop: stopAll };
+    }
     let api: OrchProcess;
     if (column === "upstream") api = await startUpstream(join(UPSTREAM_BIN, "kube-apiserver"), etcd!.endpoints);
-    else api = await startOrch("apiserver", etcd ? ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`] : [], { readyTimeoutMs: 120_000 });
+    else api = await startOrch("apiserver", onEtcd, { readyTimeoutMs: 120_000 });
     stops.push(() => api.stop());
     const start = column === "upstream" ? upstreamComponent : orchComponent;
     const controllers = await start(column === "upstream" ? "kube-controller-manager" : "controller-manager", api.kubeconfig);
@@ -361,7 +364,7 @@ async function main(): Promise<void> {
   if (want("orch-lmdb")) columns.push("orch-lmdb");
   if (want("orch-server")) columns.push("orch-server");
   const etcdSkip = etcdSkipReason();
-  for (const c of ["orch-etcd", "upstream"] as const) {
+  for (const c of ["orch-etcd", "orch-server-etcd", "upstream"] as const) {
     if (!want(c)) continue;
     if (etcdSkip !== undefined) skips.push(`${c}: ${etcdSkip}`);
     else if (c === "upstream" && !["kube-apiserver", "kube-controller-manager", "kube-scheduler"].every((b) => existsSync(join(UPSTREAM_BIN, b)))) {
