@@ -28,13 +28,13 @@
 // status, each as a rate and a running total (bench/density/timeline.ts).
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadavg } from "node:os";
 import { RestClient, loadKubeconfig } from "../../src/client/index.js";
 import { DEPLOYMENTS, NAMESPACES, NODES } from "../../src/api/resource-refs.js";
-import { startOrch, type OrchProcess } from "../../test/support/orch-process.js";
+import { benchLogFile, startOrch, type OrchProcess } from "../../test/support/orch-process.js";
 import { startEtcdCluster, etcdSkipReason, type EtcdCluster } from "../../src/storage/etcd/testing/etcd-server.js";
 import { startUpstream } from "../support/upstream-apiserver.js";
 import { parseArgs, printReport, type Metric, type Report } from "../support/report.js";
@@ -86,10 +86,7 @@ interface Proc {
 function spawnProc(command: string, args: string[], ready?: RegExp, timeoutMs = 120_000): Promise<Proc> {
   const child: ChildProcess = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  // BENCH_LOG_DIR keeps every child's whole output in a file (one per process) for diagnosis.
-  const logDir = process.env["BENCH_LOG_DIR"];
-  if (logDir !== undefined) mkdirSync(logDir, { recursive: true });
-  const logFile = logDir === undefined || child.pid === undefined ? undefined : createWriteStream(join(logDir, `${basename(command)}-${args.find((a) => !a.startsWith("-") && a !== BIN) ?? "proc"}-${child.pid}.log`));
+  const logFile = child.pid === undefined ? undefined : benchLogFile(`${basename(command)}-${args.find((a) => !a.startsWith("-") && a !== BIN) ?? "proc"}-${child.pid}.log`);
   const keep = (c: Buffer) => {
     logFile?.write(c);
     output = (output + c.toString()).slice(-20_000);

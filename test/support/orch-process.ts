@@ -7,7 +7,7 @@
 // leaves no container processes behind, unless it asks to keep them.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, type WriteStream } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,10 +38,8 @@ async function spawnUntilReady(args: string[], ready: RegExp, timeoutMs: number)
   // the suites' agents allow it for every pod unless a test chooses (the commands' default, "marked", is tested on its own).
   if ((args[0] === "server" || args[0] === "nodeagent") && !args.some((a) => a.startsWith("--host-root-fallback"))) args = [...args, "--host-root-fallback=any"];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  // BENCH_LOG_DIR (benchmarks): the child's whole output also goes to a file there, for diagnosis.
-  const logDir = process.env["BENCH_LOG_DIR"];
-  if (logDir !== undefined) {
-    const file = createWriteStream(join(logDir, `orch-${args[0]}-${child.pid}.log`));
+  const file = benchLogFile(`orch-${args[0]}-${child.pid}.log`);
+  if (file !== undefined) {
     child.stdout!.pipe(file, { end: false });
     child.stderr!.pipe(file, { end: false });
   }
@@ -186,4 +184,12 @@ export async function startJoinedAgent(
       cleanup();
     },
   };
+}
+
+/** BENCH_LOG_DIR (benchmarks): a file there for one child's whole output, for diagnosis (the folder is made when missing). */
+export function benchLogFile(name: string): WriteStream | undefined {
+  const logDir = process.env["BENCH_LOG_DIR"];
+  if (logDir === undefined) return undefined;
+  mkdirSync(logDir, { recursive: true });
+  return createWriteStream(join(logDir, name));
 }
