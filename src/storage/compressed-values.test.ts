@@ -74,7 +74,10 @@ describe("compressed values on etcd", { skip }, () => {
     assert.deepEqual([...stored.subarray(0, 3)], [0, 0x7a, 1], "header: NUL, z, dictionary 1");
     assert.ok(stored.length * 3 < a.length, `stored ${stored.length} bytes for a ${a.length}-byte pod`);
 
-    assert.equal(text((await store.get("/pods/a")).kv?.value), text(a));
+    const read = (await store.get("/pods/a")).kv!.value;
+    assert.equal(text(read), text(a));
+    // The watch caches keep values: one must not hold a larger buffer alive (zlib's chunks are 16 KiB).
+    assert.ok(read.buffer.byteLength <= Math.max(2 * read.length, Buffer.poolSize), `a ${read.length}-byte value holds ${read.buffer.byteLength} bytes`);
     assert.equal(text((await store.list("/pods/")).items[0]?.value), text(a));
     const b = pod("a-updated");
     await store.update("/pods/a", b, created.modRevision);
