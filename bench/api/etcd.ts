@@ -6,7 +6,8 @@
 // barely move with the machine's load, unlike req/s: they are the ones to read
 // on a shared machine. Columns alternate within each run.
 // Requests come from h2load when installed (bench/support/load.ts; --client=node for this process's client).
-// Usage: node dist/bench/api/etcd.js [--json] [--runs=N] [--only=etcd,upstream] [--phase-ms=3000] [--upstream=PATH] [--client=node|h2load]
+// Column etcd-plain is orch with --etcd-compression=false: what compressing values costs and saves.
+// Usage: node dist/bench/api/etcd.js [--json] [--runs=N] [--only=etcd,etcd-plain,upstream] [--phase-ms=3000] [--upstream=PATH] [--client=node|h2load]
 // ORCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the orch server.
 
 import { readFileSync } from "node:fs";
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
   if (phaseArg !== undefined) PHASE_MS = Number(phaseArg.slice("--phase-ms=".length));
   GENERATOR = chooseGenerator(argv);
   const upstream = upstreamBinary(argv);
-  const columns = ["etcd", "upstream"].filter((b) => args.only.length === 0 || args.only.includes(b));
+  const columns = ["etcd", "etcd-plain", "upstream"].filter((b) => args.only.length === 0 || args.only.includes(b));
   if ("skip" in upstream && columns.includes("upstream")) {
     process.stderr.write(`bench/api/etcd: no upstream column: ${upstream.skip}\n`);
     columns.splice(columns.indexOf("upstream"), 1);
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
       const server =
         column === "upstream"
           ? await startUpstream((upstream as { path: string }).path, etcd.endpoints)
-          : await startOrch("apiserver", ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`]);
+          : await startOrch("apiserver", ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`, `--etcd-compression=${column === "etcd"}`]);
       try {
         for (const [k, v] of Object.entries(await measure(server, etcd.endpoints[0]!))) (report.samples[column]![k] ??= []).push(v);
       } finally {
