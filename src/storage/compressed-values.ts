@@ -20,6 +20,7 @@
 
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { VALUE_DICTIONARIES } from "./dictionary.js";
+import { ownBytes } from "./own-bytes.js";
 import { MAX_VALUE_BYTES } from "./storage.js";
 import type { StoredForm } from "./transformed-storage.js";
 
@@ -50,9 +51,8 @@ export function compressedValues(): StoredForm {
       const known = VALUE_DICTIONARIES.get(number);
       if (known === undefined) throw new Error(`the value was compressed with dictionary ${number}, which this version of the server does not have (it knows ${[...VALUE_DICTIONARIES.keys()].join(", ")})`);
       // Nothing this form wrote inflates past the size limit: a value that does came from elsewhere, and is refused.
-      const inflated = inflateRawSync(stored.subarray(3), { dictionary: known, maxOutputLength: MAX_VALUE_BYTES });
-      // zlib's output is a view of its 16 KiB chunk: copied, so a cached 3 KB pod does not keep 16 KiB alive.
-      return { value: Buffer.from(inflated), stale: false };
+      const value = ownBytes(inflateRawSync(stored.subarray(3), { dictionary: known, maxOutputLength: MAX_VALUE_BYTES }));
+      return { value, stale: false };
     },
   };
 }

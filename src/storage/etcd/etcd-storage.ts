@@ -12,6 +12,7 @@ import {
   StorageUnavailableError,
   TooLargeError,
 } from "../errors.js";
+import { ownBytes } from "../own-bytes.js";
 import { guaranteedUpdate } from "../guaranteed-update.js";
 import {
   MAX_VALUE_BYTES,
@@ -474,7 +475,7 @@ class EtcdStorageImpl implements EtcdStorage {
   #toKeyValue(kv: MvccKeyValue): KeyValue {
     return {
       key: kv.key.subarray(this.#prefix.length).toString("utf8"),
-      value: kv.value,
+      value: ownBytes(kv.value),
       createRevision: kv.create_revision,
       modRevision: kv.mod_revision,
     };

@@ -94,6 +94,22 @@ if (skip !== undefined) {
       }
     });
 
+    test("values read in a list or a watch do not keep the response they came in alive", async () => {
+      const s = await open({ endpoints: etcd.endpoints });
+      try {
+        const start = await s.currentRevision();
+        for (let i = 0; i < 40; i++) await s.create(`/own/${i}`, new Uint8Array(3000).fill(65 + (i % 26)));
+        const w = s.watch("/own/", { fromRevision: start });
+        const values = [...(await s.list("/own/")).items.map((kv) => kv.value)];
+        for (const e of await nextEvents(w, 40)) if (e.type === "put") values.push(e.kv.value);
+        w.close();
+        // A list of 40 × 3 KB arrives as one 120 KB message; a value holding it would keep all 40 alive.
+        for (const v of values) assert.ok(v.buffer.byteLength <= Math.max(2 * v.length, Buffer.poolSize), `a ${v.length}-byte value holds ${v.buffer.byteLength} bytes`);
+      } finally {
+        await s.close();
+      }
+    });
+
     test("a watch with prevKv false gets no previous values (etcd sends none); the default watch gets them", async () => {
       const s = await open({ endpoints: etcd.endpoints });
       try {
