@@ -222,6 +222,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "enable-admission-plugins": "[]",
       "etcd-cafile": "",
       "etcd-certfile": "",
+      "etcd-compression": "true",
       "etcd-keyfile": "",
       "etcd-servers": "[]",
       "feature-gates": "",

@@ -30,7 +30,7 @@ export type StoredFormLookup = (key: string) => StoredForm | undefined;
 
 export class TransformedStorage implements Storage {
   readonly backend: string;
-  /** Plain bytes of the values this wrapper sealed, so reading back its own writes costs no decryption. */
+  /** Plain bytes of the values this wrapper sealed, so reading back its own writes does not open them again. */
   readonly #sealed = new WeakMap<Uint8Array, Uint8Array>();
   /** Plain values read from bytes another than the first key sealed: an update that changes nothing still rewrites them (rotation). */
   readonly #stale = new WeakSet<Uint8Array>();
