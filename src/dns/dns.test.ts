@@ -9,7 +9,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createSocket, type Socket } from "node:dgram";
-import { connect } from "node:net";
+import { connect, createServer as createTcpServer } from "node:net";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { existsSync } from "node:fs";
@@ -249,5 +249,22 @@ test("dig with the pod's search path and ndots:5 finds the spec's names over UDP
     assert.match(await dig(transport, "web", "A"), /^web\.default\.svc\.cluster\.local\.\s+5\s+IN\s+A\s+10\.96\.0\.20$/m, "a short name through the search path");
     assert.match(await dig(transport, "10-89-0-44.default.pod.cluster.local", "A"), /A\s+10\.89\.0\.44$/m, transport);
     assert.equal(await dig(transport, "nope.default.svc.cluster.local", "A"), "", "NXDOMAIN: no answer lines");
+  }
+});
+
+test("a port whose TCP side is taken: the start fails with EADDRINUSE and leaves the UDP side free (port 0 draws another port then)", async () => {
+  const taken = createTcpServer();
+  const port = await new Promise<number>((resolve) => taken.listen(0, "127.0.0.1", () => resolve((taken.address() as { port: number }).port)));
+  try {
+    await assert.rejects(startDnsServer({ address: "127.0.0.1", port, domain: "cluster.local", view, allowed: () => true, upstreams: [] }), { code: "EADDRINUSE" });
+  } finally {
+    await new Promise((r) => taken.close(r));
+  }
+  // Had the failed start kept its UDP socket, this one could not bind the port.
+  const again = await startDnsServer({ address: "127.0.0.1", port, domain: "cluster.local", view, allowed: () => true, upstreams: [] });
+  try {
+    assert.equal((await udpQuery(again.port, "web.default.svc.cluster.local")).rcode, "NOERROR");
+  } finally {
+    await again.close();
   }
 });

@@ -8,9 +8,9 @@
 // Only clients `allowed` says are ours (pods, nodes, this host) get answers:
 // it never becomes an open resolver on the node's network.
 
-import { createSocket, type Socket } from "node:dgram";
+import { createSocket, type RemoteInfo, type Socket } from "node:dgram";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { createServer, type Server, type Socket as TcpConnection } from "node:net";
 import * as dnsPacket from "dns-packet";
 import { lookup, type Answer, type ClusterView } from "./records.js";
 
@@ -152,16 +152,11 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
     return udp && out.length > limit ? reply(query, rcode, true, {}, true) : out;
   };
 
-  const udp: Socket = createSocket(o.address.includes(":") ? "udp6" : "udp4");
-  udp.on("message", (msg, rinfo) => {
+  const onMessage = (udp: Socket) => (msg: Buffer, rinfo: RemoteInfo) => {
     void answer(msg, rinfo.address, true).then((out) => out && udp.send(out, rinfo.port, rinfo.address)).catch((err: Error) => o.log?.(`dns: ${err.message}`));
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    udp.once("error", reject);
-    udp.bind(o.port, o.address, () => resolve(udp.address().port));
-  });
+  };
   // TCP: each message behind a two-byte length, several per connection.
-  const tcp: Server = createServer((conn) => {
+  const onConnection = (conn: TcpConnection) => {
     let buf = Buffer.alloc(0);
     conn.on("error", () => conn.destroy());
     conn.on("data", (chunk: Buffer) => {
@@ -178,11 +173,8 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
         }).catch((err: Error) => o.log?.(`dns: ${err.message}`));
       }
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    tcp.once("error", reject);
-    tcp.listen(port, o.address, () => resolve());
-  });
+  };
+  const { udp, tcp, port } = await listenBoth(o, onMessage, onConnection);
   return {
     port,
     close: () =>
@@ -191,4 +183,35 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
         tcp.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A UDP socket and a TCP server on one port. With port 0 the UDP socket picks it, and the TCP port of
+ * that number may be taken (an outgoing connection's, another server's): then both are closed and
+ * another port is tried.
+ */
+async function listenBoth(
+  o: DnsServerOptions,
+  onMessage: (udp: Socket) => (msg: Buffer, rinfo: RemoteInfo) => void,
+  onConnection: (conn: TcpConnection) => void,
+): Promise<{ udp: Socket; tcp: Server; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp: Socket = createSocket(o.address.includes(":") ? "udp6" : "udp4");
+    udp.on("message", onMessage(udp));
+    const port = await new Promise<number>((resolve, reject) => {
+      udp.once("error", reject);
+      udp.bind(o.port, o.address, () => resolve(udp.address().port));
+    });
+    const tcp: Server = createServer(onConnection);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once("error", reject);
+        tcp.listen(port, o.address, () => resolve());
+      });
+      return { udp, tcp, port };
+    } catch (err) {
+      udp.close();
+      if (o.port !== 0 || (err as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt === 20) throw err;
+    }
+  }
 }
