@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
+import { VALUE_DICTIONARIES } from "./dictionary.js";
 import { ConflictError, TooLargeError } from "./errors.js";
 import { openStorage, type OpenedStorage } from "./index.js";
 import { nextEvents } from "./testing/storage.case.js";
@@ -136,7 +137,7 @@ describe("compressed values on etcd", { skip }, () => {
     // Written past the wrapper: a dictionary this version does not have, a damaged stream, and a bomb past the size limit.
     await raw.create(`${prefix}/pods/future`, Buffer.concat([Buffer.from([0, 0x7a, 200]), deflateRawSync(pod("f"))]));
     await raw.create(`${prefix}/pods/damaged`, Buffer.from([0, 0x7a, 1, 0xff, 0xff, 0xff, 0xff]));
-    await raw.create(`${prefix}/pods/bomb`, Buffer.concat([Buffer.from([0, 0x7a, 1]), deflateRawSync(Buffer.alloc(MAX_VALUE_BYTES + 1, "{"), { dictionary: (await import("./dictionary.js")).VALUE_DICTIONARIES.get(1)! })]));
+    await raw.create(`${prefix}/pods/bomb`, Buffer.concat([Buffer.from([0, 0x7a, 1]), deflateRawSync(Buffer.alloc(MAX_VALUE_BYTES + 1, "{"), { dictionary: VALUE_DICTIONARIES.get(1)! })]));
     const items = new Map((await store.list("/pods/")).items.map((kv) => [kv.key, kv.value]));
     assert.equal(text(items.get("/pods/good")), text(pod("good")));
     assert.match(unreadableReason(items.get("/pods/future")!) ?? "", /dictionary 200, which this version of the server does not have/);

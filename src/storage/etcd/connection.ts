@@ -222,12 +222,12 @@ export class EtcdConnection {
     return this.#healthy;
   }
 
-  /** etcd's version as reported by the last Status answer ("" before one). */
   /** The newest revision any answer carried: every write this client makes from now on is after it. */
   get newestRevision(): number {
     return this.#newestRevision;
   }
 
+  /** etcd's version as reported by the last Status answer ("" before one). */
   get serverVersion(): string {
     return this.#serverVersion;
   }
