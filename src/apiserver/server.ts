@@ -305,6 +305,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // At most a quarter of the request timeout (as API Priority and Fairness bounds its queue wait):
       // a request must still have time to be served, or be refused with a 429 its client retries.
       queueWaitMs: Math.min(options.limits?.inflightQueueWaitMs ?? 0, (options.limits?.requestTimeoutMs || 60_000) / 4),
+      coordinationGroup: naming.coordinationGroup,
     },
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
     ...(audit !== undefined ? { audit } : {}),

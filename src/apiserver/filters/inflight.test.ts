@@ -10,6 +10,8 @@ import { sampleApi } from "../testing/sample-api.js";
 import { holdingAdmission, SLOW_READ, widget, WIDGETS } from "../testing/held-requests.js";
 import { sleep } from "../../machinery/until.js";
 import { parseExposition } from "../../component/metrics/testing.js";
+import { coordinationModule } from "../../api/coordination/index.js";
+import { namingFor } from "../../machinery/naming.js";
 
 
 function assertTooMany(r: TestResponse, what: string): void {
@@ -144,6 +146,35 @@ test("a queued request whose wait runs out is 429, and leaves the queue", async 
     hold.release();
     assert.equal((await held).status, 201);
     assert.equal((await next).status, 201);
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+test("leases have their own lane: renewals pass while pod-like writes fill the limit, and a full lease lane does not hold other writes", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi, coordinationModule], admission: hold.admission, limits: { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 } });
+  const leases = `/apis/${namingFor().coordinationGroup}/v1/namespaces/default/leases`;
+  const lease = (name: string) => ({ apiVersion: `${namingFor().coordinationGroup}/v1`, kind: "Lease", metadata: { name }, spec: { holderIdentity: "a", leaseDurationSeconds: 15 } });
+  try {
+    // One widget write held in admission fills the mutating limit (1).
+    const heldWidget = t.request("POST", WIDGETS, { body: widget("slow-w") });
+    await sleep(300);
+    assertTooMany(await t.request("POST", WIDGETS, { body: widget("other") }), "a second widget write");
+    const created = await t.request("POST", leases, { body: lease("node-a") });
+    assert.equal(created.status, 201, `a lease write passes in its lane: ${created.text}`);
+    const renewed = await t.request("PUT", `${leases}/node-a`, { body: { ...created.json, spec: { ...created.json.spec, renewTime: "2026-11-29T13:00:00.000000Z" } } });
+    assert.equal(renewed.status, 200, renewed.text);
+    // The lane has a limit of its own (a tenth of 1, at least 1): a held lease write fills it.
+    const heldLease = t.request("POST", leases, { body: lease("slow-l") });
+    await sleep(300);
+    assertTooMany(await t.request("POST", leases, { body: lease("node-b") }), "a second lease write while the lane is full");
+    hold.release();
+    assert.equal((await heldWidget).status, 201);
+    assert.equal((await heldLease).status, 201);
+    assert.equal((await t.request("POST", leases, { body: lease("node-b") })).status, 201, "the lane's slot is given back");
+    assert.equal((await t.request("POST", WIDGETS, { body: widget("other") })).status, 201, "the other lane's slot is given back");
   } finally {
     hold.release();
     await t.close();
