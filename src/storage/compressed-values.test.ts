@@ -13,6 +13,8 @@ import { openEtcdStorage, type EtcdStorage } from "./etcd/index.js";
 import { etcdSkipReason, startEtcd, type EtcdServer } from "./etcd/testing/etcd-server.js";
 import { unreadableReason } from "./unreadable-value.js";
 import { MAX_VALUE_BYTES } from "./storage.js";
+import { compressedValues } from "./compressed-values.js";
+import { TransformedStorage, type StoredForm } from "./transformed-storage.js";
 
 const skip = etcdSkipReason();
 const enc = new TextEncoder();
@@ -153,6 +155,41 @@ describe("compressed values on etcd", { skip }, () => {
       assert.equal(store.progressProvable!(), bare.progressProvable!());
     } finally {
       await bare.close();
+    }
+  });
+
+  test("a server's own writes come back from etcd (events, reads) without inflating them again; another server's, and later bytes, are inflated", async () => {
+    /** Compressed values, counting what is inflated. */
+    const counting = (): StoredForm & { opened: number } => {
+      const form = compressedValues();
+      const c = { opened: 0, seal: form.seal, open: (stored: Uint8Array, key: string) => (c.opened++, form.open(stored, key)) };
+      return c;
+    };
+    const prefix = "/own-writes";
+    const [mine, theirs] = [counting(), counting()];
+    const one = new TransformedStorage(await openEtcdStorage({ endpoints: etcd.endpoints, prefix }), () => mine);
+    const two = new TransformedStorage(await openEtcdStorage({ endpoints: etcd.endpoints, prefix }), () => theirs);
+    try {
+      // As the watch caches watch: without previous values (those are not the last ones sealed, and are inflated).
+      const watch = one.watch("/pods/", { fromRevision: 0, prevKv: false });
+      const [a, b, c] = [pod("a"), pod("b"), pod("c")];
+      const created = await one.create("/pods/a", a);
+      const [ea] = await nextEvents(watch, 1);
+      await one.update("/pods/a", b, created.modRevision);
+      const [eb] = await nextEvents(watch, 1);
+      assert.deepEqual([ea, eb].map((e) => e?.type === "put" && text(e.kv.value)), [text(a), text(b)]);
+      assert.equal(mine.opened, 0, "the watch's copies of this server's two writes were not inflated");
+      // The other server inflates them; and its write of the key, which ours sees next, is inflated by ours.
+      assert.equal(text((await two.get("/pods/a")).kv?.value), text(b));
+      assert.equal(theirs.opened, 1);
+      await two.update("/pods/a", c, (await two.get("/pods/a")).kv!.modRevision);
+      const [ec] = await nextEvents(watch, 1);
+      assert.equal(ec?.type === "put" && text(ec.kv.value), text(c), "another server's later value, not ours");
+      assert.equal(mine.opened, 1);
+      watch.close();
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });

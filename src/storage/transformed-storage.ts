@@ -9,6 +9,7 @@
 // A value that does not open (a wrong or missing key) is not an error of the
 // whole read: it comes back as an unreadable value (./unreadable-value.ts).
 
+import { sameBytes } from "./bytes.js";
 import { guaranteedUpdate } from "./guaranteed-update.js";
 import { ConflictError } from "./errors.js";
 import { unreadableValue } from "./unreadable-value.js";
@@ -28,10 +29,20 @@ export interface StoredForm {
 /** Which form a key's values are stored in (undefined: as they are). */
 export type StoredFormLookup = (key: string) => StoredForm | undefined;
 
+/** Keys whose last sealed value is remembered at most (a hint: forgotten all at once past it). */
+const MAX_LAST_SEALED = 10_000;
+
 export class TransformedStorage implements Storage {
   readonly backend: string;
   /** Plain bytes of the values this wrapper sealed, so reading back its own writes does not open them again. */
   readonly #sealed = new WeakMap<Uint8Array, Uint8Array>();
+  /**
+   * The last value sealed per key, until its bytes come back: etcd returns
+   * them as a copy (the write's watch event, a read), which would otherwise
+   * be opened again (an inflate or a decryption per write). Opening depends
+   * on the bytes alone, so bytes equal to those sealed open to the value sealed.
+   */
+  readonly #lastSealed = new Map<string, Uint8Array>();
   /** Plain values read from bytes another than the first key sealed: an update that changes nothing still rewrites them (rotation). */
   readonly #stale = new WeakSet<Uint8Array>();
 
@@ -44,7 +55,19 @@ export class TransformedStorage implements Storage {
     if (t === undefined) return plain;
     const sealed = t.seal(plain, key);
     this.#sealed.set(sealed, plain);
+    if (this.#lastSealed.size >= MAX_LAST_SEALED) this.#lastSealed.clear();
+    this.#lastSealed.set(key, sealed);
     return sealed;
+  }
+
+  /** The plain value of stored bytes this wrapper sealed: the very buffer (lmdb), or a copy of a key's last one (etcd). */
+  #ownPlain(kv: KeyValue): Uint8Array | undefined {
+    const same = this.#sealed.get(kv.value);
+    if (same !== undefined) return same;
+    const last = this.#lastSealed.get(kv.key);
+    if (last === undefined || !sameBytes(last, kv.value)) return undefined;
+    this.#lastSealed.delete(kv.key);
+    return this.#sealed.get(last);
   }
 
   #open(kv: KeyValue): KeyValue;
@@ -53,7 +76,7 @@ export class TransformedStorage implements Storage {
     if (kv === undefined) return undefined;
     const t = this.lookup(kv.key);
     if (t === undefined) return kv;
-    let value = this.#sealed.get(kv.value);
+    let value = this.#ownPlain(kv);
     if (value === undefined) {
       try {
         const opened = t.open(kv.value, kv.key);

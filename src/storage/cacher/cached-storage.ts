@@ -16,6 +16,7 @@
 // Writes go to the backend; guaranteedUpdate starts from the cache's copy.
 // Errors are storage errors: the registry maps them to API statuses.
 
+import { sameBytes } from "../bytes.js";
 import { CompactedError, FutureRevisionError } from "../errors.js";
 import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, Storage, UpdateDecision } from "../storage.js";
 import { cachedRecord, decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
@@ -446,10 +447,6 @@ interface Pending<T> {
   readonly made: T;
   /** Made once, by whichever needs it first: the cache applying the event, or the answer. */
   record: Cached<T> | undefined;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
 /** `found`, or the decoder's error when `key` is among the corrupt ones (seed 000, the corrupt state). */

@@ -12,7 +12,7 @@ import {
   StorageUnavailableError,
   TooLargeError,
 } from "../errors.js";
-import { ownBytes } from "../own-bytes.js";
+import { ownBytes } from "../bytes.js";
 import { guaranteedUpdate } from "../guaranteed-update.js";
 import {
   MAX_VALUE_BYTES,
