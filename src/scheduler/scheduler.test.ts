@@ -12,7 +12,7 @@ import { eventually } from "../controllers/testing.js";
 import { MetricsRegistry } from "../component/metrics/index.js";
 import { assertExposesMetric, parseExposition } from "../component/metrics/testing.js";
 import { Scheduler, startScheduler } from "./index.js";
-import type { FilterPlugin } from "./framework/interface.js";
+import type { FilterPlugin, PreBindPlugin } from "./framework/interface.js";
 import { nodeResourcesFit } from "./plugins/node-resources-fit/index.js";
 import { makeNode, makePod } from "./testing/objects.js";
 
@@ -261,6 +261,39 @@ test("scheduler: a plugin that throws on one pod costs that pod a retry; the oth
     assert.equal(await boundNode(ns, "fine"), "r1");
     await eventually("the failure logged", () => lines.some((l) => l.includes(`scheduling ${ns}/boom failed: plugin bug`)));
     assert.equal(s.queue.where(`${ns}/boom`), "backoff");
+  } finally {
+    abort.abort();
+    await run;
+  }
+});
+
+test("scheduler: a binding refused because the pod is bound already drops the pod from the queue (no back-off retries, no log line)", async () => {
+  await cleanNodes();
+  const ns = await namespace("bound-elsewhere");
+  await client.create(NODES, makeNode("b1"));
+  await client.create(NODES, makeNode("b2"));
+  // Stands for a cache behind the API server (a restarted scheduler listing from a lagging watch cache): just
+  // before this scheduler's binding, the pod is bound by someone else, to the node this scheduler did not pick.
+  const bindsFirst: PreBindPlugin = {
+    name: "BindsFirst",
+    events: [],
+    async preBind(_state, pod, nodeName) {
+      const other = nodeName === "b1" ? "b2" : "b1";
+      await client.create(PODS, { apiVersion: "v1", kind: "Binding", metadata: { name: pod.pod.metadata.name, namespace: ns }, target: { kind: "Node", name: other } } as never, { subresource: "binding", namespace: ns });
+    },
+  };
+  const lines: string[] = [];
+  const s = new Scheduler({ client, naming: namingFor(), plugins: [nodeResourcesFit, bindsFirst], log: (l) => lines.push(l) });
+  const abort = new AbortController();
+  const run = s.run(abort.signal);
+  try {
+    await client.create(PODS, makePod("p", { namespace: ns }));
+    const node = await boundNode(ns, "p");
+    // Its own binding, refused, ends the pod's cycle: out of flight, and not into back-off.
+    await eventually("the scheduler's binding answered", () => (s.queue.where(`${ns}/p`) !== "in-flight" ? true : undefined));
+    assert.equal(s.queue.where(`${ns}/p`), undefined, "not queued for a retry");
+    assert.deepEqual(lines.filter((l) => l.includes("binding")), [], "no failure logged");
+    assert.equal((await pod(ns, "p")).spec?.nodeName, node, "the first binding stands");
   } finally {
     abort.abort();
     await run;

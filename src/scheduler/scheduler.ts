@@ -342,7 +342,11 @@ export class Scheduler {
       this.framework.observe("Bind", "Error", (performance.now() - t) / 1000);
       this.metrics.attempt("error", (performance.now() - started) / 1000);
       this.cache.forget(q.key);
-      if (isApiError(err, "NotFound")) {
+      if (isApiError(err, "NotFound") || alreadyAssigned(err)) {
+        // Gone, or bound already (this scheduler's cache was behind: after a restart it lists from a watch cache
+        // that may lag): the informer brings the pod's binding, so retrying it with back-off would only repeat the
+        // whole cycle (filter and score over every node) for a refusal. Upstream drops such a pod when its informer
+        // copy shows a node; the API server's answer is newer than that copy.
         this.queue.delete(q.key);
         return;
       }
@@ -486,4 +490,9 @@ export function selectHighest(scores: readonly number[]): number {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The binding was refused because the pod is bound to a node already (pods/binding's 409, src/api/core/pods.ts). */
+function alreadyAssigned(err: unknown): boolean {
+  return isApiError(err, "Conflict") && / is already assigned to node /.test((err as Error).message);
 }
