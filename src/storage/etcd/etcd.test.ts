@@ -12,6 +12,7 @@ import { etcdSkipReason, startEtcd, type EtcdServer } from "./testing/etcd-serve
 
 const skip = etcdSkipReason();
 const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (v: Uint8Array | undefined) => (v === undefined ? undefined : Buffer.from(v).toString());
 let stores = 0;
 const uniquePrefix = () => `/t${process.pid}-${++stores}`;
 
@@ -223,6 +224,31 @@ if (skip !== undefined) {
         await s.close();
       }
     });
+
+    for (const client of ["frames", "h2"] as const) {
+      test(`${client} client: an answer that came in time counts though the process was too busy to read it before the deadline`, async () => {
+        // Reads get at most 300 ms an attempt here, and a call 400 ms in all.
+        const s = await open({ endpoints: etcd.endpoints, client, dialTimeoutMs: 300, requestTimeoutMs: 400 });
+        try {
+          const created = await s.create("/busy", bytes("1"));
+          /** Send the call, then keep the thread busy past its deadline while etcd answers. */
+          const busy = async <T>(call: () => Promise<T>): Promise<T> => {
+            const pending = call();
+            pending.catch(() => {});
+            await new Promise((r) => setImmediate(r));
+            await new Promise((r) => setImmediate(r));
+            const until = Date.now() + 700;
+            while (Date.now() < until);
+            return pending;
+          };
+          assert.equal(text((await busy(() => s.get("/busy"))).kv?.value), "1");
+          const updated = await busy(() => s.update("/busy", bytes("2"), created.modRevision));
+          assert.equal(updated.modRevision > created.modRevision, true, "the write is known applied, not 'may or may not have been'");
+        } finally {
+          await s.close();
+        }
+      });
+    }
 
     test("values over MAX_VALUE_BYTES fail with TooLarge without contacting etcd", async () => {
       // Nothing listens on this endpoint; a call would end in StorageUnavailableError instead.

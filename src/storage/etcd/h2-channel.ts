@@ -51,6 +51,22 @@ export function tlsConnectOptions(host: string, t: ChannelTls): { ca?: string; c
   };
 }
 
+/**
+ * Runs `expired` once `ms` have passed, unless cancelled first; returns the
+ * cancel. The verdict waits for the event loop's next read of the sockets:
+ * timers run before it, so in a busy process (a turn that took seconds) an
+ * answer etcd sent in time, already waiting in the socket, would otherwise
+ * lose to its own deadline, and a working member be taken for a slow one.
+ */
+export function afterDeadline(ms: number, expired: () => void): () => void {
+  let immediate: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => (immediate = setImmediate(expired)), ms);
+  return () => {
+    clearTimeout(timer);
+    clearImmediate(immediate);
+  };
+}
+
 /** Resolves when `connecting` settles (it never rejects); rejects UNAVAILABLE once `deadline` passes first. */
 export function connectedBy(connecting: Promise<void>, deadline: number, url: string): Promise<void> {
   const late = () => callError(Code.UNAVAILABLE, `No connection established within the dial timeout to ${url}`);
@@ -164,11 +180,11 @@ export class H2Channel {
         stream,
         (bytes) => (answer = bytes),
         (err) => {
-          clearTimeout(timer);
+          cancelDeadline();
           settleUnary(codec !== undefined ? codec.decode : method.deserialize, err, answer, resolve, reject);
         },
       );
-      const timer = setTimeout(() => call.fail(callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")), timeoutMs);
+      const cancelDeadline = afterDeadline(timeoutMs, () => call.fail(callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded")));
       stream.end(codec !== undefined ? codec.encode(request) : grpcFrame(method.serialize(request)));
     });
   }

@@ -22,7 +22,7 @@ import * as net from "node:net";
 import * as tls from "node:tls";
 import type { Method } from "./rpc.js";
 import { wireCodec } from "./wire.js";
-import { H2Channel, callError, Code, connectedBy, settleUnary, tlsConnectOptions, type CallError, type CallStream, type ChannelTls } from "./h2-channel.js";
+import { H2Channel, afterDeadline, callError, Code, connectedBy, settleUnary, tlsConnectOptions, type CallError, type CallStream, type ChannelTls } from "./h2-channel.js";
 import { callOutcome, grpcFrame, GrpcCode } from "../../machinery/grpc-outcome.js";
 import { encodeLiteralHeaders, HpackDecoder, type HeaderList } from "./hpack.js";
 
@@ -295,7 +295,7 @@ class Connection {
     const id = this.#nextId;
     this.#nextId += 2;
     if (this.#nextId > LAST_STREAM_ID) this.#draining = true;
-    let timer: NodeJS.Timeout | undefined;
+    let cancelDeadline: (() => void) | undefined;
     const call: Call = {
       id,
       body,
@@ -307,16 +307,16 @@ class Connection {
       headers: undefined,
       trailers: undefined,
       settle: (err, answer) => {
-        clearTimeout(timer);
+        cancelDeadline?.();
         done(err, answer);
       },
     };
     this.#calls.set(id, call);
-    timer = setTimeout(() => {
+    cancelDeadline = afterDeadline(timeoutMs, () => {
       if (this.#calls.get(id) !== call) return;
       this.#reset(call, CANCEL);
       this.#finish(call, callError(Code.DEADLINE_EXCEEDED, "Deadline exceeded"));
-    }, timeoutMs);
+    });
     this.#headers(id, Buffer.concat([block, timeoutHeader(timeoutMs)]));
     this.#sendData(call);
   }
