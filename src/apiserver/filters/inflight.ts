@@ -19,9 +19,9 @@
 // a tenth of each limit (at least one slot), as API Priority and Fairness
 // gives them their own priority levels (node-high, leader-election): a flood
 // of pod writes must not starve the renewals that keep nodes Ready and
-// leaders leading. In one FIFO queue, `orch server` on etcd at 1,000 nodes
-// lost its scheduler's lease while the queue stayed full of pod writes
-// (bench/density), and the new leader rebound thousands of bound pods.
+// leaders leading. Under load (bench/density at 1,000 nodes) the writes'
+// queue stays full of pod writes; a renewal behind them waits its turn or is
+// refused, and a leader that cannot renew within its deadline stops leading.
 
 import { tooManyRequests } from "../../machinery/index.js";
 import { isLongRunning } from "../request-metrics.js";
