@@ -89,6 +89,10 @@ describe("compressed values on etcd", { skip }, () => {
     assert.equal(text(conflict.current?.value), text(b), "the conflict carries the winner's plain value");
     const events = await nextEvents(watch, 2);
     assert.deepEqual(events.map((e) => (e.type === "put" ? [text(e.kv.value), text(e.prevKv?.value)] : e.type)), [[text(a), undefined], [text(b), text(a)]]);
+    // A delete that loses its compare carries the winner's plain value too (guaranteedUpdate retries from it).
+    const lostDelete = await store.delete("/pods/a", { expectedModRevision: created.modRevision }).catch((e: unknown) => e);
+    assert.ok(lostDelete instanceof ConflictError);
+    assert.equal(text(lostDelete.current?.value), text(b));
     const deleted = await store.delete("/pods/a");
     assert.equal(text(deleted.prevKv.value), text(b));
     watch.close();

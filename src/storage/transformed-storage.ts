@@ -113,14 +113,22 @@ export class TransformedStorage implements Storage {
       const kv = await this.inner.update(key, this.#seal(key, value), expectedModRevision);
       return { ...kv, value };
     } catch (err) {
-      if (err instanceof ConflictError && err.current !== undefined) throw new ConflictError(key, expectedModRevision, this.#open(err.current));
-      throw err;
+      throw this.#openConflict(err, key, expectedModRevision);
     }
   }
 
   async delete(key: string, options?: DeleteOptions): Promise<DeleteResult> {
-    const r = await this.inner.delete(key, options);
-    return { ...r, prevKv: this.#open(r.prevKv) };
+    try {
+      const r = await this.inner.delete(key, options);
+      return { ...r, prevKv: this.#open(r.prevKv) };
+    } catch (err) {
+      throw this.#openConflict(err, key, options?.expectedModRevision ?? 0);
+    }
+  }
+
+  /** A failed compare carries the winner's value: opened, as every value above this wrapper (guaranteedUpdate retries from it). */
+  #openConflict(err: unknown, key: string, expectedModRevision: number): unknown {
+    return err instanceof ConflictError && err.current !== undefined ? new ConflictError(key, expectedModRevision, this.#open(err.current)) : err;
   }
 
   /** Passed through when the backend has it: a revision says nothing about the plaintext. */
