@@ -241,16 +241,14 @@ export class DaemonSetController {
         }
       }),
     );
-    const { succeeded, error } = await slowStartBatch(plan.create.length, async (i) => {
+    const { succeeded, error, stopped } = await slowStartBatch(plan.create.length, async (i) => {
       const pod = podFromTemplate(ds.spec?.template, ds, { labels: { [HASH_LABEL]: hash, [TEMPLATE_GENERATION_LABEL]: String(ds.metadata.generation ?? 1) } });
       pinToNode(pod.spec!, plan.create[i]!);
       pod.spec!.tolerations = daemonPodTolerations(pod.spec, this.#keys);
       await client.create(PODS, pod);
-    });
-    if (error !== undefined) {
-      this.expectations.lowerAdds(key, plan.create.length - succeeded);
-      errors.push(error);
-    }
+    }, { signal: this.#ctx.signal });
+    if (error !== undefined || stopped) this.expectations.lowerAdds(key, plan.create.length - succeeded);
+    if (error !== undefined) errors.push(error);
     if (errors.length > 0) throw errors[0];
   }
 

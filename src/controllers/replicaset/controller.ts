@@ -175,7 +175,7 @@ export class ReplicaSetController {
       if (await this.#beingDeleted(rs)) return;
       const count = Math.min(-diff, BURST_REPLICAS);
       this.expectations.expect(key, count);
-      const { succeeded, error } = await slowStartBatch(count, async () => {
+      const { succeeded, error, stopped } = await slowStartBatch(count, async () => {
         const pod = podFromTemplate(rs.spec?.template ?? undefined, { ...rs, apiVersion: this.#kind.apiVersion, kind: this.#kind.kind });
         try {
           await client.create(PODS, pod);
@@ -184,12 +184,10 @@ export class ReplicaSetController {
           if (isApiError(err, "Forbidden") && /being terminated/.test(String((err as Error).message))) return this.expectations.lowerAdds(key, 1);
           throw err;
         }
-      });
+      }, { signal: this.#ctx.signal });
       const skipped = count - succeeded;
-      if (error !== undefined) {
-        this.expectations.lowerAdds(key, skipped);
-        throw error;
-      }
+      if (error !== undefined || stopped) this.expectations.lowerAdds(key, skipped);
+      if (error !== undefined) throw error;
       return;
     }
     if (diff > 0) {
