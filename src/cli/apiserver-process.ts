@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
+import { watchStalls } from "../component/stall-watch.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import { unlessStorageFull } from "../apiserver/storage-full.js";
@@ -24,6 +25,7 @@ export async function startApiServerFromFlags(
   options: { announceReady?: boolean; serviceAccountAdmission?: boolean; storage?: StorageChoice } = {},
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
+  watchStalls({ log: (line) => log(`${context.command}: ${line}`), signal: context.signal });
   const server = await startApiServer({
     dataDir: flags.get("data-dir"),
     bindAddress: flags.get("bind-address"),

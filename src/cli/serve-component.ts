@@ -11,6 +11,7 @@ import {
   type AccessPolicy, type CertDirOptions, type ExtraHandler, type FlagDecls, type HealthCheck, type ParsedFlags, type RunningComponentServer, type UpgradeHandler,
 } from "../component/index.js";
 import { readFileSync } from "node:fs";
+import { watchStalls } from "../component/stall-watch.js";
 import type { RunContext } from "./command.js";
 
 export interface ServeComponentOptions {
@@ -46,6 +47,7 @@ export async function serveComponent(options: ServeComponentOptions): Promise<Ru
     showHiddenMetricsForVersion: str("show-hidden-metrics-for-version"),
     disabledMetrics: Array.isArray(values["disabled-metrics"]) ? (values["disabled-metrics"] as string[]) : [],
   });
+  watchStalls({ log: (line) => options.context.stderr.write(`${options.context.command}: ${line}\n`), signal: options.context.signal });
   const server = await startComponentServer({
     name: options.name,
     featureGates: options.context.featureGates,
