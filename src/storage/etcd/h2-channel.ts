@@ -55,12 +55,14 @@ export function tlsConnectOptions(host: string, t: ChannelTls): { ca?: string; c
  * Runs `expired` once `ms` have passed, unless cancelled first; returns the
  * cancel. The verdict waits for the event loop's next read of the sockets:
  * timers run before it, so in a busy process (a turn that took seconds) an
- * answer etcd sent in time, already waiting in the socket, would otherwise
- * lose to its own deadline, and a working member be taken for a slow one.
+ * answer etcd sent in time (a call's, a keepalive ping's), already waiting in
+ * the socket, would otherwise lose to its own deadline, and a working member
+ * be taken for a slow or dead one. `unref`: the wait keeps no process alive.
  */
-export function afterDeadline(ms: number, expired: () => void): () => void {
+export function afterDeadline(ms: number, expired: () => void, unref = false): () => void {
   let immediate: NodeJS.Immediate | undefined;
   const timer = setTimeout(() => (immediate = setImmediate(expired)), ms);
+  if (unref) timer.unref();
   return () => {
     clearTimeout(timer);
     clearImmediate(immediate);
@@ -287,13 +289,12 @@ export class H2Channel {
     clearInterval(this.#keepalive);
     this.#keepalive = setInterval(() => {
       if (session.destroyed) return;
-      const timer = setTimeout(() => session.destroy(new Error("keepalive ping not answered")), KEEPALIVE_TIMEOUT_MS);
-      timer.unref();
+      const cancel = afterDeadline(KEEPALIVE_TIMEOUT_MS, () => session.destroy(new Error("keepalive ping not answered")), true);
       const sent = session.ping((err) => {
-        clearTimeout(timer);
+        cancel();
         if (err !== null && !session.destroyed) session.destroy(err);
       });
-      if (!sent) clearTimeout(timer);
+      if (!sent) cancel();
     }, KEEPALIVE_MS);
     this.#keepalive.unref();
   }

@@ -247,7 +247,8 @@ class Connection {
   #out: Buffer[] = [];
   #flushScheduled = false;
   #keepalive: NodeJS.Timeout | undefined;
-  #pingTimer: NodeJS.Timeout | undefined;
+  /** Cancels the unanswered keepalive ping's deadline; undefined when none is out. */
+  #pingDeadline: (() => void) | undefined;
   readonly #timing: Keepalive;
 
   constructor(socket: net.Socket, timing: Keepalive, onClosed: (err: Error | undefined) => void) {
@@ -326,7 +327,7 @@ class Connection {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#keepalive);
-    clearTimeout(this.#pingTimer);
+    this.#cancelPing();
     this.#socket.destroy();
     const failure = callError(Code.UNAVAILABLE, `Connection dropped${err === undefined ? "" : `: ${err.message}`}`);
     for (const call of [...this.#calls.values()]) this.#finish(call, failure);
@@ -411,16 +412,15 @@ class Connection {
   }
 
   #ping(): void {
-    if (this.#closed || this.#pingTimer !== undefined) return;
-    const timer = setTimeout(() => {
-      // Timers run before the turn reads the sockets: an answer already waiting in ours must count.
-      setImmediate(() => {
-        if (this.#pingTimer === timer) this.destroy(new Error("keepalive ping not answered"));
-      });
-    }, this.#timing.timeoutMs);
-    this.#pingTimer = timer;
-    timer.unref();
+    if (this.#closed || this.#pingDeadline !== undefined) return;
+    this.#pingDeadline = afterDeadline(this.#timing.timeoutMs, () => this.destroy(new Error("keepalive ping not answered")), true);
     this.#frame(FrameType.PING, 0, 0, Buffer.alloc(8));
+  }
+
+  /** The ping's deadline is off: the peer answered (any frame counts), or the connection ends. */
+  #cancelPing(): void {
+    this.#pingDeadline?.();
+    this.#pingDeadline = undefined;
   }
 
   // ---- receiving ----
@@ -428,10 +428,7 @@ class Connection {
   #read(chunk: Buffer): void {
     // Anything from the peer shows it alive, as gRPC's keepalive counts any frame read: a ping
     // answered late behind a busy turn or a long answer must not drop a connection that works.
-    if (this.#pingTimer !== undefined) {
-      clearTimeout(this.#pingTimer);
-      this.#pingTimer = undefined;
-    }
+    this.#cancelPing();
     const buf = this.#pending === undefined ? chunk : Buffer.concat([this.#pending, chunk]);
     this.#pending = undefined;
     let pos = 0;
@@ -492,10 +489,8 @@ class Connection {
         if ((flags & ACK) === 0) this.#onSettings(payload);
         return;
       case FrameType.PING:
-        if (flags & ACK) {
-          clearTimeout(this.#pingTimer);
-          this.#pingTimer = undefined;
-        } else this.#frame(FrameType.PING, ACK, 0, Buffer.from(payload));
+        if (flags & ACK) this.#cancelPing();
+        else this.#frame(FrameType.PING, ACK, 0, Buffer.from(payload));
         return;
       case FrameType.GOAWAY:
         this.#onGoaway(payload.readUInt32BE(0) & 0x7fffffff, payload.readUInt32BE(4));
