@@ -82,8 +82,9 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 export function inflightFilter(options: InflightOptions): Filter | undefined {
   const { maxRequestsInflight, maxMutatingRequestsInflight } = options;
   if (maxRequestsInflight <= 0 && maxMutatingRequestsInflight <= 0) return undefined;
-  const work = { read: new Slots(maxRequestsInflight), mutating: new Slots(maxMutatingRequestsInflight) };
-  const leases = { read: new Slots(leaseLimit(maxRequestsInflight)), mutating: new Slots(leaseLimit(maxMutatingRequestsInflight)) };
+  const lane = (read: number, mutating: number) => ({ read: new Slots(read), mutating: new Slots(mutating) });
+  const work = lane(maxRequestsInflight, maxMutatingRequestsInflight);
+  const leases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
   const waitMs = options.queueWaitMs ?? 0;
   return async (ctx, next) => {
     // Upgrades (pods/exec, attach, port-forward) are connections: long-running.
