@@ -9,7 +9,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ import type { Lease } from "../src/api/coordination/types.js";
 import { DEPLOYMENTS, NODES, PODS, leaseResource } from "../src/api/resource-refs.js";
 import { namingFor } from "../src/machinery/naming.js";
 import { startOrch, type OrchProcess } from "./support/orch-process.js";
+import { startSimulator, type Simulator } from "./support/simulator.js";
 import { startUpstream } from "../bench/support/upstream-apiserver.js";
 import { etcdSkipReason, startEtcd, type EtcdServer } from "../src/storage/etcd/testing/etcd-server.js";
 import { existsSync } from "node:fs";
@@ -52,43 +53,6 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-}
-
-interface Simulator {
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-async function startSimulator(args: string[]): Promise<Simulator> {
-  const child = spawn(process.execPath, [BIN, "simulate-nodes", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`simulate-nodes not ready:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/ready: \d+ nodes simulated/.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`simulate-nodes exited with ${code}:\n${output}`));
-    });
-  });
-  return {
-    child,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 describe("orch simulate-nodes", () => {

@@ -26,6 +26,8 @@
 // --timeline prints, per column, the pipeline's stages per interval (default
 // 5 s): pods created, bound, reported Running, and Ready in the Deployments'
 // status, each as a rate and a running total (bench/density/timeline.ts).
+// Environment: ORCH_NODE_ARGS (node flags for orch's processes), ORCH_SERVER_ARGS
+// (more `orch server` flags), BENCH_LOG_DIR (keep the processes' logs there).
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -128,6 +130,8 @@ function spawnProc(command: string, args: string[], ready?: RegExp, timeoutMs = 
 
 /** ORCH_NODE_ARGS passes node flags to orch's children (e.g. --cpu-prof when profiling), as test/support/orch-process.ts does. */
 const NODE_ARGS = (process.env["ORCH_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "");
+/** ORCH_SERVER_ARGS adds flags to the orch-server columns' `orch server` (e.g. --control-loops-thread=false to compare). */
+const SERVER_ARGS = (process.env["ORCH_SERVER_ARGS"] ?? "").split(" ").filter((a) => a !== "");
 
 const orchComponent = (name: string, kubeconfig: string) =>
   spawnProc(process.execPath, [...NODE_ARGS, BIN, name, `--kubeconfig=${kubeconfig}`, "--secure-port=0", "--leader-elect=false"], /: serving \/healthz.* on https:\/\/\S+/);
@@ -198,7 +202,7 @@ async function startControlPlane(column: Column): Promise<ControlPlane> {
     const onEtcd = etcd ? ["--storage-backend=etcd", `--etcd-servers=${etcd.endpoints.join(",")}`] : [];
     if (column === "orch-server" || column === "orch-server-etcd") {
       // No node agent (the simulator's nodes run the pods) and no service proxy: the control plane alone.
-      const server = await startOrch("server", ["--disable-agent", "--disable-proxy", ...onEtcd], { readyTimeoutMs: 120_000 });
+      const server = await startOrch("server", ["--disable-agent", "--disable-proxy", ...onEtcd, ...SERVER_ARGS], { readyTimeoutMs: 120_000 });
       stops.push(() => server.stop());
       return { kubeconfig: server.kubeconfig, apiserver: server.pid, controllers: undefined, scheduler: undefined, etcd: etcd ? etcdPids(etcd) : [], stop: stopAll };
     }

@@ -74,8 +74,7 @@ export async function runCommand<D extends FlagDecls>(command: Command<D>, argv:
       return 0;
     }
     flags = outcome.flags;
-    const gates = (flags.values as Readonly<Record<string, unknown>>)["feature-gates"];
-    featureGates = isStringMap(gates) ? parseFeatureGates(gates) : defaultFeatureGates();
+    featureGates = featureGatesOf(flags.values);
   } catch (err) {
     if (err instanceof FlagError || err instanceof FeatureGateError) return usageError(err.message);
     throw err;
@@ -91,6 +90,12 @@ export async function runCommand<D extends FlagDecls>(command: Command<D>, argv:
     options.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** The feature gates a command line's `--feature-gates` asks for (the defaults when it has none). */
+export function featureGatesOf(values: Readonly<Record<string, unknown>>): FeatureGates {
+  const gates = values["feature-gates"];
+  return isStringMap(gates) ? parseFeatureGates(gates) : defaultFeatureGates();
 }
 
 // Like upstream, wrap help to the terminal when there is one.

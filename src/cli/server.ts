@@ -7,12 +7,10 @@
 
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { componentRegistry, conditionCheck, flag, startComponentServer, type ComponentServerOptions, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { flag, type ParsedFlags, type RunningComponentServer } from "../component/index.js";
 import type { MetricsRegistry } from "../component/metrics/index.js";
-import { InformerFactory, RestClient, apiServerCheck, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
-import { runControllerManager } from "../controllers/index.js";
+import { RestClient, componentClient, loadKubeconfig, namingOfServer, type ClientConfig } from "../client/index.js";
 import { startNodeAgent, defaultConfig, loadConfig, loadRegistriesFile, RegistriesConfigError, type NodeAgent, type RegistriesConfig } from "../nodeagent/index.js";
 import { accessPolicy } from "./nodeagent.js";
 import { clientCertificateFile, loadNodeCertificate, nodeClientConfig, rotateNodeCertificate, rotationTime, storeNodeCertificate, type RotationOptions } from "../nodeagent/certificates/index.js";
@@ -27,12 +25,13 @@ import { claimHostSlot, type HostSlot } from "./host-slot.js";
 import { dnsServiceName, nodeAddress, startClusterDns } from "../dns/cluster-dns.js";
 import type { Service } from "../api/core/types.js";
 import { componentName, namingFor, type ComponentName, type Naming } from "../machinery/naming.js";
-import { startScheduler } from "../scheduler/index.js";
 import { command as apiserver } from "./apiserver.js";
 import { apiserverFlags } from "./apiserver-flags.js";
 import { defineCommand, type RunContext } from "./command.js";
 import { startApiServerFromFlags, untilStopped } from "./apiserver-process.js";
-import { controllerConfigFromFlags, controllerFlags, credentialFlags, signingConfigFromFlags, signingFlags } from "./controller-flags.js";
+import { registryOf, servePort, startControlLoops, type ControlLoops } from "./server-loops.js";
+import { startControlLoopsThread } from "./server-loops-thread.js";
+import { controllerFlags, credentialFlags, signingFlags } from "./controller-flags.js";
 import { agentEndpoints } from "./agent-endpoints.js";
 import { fetchPinnedCa, parseJoinToken } from "./join-token.js";
 import { proxyRuleFlags } from "./proxy.js";
@@ -82,6 +81,10 @@ const serverFlags = {
     section: NODE, default: true,
     description: "Take the controller manager's and the scheduler's leases before acting, so an orch controller-manager or orch scheduler started beside this server (or another server on the same etcd) never acts at once with it.",
   }),
+  "control-loops-thread": flag.bool({
+    section: NODE, default: false,
+    description: "Run the controller manager and the scheduler on a second thread of the process, so the API server keeps a core of its own (faster; more memory: a second heap and cache copies). Default: on when storing in etcd (--storage-backend=etcd, --cluster-init, --control-plane), where one thread does not keep up at scale; off on the embedded store.",
+  }),
   "disable-proxy": flag.bool({ section: NODE, default: false, description: "Run no service proxy: service addresses are not programmed on this machine (two servers on one host must not both run one with the same --iptables-chain-prefix)." }),
   ...proxyRuleFlags(),
   "cluster-domain": flag.string({ section: NODE, default: "cluster.local", description: "The cluster's DNS domain: pods search <namespace>.svc.<domain>, svc.<domain> and <domain>." }),
@@ -115,7 +118,7 @@ const serverFlags = {
   }),
 };
 
-type ServerFlags = ParsedFlags<typeof serverFlags>;
+export type ServerFlags = ParsedFlags<typeof serverFlags>;
 
 export const command = defineCommand({
   name: "server",
@@ -156,36 +159,6 @@ export const command = defineCommand({
 
 function nodeNameOf(flags: ServerFlags): string {
   return (flags.get("node-name") || hostname()).toLowerCase();
-}
-
-/** One component's HTTPS base inside `orch server`, checking callers against the cluster as the component alone would. */
-/**
- * A part's HTTPS port. Its upstream default (10250, 10257, 10259) is tried
- * first; when that is in use and the flag was not given (a second server on
- * the same host), a free port is taken instead and the log says so. A port
- * given on the command line that is in use is an error.
- */
-async function servePort(flag: PortFlag, flags: ServerFlags, bindAddress: string, cluster: ClientConfig, context: RunContext, log: (line: string) => void, more: Partial<ComponentServerOptions> = {}): Promise<RunningComponentServer> {
-  const name = PORT_FLAGS[flag];
-  const serve = (port: number) => startComponentServer({ name, featureGates: context.featureGates, bindAddress, port, apiServer: apiServerCheck(cluster), log, ...more });
-  const port = flags.get(flag);
-  try {
-    return await serve(port);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE" || flags.isSet(flag) || port === 0) throw err;
-    const running = await serve(0);
-    log(`${name}: port ${port} is in use (another orch server on this host?): serving on ${running.port} instead (--${flag} sets one)`);
-    return running;
-  }
-}
-
-/** The parts' port flags and the names their ports serve under. */
-const PORT_FLAGS = { "nodeagent-port": "orch-nodeagent", "controller-manager-port": "orch-controller-manager", "scheduler-port": "orch-scheduler" } as const;
-type PortFlag = keyof typeof PORT_FLAGS;
-
-/** A part's metrics registry, as its own process would make it. */
-function registryOf(context: RunContext): MetricsRegistry {
-  return componentRegistry({ featureGates: context.featureGates });
 }
 
 /** The service proxy of this machine (root only: it programs iptables); resolves once started, or at once when disabled. */
@@ -342,71 +315,34 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
     await local?.etcd.stop();
     throw err;
   }
-  // Each part's registry is made first, so its client's rest_client_* and informer_* land on the part's own port.
-  const metrics = { controllers: registryOf(context), scheduler: registryOf(context), agent: registryOf(context) };
-  // Each part goes by its own name of the server's table (kube-controller-manager, kubelet, ... under k8s.io), as when it runs alone.
   const naming = namingFor(flags.get("api-group-suffix"));
   const client = (agent: ComponentName, registry?: MetricsRegistry) => new RestClient(loadKubeconfig(server.kubeconfigPath), { userAgent: componentName(naming, agent), ...(registry ? { metrics: registry } : {}) });
+  const agentMetrics = registryOf(context);
   // The node agent talks as its node (system:node:NAME in system:nodes), so the Node authorizer and NodeRestriction bound it as a joined node's.
-  const agentClient = new RestClient(await ownNodeConfig(flags, naming, server.kubeconfigPath, log), { userAgent: componentName(naming, "nodeagent"), metrics: metrics.agent });
-  const clients = { controllers: client("controller-manager", metrics.controllers), scheduler: client("scheduler", metrics.scheduler), agent: agentClient, proxy: client("proxy") };
-  // The controller manager's and scheduler's own ports, as when they run alone (-1: none).
+  const agentClient = new RestClient(await ownNodeConfig(flags, naming, server.kubeconfigPath, log), { userAgent: componentName(naming, "nodeagent"), metrics: agentMetrics });
+  // `setup` makes what the server itself adds to the cluster (the default storage class, the control plane's Secret).
+  const clients = { setup: client("controller-manager"), agent: agentClient, proxy: client("proxy") };
   const cluster = loadKubeconfig(server.kubeconfigPath);
-  const ports: RunningComponentServer[] = [];
-  let schedulerSynced = false;
-  const portOf = async (flag: PortFlag, more: Partial<ComponentServerOptions>) => {
-    if (flags.get(flag) < 0) return;
-    ports.push(await servePort(flag, flags, flags.get("bind-address"), cluster, context, log, more));
-  };
+  // The controller manager and the scheduler, with their own ports as when they run alone (-1: none).
+  let controlLoops: ControlLoops;
+  const onThread = flags.isSet("control-loops-thread") ? flags.get("control-loops-thread") : local !== undefined || flags.get("storage-backend") === "etcd";
   try {
-    await portOf("controller-manager-port", { metrics: metrics.controllers });
-    if (!flags.get("disable-scheduler")) {
-      await portOf("scheduler-port", {
-        metrics: metrics.scheduler,
-        readyChecks: [conditionCheck("sched-handler-sync", () => schedulerSynced, "the scheduler's caches have not synced")],
-      });
-    }
+    const options = { flags, context, kubeconfigPath: server.kubeconfigPath, log };
+    controlLoops = onThread ? await startControlLoopsThread(options) : await startControlLoops(options);
   } catch (err) {
-    // A port in use: stop what started and say which flag moves it.
+    // A port in use: say which flag moves it.
     log(`${context.command}: ${(err as Error).message} (--controller-manager-port and --scheduler-port pick other ports, 0 any free one, -1 none)`);
-    await Promise.all(ports.map((p) => p.close()));
     for (const c of Object.values(clients)) c.close();
     await server.close();
     return 1;
   }
-  await ensureDefaultStorageClass(clients.controllers, log);
+  await ensureDefaultStorageClass(clients.setup, log);
   if (local !== undefined) {
     const host = advertiseOf(flags).includes(":") ? `[${advertiseOf(flags)}]` : advertiseOf(flags);
-    await publishControlPlane(clients.controllers, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers })
+    await publishControlPlane(clients.setup, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers })
       .catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
   }
-  // Leases as the separate components take them, so other replicas wait their turn. The identity is
-  // stable per host and data folder: a server restarted after a crash takes its leases back at once
-  // instead of waiting out their duration (its data folder is its own: lmdb locks it).
-  const leaderElect = flags.get("leader-elect");
-  const leaderElection = { identity: serverIdentity(flags.get("data-dir")) };
-  // One cache per resource for the controller manager and the scheduler (pods and nodes are the bulk of
-  // both), running for the process's life: a part that loses its lease drops its handlers, not the caches.
-  const informers = new InformerFactory({ client: clients.controllers, log, metrics: metrics.controllers });
-  informers.start(context.signal);
-  const loops = [
-    superviseElected("controller-manager", context.signal, log, () => runControllerManager({
-      client: clients.controllers, leaderElect, leaderElection, signal: context.signal, log, informers,
-      useServiceAccountCredentials: flags.get("use-service-account-credentials"),
-      // The local-path provisioner makes volumes here: this host is the node's.
-      config: { ...controllerConfigFromFlags(flags.values), statefulSetAutoDeletePVC: context.featureGates.enabled("StatefulSetAutoDeletePVC"), localPathDir: join(flags.get("data-dir"), "volumes"), signing: signingConfigFromFlags((name) => flags.get(name), flags.get("data-dir")) },
-      metrics: metrics.controllers,
-    })),
-  ];
-  if (!flags.get("disable-scheduler")) {
-    loops.push(
-      superviseElected("scheduler", context.signal, log, () => startScheduler({
-        client: clients.scheduler, leaderElect, leaderElection, signal: context.signal, log, informers,
-        metrics: metrics.scheduler,
-        onStarted: (scheduler) => void scheduler.synced.then(() => (schedulerSynced = true)),
-      })),
-    );
-  }
+  const loops = [controlLoops.done];
   loops.push(startProxy(flags, clients.proxy, context, log));
   let agent: NodeAgent | undefined;
   let agentPort: RunningComponentServer | undefined;
@@ -414,15 +350,15 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
     let node = "no node agent";
     const dns = await startDns(flags, clients.proxy, context, log);
     if (!flags.get("disable-agent")) {
-      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, metrics.agent, cluster, context, log, registries, dns));
+      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, agentMetrics, cluster, context, log, registries, dns));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
-    await untilDefaultServiceAccount(clients.controllers, context.signal, log);
+    await untilDefaultServiceAccount(clients.setup, context.signal, log);
     if (!context.signal.aborted) {
-      const partPorts = [...ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
+      const partPorts = [...controlLoops.ports, ...(agentPort ? [agentPort] : [])].map((p) => `${p.name.replace(/^orch-/, "")} ${p.port}`).join(", ");
       const storage = local === undefined ? flags.get("storage-backend") : `etcd member ${local.member.name}, client ${local.member.clientPort}, peer ${local.member.peerPort}`;
-      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}${slotSummary(flags, slot)}`);
+      log(`orch server ready: serving ${server.url} (storage ${storage}); ${node}; kubeconfig ${server.kubeconfigPath}${partPorts ? `; ports: ${partPorts}` : ""}${onThread ? "; control loops on their own thread" : ""}${server.dashboardUrl !== undefined ? `; dashboard ${server.dashboardUrl}` : ""}${slotSummary(flags, slot)}`);
       context.stdout.write(`kubeconfig: ${server.kubeconfigPath}\ntry: kubectl --kubeconfig ${server.kubeconfigPath} get nodes\n`);
     }
   } catch (err) {
@@ -432,7 +368,6 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
   if (agent !== undefined) await stopAgent(agent, flags, log);
   await agentPort?.close();
   await Promise.all(loops);
-  await Promise.all(ports.map((p) => p.close()));
   for (const c of Object.values(clients)) c.close();
   await server.close();
   await local?.etcd.stop();
@@ -578,11 +513,6 @@ async function ensureDefaultStorageClass(client: RestClient, log: (line: string)
   }
 }
 
-/** The leader-election identity of this server: the host name and a digest of its data folder's real path. */
-function serverIdentity(dataDir: string): string {
-  const digest = createHash("sha256").update(realpathSync(dataDir)).digest("hex").slice(0, 12);
-  return `${hostname()}_orch-server-${digest}`;
-}
 
 /** Stops the node agent and says what became of the pods it ran. */
 async function stopAgent(agent: NodeAgent, flags: ServerFlags, log: (line: string) => void): Promise<void> {
@@ -627,24 +557,3 @@ async function untilTrue(what: string, check: () => Promise<boolean>, signal: Ab
   }
 }
 
-/**
- * Runs a leader-elected part (controller manager, scheduler) for the life of
- * the server. A part that loses its lease (renewals late past the renew
- * deadline: a frozen or overloaded process) stops, as upstream's do; their
- * separate processes then exit and are restarted by their supervisor. Here
- * the server is that supervisor: the part starts over and campaigns again,
- * rather than staying stopped while the server looks healthy.
- */
-async function superviseElected(name: string, signal: AbortSignal, log: (line: string) => void, run: () => Promise<void>): Promise<void> {
-  while (!signal.aborted) {
-    try {
-      await run();
-      return;
-    } catch (err) {
-      log(`${name} failed: ${(err as Error).message}`);
-      if (signal.aborted) return;
-      await sleep(1000, signal).catch(() => {});
-      if (!signal.aborted) log(`${name}: starting again, campaigning for its lease`);
-    }
-  }
-}

@@ -171,21 +171,34 @@ export class ResourceScraper {
   async scrapeOnce(): Promise<void> {
     const nodes = (await this.#o.nodes().catch(() => [])) as Node[];
     const ready = new Set<string>();
+    const failedAnew = new Map<string, string[]>(); // error → nodes that started failing with it this round
+    const recovered: string[] = [];
     await Promise.all(nodes.filter(isReady).map(async (node) => {
       const name = node.metadata.name!;
       ready.add(name);
       try {
         const text = await fetchText(this.#o.agents, `${agentBaseUrl(node)}/metrics/resource`, Math.max(1000, Math.min(10_000, this.#o.resolutionMs)));
         this.#byNode.set(name, mergeScrape(this.#byNode.get(name), parseExposition(text), Date.now()));
-        if (this.#failing.delete(name)) this.#o.log(`metrics: scraping node ${name}: answers again`);
+        if (this.#failing.delete(name)) recovered.push(name);
       } catch (err) {
         this.#byNode.delete(name);
         const message = err instanceof Error ? err.message : String(err);
-        if (this.#failing.get(name) !== message) this.#o.log(`metrics: scraping node ${name}: ${message} (logged again when the error changes)`);
+        if (this.#failing.get(name) !== message) failedAnew.set(message, [...(failedAnew.get(message) ?? []), name]);
         this.#failing.set(name, message);
       }
     }));
     for (const name of [...this.#byNode.keys()]) if (!ready.has(name)) this.#byNode.delete(name);
     for (const name of [...this.#failing.keys()]) if (!ready.has(name)) this.#failing.delete(name);
+    // One line per error and round, not one per node: a thousand simulated nodes without the endpoint were a thousand lines.
+    for (const [message, names] of failedAnew) this.#o.log(`metrics: scraping ${nodeList(names)}: ${message} (logged again when the error changes)`);
+    if (recovered.length > 0) this.#o.log(`metrics: scraping ${nodeList(recovered)}: answers again`);
   }
+}
+
+/** "node a", or "3 nodes (a, b, c)", the names sorted and cut after five. */
+function nodeList(names: string[]): string {
+  if (names.length === 1) return `node ${names[0]}`;
+  const sorted = [...names].sort();
+  const shown = sorted.slice(0, 5).join(", ");
+  return `${names.length} nodes (${sorted.length > 5 ? `${shown} and ${sorted.length - 5} more` : shown})`;
 }
