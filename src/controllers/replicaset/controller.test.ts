@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import type { ReplicaSet } from "../../api/apps/types.js";
 import { MetricsRegistry } from "../../component/metrics/index.js";
 import { controllerContext, eventually, metricValue, type TestContext } from "../testing.js";
-import { startTestServer } from "../../apiserver/testing/harness.js";
+import { startTestServer, type TestServer } from "../../apiserver/testing/harness.js";
+import { sleep } from "../../machinery/until.js";
 import { builtinModules } from "../../api/index.js";
 import { isApiError } from "../../machinery/index.js";
 import { type Pod } from "../workload/index.js";
@@ -191,4 +192,61 @@ test("no pods are made for an owner being deleted, even while the cached owner d
     ctx.client.close();
     await t.close();
   }
+});
+
+describe("replicaset controller, its cache behind the server", () => {
+  /**
+   * A run of the controller whose informers list once and then hear nothing more: the state of a
+   * controller manager started again while its shared caches are minutes behind a loaded server.
+   */
+  async function staleRun(t: TestServer, rs: ReplicaSet, serverSide: number): Promise<{ ctx: TestContext; controller: ReplicaSetController }> {
+    const ctx = controllerContext(t);
+    const controller = new ReplicaSetController(ctx);
+    const listOnce = new AbortController();
+    ctx.informers.start(listOnce.signal);
+    await ctx.informers.waitForSync();
+    listOnce.abort();
+    // Pods of the ReplicaSet the cache never sees (a previous run made them).
+    for (let i = 0; i < serverSide; i++) {
+      await ctx.client.create<Pod>(PODS, {
+        apiVersion: "v1", kind: "Pod",
+        metadata: { name: `${rs.metadata.name}-earlier-${i}`, namespace: "default", labels: { app: rs.metadata.name! }, ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: rs.metadata.name!, uid: rs.metadata.uid!, controller: true }] },
+        spec: { containers: [{ name: "main", image: "nginx:1.27" }] },
+      });
+    }
+    return { ctx, controller };
+  }
+
+  test("an owner older than the run: no pod is created while the cache shows fewer than the server has", async () => {
+    const t = await startTestServer({ modules: builtinModules() });
+    const setup = controllerContext(t);
+    const rs = await setup.client.create(REPLICASETS, replicaSet("lagging", 2));
+    await setup.stop();
+    await sleep(1100); // creationTimestamp has whole seconds: the run starts in a later one
+    const { ctx, controller } = await staleRun(t, rs, 2);
+    try {
+      assert.deepEqual(await controller.sync("default/lagging"), { requeueAfterMs: 2000 });
+      assert.deepEqual(await controller.sync("default/lagging"), { requeueAfterMs: 2000 }, "still behind: still waiting");
+      assert.equal((await podsOwnedBy(ctx.client, "default", rs.metadata.uid)).length, 2, "no pod made from the stale count");
+    } finally {
+      await ctx.stop();
+      await t.close();
+    }
+  });
+
+  test("an owner older than the run whose cache agrees with the server: the missing pods are made", async () => {
+    const t = await startTestServer({ modules: builtinModules() });
+    const setup = controllerContext(t);
+    const rs = await setup.client.create(REPLICASETS, replicaSet("agreeing", 2));
+    await setup.stop();
+    await sleep(1100);
+    const { ctx, controller } = await staleRun(t, rs, 0);
+    try {
+      await controller.sync("default/agreeing");
+      assert.equal((await podsOwnedBy(ctx.client, "default", rs.metadata.uid)).length, 2);
+    } finally {
+      await ctx.stop();
+      await t.close();
+    }
+  });
 });

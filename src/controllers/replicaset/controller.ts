@@ -42,6 +42,11 @@ import type { ResourceRef } from "../../client/index.js";
 /** Upstream's BurstReplicas: at most this many creations or deletions per sync. */
 const BURST_REPLICAS = 500;
 
+/** How soon an owner whose cached pods disagree with the server's is looked at again. */
+const CACHE_BEHIND_RETRY_MS = 2000;
+/** How long a count from the server is waited for before asking again (someone else may have changed the pods since). */
+const SERVER_COUNT_TTL_MS = 60_000;
+
 /** A replicated kind as this loop sees it: ReplicaSets and ReplicationControllers share spec and status but for the selector's form. */
 export interface ReplicatedObject extends ApiObject {
   spec?: { replicas?: number; minReadySeconds?: number; selector?: unknown; template?: PodTemplate | null };
@@ -111,6 +116,12 @@ export class ReplicaSetController {
   readonly expectations = new Expectations();
   readonly #sets: Informer<ReplicatedObject>;
   readonly #pods: Informer<Pod>;
+  /** When this run began: owners older than it may have pods a lagging cache has not shown yet. */
+  readonly #startedAt = Date.now();
+  /** Owners (key → uid) whose cached pod count has matched the server's once in this run. */
+  readonly #confirmed = new Map<string, string>();
+  /** Owners whose cache was found behind: the server's count then, waited for without asking again. */
+  readonly #serverCounts = new Map<string, { uid: string; count: number; at: number }>();
 
   constructor(context: ControllerContext, options: ReplicaSetControllerOptions = {}) {
     this.#ctx = context;
@@ -134,6 +145,8 @@ export class ReplicaSetController {
     const rs = this.#sets.get(key);
     if (rs === undefined) {
       this.expectations.delete(key);
+      this.#confirmed.delete(key);
+      this.#serverCounts.delete(key);
       return;
     }
     const { namespace } = splitKey(key);
@@ -142,6 +155,10 @@ export class ReplicaSetController {
     const candidates = claimCandidates(this.#pods, rs).filter(isPodActive);
     const pods = await claimObjects({ client: this.#ctx.client, resource: PODS, owner: rs, ownerResource: this.#kind.resource, selector, candidates });
 
+    if (needsSync && pods.length !== (rs.spec?.replicas ?? 1) && !(await this.#cacheAgrees(key, rs, selector, pods))) {
+      // The cache is behind the server: acting on it would create (or delete) pods twice. Wait for it.
+      return { requeueAfterMs: CACHE_BEHIND_RETRY_MS };
+    }
     let manageError: unknown;
     if (needsSync) manageError = await this.#manageReplicas(key, rs, pods).then(() => undefined, (err: unknown) => err);
 
@@ -153,6 +170,38 @@ export class ReplicaSetController {
       const wait = Math.max(...pods.map((p) => msUntilAvailable(p, minReady)));
       return { requeueAfterMs: Math.max(wait, 1000) };
     }
+  }
+
+  /**
+   * Whether the cached count of the owner's pods can be acted on. Expectations
+   * cover what this run did and saw; two things they cannot cover: an owner
+   * older than the run (a controller manager started again after losing its
+   * lease, whose shared caches may lag the server by minutes under load) and
+   * expectations that expired unmet (the cache fell more than their TTL
+   * behind). Then the server is asked once (a consistent list of the
+   * selector's pods): a different count means the cache is behind. At 30,000
+   * pods on a saturated server, ReplicaSets created 12,000 pods too many
+   * before this, every five minutes more.
+   */
+  async #cacheAgrees(key: string, rs: ReplicatedObject, selector: Selector, cached: Pod[]): Promise<boolean> {
+    const uid = rs.metadata.uid!;
+    const expired = this.expectations.expiredUnmet(key);
+    const older = Date.parse(rs.metadata.creationTimestamp ?? "") < this.#startedAt;
+    if (!expired && (this.#confirmed.get(key) === uid || !older)) return true;
+    if (selector.requirements.length === 0) return true; // selects nothing (or is invalid): no list to compare with
+    const owned = (pods: Pod[]) => pods.filter((p) => isPodActive(p) && controllerOf(p)?.uid === uid).length;
+    // One list, then the cache is waited for: a list of each owner every retry would load a server already behind.
+    let server = this.#serverCounts.get(key);
+    if (server === undefined || server.uid !== uid || Date.now() - server.at > SERVER_COUNT_TTL_MS) {
+      const live = await this.#ctx.client.list<Pod>(PODS, { namespace: rs.metadata.namespace!, labelSelector: selector.toString() });
+      server = { uid, count: owned(live.items), at: Date.now() };
+      this.#serverCounts.set(key, server);
+    }
+    if (owned(cached) !== server.count) return false;
+    this.#serverCounts.delete(key);
+    this.#confirmed.set(key, uid);
+    if (expired) this.expectations.delete(key);
+    return true;
   }
 
   async #beingDeleted(rs: ReplicatedObject): Promise<boolean> {

@@ -27,6 +27,16 @@ export class Expectations {
     return Date.now() - e.at > this.#ttlMs;
   }
 
+  /**
+   * True when what is pending for the key was never seen and has expired:
+   * the informer is that far behind the server (or lost an event), so its
+   * count of the key's pods is not to be trusted without asking the server.
+   */
+  expiredUnmet(key: string): boolean {
+    const e = this.#items.get(key);
+    return e !== undefined && (e.adds > 0 || e.deletes.size > 0) && Date.now() - e.at > this.#ttlMs;
+  }
+
   /** Replaces the key's expectations: `adds` creations and the deletion of `deletes` (pod keys). */
   expect(key: string, adds: number, deletes: readonly string[] = []): void {
     this.#items.set(key, { adds, deletes: new Set(deletes), at: Date.now() });
