@@ -6,7 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ParsedFlags } from "../component/index.js";
 import { watchStalls } from "../component/stall-watch.js";
 import { featureGatesOf } from "./command.js";
-import { command as server } from "./server.js";
+import { serverFlags } from "./server-flags.js";
 import { startControlLoops } from "./server-loops.js";
 import type { ControlLoopsMessage, ControlLoopsThreadData } from "./server-loops-thread.js";
 
@@ -19,7 +19,7 @@ port.on("message", (m: { type: string }) => {
   if (m.type === "stop") stop.abort();
 });
 
-const flags = new ParsedFlags({ decls: server.flags, values: data.values as never, set: new Set(data.set), args: [], warnings: [] });
+const flags = new ParsedFlags({ decls: serverFlags, values: data.values as never, set: new Set(data.set), args: [], warnings: [] });
 const output = { write: (chunk: string) => log(chunk.replace(/\n$/, "")) };
 const context = { command: data.command, featureGates: featureGatesOf(data.values), signal: stop.signal, stdout: output, stderr: output };
 // This thread's own turns: a stall here holds up controllers and the scheduler, not the API server.

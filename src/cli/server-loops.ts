@@ -17,7 +17,7 @@ import { componentName, namingFor } from "../machinery/naming.js";
 import { sleep } from "../machinery/until.js";
 import type { RunContext } from "./command.js";
 import { controllerConfigFromFlags, signingConfigFromFlags } from "./controller-flags.js";
-import type { ServerFlags } from "./server.js";
+import type { ServerFlags } from "./server-flags.js";
 
 export interface ControlLoopsOptions {
   flags: ServerFlags;
