@@ -53,7 +53,8 @@ export function startControlLoopsThread(o: ControlLoopsOptions): Promise<Control
         context.signal.addEventListener("abort", stop, { once: true });
         if (context.signal.aborted) stop();
         resolve({ ports: m.ports, done: exited.then(() => undefined) });
-      } else reject(new Error(m.message));
+      } else if (started) log(`${context.command}: the control loops failed: ${m.message}`);
+      else reject(new Error(m.message));
     });
     worker.on("error", (err) => log(`${context.command}: the control loops' thread failed: ${err.stack ?? err.message}`));
     void exited.then((code) => {

@@ -127,7 +127,7 @@ export async function servePort(flag: PortFlag, flags: ServerFlags, bindAddress:
 }
 
 /** The parts' port flags and the names their ports serve under. */
-export const PORT_FLAGS = { "nodeagent-port": "orch-nodeagent", "controller-manager-port": "orch-controller-manager", "scheduler-port": "orch-scheduler" } as const;
+const PORT_FLAGS = { "nodeagent-port": "orch-nodeagent", "controller-manager-port": "orch-controller-manager", "scheduler-port": "orch-scheduler" } as const;
 export type PortFlag = keyof typeof PORT_FLAGS;
 
 /** A part's metrics registry, as its own process would make it. */

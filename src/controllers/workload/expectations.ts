@@ -22,9 +22,7 @@ export class Expectations {
   /** True when nothing is pending for the key (or what is pending has expired). */
   satisfied(key: string): boolean {
     const e = this.#items.get(key);
-    if (e === undefined) return true;
-    if (e.adds <= 0 && e.deletes.size === 0) return true;
-    return Date.now() - e.at > this.#ttlMs;
+    return e === undefined || !pending(e) || this.#expired(e);
   }
 
   /**
@@ -34,7 +32,11 @@ export class Expectations {
    */
   expiredUnmet(key: string): boolean {
     const e = this.#items.get(key);
-    return e !== undefined && (e.adds > 0 || e.deletes.size > 0) && Date.now() - e.at > this.#ttlMs;
+    return e !== undefined && pending(e) && this.#expired(e);
+  }
+
+  #expired(e: Expectation): boolean {
+    return Date.now() - e.at > this.#ttlMs;
   }
 
   /** Replaces the key's expectations: `adds` creations and the deletion of `deletes` (pod keys). */
@@ -60,4 +62,9 @@ export class Expectations {
   delete(key: string): void {
     this.#items.delete(key);
   }
+}
+
+/** Creations or deletions asked for and not seen yet. */
+function pending(e: Expectation): boolean {
+  return e.adds > 0 || e.deletes.size > 0;
 }
