@@ -30,3 +30,15 @@ test("encoding memo: a newer memo under the same key stays when the older one is
   assert.equal(memo.get(dryRun, "json:v1"), undefined);
   assert.equal(memo.bytes, 60);
 });
+
+test("encoding memo: a small Buffer from Node's pool is kept as a copy of its own, not as a view that holds the pool's slab", () => {
+  const memo = new EncodingMemo(1 << 20);
+  const r = record("pooled");
+  const pooled = Buffer.from('{"kind":"Pod"}'); // under 4 KiB: a view of an 8 KiB slab
+  assert.ok(pooled.buffer.byteLength > 2 * pooled.length, "the fixture is a pool view");
+  memo.set(r, "json:v1", pooled);
+  const kept = memo.get(r, "json:v1")!;
+  assert.equal(Buffer.from(kept).toString(), '{"kind":"Pod"}');
+  assert.equal(kept.buffer.byteLength, pooled.length, "its buffer is exactly its bytes");
+  assert.equal(memo.bytes, pooled.length);
+});

@@ -6,6 +6,7 @@
 // current record it stayed for as long as the object did: at 30,000 pods a
 // second copy of every pod's JSON in `orch server`'s memory.
 
+import { ownBytes } from "../../storage/bytes.js";
 import type { Cached } from "../../storage/cacher/cached.js";
 
 interface Memo {
@@ -31,9 +32,14 @@ export class EncodingMemo {
     return cached.encoded.get(key);
   }
 
-  /** Memoizes `bytes`; an object that is not stored (revision 0: a dry run, a delete's answer) is never asked again. */
-  set(cached: Cached<unknown>, key: string, bytes: Uint8Array): void {
+  /**
+   * Memoizes `bytes` (a copy of its own when it is a small view of a larger
+   * buffer, such as a pool slab, which it would keep alive); an object that is
+   * not stored (revision 0: a dry run, a delete's answer) is never asked again.
+   */
+  set(cached: Cached<unknown>, key: string, encoded: Uint8Array): void {
     if (cached.revision <= 0) return;
+    const bytes = ownBytes(encoded);
     cached.encoded.set(key, bytes);
     this.#memos.push({ cached, key, bytes });
     this.#bytes += bytes.length;
