@@ -13,6 +13,7 @@ import { sameBytes } from "./bytes.js";
 import { guaranteedUpdate } from "./guaranteed-update.js";
 import { ConflictError } from "./errors.js";
 import { unreadableValue } from "./unreadable-value.js";
+import { forEachInSlices } from "./slices.js";
 import type { DeleteOptions, DeleteResult, GetOptions, GetResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, ListOptions, ListResult, Storage, StorageStats, UpdateDecision, Watch, WatchEvent, WatchOptions } from "./storage.js";
 
 /** How one key's values are stored. */
@@ -96,7 +97,9 @@ export class TransformedStorage implements Storage {
 
   async list(prefix: string, options?: ListOptions): Promise<ListResult> {
     const r = await this.inner.list(prefix, options);
-    return { ...r, items: r.items.map((kv) => this.#open(kv)) };
+    const items: KeyValue[] = [];
+    await forEachInSlices(r.items, (kv) => items.push(this.#open(kv)!));
+    return { ...r, items };
   }
 
   count(prefix: string): Promise<number> {

@@ -18,6 +18,7 @@
 
 import { sameBytes } from "../bytes.js";
 import { CompactedError, FutureRevisionError } from "../errors.js";
+import { forEachInSlices } from "../slices.js";
 import type { DeleteOptions, DeleteResult, GuaranteedUpdateOptions, GuaranteedUpdateResult, KeyValue, Storage, UpdateDecision } from "../storage.js";
 import { cachedRecord, decodeRecord, storedKeyValue, type Cached, type CacheEvent } from "./cached.js";
 import { Cacher, type CacheListener, type CacherOptions } from "./cacher.js";
@@ -209,13 +210,13 @@ export class CachedStorage<T> {
     const listed = await this.#backend.list(prefix, revision === undefined ? {} : { revision });
     const items: Cached<T>[] = [];
     const corrupt: CorruptKey[] = [];
-    for (const kv of listed.items) {
+    await forEachInSlices(listed.items, (kv) => {
       try {
         items.push(this.#record(kv));
       } catch (err) {
         corrupt.push({ key: kv.key, error: err as Error });
       }
-    }
+    });
     return { revision: listed.revision, items, corrupt };
   }
 
