@@ -306,6 +306,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       // a request must still have time to be served, or be refused with a 429 its client retries.
       queueWaitMs: Math.min(options.limits?.inflightQueueWaitMs ?? 0, (options.limits?.requestTimeoutMs || 60_000) / 4),
       coordinationGroup: naming.coordinationGroup,
+      nodeLeaseNamespace: naming.nodeLeaseNamespace,
     },
     requestTimeoutMs: options.limits?.requestTimeoutMs ?? 60_000,
     ...(audit !== undefined ? { audit } : {}),

@@ -180,3 +180,31 @@ test("leases have their own lane: renewals pass while pod-like writes fill the l
     await t.close();
   }
 });
+
+test("nodes' heartbeat leases and the other leases (leader election) have lanes apart: a full node lane does not hold a leader's renewal", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi, coordinationModule], admission: hold.admission, limits: { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 } });
+  const group = namingFor().coordinationGroup;
+  const leasesIn = (namespace: string) => `/apis/${group}/v1/namespaces/${namespace}/leases`;
+  const lease = (name: string) => ({ apiVersion: `${group}/v1`, kind: "Lease", metadata: { name }, spec: { holderIdentity: "a", leaseDurationSeconds: 15 } });
+  const nodeLeases = leasesIn(namingFor().nodeLeaseNamespace);
+  try {
+    // One node's heartbeat held in admission fills the node lane (a tenth of 1: one slot).
+    const heldNode = t.request("POST", nodeLeases, { body: lease("slow-node") });
+    await sleep(300);
+    assertTooMany(await t.request("POST", nodeLeases, { body: lease("node-b") }), "a second node lease write while the node lane is full");
+    const leader = await t.request("POST", leasesIn("default"), { body: lease("scheduler") });
+    assert.equal(leader.status, 201, `a leader's lease passes in its own lane: ${leader.text}`);
+    // And the other way: a held leader lease does not hold the nodes'.
+    const heldLeader = t.request("POST", leasesIn("default"), { body: lease("slow-leader") });
+    await sleep(300);
+    assertTooMany(await t.request("POST", leasesIn("default"), { body: lease("controller-manager") }), "a second leader lease write while that lane is full");
+    hold.release();
+    assert.equal((await heldNode).status, 201);
+    assert.equal((await heldLeader).status, 201);
+    assert.equal((await t.request("POST", nodeLeases, { body: lease("node-b") })).status, 201, "the node lane's slot is given back");
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});

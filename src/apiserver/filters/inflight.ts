@@ -15,13 +15,16 @@
 // slot for minutes. A limit of 0 turns that kind's limit off. Nobody is exempt
 // by group (system:masters included).
 //
-// Leases (node heartbeats and leader election) wait in a lane of their own,
-// a tenth of each limit (at least one slot), as API Priority and Fairness
-// gives them their own priority levels (node-high, leader-election): a flood
-// of pod writes must not starve the renewals that keep nodes Ready and
-// leaders leading. Under load (bench/density at 1,000 nodes) the writes'
-// queue stays full of pod writes; a renewal behind them waits its turn or is
-// refused, and a leader that cannot renew within its deadline stops leading.
+// Leases wait in lanes of their own, a tenth of each limit each (at least one
+// slot), as API Priority and Fairness gives them their own priority levels:
+// node heartbeats (leases in the node-lease namespace, upstream's node-high)
+// and every other lease, leader election first of all (upstream's
+// leader-election). A flood of pod writes must not starve the renewals that
+// keep nodes Ready and leaders leading: under load (bench/density at 1,000
+// nodes) the writes' queue stays full of pod writes, and a renewal behind them
+// waits its turn or is refused. Nor must 1,000 nodes' heartbeats (100 a
+// second) starve the two leaders' renewals: a leader that cannot renew within
+// its deadline stops leading, and its controllers start over.
 
 import { tooManyRequests } from "../../machinery/index.js";
 import { isLongRunning } from "../request-metrics.js";
@@ -34,8 +37,10 @@ export interface InflightOptions {
   readonly maxMutatingRequestsInflight: number;
   /** How long a request over the limit may wait for a slot (ms; 0: refused at once). */
   readonly queueWaitMs?: number;
-  /** The coordination group: its leases have their own lane. */
+  /** The coordination group: its leases have lanes of their own. */
   readonly coordinationGroup: string;
+  /** Where nodes' heartbeat leases live: their lane is apart from the other leases' (leader election). */
+  readonly nodeLeaseNamespace: string;
 }
 
 /** The slots of one kind and the requests waiting for one, first come first served. */
@@ -84,13 +89,15 @@ export function inflightFilter(options: InflightOptions): Filter | undefined {
   if (maxRequestsInflight <= 0 && maxMutatingRequestsInflight <= 0) return undefined;
   const lane = (read: number, mutating: number) => ({ read: new Slots(read), mutating: new Slots(mutating) });
   const work = lane(maxRequestsInflight, maxMutatingRequestsInflight);
-  const leases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
+  const nodeLeases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
+  const otherLeases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
   const waitMs = options.queueWaitMs ?? 0;
   return async (ctx, next) => {
     // Upgrades (pods/exec, attach, port-forward) are connections: long-running.
     if (ctx.exchange.kind === "upgrade" || isLongRunning(ctx.req, ctx.path, ctx.url.searchParams)) return next();
-    const { apiGroup, resource, verb } = ctx.attributes;
-    const slots = resource === "leases" && apiGroup === options.coordinationGroup ? leases : work;
+    const { apiGroup, resource, verb, namespace } = ctx.attributes;
+    const lease = resource === "leases" && apiGroup === options.coordinationGroup;
+    const slots = !lease ? work : namespace === options.nodeLeaseNamespace ? nodeLeases : otherLeases;
     const kind = slots[READ_VERBS.has(verb) ? "read" : "mutating"];
     if (kind.limit <= 0) return next();
     if (!(await kind.acquire(waitMs))) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
