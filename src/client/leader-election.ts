@@ -57,6 +57,7 @@ export class LeaderElector {
   /** The last lease record we saw, and when (our clock) it changed. */
   #observed: Lease | undefined;
   #observedSpec = "";
+  readonly #client: RestClient;
   #observedAt = 0;
   #leader = "";
   #leading = false;
@@ -64,6 +65,9 @@ export class LeaderElector {
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
+    // Renewals on a session of their own: on the component's session they waited behind its informers' watch
+    // events (30,000 pods' worth under load) and missed their deadline, and the leader stopped leading.
+    this.#client = options.client.ownSession();
     this.identity = options.identity ?? defaultIdentity();
     this.#ref = leaseResource(options.naming);
     this.#leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -91,6 +95,14 @@ export class LeaderElector {
    * fires, then returns (upstream's processes exit then, and so should ours).
    */
   async run(signal: AbortSignal): Promise<void> {
+    try {
+      await this.#campaignAndLead(signal);
+    } finally {
+      this.#client.close();
+    }
+  }
+
+  async #campaignAndLead(signal: AbortSignal): Promise<void> {
     if (!(await this.#acquire(signal))) return;
     const leading = new AbortController();
     // Every controller of a manager listens to it: no "possible leak" warning for a known fan-out.
@@ -168,10 +180,10 @@ export class LeaderElector {
     try {
       let current: Lease;
       try {
-        current = await this.#o.client.get<Lease>(this.#ref, { namespace, name, signal });
+        current = await this.#client.get<Lease>(this.#ref, { namespace, name, signal });
       } catch (err) {
         if (!isApiError(err, "NotFound")) throw err;
-        const created = await this.#o.client.create<Lease>(
+        const created = await this.#client.create<Lease>(
           this.#ref,
           { apiVersion: `${this.#ref.group}/v1`, kind: "Lease", metadata: { name, namespace }, spec: mine(undefined) },
           { signal },
@@ -184,7 +196,7 @@ export class LeaderElector {
       const holder = spec.holderIdentity ?? "";
       const durationMs = (spec.leaseDurationSeconds ?? 0) * 1000;
       if (holder !== "" && holder !== this.identity && this.#observedAt + durationMs > Date.now()) return false;
-      const updated = await this.#o.client.update<Lease>(this.#ref, { ...current, spec: { ...spec, ...mine(spec) } }, { signal });
+      const updated = await this.#client.update<Lease>(this.#ref, { ...current, spec: { ...spec, ...mine(spec) } }, { signal });
       this.#observe(updated);
       return true;
     } catch (err) {
@@ -199,10 +211,10 @@ export class LeaderElector {
   async #release(): Promise<void> {
     const { namespace, name } = this.#o.lease;
     try {
-      const current = await this.#o.client.get<Lease>(this.#ref, { namespace, name, signal: AbortSignal.timeout(this.#renewDeadlineMs) });
+      const current = await this.#client.get<Lease>(this.#ref, { namespace, name, signal: AbortSignal.timeout(this.#renewDeadlineMs) });
       if (current.spec?.holderIdentity !== this.identity) return;
       const now = formatMicroTimestamp();
-      await this.#o.client.update<Lease>(
+      await this.#client.update<Lease>(
         this.#ref,
         { ...current, spec: { ...current.spec, holderIdentity: "", leaseDurationSeconds: 1, acquireTime: now, renewTime: now } },
         { signal: AbortSignal.timeout(this.#renewDeadlineMs) },

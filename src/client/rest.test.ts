@@ -144,6 +144,21 @@ describe("RestClient", () => {
     assert.equal(bad.code, 400);
   });
 
+  test("ownSession: the same server and credentials on a session of its own: closing it leaves this client's watches open", async () => {
+    const own = client.ownSession();
+    const created = await own.create(WIDGETS, widget("own-session"));
+    assert.equal(created.metadata.name, "own-session", "its requests reach the same server with the same credentials");
+    const watch = await client.watch<Widget>(WIDGETS, { namespace: "default", resourceVersion: created.metadata.resourceVersion!, fieldSelector: { "metadata.name": "own-session" } });
+    const next = watch[Symbol.asyncIterator]();
+    own.close(); // on a shared session this would end the watch above
+    await client.patch(WIDGETS, { namespace: "default", name: "own-session", patch: { spec: { color: "blue" } } });
+    const event = await next.next();
+    assert.equal(event.done, false, "the watch on this client's session is still open");
+    assert.equal(event.value?.type === "MODIFIED" && event.value.object.spec?.color, "blue");
+    watch.close();
+    await client.delete(WIDGETS, { namespace: "default", name: "own-session" });
+  });
+
   test("watch: events, bookmarks, resume, refused watches and closing", async () => {
     const base = await client.create(WIDGETS, widget("w1"));
     const watch = await client.watch<Widget>(WIDGETS, {

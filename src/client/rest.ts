@@ -73,6 +73,16 @@ export class RestClient {
     });
   }
 
+  /**
+   * A client like this one (server, credentials, user agent, metrics) on an
+   * HTTP/2 session of its own: for requests that must not wait behind this
+   * client's streams (a lease renewal behind a flood of watch events shares
+   * the session's flow-control window and its socket).
+   */
+  ownSession(): RestClient {
+    return new RestClient(this.config, this.#options);
+  }
+
   /** Reconnects with `config` as it is now (the node agent replaces its rotated certificate in place); open watches end and are resumed by their informers. */
   reconnect(): void {
     this.#transport.reconnect();
