@@ -57,16 +57,18 @@ export class LeaderElector {
   /** The last lease record we saw, and when (our clock) it changed. */
   #observed: Lease | undefined;
   #observedSpec = "";
-  readonly #client: RestClient;
   #observedAt = 0;
   #leader = "";
   #leading = false;
   readonly #metrics: { m: LeaderElectionMetrics; labels: { name: string } } | undefined;
+  /** The lease's requests go over a session of their own (the constructor's comment says why). */
+  readonly #client: RestClient;
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
-    // Renewals on a session of their own: on the component's session they waited behind its informers' watch
-    // events (30,000 pods' worth under load) and missed their deadline, and the leader stopped leading.
+    // Renewals on an HTTP/2 session of their own, as upstream's components give leader election a client of its
+    // own: on the component's session a renewal's answer is written after whatever the server has queued there,
+    // the informers' watch events first (30,000 pods' worth under load).
     this.#client = options.client.ownSession();
     this.identity = options.identity ?? defaultIdentity();
     this.#ref = leaseResource(options.naming);
