@@ -11,6 +11,14 @@ import { proxyRuleFlags } from "./proxy.js";
 const NODE = "Node flags";
 const HA = "HA control plane flags";
 
+/** The port flag of a part the server runs beside the API server (its upstream port by default). */
+function partPortFlag(part: string, port: number) {
+  return flag.int({
+    section: NODE, default: port, min: -1, max: 65535,
+    description: `Port of the ${part}'s HTTPS endpoints (/healthz, /metrics, /statusz...) on --bind-address; 0 picks a free one, -1 serves none.`,
+  });
+}
+
 export const serverFlags = {
   ...apiserverFlags,
   ...controllerFlags,
@@ -32,14 +40,8 @@ export const serverFlags = {
   "nodeagent-bind-address": flag.string({ section: NODE, default: "0.0.0.0", description: "Address of the node agent's HTTPS endpoints; the API server reaches them at the Node's InternalIP." }),
   "nodeagent-config": flag.string({ section: NODE, description: "A NodeAgentConfiguration file (as `orch nodeagent --config`) for the node agent; the server's own paths, port and DNS still win." }),
   "node-ip": flag.string({ section: NODE, description: "The node's InternalIP, where the API server reaches the agent (default: the host's first non-loopback IPv4 address)." }),
-  "controller-manager-port": flag.int({
-    section: NODE, default: 10257, min: -1, max: 65535,
-    description: "Port of the controller manager's HTTPS endpoints (/healthz, /metrics, /statusz...) on --bind-address; 0 picks a free one, -1 serves none.",
-  }),
-  "scheduler-port": flag.int({
-    section: NODE, default: 10259, min: -1, max: 65535,
-    description: "Port of the scheduler's HTTPS endpoints (/healthz, /metrics, /statusz...) on --bind-address; 0 picks a free one, -1 serves none.",
-  }),
+  "controller-manager-port": partPortFlag("controller manager", 10257),
+  "scheduler-port": partPortFlag("scheduler", 10259),
   "disable-agent": flag.bool({ section: NODE, default: false, description: "Run no node agent here: a control plane only, for nodes that join from other machines." }),
   "disable-scheduler": flag.bool({ section: NODE, default: false, description: "Run no scheduler (pods stay unbound unless something else binds them)." }),
   "leader-elect": flag.bool({

@@ -76,8 +76,8 @@ export class RestClient {
   /**
    * A client like this one (server, credentials, user agent, metrics) on an
    * HTTP/2 session of its own: for requests that must not wait behind this
-   * client's streams (a lease renewal behind a flood of watch events shares
-   * the session's flow-control window and its socket).
+   * client's streams (on a shared session a lease renewal's answer shares one
+   * socket with a flood of watch events, written after those queued first).
    */
   ownSession(): RestClient {
     return new RestClient(this.config, this.#options);
