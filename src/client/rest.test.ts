@@ -316,6 +316,29 @@ describe("RestClient", () => {
     }
   });
 
+  // A stand-in server: the windows a client advertised are read from the server's side of the session.
+  test("the client opens wide HTTP/2 windows (4 MiB per stream, 64 MiB per session), so a busy server's watch does not wait a round trip per 64 KiB", async () => {
+    const creds = t.server.credentials;
+    let seen: { stream: number; session: number } | undefined;
+    const fake = createSecureServer({ cert: creds.serverCertPem, key: creds.serverKeyPem }, (req, res) => {
+      // The client widens the session's window as it connects, before its first request goes out.
+      seen = { stream: req.stream.session!.remoteSettings.initialWindowSize!, session: req.stream.session!.state.remoteWindowSize! };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", r));
+    const c = new RestClient({ ...client.config, server: `https://127.0.0.1:${(fake.address() as AddressInfo).port}` });
+    try {
+      assert.equal((await c.request({ method: "GET", path: "/version" })).status, 200);
+      const windows = seen!;
+      assert.equal(windows.stream, 4 * 1024 * 1024, "stream window (HTTP/2's default is 65,535 bytes)");
+      assert.ok(windows.session >= 64 * 1024 * 1024 - 65_535, `session window ${windows.session} (HTTP/2's default is 65,535 bytes)`);
+    } finally {
+      c.close();
+      fake.close();
+    }
+  });
+
   // A stand-in server: the real one answers 429 only under a load a test cannot hold steady.
   test("a 429 or 5xx with Retry-After is waited out and sent again (client-go's rule), at most 10 times; without one it is not", async () => {
     const creds = t.server.credentials;

@@ -8,6 +8,7 @@ import type { ClientConfig } from "../kubeconfig.js";
 import { tokenSource } from "../in-cluster.js";
 import type { RestClientMetrics } from "../metrics.js";
 import type { RawRequest } from "./types.js";
+import { widenSessionWindow, windowOptions } from "../../machinery/h2-windows.js";
 
 export interface TransportOptions {
   userAgent?: string;
@@ -135,7 +136,9 @@ export class Http2Transport {
     const current = this.#session;
     if (current !== undefined && !current.closed && !current.destroyed) return current;
     this.#closed = false;
+    // Wide receive windows, as client-go's: a watch must not wait a round trip for every 64 KiB.
     const session = connect(this.#origin, {
+      ...windowOptions,
       ...(this.#config.ca !== undefined ? { ca: this.#config.ca } : {}),
       ...(this.#config.cert !== undefined ? { cert: this.#config.cert, key: this.#config.key } : {}),
       ...(this.#config.tlsServerName !== undefined ? { servername: this.#config.tlsServerName } : {}),
@@ -143,6 +146,7 @@ export class Http2Transport {
     });
     // Session errors also reach the open streams; the next call opens a new session.
     session.on("error", () => {});
+    session.once("connect", () => widenSessionWindow(session));
     const forget = () => {
       if (this.#session === session) this.#session = undefined;
     };

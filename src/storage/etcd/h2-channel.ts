@@ -14,6 +14,7 @@ import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import type { Method } from "./rpc.js";
 import { wireCodec, type WireCodec } from "./wire.js";
 import { GrpcCode, callOutcome, grpcFrame, streamFailure, type GrpcStatus } from "../../machinery/grpc-outcome.js";
+import { widenSessionWindow, windowOptions } from "../../machinery/h2-windows.js";
 
 /** grpc status codes (shared with the CRI client: machinery/grpc-outcome.ts). */
 export const Code = GrpcCode;
@@ -114,10 +115,6 @@ export interface CallStream<Req, Res> {
   removeAllListeners(event?: string): unknown;
 }
 
-// Our window for every stream and for the session: a LIST of thousands of
-// objects or a burst of watch events should not wait for WINDOW_UPDATEs.
-const STREAM_WINDOW = 4 * 1024 * 1024;
-const SESSION_WINDOW = 64 * 1024 * 1024;
 // Detect dead peers on half-open connections (etcd allows a ping every 5 s or slower).
 const KEEPALIVE_MS = 10_000;
 const KEEPALIVE_TIMEOUT_MS = 5_000;
@@ -143,11 +140,8 @@ export class H2Channel {
     this.#origin = `${parsed.protocol}//${parsed.host}`;
     this.#headers = headers;
     const host = parsed.hostname.replace(/^\[|\]$/g, "");
-    this.#connectOptions = {
-      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW },
-      // Many concurrent calls and large answers in flight: node's 10 MB default would refuse new streams.
-      maxSessionMemory: 256,
-    };
+    // Wide windows: a LIST of thousands of objects or a burst of watch events should not wait for WINDOW_UPDATEs.
+    this.#connectOptions = { ...windowOptions };
     if (parsed.protocol === "https:") Object.assign(this.#connectOptions, tlsConnectOptions(host, tls ?? {}));
   }
 
@@ -251,11 +245,7 @@ export class H2Channel {
         if (this.#session === session) {
           this.#ready = true;
           this.#lastError = "";
-          try {
-            session.setLocalWindowSize(SESSION_WINDOW);
-          } catch {
-            // an old node without it: the default window only slows very large answers
-          }
+          widenSessionWindow(session);
           this.#startKeepalive(session);
         }
         settle();
