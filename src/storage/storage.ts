@@ -20,6 +20,19 @@ export interface KeyValue {
   readonly createRevision: number;
   /** Revision of the last write to this key. */
   readonly modRevision: number;
+  /**
+   * The value as the backend holds it, when its stored form (compression) is
+   * much smaller than `value`: a reader that keeps values for long (the watch
+   * cache) keeps these bytes instead and opens them again when it needs them.
+   */
+  readonly sealed?: SealedValue | undefined;
+}
+
+/** Stored bytes and the way back to the plain value they seal. */
+export interface SealedValue {
+  readonly bytes: Uint8Array;
+  /** The plain value again (the same bytes as the KeyValue's `value`). */
+  open(): Uint8Array;
 }
 
 export interface GetOptions {

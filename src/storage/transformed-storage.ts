@@ -9,7 +9,7 @@
 // A value that does not open (a wrong or missing key) is not an error of the
 // whole read: it comes back as an unreadable value (./unreadable-value.ts).
 
-import { sameBytes } from "./bytes.js";
+import { ownBytes, sameBytes } from "./bytes.js";
 import { guaranteedUpdate } from "./guaranteed-update.js";
 import { ConflictError } from "./errors.js";
 import { unreadableValue } from "./unreadable-value.js";
@@ -32,6 +32,19 @@ export type StoredFormLookup = (key: string) => StoredForm | undefined;
 
 /** Keys whose last sealed value is remembered at most (a hint: forgotten all at once past it). */
 const MAX_LAST_SEALED = 10_000;
+
+/**
+ * The plain value of `stored`, carrying the stored bytes too when they are at
+ * most half its size (compression; not encryption, whose bytes are as large):
+ * the watch cache then keeps a compressed value a quarter the size of its JSON
+ * and opens it again on the rare read (docs/storage.md, "Values kept sealed").
+ */
+function withSealed(stored: KeyValue, value: Uint8Array, form: StoredForm | undefined): KeyValue {
+  if (form === undefined || stored.value === value || stored.value.length * 2 > value.length) return { ...stored, value };
+  // Kept for long: a view of a larger buffer (zlib's output chunk) gets bytes of its own.
+  const bytes = ownBytes(stored.value);
+  return { ...stored, value, sealed: { bytes, open: () => form.open(bytes, stored.key).value } };
+}
 
 export class TransformedStorage implements Storage {
   readonly backend: string;
@@ -85,9 +98,10 @@ export class TransformedStorage implements Storage {
         if (opened.stale) this.#stale.add(value);
       } catch (err) {
         value = unreadableValue(`unable to transform key ${JSON.stringify(kv.key)}: ${(err as Error).message}`);
+        return { ...kv, value };
       }
     }
-    return { ...kv, value };
+    return withSealed(kv, value, t);
   }
 
   async get(key: string, options?: GetOptions): Promise<GetResult> {
@@ -108,13 +122,13 @@ export class TransformedStorage implements Storage {
 
   async create(key: string, value: Uint8Array): Promise<KeyValue> {
     const kv = await this.inner.create(key, this.#seal(key, value));
-    return { ...kv, value };
+    return withSealed(kv, value, this.lookup(key));
   }
 
   async update(key: string, value: Uint8Array, expectedModRevision: number): Promise<KeyValue> {
     try {
       const kv = await this.inner.update(key, this.#seal(key, value), expectedModRevision);
-      return { ...kv, value };
+      return withSealed(kv, value, this.lookup(key));
     } catch (err) {
       throw this.#openConflict(err, key, expectedModRevision);
     }

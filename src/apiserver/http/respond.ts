@@ -66,9 +66,9 @@ export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
   let bytes = encodingMemo.get(cached, memoKey) as Buffer | undefined;
   if (bytes !== undefined) return bytes;
   const object = cached.object;
-  if (cached.stored !== undefined && object.apiVersion === gv && String(cached.revision) === object.metadata.resourceVersion) {
+  if (cached.storedSize > 0 && object.apiVersion === gv && String(cached.revision) === object.metadata.resourceVersion) {
     // Straight from the stored bytes; not memoized: the splice is a copy, cheaper than holding it twice.
-    bytes = spliceResourceVersion(cached.stored, gv, object.kind, cached.revision);
+    bytes = spliceResourceVersion(cached.storedValue()!, gv, object.kind, cached.revision);
     if (bytes !== undefined) return bytes;
   }
   bytes = Buffer.from(JSON.stringify(withApiVersion(object, gv)));

@@ -364,7 +364,7 @@ export class CachedStorage<T> {
   /** The cache's record when it already applied this very value (the backend's event can overtake the write's answer). */
   #applied(kv: KeyValue): Cached<T> | undefined {
     const cached = this.#cache.get(kv.key);
-    return cached !== undefined && cached.revision === kv.modRevision && cached.stored !== undefined ? cached : undefined;
+    return cached !== undefined && cached.revision === kv.modRevision && cached.storedSize > 0 ? cached : undefined;
   }
 
   /** Note a write of this door and answer with its shared record. */

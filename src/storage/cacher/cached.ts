@@ -3,7 +3,7 @@
 // (history.ts) applies it to the state at an older revision, so both give
 // clients the same events (seed 000, "Watch behavior").
 
-import type { KeyValue } from "../storage.js";
+import type { KeyValue, SealedValue } from "../storage.js";
 
 /** A decoded object as the cache holds it: immutable, shared by every reader. */
 export interface Cached<T> {
@@ -12,9 +12,15 @@ export interface Cached<T> {
   readonly revision: number;
   /** Per-encoding memo of serialized bytes, filled by whoever serializes first. */
   readonly encoded: Map<string, Uint8Array>;
-  /** The bytes as stored, when kept: encoders may reuse them instead of serializing again. */
-  readonly stored: Uint8Array | undefined;
-  /** The stored key's createRevision (with `stored`): enough to hand the record back to storage as a KeyValue. */
+  /**
+   * The plain bytes as stored, when kept: encoders may reuse them instead of
+   * serializing again. May open them anew on every call (a value kept
+   * compressed): call once per use.
+   */
+  storedValue(): Uint8Array | undefined;
+  /** The bytes the record holds for its stored value (compressed, when kept so); 0 when it holds none. */
+  readonly storedSize: number;
+  /** The stored key's createRevision (with a stored value): enough to hand the record back to storage as a KeyValue. */
   readonly createRevision: number;
   /**
    * The record was superseded: drop its decoded object and serializations when
@@ -47,10 +53,11 @@ export function cachedRecord<T>(record: { key: string; object: T; revision: numb
 
 class Record<T> implements Cached<T> {
   readonly encoded = new Map<string, Uint8Array>();
-  readonly stored: Uint8Array | undefined;
   readonly createRevision: number;
   #object: T | undefined;
   readonly #decode: ((kv: KeyValue) => T) | undefined;
+  /** The stored value: plain, or sealed (compressed) when the backend's form made it at most half the size. */
+  readonly #stored: Uint8Array | SealedValue | undefined;
 
   constructor(
     readonly key: string,
@@ -60,14 +67,24 @@ class Record<T> implements Cached<T> {
     decode: ((kv: KeyValue) => T) | undefined,
   ) {
     this.#object = object;
-    this.stored = kv?.value;
+    this.#stored = kv?.sealed ?? kv?.value;
     this.createRevision = kv?.createRevision ?? 0;
     this.#decode = kv === undefined ? undefined : decode;
   }
 
+  storedValue(): Uint8Array | undefined {
+    const stored = this.#stored;
+    return stored === undefined || stored instanceof Uint8Array ? stored : stored.open();
+  }
+
+  get storedSize(): number {
+    const stored = this.#stored;
+    return stored === undefined ? 0 : stored instanceof Uint8Array ? stored.length : stored.bytes.length;
+  }
+
   get object(): T {
     // Undefined only after release(), which requires stored bytes and a decoder: they decoded once already.
-    this.#object ??= this.#decode!({ key: this.key, value: this.stored!, createRevision: this.createRevision, modRevision: this.revision });
+    this.#object ??= this.#decode!({ key: this.key, value: this.storedValue()!, createRevision: this.createRevision, modRevision: this.revision });
     return this.#object;
   }
 
@@ -85,8 +102,9 @@ export function decodeRecord<T>(kv: KeyValue, decode: (kv: KeyValue) => T): Cach
 
 /** The record as the KeyValue it was read from, or undefined when it does not carry its bytes. */
 export function storedKeyValue(cached: Cached<unknown>): KeyValue | undefined {
-  if (cached.stored === undefined) return undefined;
-  return { key: cached.key, value: cached.stored, createRevision: cached.createRevision, modRevision: cached.revision };
+  const value = cached.storedValue();
+  if (value === undefined) return undefined;
+  return { key: cached.key, value, createRevision: cached.createRevision, modRevision: cached.revision };
 }
 
 /** The object stamped with another revision: a DELETED event carries the last state at the delete's revision. */

@@ -191,7 +191,7 @@ export class Cacher<T> {
   #apply(key: string, current: Cached<T> | undefined, revision: number): void {
     const event = applyChange(this.#objects, { key, current, revision }, this.#options.withRevision);
     if (event !== undefined) {
-      const bytes = eventCost(current?.stored?.length ?? event.previous?.stored?.length ?? 0);
+      const bytes = eventCost(current?.storedSize ?? event.previous?.storedSize ?? 0);
       this.#window.push({ event, at: Date.now(), bytes });
       this.#windowBytes += bytes;
       this.#trim();

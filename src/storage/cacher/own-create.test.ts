@@ -51,7 +51,7 @@ for (const b of TWO_CLIENT_BACKENDS) describe(`a create's own object as its reco
         assert.equal(r.object.rv, r.revision, "stamped with the write's revision");
         assert.equal(r.object.nested, made[i]!.nested, "the caller's object, not a decode of it");
         assert.equal(await d.get(r.key, d.ownWrites()), r, "the cache holds the answer's record");
-        assert.ok(Buffer.from(r.stored!).equals(enc(made[i]!)), "the stored bytes");
+        assert.ok(Buffer.from(r.storedValue()!).equals(enc(made[i]!)), "the stored bytes");
       }
       assert.deepEqual(decoded, [], "nothing decoded");
     } finally {
