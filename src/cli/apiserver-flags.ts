@@ -52,6 +52,15 @@ export const apiserverFlags = {
     check: (ms) => (ms < 0 ? "must not be negative" : undefined),
     description: "The interval of compaction requests. If 0, the compaction request from the API server is disabled.",
   }),
+  "heap-growth-percent": flag.int({
+    section: GENERIC,
+    default: 100,
+    min: 0,
+    max: 1000,
+    description:
+      "How far each heap of the process may grow past its live objects before a full garbage collection, in percent (as Go's GOGC: 100 lets it double). " +
+      "Lower uses less memory and more CPU; 0 leaves V8's adaptive rule, which let heaps reach 2-4 times their live objects at scale.",
+  }),
   "service-cluster-ip-range": flag.string({
     section: GENERIC,
     default: "10.96.0.0/12",

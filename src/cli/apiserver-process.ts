@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { componentRegistry, type ParsedFlags } from "../component/index.js";
 import { watchStalls } from "../component/stall-watch.js";
+import { setHeapGrowth } from "../component/heap-growth.js";
 import { builtinModules } from "../api/index.js";
 import { startApiServer, type RunningApiServer } from "../apiserver/server.js";
 import { unlessStorageFull } from "../apiserver/storage-full.js";
@@ -26,6 +27,8 @@ export async function startApiServerFromFlags(
 ): Promise<RunningApiServer> {
   const log = (line: string) => context.stderr.write(`${line}\n`);
   watchStalls({ log: (line) => log(`${context.command}: ${line}`), signal: context.signal });
+  // Before `orch server` starts its control loops' thread: the setting holds for every heap of the process.
+  setHeapGrowth(flags.get("heap-growth-percent"));
   const server = await startApiServer({
     dataDir: flags.get("data-dir"),
     bindAddress: flags.get("bind-address"),

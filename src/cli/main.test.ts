@@ -74,7 +74,7 @@ test("orch apiserver --help exits 0 and lists its flags", async () => {
   const r = await orch("apiserver", "--help");
   assert.equal(r.status, 0);
   for (const f of ["--data-dir string", "--bind-address string", "--secure-port int", "--storage-backend string", "--etcd-servers strings",
-    "--compaction-interval duration", "--feature-gates mapStringBool", "--api-group-suffix string", "-v, --v Level"]) {
+    "--compaction-interval duration", "--heap-growth-percent int", "--feature-gates mapStringBool", "--api-group-suffix string", "-v, --v Level"]) {
     assert.ok(r.stdout.includes(f), `missing ${f}`);
   }
   assert.match(r.stdout, /\(default "\.\/\.orch"\)/);
@@ -105,6 +105,7 @@ test("bad values exit 2 naming the flag and the value", async () => {
     [["apiserver", "--secure-port", "70000"], /invalid argument "70000" for "--secure-port" flag: must be at most 65535/],
     [["apiserver", "--compaction-interval=5x"], /invalid argument "5x" for "--compaction-interval" flag/],
     [["apiserver", "--max-requests-inflight=-1"], /invalid argument "-1" for "--max-requests-inflight" flag: must be at least 0/],
+    [["server", "--heap-growth-percent=-10"], /invalid argument "-10" for "--heap-growth-percent" flag: must be at least 0/],
     [["apiserver", "--max-mutating-requests-inflight=many"], /invalid argument "many" for "--max-mutating-requests-inflight" flag/],
     [["apiserver", "--request-timeout=-5s"], /invalid argument "-5s" for "--request-timeout" flag: must not be negative/],
     [["apiserver", "--min-request-timeout=1m"], /invalid argument "1m" for "--min-request-timeout" flag/],
@@ -226,6 +227,7 @@ test("the apiserver flags the storage work needs have their defaults", () => {
       "etcd-keyfile": "",
       "etcd-servers": "[]",
       "feature-gates": "",
+      "heap-growth-percent": "100",
       "inflight-queue-wait": "2s",
       "join-token-ttl": "24h0m0s",
       "max-connections": "0",
