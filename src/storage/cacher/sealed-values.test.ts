@@ -2,8 +2,8 @@
 // the watch cache's records hold the compressed bytes etcd holds, not the
 // plain JSON (about a quarter of its size), and give the plain value back
 // whenever it is asked for: its bytes, a decode after release, the starting
-// point of a guaranteedUpdate. Values that compression does not halve, and
-// stores without a stored form (lmdb), are kept plain.
+// point of a guaranteedUpdate. A value that compression does not halve is
+// kept plain.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
