@@ -64,8 +64,8 @@ export class TransformedStorage implements Storage {
     this.backend = inner.backend;
   }
 
-  #seal(key: string, plain: Uint8Array): Uint8Array {
-    const t = this.lookup(key);
+  /** The bytes to store for `plain` in key's form `t` (the caller looked it up: its answer needs the form too). */
+  #seal(key: string, plain: Uint8Array, t: StoredForm | undefined): Uint8Array {
     if (t === undefined) return plain;
     const sealed = t.seal(plain, key);
     this.#sealed.set(sealed, plain);
@@ -121,14 +121,16 @@ export class TransformedStorage implements Storage {
   }
 
   async create(key: string, value: Uint8Array): Promise<KeyValue> {
-    const kv = await this.inner.create(key, this.#seal(key, value));
-    return withSealed(kv, value, this.lookup(key));
+    const form = this.lookup(key);
+    const kv = await this.inner.create(key, this.#seal(key, value, form));
+    return withSealed(kv, value, form);
   }
 
   async update(key: string, value: Uint8Array, expectedModRevision: number): Promise<KeyValue> {
     try {
-      const kv = await this.inner.update(key, this.#seal(key, value), expectedModRevision);
-      return withSealed(kv, value, this.lookup(key));
+      const form = this.lookup(key);
+      const kv = await this.inner.update(key, this.#seal(key, value, form), expectedModRevision);
+      return withSealed(kv, value, form);
     } catch (err) {
       throw this.#openConflict(err, key, expectedModRevision);
     }
