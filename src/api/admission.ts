@@ -48,6 +48,8 @@ export interface AdmissionRequest {
   warn(text: string): void;
   /** An annotation on the request's audit event. */
   annotate(key: string, value: string): void;
+  /** The request spent `seconds` waiting for a webhook (left out of its SLI latency). */
+  calledOut?(seconds: number): void;
 }
 
 /**

@@ -34,6 +34,8 @@ type RequestLabels = {
 interface SeriesHandles {
   /** Undefined for long-running requests, which stay out of the histograms. */
   readonly duration: { observe(v: number): void } | undefined;
+  /** apiserver_request_sli_duration_seconds: undefined also for dry runs (upstream leaves them out). */
+  readonly sli: { observe(v: number): void } | undefined;
   readonly size: { observe(v: number): void } | undefined;
   readonly byCode: Map<number, BoundCounter>;
   readonly labels: RequestLabels;
@@ -42,6 +44,10 @@ interface SeriesHandles {
 
 export interface RequestRecord {
   readonly started: number;
+  /** Seconds the request waited for a slot of the in-flight limit (filters/inflight.ts): not in its SLI duration. */
+  queuedSeconds: number;
+  /** Seconds it spent calling admission webhooks: not in its SLI duration either. */
+  webhookSeconds: number;
   readonly handles: SeriesHandles;
   /** Undefined for long-running requests: upstream's in-flight gauge counts what the in-flight limit counts. */
   readonly inflight: BoundGauge | undefined;
@@ -69,6 +75,8 @@ export interface ApiServerMetricsOptions {
 export class ApiServerMetrics {
   readonly #requests: Counter;
   readonly #duration: Histogram;
+  readonly #sli: Histogram;
+  readonly #queueWait: Histogram;
   readonly #sizes: Histogram;
   readonly #inflight: { mutating: BoundGauge; readOnly: BoundGauge };
   readonly #longRunning: Gauge;
@@ -92,6 +100,18 @@ export class ApiServerMetrics {
     this.#duration = r.histogram({
       name: "apiserver_request_duration_seconds", stabilityLevel: "STABLE", labelNames: labels, buckets: DURATION_BUCKETS,
       help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    });
+    // Upstream's SLI (what its scalability SLOs are measured on): the duration without the time spent
+    // waiting in API Priority and Fairness queues (here: the in-flight limit's queues) and in admission
+    // webhooks; dry runs are left out.
+    this.#sli = r.histogram({
+      name: "apiserver_request_sli_duration_seconds", stabilityLevel: "ALPHA", labelNames: labels.filter((l) => l !== "dry_run"), buckets: DURATION_BUCKETS,
+      help: "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
+    });
+    this.#queueWait = r.histogram({
+      name: "apiserver_flowcontrol_request_wait_duration_seconds", stabilityLevel: "BETA", labelNames: ["execute", "flow_schema", "priority_level"],
+      buckets: [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30],
+      help: "Length of time a request spent waiting in its queue",
     });
     this.#sizes = r.histogram({
       name: "apiserver_response_sizes", stabilityLevel: "STABLE", labelNames: labels.filter((l) => l !== "dry_run"),
@@ -190,6 +210,7 @@ export class ApiServerMetrics {
       const histograms = !longRunningVerb(verb, path);
       handles = {
         duration: histograms ? this.#duration.bind(labels) : undefined,
+        sli: histograms && dryRun === "" ? this.#sli.bind(sizeLabels) : undefined,
         size: histograms ? this.#sizes.bind(sizeLabels) : undefined,
         byCode: new Map(),
         labels,
@@ -204,7 +225,9 @@ export class ApiServerMetrics {
     const write = verb === "POST" || verb === "PUT" || verb === "PATCH" || verb === "APPLY";
     // No directive (or "") means Warn, as upstream (src/machinery/decode/field-validation.ts).
     const fieldValidation = write ? query.get("fieldValidation") || "Warn" : "";
-    return { started: performance.now(), handles, inflight, longRunning: handles.longRunning, fieldValidation };
+    const record = { started: performance.now(), queuedSeconds: 0, webhookSeconds: 0, handles, inflight, longRunning: handles.longRunning, fieldValidation };
+    records.set(req, record);
+    return record;
   }
 
   /** Call when the response has ended. */
@@ -223,10 +246,16 @@ export class ApiServerMetrics {
     if (record.longRunning !== undefined) return;
     const seconds = (performance.now() - record.started) / 1000;
     handles.duration?.observe(seconds);
+    handles.sli?.observe(Math.max(0, seconds - record.queuedSeconds - record.webhookSeconds));
     if (bytes !== undefined) handles.size?.observe(bytes);
     if (record.fieldValidation !== "") {
       this.#fieldValidation.observe({ field_validation: record.fieldValidation, status: String(code) }, seconds);
     }
+  }
+
+  /** A request waited `seconds` in a queue of the in-flight limit, and then ran (`executed`) or was refused. */
+  queueWait(queue: { flow_schema: string; priority_level: string }, executed: boolean, seconds: number): void {
+    this.#queueWait.observe({ ...queue, execute: String(executed) }, seconds);
   }
 
   /** A streaming list (watch with sendInitialEvents) sent its last initial event after `seconds`. */
@@ -234,6 +263,15 @@ export class ApiServerMetrics {
     if (path.kind !== "resource") return;
     this.#watchList.observe({ group: path.group, resource: path.resource, scope: path.namespace === undefined ? "cluster" : "namespace", version: path.version }, seconds);
   }
+}
+
+/** Each recorded request's record, for the parts of the server that see only the request. */
+const records = new WeakMap<object, RequestRecord>();
+
+/** The request spent `seconds` calling an admission webhook (left out of its SLI duration). */
+export function addWebhookSeconds(req: object, seconds: number): void {
+  const record = records.get(req);
+  if (record !== undefined) record.webhookSeconds += seconds;
 }
 
 /** Counts the body bytes a response writes (for apiserver_response_sizes); call the result once it has ended. */

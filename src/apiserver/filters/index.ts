@@ -69,7 +69,7 @@ export function filterChain(options: FilterChainOptions): readonly Filter[] {
     authenticationFilter(options),
     ...(options.audit !== undefined ? [auditFilter({ ...options.audit, encoding: options.encoding })] : []),
     impersonationFilter(options),
-    ...present(options.inflight !== undefined ? inflightFilter(options.inflight) : undefined),
+    ...present(options.inflight !== undefined ? inflightFilter({ ...options.inflight, metrics: options.metrics }) : undefined),
     authorizationFilter(options),
   ];
 }

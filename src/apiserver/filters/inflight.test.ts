@@ -9,7 +9,7 @@ import { startTestServer, type TestResponse } from "../testing/harness.js";
 import { sampleApi } from "../testing/sample-api.js";
 import { holdingAdmission, SLOW_READ, widget, WIDGETS } from "../testing/held-requests.js";
 import { sleep } from "../../machinery/until.js";
-import { parseExposition } from "../../component/metrics/testing.js";
+import { observationsAbove, parseExposition } from "../../component/metrics/testing.js";
 import { coordinationModule } from "../../api/coordination/index.js";
 import { namingFor } from "../../machinery/naming.js";
 
@@ -124,6 +124,34 @@ test("with a queue wait, a request over the limit waits for a slot first come fi
     assert.equal((await held).status, 201);
     assert.equal((await queued).status, 201, "the queued write got the slot when it was given back");
     assert.equal((await t.request("POST", WIDGETS, { body: widget("after") })).status, 201, "the slot is free again");
+  } finally {
+    hold.release();
+    await t.close();
+  }
+});
+
+test("the wait for a slot is timed by apiserver_flowcontrol_request_wait_duration_seconds and left out of apiserver_request_sli_duration_seconds", async () => {
+  const hold = holdingAdmission();
+  const t = await startTestServer({ modules: [sampleApi], admission: hold.admission, limits: { maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, inflightQueueWaitMs: 5000 } });
+  try {
+    // One write held in admission (over 1 s: it runs, it is not queued); the next waits in the queue for its slot.
+    const held = t.request("POST", WIDGETS, { body: widget("slow-held") });
+    await sleep(300);
+    const queued = t.request("POST", WIDGETS, { body: widget("queued") });
+    await sleep(800);
+    assertTooMany(await t.request("POST", WIDGETS, { body: widget("full") }), "the queue is full");
+    hold.release();
+    assert.equal((await held).status, 201);
+    assert.equal((await queued).status, 201);
+    const families = parseExposition((await t.request("GET", "/metrics")).text);
+    const work = { flow_schema: "global-default", priority_level: "global-default" };
+    const WAIT = "apiserver_flowcontrol_request_wait_duration_seconds";
+    assert.equal(observationsAbove(families, WAIT, { ...work, execute: "true" }, "0.5"), 1, "the queued write waited over 0.5 s, and ran");
+    assert.equal(observationsAbove(families, WAIT, { ...work, execute: "false" }, "0.005"), 0, "the refused one did not wait");
+    assert.equal(families.get(WAIT)!.samples.find((s) => s.name === `${WAIT}_count` && s.labels["execute"] === "false")?.value, 1);
+    const posts = { verb: "POST", resource: "widgets" };
+    assert.equal(observationsAbove(families, "apiserver_request_duration_seconds", posts, "0.6"), 2, "both slow writes in the duration");
+    assert.equal(observationsAbove(families, "apiserver_request_sli_duration_seconds", posts, "0.6"), 1, "only the held one in the SLI: the queued one's wait is left out");
   } finally {
     hold.release();
     await t.close();

@@ -25,9 +25,14 @@
 // waits its turn or is refused. Nor must 1,000 nodes' heartbeats (100 a
 // second) starve the two leaders' renewals: a leader that cannot renew within
 // its deadline stops leading, and its controllers start over.
+//
+// Seed 002's apiserver_flowcontrol_request_wait_duration_seconds times every
+// wait, labelled with the bootstrap flow schema and priority level each lane
+// stands for; the wait is also what the request's SLI duration leaves out
+// (request-metrics.ts).
 
 import { tooManyRequests } from "../../machinery/index.js";
-import { isLongRunning } from "../request-metrics.js";
+import { isLongRunning, type ApiServerMetrics } from "../request-metrics.js";
 import type { Filter } from "./context.js";
 
 export interface InflightOptions {
@@ -41,7 +46,19 @@ export interface InflightOptions {
   readonly coordinationGroup: string;
   /** Where nodes' heartbeat leases live: their lane is apart from the other leases' (leader election). */
   readonly nodeLeaseNamespace: string;
+  /** Where waits are recorded; undefined: not recorded. */
+  readonly metrics?: ApiServerMetrics | undefined;
 }
+
+/** A lane's queue as the flow-control metrics name it: the bootstrap flow schema and priority level it stands for. */
+interface QueueName {
+  readonly flow_schema: string;
+  readonly priority_level: string;
+}
+
+const WORK: QueueName = { flow_schema: "global-default", priority_level: "global-default" };
+const NODE_LEASES: QueueName = { flow_schema: "system-nodes", priority_level: "node-high" };
+const OTHER_LEASES: QueueName = { flow_schema: "system-leader-election", priority_level: "leader-election" };
 
 /** The slots of one kind and the requests waiting for one, first come first served. */
 class Slots {
@@ -87,10 +104,11 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 export function inflightFilter(options: InflightOptions): Filter | undefined {
   const { maxRequestsInflight, maxMutatingRequestsInflight } = options;
   if (maxRequestsInflight <= 0 && maxMutatingRequestsInflight <= 0) return undefined;
-  const lane = (read: number, mutating: number) => ({ read: new Slots(read), mutating: new Slots(mutating) });
-  const work = lane(maxRequestsInflight, maxMutatingRequestsInflight);
-  const nodeLeases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
-  const otherLeases = lane(leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
+  const lane = (name: QueueName, read: number, mutating: number) => ({ name, read: new Slots(read), mutating: new Slots(mutating) });
+  const work = lane(WORK, maxRequestsInflight, maxMutatingRequestsInflight);
+  const nodeLeases = lane(NODE_LEASES, leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
+  const otherLeases = lane(OTHER_LEASES, leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
+  const { metrics } = options;
   const waitMs = options.queueWaitMs ?? 0;
   return async (ctx, next) => {
     // Upgrades (pods/exec, attach, port-forward) are connections: long-running.
@@ -100,7 +118,12 @@ export function inflightFilter(options: InflightOptions): Filter | undefined {
     const slots = !lease ? work : namespace === options.nodeLeaseNamespace ? nodeLeases : otherLeases;
     const kind = slots[READ_VERBS.has(verb) ? "read" : "mutating"];
     if (kind.limit <= 0) return next();
-    if (!(await kind.acquire(waitMs))) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
+    const started = performance.now();
+    const admitted = await kind.acquire(waitMs);
+    const waited = (performance.now() - started) / 1000;
+    metrics?.queueWait(slots.name, admitted, waited);
+    if (ctx.record !== undefined) ctx.record.queuedSeconds = waited;
+    if (!admitted) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
     try {
       await next();
     } finally {

@@ -22,6 +22,7 @@ import type { ResourcePath } from "../routing.js";
 import { checkBody, setWarnings, writeOptions, type OptionsKind, type WriteOptions } from "./write-options.js";
 import type { AdmissionRequest, AdmissionUser } from "../../api/admission.js";
 import { addAuditAnnotation } from "../audit/index.js";
+import { addWebhookSeconds } from "../request-metrics.js";
 
 /** What handlers reach beyond the resource's own store: node agents, for pods/log, exec and attach. */
 export interface HandlerDeps {
@@ -131,6 +132,7 @@ export function admissionRequest(r: ResourceRequest): AdmissionRequest {
     user: r.user,
     warn: (text) => setWarnings(r.res, [text]),
     annotate: (key, value) => addAuditAnnotation(r.req, key, value),
+    calledOut: (seconds) => addWebhookSeconds(r.req, seconds),
   };
 }
 

@@ -60,18 +60,23 @@ export function negotiateFor(scope: ResponseScope, options: { list: boolean; wat
   return negotiate(scope.req.headers.accept, { ...options, cbor: encoding.cbor, protobuf: servesProtobuf(def, encoding.schemas) });
 }
 
-/** The object's JSON in API version `gv`, memoized on the cache entry. */
-export function objectBytes(cached: Cached<ApiObject>, gv: string): Buffer {
+/**
+ * The object's JSON in API version `gv` (its kind `kind`), memoized on the cache entry.
+ * A record with stored bytes in that version and kind answers from them without its
+ * decoded object (which it may have let go: cached.ts, "Decoded objects"): a record
+ * with stored bytes is its stored value at its revision, so the bytes with the
+ * revision spliced in are the object's JSON.
+ */
+export function objectBytes(cached: Cached<ApiObject>, gv: string, kind: string): Buffer {
   const memoKey = `json:${gv}`;
   let bytes = encodingMemo.get(cached, memoKey) as Buffer | undefined;
   if (bytes !== undefined) return bytes;
-  const object = cached.object;
-  if (cached.storedSize > 0 && object.apiVersion === gv && String(cached.revision) === object.metadata.resourceVersion) {
+  if (cached.storedSize > 0) {
     // Straight from the stored bytes; not memoized: the splice is a copy, cheaper than holding it twice.
-    bytes = spliceResourceVersion(cached.storedValue()!, gv, object.kind, cached.revision);
+    bytes = spliceResourceVersion(cached.storedValue()!, gv, kind, cached.revision);
     if (bytes !== undefined) return bytes;
   }
-  bytes = Buffer.from(JSON.stringify(withApiVersion(object, gv)));
+  bytes = Buffer.from(JSON.stringify(withApiVersion(cached.object, gv)));
   encodingMemo.set(cached, memoKey, bytes);
   return bytes;
 }
@@ -190,7 +195,7 @@ export function sendObject(scope: ResponseScope, code: number, cached: Cached<Ap
   const rep = negotiateFor(scope, { list: false });
   let bytes: Uint8Array;
   if (rep.as === "object") {
-    bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv) : encodeValue(withApiVersion(cached.object, gv), rep.format, schemaOf(def, versionOf(gv)), encoding.schemas, { pretty: pretty(req) });
+    bytes = rep.format === "json" && !pretty(req) ? objectBytes(cached, gv, def.kind) : encodeValue(withApiVersion(cached.object, gv), rep.format, schemaOf(def, versionOf(gv)), encoding.schemas, { pretty: pretty(req) });
   } else if (rep.as === "Table") {
     const value = table(tableDef(scope), [withApiVersion(cached.object, gv)], { now: new Date(), include: includeObject(req), group: rep.group, version: rep.version });
     bytes = encodeValue(value, rep.format, META_TABLE, encoding.schemas, { pretty: pretty(req) });
@@ -261,7 +266,7 @@ async function writeJsonList(scope: ResponseScope, rep: Representation, list: Li
   await out.add(Buffer.from(`{"kind":"${kind}","apiVersion":"${scope.gv}","metadata":${JSON.stringify(list.metadata)},"items":[`));
   for (let i = 0; i < list.items.length; i++) {
     if (i > 0) await out.add(COMMA);
-    await out.add(objectBytes(list.items[i]!, scope.gv));
+    await out.add(objectBytes(list.items[i]!, scope.gv, scope.def.kind));
   }
   await out.add(CLOSE_LIST);
   return out.end();
@@ -322,7 +327,7 @@ function objectEventFrame(scope: ResponseScope, rep: Representation, type: strin
   if (frame === undefined) {
     frame =
       rep.format === "json"
-        ? Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(cached, scope.gv), Buffer.from("}\n")])
+        ? Buffer.concat([Buffer.from(`{"type":"${type}","object":`), objectBytes(cached, scope.gv, scope.def.kind), Buffer.from("}\n")])
         : eventFrame(rep, type, withApiVersion(cached.object, scope.gv), schemaOf(scope.def, versionOf(scope.gv)), scope.encoding.schemas);
     encodingMemo.set(cached, memoKey, frame);
   }

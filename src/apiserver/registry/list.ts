@@ -61,7 +61,7 @@ export function pageList(candidates: readonly Cached<ApiObject>[], options: Page
   let more = false;
   for (; i < candidates.length; i++) {
     const c = candidates[i]!;
-    if (!predicate.matches(c.object)) continue;
+    if (!predicate.matchesRecord(c)) continue;
     if (limit > 0 && items.length >= limit) {
       more = true;
       if (!predicate.everything) break;

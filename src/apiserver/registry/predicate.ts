@@ -4,6 +4,7 @@
 // per request; matched per object on the hot path.
 
 import type { ResourceDefinition } from "../../api/resource.js";
+import type { Cached } from "../../storage/cacher/index.js";
 import {
   badRequest,
   parseFieldSelector,
@@ -28,6 +29,8 @@ export interface Predicate {
   readonly everything: boolean;
   readonly shard: ShardSelector | undefined;
   matches(obj: ApiObject): boolean;
+  /** matches() for a cached record; without a filter it does not read the object (a record may have let it go: cached.ts, "Decoded objects"). */
+  matchesRecord(cached: Cached<ApiObject>): boolean;
 }
 
 export function compilePredicate(
@@ -61,14 +64,12 @@ export function compilePredicate(
   };
   const labelsEmpty = labels === undefined || labels.empty;
   const fieldsEmpty = fields === undefined || fields.empty;
-  return {
-    everything: labelsEmpty && fieldsEmpty && shard === undefined,
-    shard,
-    matches(obj) {
-      if (!labelsEmpty && !labels!.matches(obj.metadata.labels)) return false;
-      if (!fieldsEmpty && !fields!.matches(fieldSet(obj))) return false;
-      if (shard !== undefined && !shard.matches(obj)) return false;
-      return true;
-    },
+  const everything = labelsEmpty && fieldsEmpty && shard === undefined;
+  const matches = (obj: ApiObject): boolean => {
+    if (!labelsEmpty && !labels!.matches(obj.metadata.labels)) return false;
+    if (!fieldsEmpty && !fields!.matches(fieldSet(obj))) return false;
+    if (shard !== undefined && !shard.matches(obj)) return false;
+    return true;
   };
+  return { everything, shard, matches, matchesRecord: (cached) => everything || matches(cached.object) };
 }

@@ -62,7 +62,7 @@ export class WatchStream implements AsyncIterable<WatchOut> {
       .watch(store.prefixFor(namespace), start, {
         start(revision, state) {
           if (decision.sendInitialEvents) {
-            for (const cached of state()) if (predicate.matches(cached.object)) stream.#push({ type: "ADDED", object: cached });
+            for (const cached of state()) if (predicate.matchesRecord(cached)) stream.#push({ type: "ADDED", object: cached });
           }
           if (decision.initialEventsEndBookmark) stream.#push({ type: "BOOKMARK", revision, initialEventsEnd: true });
         },
@@ -105,8 +105,8 @@ export class WatchStream implements AsyncIterable<WatchOut> {
   }
 
   #event(e: CacheEvent<ApiObject>, predicate: Predicate): void {
-    const now = e.type === "DELETED" ? false : predicate.matches(e.current.object);
-    const before = e.previous !== undefined && predicate.matches(e.previous.object);
+    const now = e.type === "DELETED" ? false : predicate.matchesRecord(e.current);
+    const before = e.previous !== undefined && predicate.matchesRecord(e.previous);
     if (e.type === "ADDED") {
       if (now) this.#push({ type: "ADDED", object: e.current });
     } else if (e.type === "DELETED") {

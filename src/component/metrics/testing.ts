@@ -314,3 +314,11 @@ export function promtoolCheckMetrics(text: string): Promise<{ code: number; outp
     child.stdin.end(text);
   });
 }
+
+/** How many observations of histogram `name` in series matching `labels` were above bucket bound `le` ("0.6"). */
+export function observationsAbove(families: Map<string, ParsedFamily>, name: string, labels: Record<string, string>, le: string): number {
+  const samples = families.get(name)?.samples ?? [];
+  const matching = (s: ParsedFamily["samples"][number]) => Object.entries(labels).every(([k, v]) => s.labels[k] === v);
+  const sum = (pick: (s: ParsedFamily["samples"][number]) => boolean) => samples.filter((s) => matching(s) && pick(s)).reduce((n, s) => n + s.value, 0);
+  return sum((s) => s.name === `${name}_count`) - sum((s) => s.name === `${name}_bucket` && s.labels["le"] === le);
+}

@@ -349,7 +349,8 @@ export class CachedStorage<T> {
 
   /** A record of `made` (the decoded form of kv.value) at kv's revision. */
   #madeRecord(made: T, kv: KeyValue): Cached<T> {
-    return cachedRecord({ key: kv.key, object: this.#options.withRevision!(made, kv.modRevision), revision: kv.modRevision, stored: kv });
+    // With the decoder: the record may let its object go and decode it from the bytes when read again.
+    return cachedRecord({ key: kv.key, object: this.#options.withRevision!(made, kv.modRevision), revision: kv.modRevision, stored: kv }, this.#options.decode);
   }
 
   /**

@@ -107,11 +107,13 @@ async function call(matched: Matched, seen: AdmissionAttributes, sources: Webhoo
   const review = reviewRequest(seen, version, matched.as);
   const uid = review.request["uid"] as string;
   let response: ReviewResponse | string;
+  const started = performance.now();
   try {
     response = reviewResponse(await postReview(hook.clientConfig ?? {}, review, hook.timeoutSeconds ?? 10, sources.resolveService), uid);
   } catch (err) {
     response = err instanceof CallError ? err.message : `failed to call webhook: ${(err as Error).message}`;
   }
+  seen.request?.calledOut?.((performance.now() - started) / 1000);
   if (typeof response === "string") {
     if ((hook.failurePolicy ?? "Fail") === "Ignore") {
       seen.request?.annotate(`${failedOpenKey}/round_0_index_${index}`, hook.name ?? "");

@@ -9,6 +9,7 @@ import { builtinModules } from "../../../api/index.js";
 import { selfSignedServingCert } from "../../../component/pki.js";
 import { startTestServer, upgradeRefusal, type TestResponse, type TestServer } from "../../testing/harness.js";
 import { createUntil as createAt, warnings } from "./testing.js";
+import { observationsAbove, parseExposition } from "../../../component/metrics/testing.js";
 import { cronTabCrd } from "../../crd/testing.js";
 import { equivalence } from "./equivalent.js";
 import { mutatingWebhooks } from "./index.js";
@@ -80,6 +81,7 @@ before(async () => {
         res.end(JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: answer(path, review) }));
       };
       if (path.startsWith("/slow")) setTimeout(reply, 3000);
+      else if (path.startsWith("/pause")) setTimeout(reply, 700);
       else reply();
     });
   });
@@ -270,6 +272,20 @@ test("timeoutSeconds: a slow webhook fails the request after its timeout", async
   assert.match(r.json.message, /failed calling webhook "slow\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded/);
   assert.ok(Date.now() - started < 10_000);
   await remove(VWC, "slow");
+});
+
+test("the time spent calling webhooks is left out of apiserver_request_sli_duration_seconds", async () => {
+  await configure(VWC, "ValidatingWebhookConfiguration", "pause", [webhook("pause.example.com", "/pause")]);
+  const scrape = async () => parseExposition((await t.request("GET", "/metrics")).text);
+  const posts = { verb: "POST", resource: "configmaps" };
+  const before = await scrape();
+  const r = await createUntil("default", configMap("paused"), (x) => x.status === 201 && seen.some((s) => s.path.startsWith("/pause") && s.review.request.object?.metadata?.name === "paused"));
+  assert.equal(r.status, 201, r.text);
+  const after = await scrape();
+  const slower = (name: string) => observationsAbove(after, name, posts, "0.6") - observationsAbove(before, name, posts, "0.6");
+  assert.ok(slower("apiserver_request_duration_seconds") >= 1, "the create took the webhook's 0.7 s");
+  assert.equal(slower("apiserver_request_sli_duration_seconds"), 0, "without the webhook's time it was fast");
+  await remove(VWC, "pause");
 });
 
 test("namespaceSelector, objectSelector and matchConditions pick the requests sent", async () => {
