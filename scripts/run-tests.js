@@ -4,8 +4,9 @@
 //
 // No --test-force-exit: with more than one file at a time, node's runner can then lose the verdicts a
 // file's process wrote just before it was made to exit (nodejs/node#64833: fewer tests reported, exit 0;
-// seen here, a run that reported 43 of a file's 55 tests). A file that never exits is caught instead by
-// the deadline below, which names the files still running and fails the run.
+// seen here, a run that reported 43 of a file's 55 tests). A file held open by a stray handle after its
+// tests exits a minute later instead (test-exit-guard.js), and a run past its deadline (a file that never
+// ends its tests) names the files still running and fails.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { spawn } from "node:child_process";
@@ -50,7 +51,8 @@ if (files.length === 0) {
   console.error("no test files found under dist/ (did the build run?)");
   process.exit(1);
 }
-const runner = spawn(process.execPath, ["--test", "--test-concurrency=2", "--test-reporter=spec", ...files], {
+const guard = join(root, "scripts", "test-exit-guard.js");
+const runner = spawn(process.execPath, ["--test", "--test-concurrency=2", `--import=${guard}`, "--test-reporter=spec", ...files], {
   stdio: "inherit",
   cwd: root,
 });

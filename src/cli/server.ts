@@ -250,7 +250,7 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
   const onThread = flags.isSet("control-loops-thread") ? flags.get("control-loops-thread") : local !== undefined || flags.get("storage-backend") === "etcd";
   try {
     const options = { flags, context, kubeconfigPath: server.kubeconfigPath, log };
-    controlLoops = onThread ? await startControlLoopsThread(options) : await startControlLoops(options);
+    controlLoops = await sayIfSlow("starting the control loops", onThread ? startControlLoopsThread(options) : startControlLoops(options), log);
   } catch (err) {
     // A port in use: say which flag moves it.
     log(`${context.command}: ${(err as Error).message} (--controller-manager-port and --scheduler-port pick other ports, 0 any free one, -1 none)`);
@@ -258,11 +258,11 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
     await server.close();
     return 1;
   }
-  await ensureDefaultStorageClass(clients.setup, log);
+  await sayIfSlow("creating the default storage class", ensureDefaultStorageClass(clients.setup, log), log);
   if (local !== undefined) {
     const host = advertiseOf(flags).includes(":") ? `[${advertiseOf(flags)}]` : advertiseOf(flags);
-    await publishControlPlane(clients.setup, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers })
-      .catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
+    const published = publishControlPlane(clients.setup, { dataDir: flags.get("data-dir"), naming, serverUrl: `https://${host}:${server.port}`, etcdEndpoints: local.storage.etcdServers });
+    await sayIfSlow(`writing the Secret ${CONTROL_PLANE_SECRET}`, published, log).catch((err: unknown) => log(`control plane: the Secret ${CONTROL_PLANE_SECRET} was not written: ${(err as Error).message}`));
   }
   const loops = [controlLoops.done];
   loops.push(startProxy(flags, clients.proxy, context, log));
@@ -270,9 +270,9 @@ async function runAllInOneWith(flags: ServerFlags, context: RunContext, log: (li
   let agentPort: RunningComponentServer | undefined;
   try {
     let node = "no node agent";
-    const dns = await startDns(flags, clients.proxy, context, log);
+    const dns = await sayIfSlow("starting cluster DNS", startDns(flags, clients.proxy, context, log), log);
     if (!flags.get("disable-agent")) {
-      ({ agent, port: agentPort } = await startAgent(flags, clients.agent, agentMetrics, cluster, context, log, registries, dns));
+      ({ agent, port: agentPort } = await sayIfSlow("starting the node agent", startAgent(flags, clients.agent, agentMetrics, cluster, context, log, registries, dns), log));
       await untilNodeReady(clients.agent, agent.nodeName, context.signal, log);
       node = `node ${agent.nodeName} Ready`;
     }
@@ -463,6 +463,18 @@ function untilNodeReady(client: RestClient, name: string, signal: AbortSignal, l
  */
 function untilDefaultServiceAccount(client: RestClient, signal: AbortSignal, log: (line: string) => void): Promise<void> {
   return untilTrue("the default ServiceAccount", () => client.get(SERVICE_ACCOUNTS, { namespace: "default", name: "default" }).then(() => true), signal, log);
+}
+
+/** Awaits `step`, saying every 30 s that the server is still at it: a start that does not finish says where it stands. */
+async function sayIfSlow<T>(what: string, step: Promise<T>, log: (line: string) => void): Promise<T> {
+  const started = Date.now();
+  const timer = setInterval(() => log(`orch server: still ${what} after ${Math.round((Date.now() - started) / 1000)} s`), 30_000);
+  timer.unref();
+  try {
+    return await step;
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /** Polls `check` (an error counts as false) until it answers true or the signal fires; logs once after 30 s. */

@@ -47,11 +47,20 @@ export class InformerFactory {
     return new InformerView(this);
   }
 
-  /** The shared informer for this resource and scope; started at once if the factory already runs. */
+  /**
+   * The shared informer for this resource and scope; started at once if the
+   * factory already runs. A metadata-only request is served by the full
+   * informer of the same resource and scope when there is one: its objects
+   * carry all the metadata (and more), and a second cache and watch of the
+   * same objects would cost the process and the API server twice (at 30,000
+   * pods, the garbage collector's metadata informer beside the controllers'
+   * pod informer).
+   */
   informerFor<T extends ApiObject = ApiObject>(request: InformerRequest): Informer<T> {
     const r = request.resource;
-    const key = `${r.group}/${r.version}/${r.resource}|${request.namespace ?? ""}|${request.metadataOnly ? "meta" : "full"}`;
-    let informer = this.#informers.get(key);
+    const scope = `${r.group}/${r.version}/${r.resource}|${request.namespace ?? ""}`;
+    const key = `${scope}|${request.metadataOnly ? "meta" : "full"}`;
+    let informer = (request.metadataOnly ? this.#informers.get(`${scope}|full`) : undefined) ?? this.#informers.get(key);
     if (informer === undefined) {
       informer = new Informer({
         ...(this.#options.keepManagedFields ? {} : { transform: dropManagedFields }),

@@ -186,13 +186,14 @@ describe("Informer", () => {
     await running;
   });
 
-  test("the factory shares one informer per resource and scope", async () => {
+  test("the factory shares one informer per resource and scope; a metadata-only request gets the full informer once there is one", async () => {
     const factory = new InformerFactory({ client });
+    const meta = factory.informerFor({ resource: WIDGETS, metadataOnly: true });
     const a = factory.informerFor({ resource: WIDGETS });
     const b = factory.informerFor({ resource: WIDGETS });
-    const meta = factory.informerFor({ resource: WIDGETS, metadataOnly: true });
     assert.equal(a, b);
-    assert.notEqual(a, meta);
+    assert.notEqual(a, meta, "asked for before the full one: an informer of its own");
+    assert.equal(factory.informerFor({ resource: WIDGETS, metadataOnly: true }), a, "asked for after it: the full informer, whose objects carry all the metadata");
     const stop = new AbortController();
     factory.start(stop.signal);
     assert.equal(await factory.waitForSync(), true);
