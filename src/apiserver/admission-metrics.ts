@@ -61,6 +61,11 @@ export class AdmissionMetrics implements AdmissionTiming {
     );
   }
 
+  /** One webhook call (the webhook plugins' `timed` hook). */
+  readonly webhookCall = (call: { name: string; type: "admit" | "validate"; operation: string; rejected: boolean }, seconds: number): void => {
+    this.webhook.observe({ name: call.name, operation: call.operation, rejected: String(call.rejected), type: call.type }, seconds);
+  };
+
   /** Series by name, type, operation and outcome, each bound on first use. */
   readonly #bound = new Map<string, Bound>();
 

@@ -400,7 +400,9 @@ function serverAdmission({ options, registry, storage, stores, timing, log, podS
   // LimitRanger and ResourceQuota where their kinds are served (upstream's order: LimitRanger early, quota last).
   const limits = registry.find("", "limitranges") === undefined ? undefined : limitRanger(async (ns) => (await reads("", "limitranges")!.list(ns, {})).items.map((i) => i.object as LimitRange), naming);
   // Admission webhooks: last of each phase, configurations read from the watch caches.
-  const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined ? undefined : webhookSources(naming, cachedObjects(stores));
+  const webhooks = registry.find(naming.admissionregistrationGroup, "validatingwebhookconfigurations") === undefined
+    ? undefined
+    : { ...webhookSources(naming, cachedObjects(stores)), timed: timing.webhookCall };
   const runtimeClasses = registry.find(naming.nodeGroup, "runtimeclasses") !== undefined && registry.find("", "pods") !== undefined
     ? runtimeClassAdmission(naming, () => reads(naming.nodeGroup, "runtimeclasses"))
     : undefined;

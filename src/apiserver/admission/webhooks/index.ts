@@ -31,6 +31,8 @@ export interface WebhookSources {
   readonly exemptGroup: string;
   /** Other versions and group names of a resource, for matchPolicy Equivalent. */
   readonly equivalence: Equivalence;
+  /** Each call's time (apiserver_admission_webhook_admission_duration_seconds); `rejected` when it denied or failed. */
+  readonly timed?: (call: { name: string; type: "admit" | "validate"; operation: string; rejected: boolean }, seconds: number) => void;
 }
 
 interface Matched {
@@ -113,7 +115,10 @@ async function call(matched: Matched, seen: AdmissionAttributes, sources: Webhoo
   } catch (err) {
     response = err instanceof CallError ? err.message : `failed to call webhook: ${(err as Error).message}`;
   }
-  seen.request?.calledOut?.((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  seen.request?.calledOut?.(seconds);
+  const type = failedOpenKey === FAILED_OPEN_MUTATING ? "admit" : "validate";
+  sources.timed?.({ name: hook.name ?? "", type, operation: seen.operation, rejected: typeof response === "string" || !response.allowed }, seconds);
   if (typeof response === "string") {
     if ((hook.failurePolicy ?? "Fail") === "Ignore") {
       seen.request?.annotate(`${failedOpenKey}/round_0_index_${index}`, hook.name ?? "");

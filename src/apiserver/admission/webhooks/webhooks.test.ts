@@ -196,6 +196,10 @@ test("validating webhook: denial with upstream's text and the webhook's code; al
   // DELETE is not in the rules either.
   assert.equal((await t.request("DELETE", `${CM("default")}/good-one`)).status, 200);
   assert.equal(seen.length, before);
+  const families = parseExposition((await t.request("GET", "/metrics")).text);
+  const calls = (rejected: string) => observationsAbove(families, "apiserver_admission_webhook_admission_duration_seconds", { name: "deny.example.com", operation: "CREATE", type: "validate", rejected }, "0");
+  assert.ok(calls("true") >= 1, "the denial is timed as rejected");
+  assert.ok(calls("false") >= 1, "the allowed create as not");
   await remove(VWC, "deny");
 });
 
@@ -274,7 +278,7 @@ test("timeoutSeconds: a slow webhook fails the request after its timeout", async
   await remove(VWC, "slow");
 });
 
-test("the time spent calling webhooks is left out of apiserver_request_sli_duration_seconds", async () => {
+test("each webhook call is timed by apiserver_admission_webhook_admission_duration_seconds and left out of apiserver_request_sli_duration_seconds", async () => {
   await configure(VWC, "ValidatingWebhookConfiguration", "pause", [webhook("pause.example.com", "/pause")]);
   const scrape = async () => parseExposition((await t.request("GET", "/metrics")).text);
   const posts = { verb: "POST", resource: "configmaps" };
@@ -285,6 +289,8 @@ test("the time spent calling webhooks is left out of apiserver_request_sli_durat
   const slower = (name: string) => observationsAbove(after, name, posts, "0.6") - observationsAbove(before, name, posts, "0.6");
   assert.ok(slower("apiserver_request_duration_seconds") >= 1, "the create took the webhook's 0.7 s");
   assert.equal(slower("apiserver_request_sli_duration_seconds"), 0, "without the webhook's time it was fast");
+  const call = { name: "pause.example.com", operation: "CREATE", rejected: "false", type: "validate" };
+  assert.ok(observationsAbove(after, "apiserver_admission_webhook_admission_duration_seconds", call, "0.5") >= 1, "the call, over 0.5 s");
   await remove(VWC, "pause");
 });
 
