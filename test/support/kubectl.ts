@@ -40,7 +40,8 @@ export class Kubectl {
   run(args: string[], options: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<KubectlResult> {
     return new Promise((resolve) => {
       const env = options.env === undefined ? undefined : { ...process.env, ...options.env };
-      const child = execFile(this.#binary, [...this.#base, ...args], { timeout: options.timeoutMs ?? 30_000, ...(env ? { env } : {}) }, (err, stdout, stderr) => {
+      // maxBuffer: an API server's /metrics passes execFile's default of 1 MiB after a few hundred kinds of request.
+      const child = execFile(this.#binary, [...this.#base, ...args], { timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 << 20, ...(env ? { env } : {}) }, (err, stdout, stderr) => {
         const code = err === null ? 0 : typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : 1;
         resolve({ code, stdout, stderr });
       });
