@@ -155,3 +155,23 @@ test("capacity someone else adds to the Node (an extended resource) becomes allo
     abort.abort();
   }
 });
+
+test("conditions the server holds otherwise (the node lifecycle controller's Unknown) are written back at the next period, not a report interval later", async () => {
+  const abort = new AbortController();
+  const m = new NodeStatusManager({ client, naming: namingFor(), facts: () => facts("overwritten"), signals: async () => healthy(), updateFrequencyMs: 50, reportFrequencyMs: 60_000 });
+  try {
+    await m.register();
+    void m.run(abort.signal);
+    await eventually("Ready", async () => ((await ready("overwritten")) === "True" ? true : undefined), 5000);
+    // What the node lifecycle controller writes when the heartbeats stopped for longer than the grace period.
+    const node = await client.get<Node>(NODES, { name: "overwritten" });
+    const unknown = (node.status?.conditions ?? []).map((c): Condition => ({ ...c, status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status." }));
+    await client.patch(NODES, { name: "overwritten", subresource: "status", patch: { status: { conditions: unknown } } });
+    assert.equal(await ready("overwritten"), "Unknown");
+    const from = Date.now();
+    await eventually("Ready again", async () => ((await ready("overwritten")) === "True" ? true : undefined), 5000);
+    assert.ok(Date.now() - from < 5000, "within a few periods, not the 60-s report interval");
+  } finally {
+    abort.abort();
+  }
+});

@@ -82,6 +82,11 @@ function reasonPrefix(naming: Naming): string {
   return naming.agentName === "kubelet" ? "Kubelet" : "NodeAgent";
 }
 
+/** What of the conditions counts as a change: not the heartbeat and transition times. */
+function conditionsFingerprint(conditions: readonly Condition[] | null | undefined): unknown[] {
+  return (conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+}
+
 /** The five conditions from the signals, keeping transition times of unchanged ones. */
 export function nodeConditions(naming: Naming, f: NodeFacts, s: Signals, old: readonly Condition[], now: Date): Condition[] {
   const P = reasonPrefix(naming);
@@ -222,8 +227,12 @@ export class NodeStatusManager {
     const current = await client.get<Node>(NODES, { name: f.nodeName }).catch(() => this.#node);
     const old = current?.status?.conditions ?? this.#node?.status?.conditions ?? [];
     const status = withForeignCapacity(nodeStatus(naming, f, nodeConditions(naming, f, await this.#o.signals(), old, now)), current?.status);
-    const fingerprint = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]) });
-    if (!force && fingerprint === this.#lastWritten && now.getTime() - this.#lastReport < this.#o.reportFrequencyMs) return;
+    const fingerprint = JSON.stringify({ ...status, conditions: conditionsFingerprint(status.conditions) });
+    // Compared with the Node as the server has it too, as upstream's kubelet compares: the node lifecycle
+    // controller marks the conditions Unknown when the heartbeats stop (a control plane down longer than
+    // the grace period), and the node must turn Ready at the next period, not a report interval later.
+    const overwritten = current !== undefined && JSON.stringify(conditionsFingerprint(current.status?.conditions)) !== JSON.stringify(conditionsFingerprint(status.conditions));
+    if (!force && !overwritten && fingerprint === this.#lastWritten && now.getTime() - this.#lastReport < this.#o.reportFrequencyMs) return;
     this.#node = await client.patch<Node>(NODES, { name: f.nodeName, subresource: "status", patch: { status } });
     this.#lastWritten = fingerprint;
     this.#lastReport = now.getTime();
