@@ -77,16 +77,17 @@ describe("LeaderElector", () => {
   });
 
   test("releasing on stop lets the next candidate lead at once; a lost lease stops leading", async () => {
-    // A 5 s lease, so "at once" and "after the lease ran out" stay apart on a loaded machine.
-    const a = candidate("a", "release", { leaseDurationMs: 5000 });
+    // A 10 s lease, so "at once" (under 5 s: once seen at 2.5 s on a loaded CI machine) and "after the
+    // lease ran out" (10 s) stay apart on a loaded machine.
+    const a = candidate("a", "release", { leaseDurationMs: 10_000 });
     await until("a leads", () => a.state.leading);
-    const b = candidate("b", "release", { leaseDurationMs: 5000 });
+    const b = candidate("b", "release", { leaseDurationMs: 10_000 });
     await new Promise((r) => setTimeout(r, 200));
     a.stop.abort();
     await a.running;
     const released = Date.now();
     await until("b leads", () => b.state.leading);
-    assert.ok(Date.now() - released < 2500, "no need to wait out the lease");
+    assert.ok(Date.now() - released < 5000, "no need to wait out the lease");
 
     // Someone else overwrites the lease: b cannot renew it and stops leading within its renew deadline.
     const lease = await client.get<Lease>(leaseResource(), { namespace: "orch-system", name: "release" });
