@@ -253,9 +253,9 @@ export class ApiServerMetrics {
     }
   }
 
-  /** A request waited `seconds` in a queue of the in-flight limit, and then ran (`executed`) or was refused. */
-  queueWait(queue: { flow_schema: string; priority_level: string }, executed: boolean, seconds: number): void {
-    this.#queueWait.observe({ ...queue, execute: String(executed) }, seconds);
+  /** A queue of the in-flight limit's two series: waits that then ran, and waits that were refused (bound once, not per request). */
+  queueWaits(queue: { flow_schema: string; priority_level: string }): { ran: { observe(v: number): void }; refused: { observe(v: number): void } } {
+    return { ran: this.#queueWait.bind({ ...queue, execute: "true" }), refused: this.#queueWait.bind({ ...queue, execute: "false" }) };
   }
 
   /** A streaming list (watch with sendInitialEvents) sent its last initial event after `seconds`. */

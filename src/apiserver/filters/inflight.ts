@@ -104,11 +104,10 @@ const READ_VERBS = new Set(["get", "list", "watch"]);
 export function inflightFilter(options: InflightOptions): Filter | undefined {
   const { maxRequestsInflight, maxMutatingRequestsInflight } = options;
   if (maxRequestsInflight <= 0 && maxMutatingRequestsInflight <= 0) return undefined;
-  const lane = (name: QueueName, read: number, mutating: number) => ({ name, read: new Slots(read), mutating: new Slots(mutating) });
+  const lane = (name: QueueName, read: number, mutating: number) => ({ waits: options.metrics?.queueWaits(name), read: new Slots(read), mutating: new Slots(mutating) });
   const work = lane(WORK, maxRequestsInflight, maxMutatingRequestsInflight);
   const nodeLeases = lane(NODE_LEASES, leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
   const otherLeases = lane(OTHER_LEASES, leaseLimit(maxRequestsInflight), leaseLimit(maxMutatingRequestsInflight));
-  const { metrics } = options;
   const waitMs = options.queueWaitMs ?? 0;
   return async (ctx, next) => {
     // Upgrades (pods/exec, attach, port-forward) are connections: long-running.
@@ -121,7 +120,7 @@ export function inflightFilter(options: InflightOptions): Filter | undefined {
     const started = performance.now();
     const admitted = await kind.acquire(waitMs);
     const waited = (performance.now() - started) / 1000;
-    metrics?.queueWait(slots.name, admitted, waited);
+    slots.waits?.[admitted ? "ran" : "refused"].observe(waited);
     if (ctx.record !== undefined) ctx.record.queuedSeconds = waited;
     if (!admitted) throw tooManyRequests(TOO_MANY_REQUESTS, 1);
     try {

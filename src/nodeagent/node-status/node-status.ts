@@ -227,11 +227,12 @@ export class NodeStatusManager {
     const current = await client.get<Node>(NODES, { name: f.nodeName }).catch(() => this.#node);
     const old = current?.status?.conditions ?? this.#node?.status?.conditions ?? [];
     const status = withForeignCapacity(nodeStatus(naming, f, nodeConditions(naming, f, await this.#o.signals(), old, now)), current?.status);
-    const fingerprint = JSON.stringify({ ...status, conditions: conditionsFingerprint(status.conditions) });
+    const conditions = conditionsFingerprint(status.conditions);
+    const fingerprint = JSON.stringify({ ...status, conditions });
     // Compared with the Node as the server has it too, as upstream's kubelet compares: the node lifecycle
     // controller marks the conditions Unknown when the heartbeats stop (a control plane down longer than
     // the grace period), and the node must turn Ready at the next period, not a report interval later.
-    const overwritten = current !== undefined && JSON.stringify(conditionsFingerprint(current.status?.conditions)) !== JSON.stringify(conditionsFingerprint(status.conditions));
+    const overwritten = current !== undefined && JSON.stringify(conditionsFingerprint(current.status?.conditions)) !== JSON.stringify(conditions);
     if (!force && !overwritten && fingerprint === this.#lastWritten && now.getTime() - this.#lastReport < this.#o.reportFrequencyMs) return;
     this.#node = await client.patch<Node>(NODES, { name: f.nodeName, subresource: "status", patch: { status } });
     this.#lastWritten = fingerprint;
